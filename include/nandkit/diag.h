@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Diagnostics: a one-line human-readable reason kept beside an error code.
+ *
+ * The core never prints. When a function fails on bad input it returns a
+ * negative NK_E* value and, where the object has a `struct nk_diag`, leaves a
+ * sentence there naming the offending value ("page 70000 out of range: device
+ * has 65536 pages"). Tools print it; firmware may log or ignore it.
+ */
+#ifndef NANDKIT_DIAG_H
+#define NANDKIT_DIAG_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#define NK_DIAG_LEN 160
+
+struct nk_diag {
+    char text[NK_DIAG_LEN]; /* NUL-terminated; empty when nothing was reported */
+};
+
+/* Empties the message. */
+void nk_diag_clear(struct nk_diag *diag);
+
+/* Formats a message into `diag` (may be NULL: then only `err` is returned)
+ * and returns `err`, so a failing function can `return nk_diag_set(...)`.
+ * Supported conversions: %s %c %d %u %x %ld %lu %lx %lld %llu %llx %zu %%,
+ * with an optional field width and '0' flag (e.g. %02x). */
+int nk_diag_set(struct nk_diag *diag, int err, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* As nk_diag_set() but into a plain buffer of `size` bytes; returns the
+ * length written (excluding the NUL, truncated to fit). */
+size_t nk_format(char *buf, size_t size, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+size_t nk_vformat(char *buf, size_t size, const char *format, va_list args);
+
+#endif /* NANDKIT_DIAG_H */

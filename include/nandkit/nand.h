@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Device layer: one NAND chip with its ECC engine, OOB layout, bad-block
+ * state, locking and statistics, addressed by page and block number.
+ *
+ * Reads follow Linux's bitflip contract: the return value is the largest
+ * number of bitflips corrected in any ECC step of the page (>= 0), or
+ * -NK_EUCLEAN when that number reached the device's threshold (the data is
+ * good; rewrite it elsewhere soon), or -NK_EBADMSG when a step was
+ * uncorrectable (the buffer holds the data as read and must not be trusted).
+ * nk_nand_last_bitflips() gives the count in every case.
+ *
+ * The device never allocates: the caller supplies a workspace of
+ * nk_nand_workspace_size() bytes. No call blocks except on the port.
+ */
+#ifndef NANDKIT_NAND_H
+#define NANDKIT_NAND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nandkit/chip.h"
+#include "nandkit/ctrl.h"
+#include "nandkit/diag.h"
+#include "nandkit/ecc.h"
+
+struct nk_bbt;
+
+/* How a page operation treats the OOB (and ECC). */
+enum nk_oob_mode {
+    NK_OOB_PLACE, /* ECC applied; `oob` is the whole OOB as on flash (ECC bytes
+                     are filled in on program and reported on read) */
+    NK_OOB_AUTO,  /* ECC applied; `oob` holds only the layout's free bytes, packed */
+    NK_OOB_RAW,   /* no ECC; data and the whole OOB exactly as on flash */
+};
+
+/* Counters kept by the device (monotonic; reset with nk_nand_stats_reset). */
+struct nk_nand_stats {
+    uint64_t page_reads;         /* read operations that moved data (with or without OOB) */
+    uint64_t oob_reads;          /* OOB-only read operations */
+    uint64_t page_programs;      /* program operations (any mode) */
+    uint64_t block_erases;       /* erase operations */
+    uint64_t bytes_read;         /* bytes moved off the chip */
+    uint64_t bytes_written;      /* bytes moved onto the chip */
+    uint64_t ecc_corrected_bits; /* bitflips corrected (erased steps included) */
+    uint64_t ecc_corrected_steps;
+    uint64_t ecc_failed_steps;   /* uncorrectable steps */
+    uint64_t ecc_failed_pages;   /* reads that returned -NK_EBADMSG */
+    uint64_t scrub_reports;      /* reads that returned -NK_EUCLEAN */
+    uint64_t program_failures;   /* FAIL status on program */
+    uint64_t erase_failures;     /* FAIL status on erase */
+    uint64_t refused_bad;        /* operations refused because the block is bad */
+    uint64_t busy_ns;            /* time spent inside device calls (needs a clock) */
+};
+
+/* How to open a device. Zero every field you do not set. */
+struct nk_nand_config {
+    const struct nk_ctrl *ctrl;      /* required */
+    unsigned chip_select;
+    const struct nk_chip_info *chip; /* NULL: identify through the port */
+    const struct nk_ecc_engine *ecc; /* NULL: no ECC. Copied; its ctx must outlive the device */
+    const struct nk_oob_layout *layout; /* NULL: Linux default for geometry and engine */
+    void *workspace;                 /* nk_nand_workspace_size() bytes, 4-byte aligned */
+    size_t workspace_size;
+    const struct nk_clock *clock;    /* optional: busy-time statistics */
+    const struct nk_lock *lock;      /* optional: taken around every public call */
+    unsigned bitflip_threshold;      /* 0: ceil(3/4 * strength) (1 for strength 1) */
+    bool read_only;                  /* refuse program/erase with -NK_EROFS */
+    bool skip_reset;                 /* with `chip` given: do not RESET at open */
+};
+
+/* An open device. Fields are read-only for users; use the functions. */
+struct nk_nand {
+    struct nk_chip chip;
+    struct nk_ecc_engine ecc;
+    struct nk_oob_layout layout;
+    uint8_t *page_buf;  /* page_size + oob_size bytes of scratch */
+    uint8_t *ecc_calc;  /* oob_size bytes */
+    uint8_t *ecc_read;  /* oob_size bytes */
+    struct nk_clock clock;
+    struct nk_lock lock;
+    unsigned ecc_steps;       /* steps per page */
+    unsigned ecc_total;       /* code bytes per page */
+    unsigned free_bytes;      /* user OOB bytes per page (layout) */
+    unsigned bitflip_threshold;
+    unsigned last_bitflips;   /* of the last read */
+    bool read_only;
+    struct nk_bbt *bbt;       /* bad-block table, or NULL: markers are read */
+    struct nk_nand_stats stats;
+    struct nk_diag diag;      /* last failure reason */
+};
+
+/* Workspace bytes a device on `info` needs. */
+size_t nk_nand_workspace_size(const struct nk_chip_info *info);
+
+/* Opens `dev`: identifies (or attaches) the chip, checks the ECC engine and
+ * layout against the geometry. Returns 0, -NK_EINVAL (dev->diag names the
+ * problem: no port, workspace too small, ECC does not fit the OOB...),
+ * -NK_ENODEV (unknown chip) or a port error. */
+int nk_nand_open(struct nk_nand *dev, const struct nk_nand_config *config);
+
+/* Releases nothing (no allocation) but marks the device closed. */
+void nk_nand_close(struct nk_nand *dev);
+
+/* Geometry shortcuts. */
+static inline uint32_t nk_nand_page_size(const struct nk_nand *dev)
+{
+    return dev->chip.info.page_size;
+}
+static inline uint32_t nk_nand_oob_size(const struct nk_nand *dev)
+{
+    return dev->chip.info.oob_size;
+}
+static inline uint32_t nk_nand_pages_per_block(const struct nk_nand *dev)
+{
+    return dev->chip.info.pages_per_block;
+}
+static inline uint32_t nk_nand_blocks(const struct nk_nand *dev)
+{
+    return dev->chip.info.blocks;
+}
+static inline uint32_t nk_nand_pages(const struct nk_nand *dev)
+{
+    return dev->chip.info.blocks * dev->chip.info.pages_per_block;
+}
+
+/* Reads page `page`. `data` (page_size bytes) and/or `oob` may be NULL; with
+ * data NULL only the OOB is transferred and no ECC check is possible (the
+ * free bytes are not covered by the code in the Linux layouts). In
+ * NK_OOB_AUTO mode `oob` receives dev->free_bytes bytes; otherwise
+ * oob_size bytes. Returns per the bitflip contract above, -NK_EINVAL for a
+ * bad argument, or a port error. */
+int nk_nand_read_page(struct nk_nand *dev, uint32_t page, uint8_t *data, uint8_t *oob,
+                      enum nk_oob_mode mode);
+
+/* Reads `len` bytes from column `column` of page `page`, raw (no ECC): for
+ * quick looks such as a bad-block marker or tags in a known place. */
+int nk_nand_read_raw_bytes(struct nk_nand *dev, uint32_t page, uint32_t column, uint8_t *buf,
+                           uint32_t len);
+
+/* Programs page `page`. With `data` and an ECC mode, the code is computed
+ * and stored at the layout's ECC positions (over any ECC bytes in `oob`).
+ * `oob` NULL programs 0xFF there (nothing). `data` NULL programs only the
+ * OOB (no code is written, as Linux does). Returns 0, -NK_EIO (FAIL status;
+ * the caller decides about the block), -NK_EROFS, -NK_EINVAL, or a port
+ * error. */
+int nk_nand_program_page(struct nk_nand *dev, uint32_t page, const uint8_t *data,
+                         const uint8_t *oob, enum nk_oob_mode mode);
+
+/* Erases block `block`. Returns 0, -NK_EIO on FAIL status (the block is then
+ * marked bad when a BBT is attached), -NK_EROFS, -NK_EINVAL. */
+int nk_nand_erase_block(struct nk_nand *dev, uint32_t block);
+
+/* Multi-page helpers: `count` consecutive pages; `data` and `oob` advance by
+ * one page (data) and one OOB (mode-dependent size) each. Stops at the first
+ * hard error and returns it; otherwise returns the worst bitflip result. */
+int nk_nand_read_pages(struct nk_nand *dev, uint32_t first_page, uint32_t count, uint8_t *data,
+                       uint8_t *oob, enum nk_oob_mode mode);
+int nk_nand_program_pages(struct nk_nand *dev, uint32_t first_page, uint32_t count,
+                          const uint8_t *data, const uint8_t *oob, enum nk_oob_mode mode);
+
+/* Bitflips of the last read (largest in any step), whatever it returned. */
+static inline unsigned nk_nand_last_bitflips(const struct nk_nand *dev)
+{
+    return dev->last_bitflips;
+}
+
+/* Sets the scrub threshold (1..strength); 0 restores the default. */
+int nk_nand_set_bitflip_threshold(struct nk_nand *dev, unsigned threshold);
+
+/* Chooses the port's data-transfer loop. -NK_ENOTSUP when the port has no
+ * choice. */
+int nk_nand_set_data_loop(struct nk_nand *dev, enum nk_data_loop loop);
+
+/* Block health. Returns 1 when bad, 0 when good, or a negative error. Uses
+ * the BBT when attached, otherwise reads the factory markers. */
+int nk_nand_block_is_bad(struct nk_nand *dev, uint32_t block);
+
+/* Marks `block` bad (BBT when attached, and the marker in OOB). Marking an
+ * already bad block is a no-op returning 0. */
+int nk_nand_block_mark_bad(struct nk_nand *dev, uint32_t block);
+
+/* Statistics. */
+void nk_nand_stats_get(const struct nk_nand *dev, struct nk_nand_stats *stats);
+void nk_nand_stats_reset(struct nk_nand *dev);
+
+#endif /* NANDKIT_NAND_H */

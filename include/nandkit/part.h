@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Partitions: named block ranges of a device, addressed relative to their
+ * first block. Every call checks its bounds against the partition and
+ * forwards to the device layer (ECC, bad-block checks and statistics
+ * included). The file system runs on a partition.
+ */
+#ifndef NANDKIT_PART_H
+#define NANDKIT_PART_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nandkit/nand.h"
+
+struct nk_part {
+    struct nk_nand *dev;
+    const char *name;     /* not copied; may be NULL */
+    uint32_t first_block; /* on the device */
+    uint32_t block_count;
+    bool read_only;
+};
+
+/* Flags of nk_part_init(). */
+#define NK_PART_READ_ONLY 0x1u
+#define NK_PART_ALLOW_BBT_AREA 0x2u /* may cover the blocks reserved for the BBT */
+
+/* Describes `block_count` blocks from `first_block` of `dev` (block_count 0
+ * = to the end of the device, BBT area excluded). Returns 0 or -NK_EINVAL
+ * (dev->diag names the range) when the range leaves the device or overlaps
+ * the BBT area without NK_PART_ALLOW_BBT_AREA. */
+int nk_part_init(struct nk_part *part, struct nk_nand *dev, const char *name,
+                 uint32_t first_block, uint32_t block_count, unsigned flags);
+
+/* Checks that `other` and `part` do not overlap: 0 or -NK_EINVAL. */
+int nk_part_check_overlap(const struct nk_part *part, const struct nk_part *other);
+
+static inline uint32_t nk_part_pages(const struct nk_part *part)
+{
+    return part->block_count * part->dev->chip.info.pages_per_block;
+}
+
+/* As the nk_nand_* calls, with `page`/`block` relative to the partition;
+ * -NK_EINVAL when out of range, -NK_EROFS on a read-only partition. */
+int nk_part_read_page(struct nk_part *part, uint32_t page, uint8_t *data, uint8_t *oob,
+                      enum nk_oob_mode mode);
+int nk_part_program_page(struct nk_part *part, uint32_t page, const uint8_t *data,
+                         const uint8_t *oob, enum nk_oob_mode mode);
+int nk_part_erase_block(struct nk_part *part, uint32_t block);
+int nk_part_block_is_bad(struct nk_part *part, uint32_t block);
+int nk_part_block_mark_bad(struct nk_part *part, uint32_t block);
+
+#endif /* NANDKIT_PART_H */

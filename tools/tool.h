@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared plumbing of the nandkit command: the subcommand table, error
+ * reporting, and option parsing helpers every subcommand uses.
+ */
+#ifndef NK_TOOL_H
+#define NK_TOOL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct nk_tool_command {
+    const char *name;
+    const char *summary;          /* one line for `nandkit --help` */
+    int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
+    void (*help)(FILE *out);      /* full usage for `nandkit CMD --help` */
+};
+
+/* Every subcommand, defined in its own tools/cmd_*.c file. */
+extern const struct nk_tool_command nk_cmd_info;
+extern const struct nk_tool_command nk_cmd_sim;
+extern const struct nk_tool_command nk_cmd_dump;
+
+/* Prints "nandkit: MESSAGE" on stderr and returns exit status 2 (bad input)
+ * so callers can `return nk_tool_fail(...)`. */
+int nk_tool_fail(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints "nandkit: MESSAGE" on stderr and returns 1 (operation failed). */
+int nk_tool_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+/* True when `arg` is -h or --help. */
+bool nk_tool_is_help(const char *arg);
+
+/* Parses an unsigned decimal/hex (0x) number. Returns false on junk. */
+bool nk_tool_parse_u64(const char *text, uint64_t *value);
+
+#endif
