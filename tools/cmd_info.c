@@ -2,9 +2,11 @@
 /* nandkit info: what a chip or image is (identification, geometry, timing). */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "image.h"
+#include "nandkit/bbt.h"
 #include "nandkit/error.h"
 #include "tool.h"
 
@@ -57,21 +59,21 @@ static void nk_info_limits(const struct nk_chip_info *info, double limits[3])
     limits[2] = t->tBERS_ns + (double)(2u + info->row_cycles) * t->tWC_ns;
 }
 
-static int nk_info_count_bad(struct nk_nand *nand, uint32_t *bad, uint32_t *first_bad)
+/* Bad blocks as the BBT says (read in a dry run: nothing is written), or as
+ * the factory markers say when there is no table. */
+static int nk_info_count_bad(struct nk_nand *nand, uint32_t *bad)
 {
-    *bad = 0;
-    *first_bad = UINT32_MAX;
-    for (uint32_t b = 0; b < nk_nand_blocks(nand); b++) {
-        int r = nk_nand_block_is_bad(nand, b);
-        if (r < 0)
-            return r;
-        if (r) {
-            if (*first_bad == UINT32_MAX)
-                *first_bad = b;
-            (*bad)++;
-        }
-    }
-    return 0;
+    struct nk_bbt bbt;
+    struct nk_bbt_config config;
+    memset(&config, 0, sizeof config);
+    config.dry_run = true;
+    config.memory_size = nk_bbt_memory_size(nand);
+    config.memory = malloc(config.memory_size);
+    int err = nk_bbt_attach(nand, &bbt, &config);
+    *bad = bbt.info.factory_bad + bbt.info.worn;
+    nk_bbt_detach(nand);
+    free(config.memory);
+    return err;
 }
 
 static void nk_info_print_text(const struct nk_chip_info *info, uint32_t bad)
@@ -178,7 +180,7 @@ static int nk_info_run(int argc, char **argv)
         return nk_tool_fail("info needs --chip NAME or an IMAGE (see nandkit info --help)");
 
     struct nk_chip_info info;
-    uint32_t bad = 0, first_bad;
+    uint32_t bad = 0;
     if (!opts.path) {
         /* A preset in memory: identify it through the port, as on a board. */
         struct nk_sim_config config;
@@ -202,7 +204,7 @@ static int nk_info_run(int argc, char **argv)
         nc.read_only = true;
         err = nk_nand_open(&nand, &nc);
         if (!err)
-            err = nk_info_count_bad(&nand, &bad, &first_bad);
+            err = nk_info_count_bad(&nand, &bad);
         if (err) {
             int code = nk_tool_error("identification failed: %s", nand.diag.text[0] ? nand.diag.text : nk_strerror(err));
             free(ws);
@@ -217,7 +219,7 @@ static int nk_info_run(int argc, char **argv)
         int status = nk_tool_image_open(&image, &opts);
         if (status)
             return status;
-        int err = nk_info_count_bad(&image.nand, &bad, &first_bad);
+        int err = nk_info_count_bad(&image.nand, &bad);
         info = image.nand.chip.info;
         nk_tool_image_close(&image);
         if (err)
