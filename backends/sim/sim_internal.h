@@ -259,7 +259,4 @@ void nk_sim_apply_partial_program(struct nk_sim *sim, uint8_t *dst, const uint8_
                                   uint32_t lo, uint32_t hi, uint32_t row, unsigned f256,
                                   uint64_t salt);
 
-/* ----- sim_presets.c ----- */
-uint16_t nk_sim_crc16(uint16_t crc, const uint8_t *data, uint32_t len);
-
 #endif /* NK_SIM_INTERNAL_H */

@@ -90,8 +90,9 @@ static int nk_sim_instr(struct nk_sim_port *port, const struct nk_instr *instr)
     }
     uint64_t extra = sim->pending_delay > first ? sim->pending_delay - first : 0;
     uint64_t start = sim->now + extra;
-    sim->counters.delay_ns += extra;
     sim->pending_delay = instr->delay_ns;
+    if (instr->type != NK_INSTR_WAIT_READY)
+        sim->counters.delay_ns += extra;
 
     switch (instr->type) {
     case NK_INSTR_CMD: {
@@ -172,7 +173,11 @@ static int nk_sim_instr(struct nk_sim_port *port, const struct nk_instr *instr)
         uint64_t end = timed_out ? start + limit : ready;
         if (nk_sim_cut_before(sim, end))
             return -NK_EIO;
-        sim->counters.busy_wait_ns += end - start;
+        /* A delay before the wait (tWB) overlaps the busy period. */
+        uint64_t busy_end = sim->rdy_until < end ? sim->rdy_until : end;
+        uint64_t busy = busy_end > sim->now ? busy_end - sim->now : 0;
+        sim->counters.busy_wait_ns += busy;
+        sim->counters.delay_ns += end - sim->now - busy;
         sim->now = end;
         nk_sim_settle(sim, end);
         if (timed_out)

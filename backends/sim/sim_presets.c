@@ -315,17 +315,7 @@ int nk_sim_params_check(const struct nk_sim_params *params, char *why)
     return 0;
 }
 
-/* ----- CRC and page builders ------------------------------------------------ */
-
-uint16_t nk_sim_crc16(uint16_t crc, const uint8_t *data, uint32_t len)
-{
-    for (uint32_t i = 0; i < len; i++) {
-        crc ^= (uint16_t)(data[i] << 8);
-        for (int bit = 0; bit < 8; bit++)
-            crc = (uint16_t)((crc & 0x8000u) ? ((unsigned)crc << 1) ^ 0x8005u : (unsigned)crc << 1);
-    }
-    return crc;
-}
+/* ----- page builders ------------------------------------------------ */
 
 static void nk_sim_put16(uint8_t *p, uint32_t v)
 {
@@ -442,7 +432,7 @@ static void nk_sim_build_onfi(struct nk_sim_params *params)
                  nk_sim_us(c->timing.tR_max_ns ? c->timing.tR_max_ns : c->timing.tR_ns));
     nk_sim_put16(page + 139, c->timing.tCCS_ns);
     nk_sim_put16(page + 164, 1); /* vendor revision */
-    nk_sim_put16(page + 254, nk_sim_crc16(NK_ONFI_CRC_SEED, page, 254));
+    nk_sim_put16(page + 254, nk_onfi_crc16(NK_ONFI_CRC_SEED, page, 254));
     for (unsigned i = 0; i < NK_SIM_ONFI_COPIES; i++)
         memcpy(params->onfi_page + 256 * i, page, 256);
 
@@ -459,7 +449,7 @@ static void nk_sim_build_onfi(struct nk_sim_params *params)
         nk_sim_put16(e + 34, c->max_bad_blocks);
         e[36] = 1; /* endurance 1 x 10^5 */
         e[37] = 5;
-        nk_sim_put16(e, nk_sim_crc16(NK_ONFI_CRC_SEED, e + 2, sizeof e - 2));
+        nk_sim_put16(e, nk_onfi_crc16(NK_ONFI_CRC_SEED, e + 2, sizeof e - 2));
         params->onfi_ext_len = sizeof e;
         for (unsigned i = 0; i < NK_SIM_ONFI_COPIES; i++)
             memcpy(params->onfi_ext_page + sizeof e * i, e, sizeof e);
@@ -503,7 +493,7 @@ static void nk_sim_build_jedec(struct nk_sim_params *params)
     nk_sim_put16(page + 213, c->max_bad_blocks);
     page[215] = 1;
     page[216] = 5;
-    nk_sim_put16(page + 510, nk_sim_crc16(NK_ONFI_CRC_SEED, page, 510));
+    nk_sim_put16(page + 510, nk_onfi_crc16(NK_ONFI_CRC_SEED, page, 510));
     for (unsigned i = 0; i < 3; i++)
         memcpy(params->jedec_page + 512 * i, page, 512);
 }
