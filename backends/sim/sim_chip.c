@@ -414,8 +414,10 @@ void nk_sim_chip_addr(struct nk_sim *sim, uint8_t cycle)
 
 /* ----- data in (host -> chip) ----------------------------------------------- */
 
-static void nk_sim_write_slow(struct nk_sim *sim, const uint8_t *buf, uint32_t len)
+static void nk_sim_write_slow(struct nk_sim *sim, const uint8_t *buf, uint32_t len, uint64_t t,
+                              uint32_t cycle)
 {
+    sim->now = t;
     if (nk_sim_busy(sim)) {
         nk_sim_protocol_error(sim, buf[0], "data in while busy");
         return;
@@ -434,8 +436,10 @@ static void nk_sim_write_slow(struct nk_sim *sim, const uint8_t *buf, uint32_t l
     case NK_SIM_S_SETFEAT_DATA:
         for (uint32_t i = 0; i < len && sim->state == NK_SIM_S_SETFEAT_DATA; i++) {
             sim->features[sim->feature_addr][sim->feature_count++] = buf[i];
-            if (sim->feature_count == 4)
+            if (sim->feature_count == 4) {
+                sim->now = t + (uint64_t)i * cycle; /* busy from the fourth byte */
                 nk_sim_apply_feature(sim);
+            }
         }
         return;
     default:
@@ -455,11 +459,12 @@ static void nk_sim_write_slow(struct nk_sim *sim, const uint8_t *buf, uint32_t l
     sim->in_column = column + len;
 }
 
-void nk_sim_chip_write(struct nk_sim *sim, const uint8_t *buf, uint32_t len)
+void nk_sim_chip_write(struct nk_sim *sim, const uint8_t *buf, uint32_t len, uint64_t t,
+                       uint32_t cycle)
 {
     sim->counters.bytes_out += len;
     if (len)
-        nk_sim_write_slow(sim, buf, len);
+        nk_sim_write_slow(sim, buf, len, t, cycle);
 }
 
 void nk_sim_chip_write_byte(struct nk_sim *sim, uint8_t byte)
@@ -475,7 +480,7 @@ void nk_sim_chip_write_byte(struct nk_sim *sim, uint8_t byte)
         sim->in_column = column + 1;
         return;
     }
-    nk_sim_write_slow(sim, &byte, 1);
+    nk_sim_write_slow(sim, &byte, 1, sim->now, 0);
 }
 
 /* ----- data out (chip -> host) ----------------------------------------------- */

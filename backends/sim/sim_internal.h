@@ -142,6 +142,7 @@ struct nk_sim {
     uint32_t prog_row;
     bool read_valid;   /* register holds a page loaded by a read (or a parameter page) */
     bool resume_ok;    /* 00h after 70h: a data cycle resumes output */
+    bool cache_seq;    /* the last program was a cache program (15h) */
     uint32_t read_row; /* page in the register; UINT32_MAX: parameter page */
     uint8_t pointer;   /* small page: 0 = 00h, 1 = 01h, 2 = 50h */
     const uint8_t *out_buf;
@@ -205,9 +206,11 @@ void nk_sim_ports_init(struct nk_sim *sim);
 void nk_sim_chip_power_on(struct nk_sim *sim);
 void nk_sim_chip_cmd(struct nk_sim *sim, uint8_t cmd);
 void nk_sim_chip_addr(struct nk_sim *sim, uint8_t cycle);
-/* Host -> chip: one byte / a burst. */
+/* Host -> chip: one byte latched at sim->now / a burst whose first byte is
+ * latched at `t` and each next one `cycle` later. */
 void nk_sim_chip_write_byte(struct nk_sim *sim, uint8_t byte);
-void nk_sim_chip_write(struct nk_sim *sim, const uint8_t *buf, uint32_t len);
+void nk_sim_chip_write(struct nk_sim *sim, const uint8_t *buf, uint32_t len, uint64_t t,
+                       uint32_t cycle);
 /* Chip -> host: one byte at virtual time `t` / a burst whose first byte is
  * latched at `t` and each next one `cycle` later. */
 uint8_t nk_sim_chip_read_byte(struct nk_sim *sim, uint64_t t);

@@ -48,10 +48,13 @@ static bool nk_sim_cut_here(const struct nk_sim *sim)
     return sim->cut_by_ops && sim->array_op_serial == sim->cut_op;
 }
 
-static void nk_sim_set_status(struct nk_sim *sim, bool fail)
+/* FAIL for this operation; FAILC (bit 1) is the previous page's FAIL
+ * during a cache program sequence, else 0. */
+static void nk_sim_set_status(struct nk_sim *sim, bool fail, bool cache_sequence)
 {
     uint8_t previous = (uint8_t)(sim->status_bits & NK_STATUS_FAIL);
-    sim->status_bits = (uint8_t)((fail ? NK_STATUS_FAIL : 0) | (previous ? NK_STATUS_FAIL_N1 : 0));
+    sim->status_bits = (uint8_t)((fail ? NK_STATUS_FAIL : 0) |
+                                 (cache_sequence && previous ? NK_STATUS_FAIL_N1 : 0));
 }
 
 /* ----- program --------------------------------------------------------------- */
@@ -172,7 +175,8 @@ void nk_sim_op_program(struct nk_sim *sim, uint32_t row, bool cache)
     sim->reg_hi = 0;
     sim->array_until = p->end;
     sim->rdy_until = cache && t->tCBSY_ns ? start + t->tCBSY_ns : p->end;
-    nk_sim_set_status(sim, fail != NK_SIM_FAIL_NONE);
+    nk_sim_set_status(sim, fail != NK_SIM_FAIL_NONE, cache || sim->cache_seq);
+    sim->cache_seq = cache;
     if (fail != NK_SIM_FAIL_NONE)
         sim->counters.program_fails++;
     sim->counters.ops[kind]++;
@@ -304,7 +308,8 @@ void nk_sim_op_erase(struct nk_sim *sim, uint32_t row)
     p->fail_f256 = fail_f256;
     sim->rdy_until = sim->array_until = p->end;
     sim->read_valid = false;
-    nk_sim_set_status(sim, fail != NK_SIM_FAIL_NONE);
+    nk_sim_set_status(sim, fail != NK_SIM_FAIL_NONE, false);
+    sim->cache_seq = false;
     if (fail != NK_SIM_FAIL_NONE)
         sim->counters.erase_fails++;
     sim->counters.ops[NK_SIM_OP_ERASE]++;

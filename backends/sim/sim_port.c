@@ -129,13 +129,15 @@ static int nk_sim_instr(struct nk_sim_port *port, const struct nk_instr *instr)
             return -NK_EIO;
         if (len && !buf)
             return -NK_EIO;
-        sim->now = start + (len ? t->tWC_ns : 0);
-        nk_sim_settle(sim, sim->now);
+        uint64_t first_byte = start + t->tWC_ns;
+        nk_sim_settle(sim, first_byte);
         if (port->loop == NK_DATA_LOOP_BYTE) {
-            for (uint32_t i = 0; i < len; i++)
+            for (uint32_t i = 0; i < len; i++) {
+                sim->now = first_byte + (uint64_t)i * t->tWC_ns;
                 nk_sim_chip_write_byte(sim, buf[i]);
+            }
         } else {
-            nk_sim_chip_write(sim, buf, len);
+            nk_sim_chip_write(sim, buf, len, first_byte, t->tWC_ns);
         }
         nk_sim_ecc_capture(port, NK_ECC_DIR_WRITE, buf, len);
         sim->now = end;
