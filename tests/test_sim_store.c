@@ -91,6 +91,7 @@ static void test_image_round_trip_in_raw_format(void **state)
             fail_msg("byte %zu of the gap is %02x", i, file[i]);
     free(file);
     sim = open_image("K9F1G08U0A", false, false, NULL);
+    info = &nk_sim_params(sim)->chip;
     assert_int_equal(sim_read(nk_sim_ctrl(sim), info, 64 * 2 + 1, 0, back, sizeof back), 0);
     assert_memory_equal(back, data, sizeof data);
     nk_sim_close(sim);
