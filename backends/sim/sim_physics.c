@@ -59,6 +59,21 @@ static void nk_sim_set_status(struct nk_sim *sim, bool fail, bool cache_sequence
 
 /* ----- program --------------------------------------------------------------- */
 
+/* dst &= src, a word at a time (the program's only work per byte). */
+static void nk_sim_and_bytes(uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+    uint32_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t a, b;
+        memcpy(&a, dst + i, 8);
+        memcpy(&b, src + i, 8);
+        a &= b;
+        memcpy(dst + i, &a, 8);
+    }
+    for (; i < len; i++)
+        dst[i] &= src[i];
+}
+
 void nk_sim_apply_partial_program(struct nk_sim *sim, uint8_t *dst, const uint8_t *data,
                                   uint32_t lo, uint32_t hi, uint32_t row, unsigned f256,
                                   uint64_t salt)
@@ -134,9 +149,7 @@ static void nk_sim_commit_program(struct nk_sim *sim, unsigned f256)
     if (p->fail == NK_SIM_FAIL_PARTIAL && p->fail_f256 < f256)
         f256 = p->fail_f256;
     if (f256 >= 256) {
-        const uint8_t *src = sim->page_buf;
-        for (uint32_t i = p->lo; i < p->hi; i++)
-            dst[i] &= src[i];
+        nk_sim_and_bytes(dst + p->lo, sim->page_buf + p->lo, p->hi > p->lo ? p->hi - p->lo : 0);
     } else {
         uint64_t salt = nk_sim_hash(sim->seed, 0x70726f67ull, sim->array_op_serial);
         nk_sim_apply_partial_program(sim, dst, sim->page_buf, p->lo, p->hi, p->row, f256, salt);
