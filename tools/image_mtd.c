@@ -65,9 +65,9 @@ int nk_tool_image_open_mtd(struct nk_tool_image *image, const struct nk_tool_ima
         err = nk_part_init(&image->part, &image->nand, "mtd", 0, 0,
                            opts->read_only ? NK_PART_READ_ONLY : 0);
     if (err) {
-        int code = nk_tool_fail("%s: %s", opts->path,
-                                image->nand.diag.text[0] ? image->nand.diag.text
-                                                         : nk_strerror(err));
+        int code =
+            nk_tool_fail("%s: %s", opts->path,
+                         image->nand.diag.text[0] ? image->nand.diag.text : nk_strerror(err));
         nk_tool_image_close(image);
         return code;
     }

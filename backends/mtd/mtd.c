@@ -7,8 +7,8 @@
  * lives in mtd_port.c.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,8 +200,8 @@ static void nk_mtd_describe_ecc(struct nk_mtd *mtd)
         bool ok = true;
         for (unsigned i = 0; i < user.eccbytes && ok; i++) {
             unsigned pos = user.eccpos[i];
-            struct nk_oob_region *last = layout->ecc_count ? &layout->ecc[layout->ecc_count - 1]
-                                                           : NULL;
+            struct nk_oob_region *last =
+                layout->ecc_count ? &layout->ecc[layout->ecc_count - 1] : NULL;
             if (last && last->offset + last->length == pos) {
                 last->length++;
             } else if (layout->ecc_count < NK_OOB_MAX_REGIONS) {
@@ -261,8 +261,7 @@ int nk_mtd_open(struct nk_mtd **result, const struct nk_mtd_config *config, char
     if (!config || !config->path)
         return nk_mtd_fail(why, -NK_EINVAL, "no MTD device path given");
     if (config->mode != NK_MTD_MODE_RAW && config->mode != NK_MTD_MODE_KERNEL_ECC)
-        return nk_mtd_fail(why, -NK_EINVAL, "%s: unknown mode %d", config->path,
-                           (int)config->mode);
+        return nk_mtd_fail(why, -NK_EINVAL, "%s: unknown mode %d", config->path, (int)config->mode);
 
     struct nk_mtd *mtd = calloc(1, sizeof *mtd);
     if (!mtd)
@@ -292,16 +291,16 @@ int nk_mtd_open(struct nk_mtd **result, const struct nk_mtd_config *config, char
     }
     if (mtd->mode == NK_MTD_MODE_RAW &&
         ioctl(mtd->fd, MTDFILEMODE, (unsigned long)MTD_FILE_MODE_RAW) != 0) {
-        err = nk_mtd_fail(why, nk_mtd_errno(errno), "%s: MTDFILEMODE raw refused: %s",
-                          config->path, strerror(errno));
+        err = nk_mtd_fail(why, nk_mtd_errno(errno), "%s: MTDFILEMODE raw refused: %s", config->path,
+                          strerror(errno));
         goto fail;
     }
     nk_mtd_describe_ecc(mtd);
     err = nk_mtd_describe(mtd, config->path, why);
     if (err)
         goto fail;
-    mtd->threshold = config->bitflip_threshold ? config->bitflip_threshold
-                                               : mtd->ecc.bitflip_threshold;
+    mtd->threshold =
+        config->bitflip_threshold ? config->bitflip_threshold : mtd->ecc.bitflip_threshold;
     if (!mtd->threshold)
         mtd->threshold = 1;
 
@@ -433,8 +432,8 @@ int nk_mtd_block_is_bad(struct nk_mtd *mtd, uint32_t block)
     if (ret < 0) {
         if (errno == EOPNOTSUPP)
             return 0; /* the device has no bad blocks at all */
-        return nk_diag_set(&mtd->diag, nk_mtd_errno(errno), "MEMGETBADBLOCK of block %u: %s",
-                           block, strerror(errno));
+        return nk_diag_set(&mtd->diag, nk_mtd_errno(errno), "MEMGETBADBLOCK of block %u: %s", block,
+                           strerror(errno));
     }
     return ret > 0;
 }
@@ -445,11 +444,10 @@ int nk_mtd_block_mark_bad(struct nk_mtd *mtd, uint32_t block)
         return nk_diag_set(&mtd->diag, -NK_EINVAL, "block %u out of range: device has %u blocks",
                            block, mtd->chip.blocks);
     if (mtd->read_only)
-        return nk_diag_set(&mtd->diag, -NK_EROFS, "marking block %u bad refused: read-only",
-                           block);
+        return nk_diag_set(&mtd->diag, -NK_EROFS, "marking block %u bad refused: read-only", block);
     long long offset = (long long)block * mtd->info.erasesize;
     if (ioctl(mtd->fd, MEMSETBADBLOCK, &offset) != 0)
-        return nk_diag_set(&mtd->diag, nk_mtd_errno(errno), "MEMSETBADBLOCK of block %u: %s",
-                           block, strerror(errno));
+        return nk_diag_set(&mtd->diag, nk_mtd_errno(errno), "MEMSETBADBLOCK of block %u: %s", block,
+                           strerror(errno));
     return 0;
 }

@@ -22,12 +22,12 @@ enum nk_mtd_output {
 /* The command whose address (or confirm) the port is waiting for. */
 enum nk_mtd_pending {
     NK_MTD_PENDING_NONE,
-    NK_MTD_PENDING_READ,       /* 00h: address, then 30h */
-    NK_MTD_PENDING_READ_COL,   /* 05h: column, then E0h */
-    NK_MTD_PENDING_PROGRAM,    /* 80h: address, then data */
-    NK_MTD_PENDING_WRITE_COL,  /* 85h: column, then data */
-    NK_MTD_PENDING_ERASE,      /* 60h: row, then D0h */
-    NK_MTD_PENDING_OTHER,      /* 90h/ECh/EEh/EFh: one address byte, ignored */
+    NK_MTD_PENDING_READ,      /* 00h: address, then 30h */
+    NK_MTD_PENDING_READ_COL,  /* 05h: column, then E0h */
+    NK_MTD_PENDING_PROGRAM,   /* 80h: address, then data */
+    NK_MTD_PENDING_WRITE_COL, /* 85h: column, then data */
+    NK_MTD_PENDING_ERASE,     /* 60h: row, then D0h */
+    NK_MTD_PENDING_OTHER,     /* 90h/ECh/EEh/EFh: one address byte, ignored */
 };
 
 struct nk_mtd {

@@ -45,7 +45,7 @@ enum nk_mtd_mode {
 
 /* How to open. Zero every field you do not set. */
 struct nk_mtd_config {
-    const char *path;           /* "/dev/mtdN" (required) */
+    const char *path; /* "/dev/mtdN" (required) */
     enum nk_mtd_mode mode;
     bool read_only;             /* open O_RDONLY: program/erase report write protection */
     bool legacy_io;             /* never use MEMREAD: pread + MEMREADOOB64 + ECCGETSTATS */
@@ -72,11 +72,11 @@ struct nk_mtd_read_stats {
 
 /* Operation counts of the port (ioctl level). */
 struct nk_mtd_counters {
-    uint64_t page_loads;  /* MEMREAD / pread+MEMREADOOB64 of one page */
-    uint64_t oob_loads;   /* OOB-only loads */
-    uint64_t programs;    /* MEMWRITE */
-    uint64_t erases;      /* MEMERASE64 */
-    uint64_t failed_ops;  /* loads/programs/erases the kernel refused */
+    uint64_t page_loads; /* MEMREAD / pread+MEMREADOOB64 of one page */
+    uint64_t oob_loads;  /* OOB-only loads */
+    uint64_t programs;   /* MEMWRITE */
+    uint64_t erases;     /* MEMERASE64 */
+    uint64_t failed_ops; /* loads/programs/erases the kernel refused */
 };
 
 /* Opens the device and fills its description. Returns 0 and sets *mtd

@@ -201,15 +201,21 @@ static const char *nk_errno_name(int error)
     return error == 0 ? "ok" : error == EUCLEAN ? "EUCLEAN" : error == EBADMSG ? "EBADMSG" : "?";
 }
 
-static const char *nk_result_name(int result)
+/* A device-layer read result as text, in the caller's buffer. */
+struct nk_result_text {
+    char text[16];
+};
+
+static struct nk_result_text nk_result_name(int result)
 {
-    static char buf[32];
+    struct nk_result_text out;
     if (result == -NK_EUCLEAN)
-        return "-EUCLEAN";
-    if (result == -NK_EBADMSG)
-        return "-EBADMSG";
-    snprintf(buf, sizeof buf, "%d", result);
-    return buf;
+        snprintf(out.text, sizeof out.text, "-EUCLEAN");
+    else if (result == -NK_EBADMSG)
+        snprintf(out.text, sizeof out.text, "-EBADMSG");
+    else
+        snprintf(out.text, sizeof out.text, "%d", result);
+    return out;
 }
 
 /* ----- check 2: ECC agreement ---------------------------------------------------- */
@@ -255,10 +261,10 @@ struct nk_damage {
     const char *what;
     unsigned flips_data[16][2]; /* {byte, bit} pairs in the data area */
     unsigned data_count;
-    unsigned flips_oob[4][2];   /* {byte, bit} in the OOB (ECC bytes) */
+    unsigned flips_oob[4][2]; /* {byte, bit} in the OOB (ECC bytes) */
     unsigned oob_count;
-    int expect;                 /* 0 corrected, 1 uncorrectable */
-    unsigned expect_max;        /* kernel's max_bitflips when corrected */
+    int expect;          /* 0 corrected, 1 uncorrectable */
+    unsigned expect_max; /* kernel's max_bitflips when corrected */
 };
 
 static int nk_ecc_check(const char *path, const char *scheme)
@@ -292,8 +298,8 @@ static int nk_ecc_check(const char *path, const char *scheme)
     nk_report(kecc->strength == t && kecc->step_size == step &&
                   kecc->bytes_per_step == raw.ecc.bytes_per_step &&
                   nk_layout_equal(&kecc->layout, &raw.layout),
-              name, "kernel %u bit/%u B, %u B/step, %s (%s); nandkit %s %u B/step, %s", kecc->strength,
-              kecc->step_size, kecc->bytes_per_step, text_k,
+              name, "kernel %u bit/%u B, %u B/step, %s (%s); nandkit %s %u B/step, %s",
+              kecc->strength, kecc->step_size, kecc->bytes_per_step, text_k,
               kecc->layout_from_kernel ? "ECCGETLAYOUT" : "default", raw.ecc.name,
               raw.ecc.bytes_per_step, text_n);
 
@@ -345,39 +351,52 @@ static int nk_ecc_check(const char *path, const char *scheme)
     memset(damages, 0, sizeof damages);
     unsigned ecc_first = kecc->layout.ecc[0].offset;
     if (hamming) {
-        damages[0] = (struct nk_damage){.what = "1 bit in step 0", .data_count = 1,
-                                        .flips_data = {{37, 5}}, .expect = 0, .expect_max = 1};
-        damages[1] = (struct nk_damage){.what = "1 bit in every step", .data_count = 8,
-                                        .flips_data = {{3, 0}, {300, 1}, {600, 2}, {900, 3},
-                                                       {1100, 4}, {1400, 5}, {1600, 6},
-                                                       {2000, 7}},
-                                        .expect = 0, .expect_max = 1};
-        damages[2] = (struct nk_damage){.what = "2 bits in step 3", .data_count = 2,
-                                        .flips_data = {{800, 1}, {900, 6}}, .expect = 1};
-        damages[3] = (struct nk_damage){.what = "1 bit in an ECC byte", .oob_count = 1,
-                                        .flips_oob = {{ecc_first + 4, 2}}, .expect = 0,
+        damages[0] = (struct nk_damage){.what = "1 bit in step 0",
+                                        .data_count = 1,
+                                        .flips_data = {{37, 5}},
+                                        .expect = 0,
+                                        .expect_max = 1};
+        damages[1] = (struct nk_damage){
+            .what = "1 bit in every step",
+            .data_count = 8,
+            .flips_data =
+                {{3, 0}, {300, 1}, {600, 2}, {900, 3}, {1100, 4}, {1400, 5}, {1600, 6}, {2000, 7}},
+            .expect = 0,
+            .expect_max = 1};
+        damages[2] = (struct nk_damage){.what = "2 bits in step 3",
+                                        .data_count = 2,
+                                        .flips_data = {{800, 1}, {900, 6}},
+                                        .expect = 1};
+        damages[3] = (struct nk_damage){.what = "1 bit in an ECC byte",
+                                        .oob_count = 1,
+                                        .flips_oob = {{ecc_first + 4, 2}},
+                                        .expect = 0,
                                         .expect_max = 1};
     } else {
-        damages[0] = (struct nk_damage){.what = "t bits in step 0", .data_count = t,
-                                        .expect = 0, .expect_max = t};
+        damages[0] = (struct nk_damage){
+            .what = "t bits in step 0", .data_count = t, .expect = 0, .expect_max = t};
         for (unsigned i = 0; i < t; i++) {
             damages[0].flips_data[i][0] = 11 + 61 * i;
             damages[0].flips_data[i][1] = i % 8;
         }
-        damages[1] = (struct nk_damage){.what = "t+1 bits in step 1", .data_count = t + 1,
-                                        .expect = 1};
+        damages[1] =
+            (struct nk_damage){.what = "t+1 bits in step 1", .data_count = t + 1, .expect = 1};
         for (unsigned i = 0; i < t + 1; i++) {
             damages[1].flips_data[i][0] = 512 + 7 + 43 * i;
             damages[1].flips_data[i][1] = (3 * i) % 8;
         }
-        damages[2] = (struct nk_damage){.what = "1 bit in every step", .data_count = 4,
+        damages[2] = (struct nk_damage){.what = "1 bit in every step",
+                                        .data_count = 4,
                                         .flips_data = {{100, 0}, {700, 3}, {1300, 5}, {1900, 7}},
-                                        .expect = 0, .expect_max = 1};
-        damages[3] = (struct nk_damage){.what = "2 bits in step 2's ECC bytes", .oob_count = 2,
-                                        .flips_oob = {{ecc_first + 2 * raw.ecc.bytes_per_step, 1},
-                                                      {ecc_first + 2 * raw.ecc.bytes_per_step + 1,
-                                                       6}},
-                                        .expect = 0, .expect_max = 2};
+                                        .expect = 0,
+                                        .expect_max = 1};
+        damages[3] =
+            (struct nk_damage){.what = "2 bits in step 2's ECC bytes",
+                               .oob_count = 2,
+                               .flips_oob = {{ecc_first + 2 * raw.ecc.bytes_per_step, 1},
+                                             {ecc_first + 2 * raw.ecc.bytes_per_step + 1, 6}},
+                               .expect = 0,
+                               .expect_max = 2};
     }
     if (!err)
         err = nk_nand_erase_block(&raw.nand, block_b);
@@ -387,8 +406,7 @@ static int nk_ecc_check(const char *path, const char *scheme)
             nk_flip(dam, damages[d].flips_data[i][0], damages[d].flips_data[i][1]);
         for (unsigned i = 0; i < damages[d].oob_count; i++)
             nk_flip(dam + page_size, damages[d].flips_oob[i][0], damages[d].flips_oob[i][1]);
-        err = nk_nand_program_page(&raw.nand, block_b * ppb + d, dam, dam + page_size,
-                                   NK_OOB_RAW);
+        err = nk_nand_program_page(&raw.nand, block_b * ppb + d, dam, dam + page_size, NK_OOB_RAW);
     }
     for (unsigned d = 0; d < 4 && !err; d++) {
         uint32_t page = block_b * ppb + d;
@@ -421,10 +439,11 @@ static int nk_ecc_check(const char *path, const char *scheme)
                  "nandkit %s (%u bitflips)%s; backend kernel-ECC read %s",
                  damages[d].what, nk_errno_name(kr.error), kr.stats.corrected_bitflips,
                  kr.stats.max_bitflips, kr.stats.uncorrectable_errors, kr.corrected_delta,
-                 kr.failed_delta, damages[d].expect == 0 ? (kernel_ok ? ", data restored" : ", DATA WRONG") : "",
-                 nk_result_name(nandkit), nandkit_flips,
+                 kr.failed_delta,
+                 damages[d].expect == 0 ? (kernel_ok ? ", data restored" : ", DATA WRONG") : "",
+                 nk_result_name(nandkit).text, nandkit_flips,
                  damages[d].expect == 0 ? (nandkit_ok ? ", data restored" : ", DATA WRONG") : "",
-                 nk_result_name(via_port));
+                 nk_result_name(via_port).text);
         snprintf(name, sizeof name, "%s-flip-%u", scheme, d);
         nk_report(pass, name, "%s", detail);
     }
@@ -448,7 +467,8 @@ static int nk_ecc_check(const char *path, const char *scheme)
                       name,
                       "pread+MEMREADOOB64+ECCGETSTATS: clean page %s, uncorrectable page %s, "
                       "corrected page %s%s",
-                      nk_result_name(good), nk_result_name(bad), nk_result_name(fixed),
+                      nk_result_name(good).text, nk_result_name(bad).text,
+                      nk_result_name(fixed).text,
                       fixed_same ? " (data restored)" : " (DATA WRONG)");
             nk_dev_close(&legacy);
         }
@@ -470,18 +490,17 @@ static int nk_ecc_check(const char *path, const char *scheme)
         tags_same += memcmp(oob, tags + (size_t)p * oob_size, free_bytes) == 0;
     }
     /* An erased page of the same block: both see 0xFF, nandkit no flips. */
-    int erased = err ? err : nk_nand_read_page(&raw.nand, block_c * ppb + pages, buf, NULL,
-                                               NK_OOB_PLACE);
+    int erased =
+        err ? err : nk_nand_read_page(&raw.nand, block_c * ppb + pages, buf, NULL, NK_OOB_PLACE);
     bool all_ff = true;
     for (uint32_t i = 0; i < page_size; i++)
         all_ff &= buf[i] == 0xff;
     snprintf(name, sizeof name, "%s-nandkit-reads-kernel", scheme);
-    nk_report(!err && zero == pages && same == pages && tags_same == pages && erased == 0 &&
-                  all_ff,
+    nk_report(!err && zero == pages && same == pages && tags_same == pages && erased == 0 && all_ff,
               name,
               "kernel MEMWRITE (auto OOB) of %u pages: nandkit raw read with %s: 0 corrections "
               "%u, data identical %u, free bytes identical %u; erased page %s%s",
-              pages, raw.ecc.name, zero, same, tags_same, nk_result_name(erased),
+              pages, raw.ecc.name, zero, same, tags_same, nk_result_name(erased).text,
               all_ff ? " all 0xFF" : " NOT 0xFF");
 
     /* (d) nandkit writes through the kernel's ECC (the backend's kernel
@@ -584,16 +603,15 @@ static int nk_bbt_check(const char *path, const char *list)
         reserved += state == NK_BBT_RESERVED;
     }
     nk_list_text(table, blocks, text_t, sizeof text_t);
-    nk_report(!err && !bbt.info.scanned && bbt.info.main_block >= 0 &&
-                  bbt.info.mirror_block >= 0 && memcmp(table, kernel, blocks) == 0 &&
-                  after.page_programs == before.page_programs &&
-                  after.block_erases == before.block_erases,
-              "bbt-read-kernel-table",
-              "nandkit found main \"Bbt0\" in block %d v%u, mirror \"1tbB\" in block %d v%u; "
-              "bad %s (worn %u, factory %u), %u reserved; wrote nothing (%s)",
-              bbt.info.main_block, bbt.info.main_version, bbt.info.mirror_block,
-              bbt.info.mirror_version, text_t, bbt.info.worn, bbt.info.factory_bad, reserved,
-              nk_strerror(err));
+    nk_report(
+        !err && !bbt.info.scanned && bbt.info.main_block >= 0 && bbt.info.mirror_block >= 0 &&
+            memcmp(table, kernel, blocks) == 0 && after.page_programs == before.page_programs &&
+            after.block_erases == before.block_erases,
+        "bbt-read-kernel-table",
+        "nandkit found main \"Bbt0\" in block %d v%u, mirror \"1tbB\" in block %d v%u; "
+        "bad %s (worn %u, factory %u), %u reserved; wrote nothing (%s)",
+        bbt.info.main_block, bbt.info.main_version, bbt.info.mirror_block, bbt.info.mirror_version,
+        text_t, bbt.info.worn, bbt.info.factory_bad, reserved, nk_strerror(err));
     nk_bbt_detach(&raw.nand);
 
     /* nandkit's own factory-marker scan (dry run) agrees. */
@@ -605,8 +623,7 @@ static int nk_bbt_check(const char *path, const char *list)
     }
     nk_list_text(scan, blocks, text_s, sizeof text_s);
     nk_report(!err && bbt.info.scanned && memcmp(scan, kernel, blocks) == 0, "bbt-factory-scan",
-              "marker scan of %u blocks (dry run): bad %s (%s)", blocks, text_s,
-              nk_strerror(err));
+              "marker scan of %u blocks (dry run): bad %s (%s)", blocks, text_s, nk_strerror(err));
     nk_bbt_detach(&raw.nand);
 
     /* Through the kernel-ECC port the same table reads the same. */
@@ -672,8 +689,8 @@ static int nk_time_check(const char *path)
         nk_report(err == 0, m ? "time-raw-nandkit-ecc" : "time-kernel-ecc",
                   "%s, %s: page read %.1f us, page program %.1f us, block erase %.1f us "
                   "(wall time, %u pages, %u blocks)",
-                  path, dev.ecc.name, (t3 - t2) / pages, (t2 - t1) / pages,
-                  (t1 - t0) / block_count, pages, block_count);
+                  path, dev.ecc.name, (t3 - t2) / pages, (t2 - t1) / pages, (t1 - t0) / block_count,
+                  pages, block_count);
         free(data);
         nk_dev_close(&dev);
     }
