@@ -10,7 +10,7 @@
 # dpkg-deb. The uncompressed vmlinux is carved out of vmlinuz (its xz/gzip/
 # zstd payload) because it boots faster. The initramfs holds busybox-static,
 # the modules in dependency order (from each module's .modinfo "depends="),
-# nandkit with the shared libraries it needs, and the static guest driver.
+# nandkit and the guest driver with the shared libraries they need.
 #
 # Exit status: 0 when every check passed, 1 on a failure, 77 when
 # qemu-system-x86_64 is missing (unless NANDKIT_QEMU_REQUIRED=1).
@@ -141,8 +141,8 @@ cp "$here/guest-init.sh" "$root/init"
 chmod 755 "$root/init"
 cp "$nandkit" "$root/bin/nandkit"
 cp "$guest" "$root/bin/nk_mtd_guest"
-# Shared libraries of nandkit (and the loader), at their host paths.
-for lib in $(ldd "$nandkit" 2>/dev/null | grep -o '/[^ ]*' | sort -u); do
+# Shared libraries of both programs (and the loader), at their host paths.
+for lib in $( (ldd "$nandkit"; ldd "$guest") 2>/dev/null | grep -o '/[^ ]*' | sort -u); do
     mkdir -p "$root$(dirname "$lib")"
     cp -L "$lib" "$root$lib"
 done
