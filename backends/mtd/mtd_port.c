@@ -300,6 +300,7 @@ static void nk_mtd_command(struct nk_mtd *mtd, uint8_t cmd)
         break;
     case NK_CMD_SET_FEATURES:
         mtd->pending = NK_MTD_PENDING_OTHER;
+        mtd->programming = false; /* its parameter bytes are not page data */
         break;
     default:
         /* A chip ignores commands it does not know. */
