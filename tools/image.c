@@ -45,6 +45,14 @@ int nk_tool_image_option(struct nk_tool_image_opts *opts, int opt, const char *a
             return nk_tool_fail("bad --seed '%s': expected an unsigned number", arg);
         opts->seed = value;
         return 1;
+    case NK_OPT_MTD_ECC:
+        if (strcmp(arg, "kernel") == 0)
+            opts->mtd_raw = false;
+        else if (strcmp(arg, "nandkit") == 0)
+            opts->mtd_raw = true;
+        else
+            return nk_tool_fail("unknown --mtd-ecc '%s' (use kernel or nandkit)", arg);
+        return 1;
     case NK_OPT_POWER_CUT:
         if (!nk_tool_parse_u64(arg, &value) || value > INT64_MAX)
             return nk_tool_fail("bad --power-cut-after '%s': expected an operation count", arg);
@@ -194,6 +202,8 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
 {
     memset(image, 0, sizeof *image);
     image->layout = opts->layout;
+    if (nk_tool_path_is_mtd(opts->path))
+        return nk_tool_image_open_mtd(image, opts);
     int status = nk_tool_params_from_opts(opts, &image->params);
     if (status)
         return status;
@@ -243,6 +253,7 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
 
 void nk_tool_image_close(struct nk_tool_image *image)
 {
+    nk_tool_image_close_mtd(image);
     if (image->sim)
         nk_sim_close(image->sim);
     free(image->workspace);
