@@ -90,6 +90,7 @@ struct nk_tool_image {
     struct nk_oob_layout oob_layout;
     enum nk_tool_layout layout;
     void *workspace;
+    struct nk_badblock_ops badblocks; /* /dev/mtdN: the kernel's view */
 };
 
 /* Opens per `opts`. Returns 0, or prints one line naming the problem

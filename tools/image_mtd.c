@@ -23,6 +23,16 @@ bool nk_tool_path_is_mtd(const char *path)
 
 #ifdef NANDKIT_HAVE_MTD
 
+static int nk_tool_mtd_is_bad(void *ctx, uint32_t block)
+{
+    return nk_mtd_block_is_bad(ctx, block);
+}
+
+static int nk_tool_mtd_mark_bad(void *ctx, uint32_t block)
+{
+    return nk_mtd_block_mark_bad(ctx, block);
+}
+
 int nk_tool_image_open_mtd(struct nk_tool_image *image, const struct nk_tool_image_opts *opts)
 {
     if (opts->chip || opts->geometry)
@@ -60,6 +70,11 @@ int nk_tool_image_open_mtd(struct nk_tool_image *image, const struct nk_tool_ima
     nand_config.workspace_size = image->workspace ? workspace_size : 0;
     nand_config.clock = nk_mtd_clock(image->mtd);
     nand_config.read_only = opts->read_only;
+    /* The kernel keeps the bad-block state of an MTD device: ask it. */
+    image->badblocks.is_bad = nk_tool_mtd_is_bad;
+    image->badblocks.mark_bad = nk_tool_mtd_mark_bad;
+    image->badblocks.ctx = image->mtd;
+    nand_config.badblocks = &image->badblocks;
     err = nk_nand_open(&image->nand, &nand_config);
     if (!err)
         err = nk_part_init(&image->part, &image->nand, "mtd", 0, 0,
@@ -81,6 +96,16 @@ void nk_tool_image_close_mtd(struct nk_tool_image *image)
 }
 
 #else /* !NANDKIT_HAVE_MTD */
+
+static int nk_tool_mtd_is_bad(void *ctx, uint32_t block)
+{
+    return nk_mtd_block_is_bad(ctx, block);
+}
+
+static int nk_tool_mtd_mark_bad(void *ctx, uint32_t block)
+{
+    return nk_mtd_block_mark_bad(ctx, block);
+}
 
 int nk_tool_image_open_mtd(struct nk_tool_image *image, const struct nk_tool_image_opts *opts)
 {

@@ -12,8 +12,8 @@
 # the modules in dependency order (from each module's .modinfo "depends="),
 # nandkit and the guest driver with the shared libraries they need.
 #
-# Exit status: 0 when every check passed, 1 on a failure, 77 when
-# qemu-system-x86_64 is missing (unless NANDKIT_QEMU_REQUIRED=1).
+# Exit status: 0 when every check passed, 1 on a failure or when
+# qemu-system-x86_64 is missing (scripts/install-deps.sh qemu installs it).
 # Environment: NANDKIT_QEMU_KVM=1 tries KVM first (short timeout, then TCG).
 set -euo pipefail
 
@@ -40,10 +40,7 @@ for tool in qemu-system-x86_64 busybox; do
     command -v "$tool" >/dev/null || missing+=("$tool")
 done
 if [[ ${#missing[@]} -gt 0 ]]; then
-    msg="missing ${missing[*]} (scripts/install-deps.sh qemu installs them)"
-    [[ ${NANDKIT_QEMU_REQUIRED:-0} == 1 ]] && die "$msg"
-    echo "harness: SKIP: $msg"
-    exit 77
+    die "missing ${missing[*]} (scripts/install-deps.sh qemu installs them)"
 fi
 [[ -x $nandkit ]] || die "no nandkit binary at $nandkit"
 [[ -x $guest ]] || die "no guest driver at $guest"
