@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "nandkit/ecc.h"
 #include "nandkit/nand.h"
