@@ -2,7 +2,8 @@
 /*
  * Simulator internals shared by its files:
  *   sim.c          open/close, configuration, public knobs
- *   sim_port.c     controller ports: exec_op, the virtual clock, hardware ECC
+ *   sim_port.c     controller ports: exec_op, the virtual clock, data loops
+ *   sim_hwecc.c    the controller's Hamming hardware ECC engine
  *   sim_chip.c     the command state machine (cycles in, bytes out)
  *   sim_array.c    lazy block storage, image file and sidecar
  *   sim_physics.c  program/erase/read physics, faults, power loss
@@ -200,6 +201,13 @@ void nk_sim_protocol_error(struct nk_sim *sim, uint8_t byte, const char *what);
 
 /* ----- sim_port.c ----- */
 void nk_sim_ports_init(struct nk_sim *sim);
+int nk_sim_port_exec_op(void *ctx, const struct nk_op *op);
+int nk_sim_port_set_data_loop(void *ctx, enum nk_data_loop loop);
+/* The port for (flags, ecc_step), set up on first use; `ecc_ops` are the
+ * hooks of an engine port (ecc_step != 0). */
+const struct nk_ctrl *nk_sim_port_setup(struct nk_sim *sim, unsigned flags, unsigned ecc_step,
+                                        const struct nk_ctrl_ops *ecc_ops);
+uint64_t nk_sim_host_ns(void);
 
 /* ----- sim_chip.c ----- */
 /* Registers, state and features as at power-on. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The controller side: exec_op over the chip, the virtual clock, the data
- * loops and the Hamming hardware ECC engine.
+ * loops, and the bytes the hardware ECC engine sees.
  *
  * Timing rules (docs/simulator.md has the worked example):
  *   - a CMD cycle and each ADDR cycle cost tWC; DATA_OUT tWC per byte;
@@ -12,16 +12,16 @@
  *     instruction's first cycle, so the extra wait is
  *     max(0, delay_ns - that cycle's duration); a delay on the last
  *     instruction carries over to the next operation.
+ * The hardware ECC engine's hooks are in sim_hwecc.c.
  * Only one chip sits on the bus, at chip select 0; other selects float
  * (reads return 0xff, nothing else happens).
  */
 #include <string.h>
 #include <time.h>
 
-#include "nandkit/ecc.h"
 #include "sim_internal.h"
 
-static uint64_t nk_sim_host_ns(void)
+uint64_t nk_sim_host_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -218,7 +218,7 @@ static int nk_sim_floating(struct nk_sim *sim, const struct nk_op *op)
     return 0;
 }
 
-static int nk_sim_exec_op(void *ctx, const struct nk_op *op)
+int nk_sim_port_exec_op(void *ctx, const struct nk_op *op)
 {
     struct nk_sim_port *port = ctx;
     struct nk_sim *sim = port->sim;
@@ -239,7 +239,7 @@ static int nk_sim_exec_op(void *ctx, const struct nk_op *op)
     return err;
 }
 
-static int nk_sim_set_data_loop(void *ctx, enum nk_data_loop loop)
+int nk_sim_port_set_data_loop(void *ctx, enum nk_data_loop loop)
 {
     struct nk_sim_port *port = ctx;
     if (loop != NK_DATA_LOOP_BYTE && loop != NK_DATA_LOOP_UNROLLED)
@@ -248,45 +248,9 @@ static int nk_sim_set_data_loop(void *ctx, enum nk_data_loop loop)
     return 0;
 }
 
-static int nk_sim_ecc_enable(void *ctx, enum nk_ecc_direction dir)
-{
-    struct nk_sim_port *port = ctx;
-    if (!port->ecc_step)
-        return -NK_ENOTSUP;
-    port->ecc_armed = true;
-    port->ecc_dir = dir;
-    port->ecc_count = 0;
-    return 0;
-}
-
-static int nk_sim_ecc_read_code(void *ctx, uint8_t *code)
-{
-    struct nk_sim_port *port = ctx;
-    if (!port->ecc_step)
-        return -NK_ENOTSUP;
-    /* The engine computes over a whole step; one not transferred yet has
-     * no code. */
-    if (!port->ecc_armed || port->ecc_count < port->ecc_step)
-        return -NK_EPROTO;
-    uint64_t host_start = port->sim->measure_host_time ? nk_sim_host_ns() : 0;
-    nk_hamming_calculate(port->ecc_buf, port->ecc_step,
-                         (port->flags & NK_SIM_PORT_ECC_SM_ORDER) != 0, code);
-    port->ecc_armed = false;
-    if (port->sim->measure_host_time)
-        port->sim->counters.host_ns += nk_sim_host_ns() - host_start;
-    return 0;
-}
-
 static const struct nk_ctrl_ops nk_sim_ops = {
-    .exec_op = nk_sim_exec_op,
-    .set_data_loop = nk_sim_set_data_loop,
-};
-
-static const struct nk_ctrl_ops nk_sim_ecc_ops = {
-    .exec_op = nk_sim_exec_op,
-    .set_data_loop = nk_sim_set_data_loop,
-    .ecc_enable = nk_sim_ecc_enable,
-    .ecc_read_code = nk_sim_ecc_read_code,
+    .exec_op = nk_sim_port_exec_op,
+    .set_data_loop = nk_sim_port_set_data_loop,
 };
 
 static unsigned nk_sim_port_index(unsigned flags, unsigned ecc_step)
@@ -306,20 +270,15 @@ void nk_sim_ports_init(struct nk_sim *sim)
     }
 }
 
-const struct nk_ctrl *nk_sim_ctrl_port(struct nk_sim *sim, unsigned flags, unsigned ecc_step)
+const struct nk_ctrl *nk_sim_port_setup(struct nk_sim *sim, unsigned flags, unsigned ecc_step,
+                                        const struct nk_ctrl_ops *ecc_ops)
 {
-    if (flags & ~(NK_SIM_PORT_NO_RB | NK_SIM_PORT_ECC_SM_ORDER))
-        return NULL;
-    if (ecc_step != 0 && ecc_step != 256 && ecc_step != 512)
-        return NULL;
-    if (!ecc_step && (flags & NK_SIM_PORT_ECC_SM_ORDER))
-        return NULL;
     struct nk_sim_port *port = &sim->ports[nk_sim_port_index(flags, ecc_step)];
     if (!port->ready) {
         port->flags = flags;
         port->ecc_step = ecc_step;
         port->ctrl.ctx = port;
-        port->ctrl.ops = ecc_step ? &nk_sim_ecc_ops : &nk_sim_ops;
+        port->ctrl.ops = ecc_step ? ecc_ops : &nk_sim_ops;
         port->ctrl.caps = NK_CTRL_CAP_DATA_LOOPS;
         if (!(flags & NK_SIM_PORT_NO_RB))
             port->ctrl.caps |= NK_CTRL_CAP_RB_LINE;
@@ -338,17 +297,10 @@ const struct nk_ctrl *nk_sim_ctrl_port(struct nk_sim *sim, unsigned flags, unsig
 
 const struct nk_ctrl *nk_sim_ctrl(struct nk_sim *sim)
 {
-    return nk_sim_ctrl_port(sim, 0, 0);
+    return nk_sim_port_setup(sim, 0, 0, NULL);
 }
 
 const struct nk_ctrl *nk_sim_ctrl_no_rb(struct nk_sim *sim)
 {
-    return nk_sim_ctrl_port(sim, NK_SIM_PORT_NO_RB, 0);
-}
-
-const struct nk_ctrl *nk_sim_ctrl_hw_ecc(struct nk_sim *sim, unsigned step_size)
-{
-    if (step_size != 256 && step_size != 512)
-        return NULL;
-    return nk_sim_ctrl_port(sim, 0, step_size);
+    return nk_sim_port_setup(sim, NK_SIM_PORT_NO_RB, 0, NULL);
 }
