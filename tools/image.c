@@ -144,7 +144,11 @@ int nk_tool_params_from_opts(const struct nk_tool_image_opts *opts, struct nk_si
         struct stat st;
         if (stat(opts->path, &st) != 0)
             return nk_tool_fail("cannot open image '%s': %s", opts->path, strerror(errno));
-        if (st.st_size == 0 || (uint64_t)st.st_size % page_bytes != 0)
+        if (st.st_size == 0 && info->blocks == 0)
+            return nk_tool_fail("image '%s' is empty (a fresh sparse image): give the block "
+                                "count, --geometry %s,BLOCKS, or --chip NAME",
+                                opts->path, opts->geometry);
+        if ((uint64_t)st.st_size % page_bytes != 0)
             return nk_tool_fail("image '%s' is %llu bytes, not a multiple of the %llu-byte "
                                 "page+OOB size of --geometry %s (wrong geometry?)",
                                 opts->path, (unsigned long long)st.st_size,
