@@ -28,6 +28,9 @@
 /* Ports per sim: {R/B, no R/B} x {no engine, 256, 512} x {default, SM order}. */
 #define NK_SIM_PORT_COUNT 12
 
+/* Bytes the data-register window holds; longer transfers go in pieces. */
+#define NK_SIM_WINDOW 4096u
+
 struct nk_sim_port {
     struct nk_ctrl ctrl;
     struct nk_sim *sim;
@@ -39,6 +42,9 @@ struct nk_sim_port {
     uint32_t ecc_count; /* bytes captured of the armed step */
     uint8_t ecc_buf[512];
     bool ready; /* initialised */
+    /* The controller's data register as the CPU sees it: the chip model fills
+     * it (bookkeeping) and the port's loop moves it (board-glue code). */
+    _Alignas(8) uint8_t window[NK_SIM_WINDOW];
 };
 
 /* Where the command state machine is. */
@@ -187,6 +193,7 @@ struct nk_sim {
     nk_sim_trace_fn trace;
     void *trace_ctx;
     bool measure_host_time;
+    uint64_t loop_ns; /* port data-loop host time of the exec_op under way */
 
     struct nk_sim_port ports[NK_SIM_PORT_COUNT];
 };
