@@ -94,6 +94,8 @@ struct nk_nand {
     unsigned ecc_steps;       /* steps per page */
     unsigned ecc_total;       /* code bytes per page */
     unsigned free_bytes;      /* user OOB bytes per page (layout) */
+    uint16_t ecc_span_start;  /* OOB bytes holding all code bytes: read alone on */
+    uint16_t ecc_span_len;    /* data-only reads (0 = read the whole OOB) */
     unsigned bitflip_threshold;
     unsigned last_bitflips;   /* of the last read */
     bool read_only;
