@@ -146,6 +146,8 @@ struct nk_sim_counters {
     uint64_t host_ns;          /* host time inside the simulator's bookkeeping (measure_host_time) */
     uint64_t loop_ns;          /* host time in the port's data loops: board-glue code, not
                                   included in host_ns (measure_host_time) */
+    uint64_t clock_reads;      /* host clock reads made for these measurements: their cost
+                                  (about 20 ns each) is measurement overhead, not library time */
 };
 
 /* One trace event. Pointers inside are valid during the callback only. */
