@@ -95,40 +95,59 @@ static inline uint64_t nk_load_be64(const uint8_t *p)
            (uint64_t)p[6] << 8 | (uint64_t)p[7];
 }
 
+/* Complete unrolling of the short fixed loops below keeps the register in
+ * CPU registers; gcc -O2 would otherwise leave them rolled. */
+#if defined(__GNUC__)
+#define NK_UNROLL _Pragma("GCC unroll 8")
+#else
+#define NK_UNROLL
+#endif
+
 /* Feeds `len` message bytes into the remainder register (W words, W a
- * compile-time constant at each expansion so the register stays in CPU
- * registers). */
-static inline void nk_bch_feed_w(const struct nk_bch_tables *tb, uint64_t *state,
-                                 const uint8_t *data, size_t len, const unsigned W)
+ * compile-time constant at each expansion). */
+static NK_ALWAYS_INLINE void nk_bch_feed_w(const struct nk_bch_tables *tb, uint64_t *state,
+                                           const uint8_t *data, size_t len, const unsigned W)
 {
-    uint64_t r[NK_BCH_WORDS_MAX];
+    uint64_t r[NK_BCH_WORDS_MAX] = {0};
     size_t i = 0;
+    NK_UNROLL
     for (unsigned w = 0; w < W; w++)
         r[w] = state[w];
     if (tb->slices == 8) {
         const uint64_t *tab = tb->encode;
         for (; i + 8 <= len; i += 8) {
             uint64_t v = r[0] ^ nk_load_be64(data + i);
-            for (unsigned w = 0; w + 1 < W; w++)
-                r[w] = r[w + 1];
-            r[W - 1] = 0;
-            for (unsigned k = 0; k < 8; k++) {
-                const uint64_t *e = tab + ((size_t)k * 256u + ((v >> (56 - 8 * k)) & 0xffu)) * W;
-                for (unsigned w = 0; w < W; w++)
-                    r[w] ^= e[w];
+            unsigned b0 = (unsigned)(v >> 56), b1 = (unsigned)(v >> 48) & 0xffu;
+            unsigned b2 = (unsigned)(v >> 40) & 0xffu, b3 = (unsigned)(v >> 32) & 0xffu;
+            unsigned b4 = (unsigned)(v >> 24) & 0xffu, b5 = (unsigned)(v >> 16) & 0xffu;
+            unsigned b6 = (unsigned)(v >> 8) & 0xffu, b7 = (unsigned)v & 0xffu;
+            const size_t slice = 256u * W;
+            /* A balanced XOR tree: the next chunk waits on r[0], so its
+             * dependency chain is kept short. */
+            NK_UNROLL
+            for (unsigned w = 0; w < W; w++) {
+                const uint64_t *col = tab + 256u * w;
+                uint64_t next = w + 1 < W ? r[w + 1] : 0;
+                r[w] = ((col[b0] ^ col[slice + b1]) ^ (col[2 * slice + b2] ^ col[3 * slice + b3])) ^
+                       ((col[4 * slice + b4] ^ col[5 * slice + b5]) ^
+                        (col[6 * slice + b6] ^ col[7 * slice + b7])) ^
+                       next;
             }
         }
     }
     const uint64_t *last = tb->encode + (size_t)(tb->slices - 1u) * 256u * W;
     for (; i < len; i++) {
         unsigned v = (unsigned)(r[0] >> 56) ^ data[i];
+        NK_UNROLL
         for (unsigned w = 0; w + 1 < W; w++)
             r[w] = r[w] << 8 | r[w + 1] >> 56;
         r[W - 1] <<= 8;
-        const uint64_t *e = last + (size_t)v * W;
+        const uint64_t *e = last + v;
+        NK_UNROLL
         for (unsigned w = 0; w < W; w++)
-            r[w] ^= e[w];
+            r[w] ^= e[256u * w];
     }
+    NK_UNROLL
     for (unsigned w = 0; w < W; w++)
         state[w] = r[w];
 }
@@ -258,7 +277,7 @@ static void nk_bch_build_gf(struct nk_bch_tables *tb, uint16_t *exp, uint16_t *l
     }
     if (x != 1)
         *primitive = false;
-    log[0] = 0;
+    log[0] = (uint16_t)NK_LOG_ZERO;
 }
 
 static void nk_bch_build_encoder(struct nk_bch_tables *tb, uint64_t *table, const uint64_t *g,
@@ -286,15 +305,15 @@ static void nk_bch_build_encoder(struct nk_bch_tables *tb, uint64_t *table, cons
     for (unsigned s = 0; s < tb->slices; s++) {
         unsigned k = 8u - tb->slices + s; /* slice k: byte k of 8 (0 = top) */
         uint64_t *slice = table + (size_t)s * 256u * words;
-        memset(slice, 0, words * sizeof(uint64_t));
+        for (unsigned w = 0; w < words; w++)
+            slice[256u * w] = 0;
         for (unsigned b = 1; b < 256; b++) {
             unsigned low = 0;
             while (!(b >> low & 1u))
                 low++;
-            const uint64_t *prev = slice + (size_t)(b & (b - 1u)) * words;
             const uint64_t *row = rows[low + 8u * (7u - k)];
             for (unsigned w = 0; w < words; w++)
-                slice[(size_t)b * words + w] = prev[w] ^ row[w];
+                slice[256u * w + b] = slice[256u * w + (b & (b - 1u))] ^ row[w];
         }
     }
 }
@@ -533,16 +552,17 @@ static int nk_bch_locator(const struct nk_bch_tables *gf, const uint16_t *syn, u
     unsigned prev_d = 1, d = syn[0];
     unsigned n = gf->n;
 
-    memset(elp, 0, NK_BCH_LOCATOR_MAX * sizeof elp[0]);
-    memset(prev, 0, sizeof prev);
+    for (unsigned j = 0; j < NK_BCH_LOCATOR_MAX; j++)
+        elp[j] = prev[j] = 0;
     elp[0] = 1;
     prev[0] = 1;
 
     for (unsigned i = 0; i < t && deg <= t; i++) {
         if (d) {
             unsigned k = 2 * i - (unsigned)prev_step;
-            memcpy(saved, elp, (deg + 1) * sizeof elp[0]);
             unsigned saved_deg = deg;
+            for (unsigned j = 0; j <= deg; j++)
+                saved[j] = elp[j];
             /* elp += d / prev_d x^k prev */
             unsigned l = gf->log[d] + n - gf->log[prev_d];
             if (l >= n)
@@ -553,9 +573,10 @@ static int nk_bch_locator(const struct nk_bch_tables *gf, const uint16_t *syn, u
             unsigned grown = prev_deg + k;
             if (grown > deg) {
                 deg = grown;
-                memcpy(prev, saved, (saved_deg + 1) * sizeof prev[0]);
-                memset(prev + saved_deg + 1, 0,
-                       (NK_BCH_LOCATOR_MAX - saved_deg - 1) * sizeof prev[0]);
+                for (unsigned j = 0; j <= saved_deg; j++)
+                    prev[j] = saved[j];
+                for (unsigned j = saved_deg + 1; j <= prev_deg; j++)
+                    prev[j] = 0;
                 prev_deg = saved_deg;
                 prev_d = d;
                 prev_step = (int)(2 * i);
@@ -572,23 +593,21 @@ static int nk_bch_locator(const struct nk_bch_tables *gf, const uint16_t *syn, u
     return deg > t ? -1 : (int)deg;
 }
 
-int nk_bch_correct(const struct nk_bch *bch, uint8_t *data, const uint8_t *read_ecc,
-                   const uint8_t *calc_ecc, unsigned *errloc)
+/* The full decode of a step whose codes differ, kept out of line so the
+ * clean path below stays a short compare. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int
+nk_bch_decode(const struct nk_bch *bch, uint8_t *data, const uint8_t *read_ecc,
+              const uint8_t *calc_ecc, unsigned *errloc)
 {
     const struct nk_bch_tables *tb = nk_bch_tables(bch);
     uint8_t diff[NK_ECC_MAX_BYTES_PER_STEP];
-    unsigned any = 0, last = bch->ecc_bytes - 1u;
-
-    /* Clean step: one compare. Pad bits carry no information, so flips
-     * there are not errors. */
-    for (unsigned i = 0; i < last; i++) {
+    unsigned last = bch->ecc_bytes - 1u;
+    for (unsigned i = 0; i < last; i++)
         diff[i] = (uint8_t)(read_ecc[i] ^ calc_ecc[i]);
-        any |= diff[i];
-    }
     diff[last] = (uint8_t)((read_ecc[last] ^ calc_ecc[last]) & (0xffu << tb->pad_bits));
-    any |= diff[last];
-    if (!any)
-        return 0;
 
     uint16_t syn[2 * NK_BCH_T_MAX];
     uint16_t elp[NK_BCH_LOCATOR_MAX];
@@ -607,6 +626,8 @@ int nk_bch_correct(const struct nk_bch *bch, uint8_t *data, const uint8_t *read_
     unsigned nbits = 8u * bch->step_size + bch->ecc_bits;
     unsigned bits[NK_BCH_T_MAX];
     for (int i = 0; i < deg; i++) {
+        if (!roots[i])
+            return -NK_EBADMSG; /* cannot happen: the locator's constant is 1 */
         unsigned l = tb->log[roots[i]];
         unsigned power = l ? tb->n - l : 0u;
         if (power >= nbits)
@@ -621,6 +642,28 @@ int nk_bch_correct(const struct nk_bch *bch, uint8_t *data, const uint8_t *read_
             errloc[i] = bits[i];
     }
     return deg;
+}
+
+int nk_bch_correct(const struct nk_bch *bch, uint8_t *data, const uint8_t *read_ecc,
+                   const uint8_t *calc_ecc, unsigned *errloc)
+{
+    /* Clean step: one compare, a word at a time. Pad bits carry no
+     * information, so flips there are not errors. */
+    unsigned last = bch->ecc_bytes - 1u, i = 0;
+    uint64_t any = 0;
+    for (; i + 8 <= last; i += 8) {
+        uint64_t a, b;
+        memcpy(&a, read_ecc + i, 8);
+        memcpy(&b, calc_ecc + i, 8);
+        any |= a ^ b;
+    }
+    for (; i < last; i++)
+        any |= (uint64_t)(read_ecc[i] ^ calc_ecc[i]);
+    any |= (uint64_t)((unsigned)(read_ecc[last] ^ calc_ecc[last]) &
+                      (0xffu << nk_bch_tables(bch)->pad_bits));
+    if (!any)
+        return 0;
+    return nk_bch_decode(bch, data, read_ecc, calc_ecc, errloc);
 }
 
 /* ----- engine --------------------------------------------------------------- */

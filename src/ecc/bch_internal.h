@@ -12,6 +12,12 @@
 
 #include "nandkit/ecc.h"
 
+#if defined(__GNUC__)
+#define NK_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define NK_ALWAYS_INLINE inline
+#endif
+
 /* Limits of this implementation. */
 #define NK_BCH_M_MIN 9
 #define NK_BCH_M_MAX 15
@@ -22,7 +28,7 @@
  * the arrays follow it in the same workspace. */
 struct nk_bch_tables {
     const uint16_t *exp; /* alpha^i for 0 <= i < 2N, so exp[log a + log b] needs no mod */
-    const uint16_t *log; /* log[a] for 1 <= a <= N; log[0] is unused */
+    const uint16_t *log; /* log[a] for 1 <= a <= N; log[0] = NK_LOG_ZERO */
     /* Encoder: `slices` tables of 256 entries of `words` 64-bit words; slice
      * k maps byte b to b(x) * x^(8*(7-k) + ecc_bits) mod g(x), left-justified
      * in the words (slice 7 alone is the byte-at-a-time table). */
@@ -43,6 +49,10 @@ struct nk_bch_tables {
     unsigned slices;
     unsigned pad_bits;
 };
+
+/* log[0]: a marker above any real logarithm (< 2^15), so log-form code can
+ * spot a zero coefficient by its top bit. Never index exp[] with it. */
+#define NK_LOG_ZERO 0xffffu
 
 #define NK_BCH_SYNDROME_EVAL_ENTRIES 384 /* 256 for bits 0..7, 128 for bits 8..14 */
 
