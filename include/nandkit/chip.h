@@ -211,6 +211,10 @@ int nk_chip_read_start(struct nk_chip *chip, uint32_t row, uint32_t column);
 /* Moves `len` bytes out of the data register at the current column. */
 int nk_chip_read_data(struct nk_chip *chip, uint8_t *buf, uint32_t len);
 
+/* Returns the chip from status output to data output (00h), e.g. after
+ * reading the on-die ECC status of a page load. */
+int nk_chip_read_resume(struct nk_chip *chip);
+
 /* Changes the read column (05h addr E0h). */
 int nk_chip_read_column(struct nk_chip *chip, uint32_t column);
 

@@ -1,0 +1,559 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Command sequences of raw NAND, expressed as instruction lists for the port.
+ *
+ * Large-page parts use 00h-addr-30h reads with 05h/E0h random data out and
+ * 80h-addr-data-10h programs with 85h random data in. Small-page parts
+ * (NK_CHIP_SMALL_PAGE) select the half or spare area with a pointer command
+ * (00h/01h/50h), take one column cycle and need no read confirm.
+ *
+ * When the port has no R/B line the chip layer polls the status register
+ * instead of emitting WAIT_READY, and after a read returns the chip to data
+ * output with 00h.
+ */
+#include "chip/chip_internal.h"
+
+#include "nandkit/error.h"
+
+/* ONFI timing mode 0: safe before the part is known. */
+static const struct nk_chip_timing nk_timing_mode0 = {
+    .tR_ns = 25000,
+    .tPROG_ns = 700000,
+    .tBERS_ns = 3000000,
+    .tCBSY_ns = 700000,
+    .tRST_ns = 1000000,
+    .tRC_ns = 100,
+    .tWC_ns = 100,
+    .tADL_ns = 200,
+    .tWB_ns = 200,
+    .tWHR_ns = 120,
+    .tCCS_ns = 500,
+    .tR_max_ns = 200000,
+    .tPROG_max_ns = 2000000,
+    .tBERS_max_ns = 10000000,
+};
+
+const struct nk_chip_timing *nk_chip_timing_defaults(void)
+{
+    return &nk_timing_mode0;
+}
+
+/* A timing value, falling back to mode 0 when the part does not say. */
+#define NK_T(chip, field)                                                                          \
+    ((chip)->info.timing.field ? (chip)->info.timing.field : nk_timing_mode0.field)
+
+/* Change-column setup: legacy datasheets give no tCCS and ask for tWHR
+ * between E0h and the first read cycle instead. */
+static uint32_t nk_tccs(const struct nk_chip *chip)
+{
+    if (chip->info.timing.tCCS_ns)
+        return chip->info.timing.tCCS_ns;
+    return NK_T(chip, tWHR_ns);
+}
+
+/* Timeout for a busy period: the datasheet maximum, else 10x typical, in µs
+ * (at least 1 ms so a slow port never trips on rounding). */
+static uint32_t nk_timeout_us(uint32_t max_ns, uint32_t typ_ns)
+{
+    uint64_t ns = max_ns ? max_ns : (uint64_t)typ_ns * 10u;
+    uint64_t us = ns / 1000u + 1000u;
+    return us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+}
+
+/* ----- instruction list builder ------------------------------------------- */
+
+struct nk_oplist {
+    struct nk_instr instrs[NK_MAX_INSTRS];
+    unsigned count;
+};
+
+static void nk_op_add(struct nk_oplist *ops, struct nk_instr instr)
+{
+    ops->instrs[ops->count++] = instr;
+}
+
+static void nk_op_cmd(struct nk_oplist *ops, uint8_t cmd, uint32_t delay_ns)
+{
+    nk_op_add(ops, nk_instr_cmd(cmd, delay_ns));
+}
+
+static void nk_op_addr(struct nk_oplist *ops, const uint8_t *cycles, unsigned count,
+                       uint32_t delay_ns)
+{
+    struct nk_instr i;
+    i.type = NK_INSTR_ADDR;
+    i.delay_ns = delay_ns;
+    for (unsigned k = 0; k < count; k++)
+        i.u.addr.cycles[k] = cycles[k];
+    i.u.addr.count = (uint8_t)count;
+    nk_op_add(ops, i);
+}
+
+static int nk_op_exec(struct nk_chip *chip, const struct nk_oplist *ops)
+{
+    struct nk_op op = {ops->instrs, ops->count, chip->chip_select};
+    return chip->ctrl->ops->exec_op(chip->ctrl->ctx, &op);
+}
+
+static bool nk_has_rb(const struct nk_chip *chip)
+{
+    return (chip->ctrl->caps & NK_CTRL_CAP_RB_LINE) != 0;
+}
+
+/* Polls the status register until READY. Returns the final status in
+ * *status, -NK_ETIMEDOUT after a bound derived from the timeout. */
+static int nk_poll_ready(struct nk_chip *chip, uint32_t timeout_us, uint8_t *status)
+{
+    uint32_t poll_ns = NK_T(chip, tWC_ns) + NK_T(chip, tWHR_ns) + NK_T(chip, tRC_ns);
+    uint64_t polls = (uint64_t)timeout_us * 1000u / poll_ns + 2u;
+    for (uint64_t n = 0; n < polls; n++) {
+        int err = nk_chip_read_status(chip, status);
+        if (err)
+            return err;
+        if (*status & NK_STATUS_READY)
+            return 0;
+    }
+    return nk_diag_set(&chip->diag, -NK_ETIMEDOUT, "chip still busy after %u us", timeout_us);
+}
+
+/* Adds the wait for a busy period: WAIT_READY with an R/B line; otherwise
+ * nothing (the caller polls after executing). */
+static void nk_op_wait(struct nk_chip *chip, struct nk_oplist *ops, uint32_t timeout_us)
+{
+    if (nk_has_rb(chip))
+        nk_op_add(ops, nk_instr_wait_ready(timeout_us));
+}
+
+/* Executes `ops` that end in a busy period, then (no R/B line) polls status.
+ * `status` receives the status when it was read (polling), else 0xff. */
+static int nk_exec_busy(struct nk_chip *chip, const struct nk_oplist *ops, uint32_t timeout_us,
+                        uint8_t *status)
+{
+    int err = nk_op_exec(chip, ops);
+    *status = 0xff;
+    if (err == -NK_ETIMEDOUT)
+        return nk_diag_set(&chip->diag, err, "chip still busy after %u us", timeout_us);
+    if (err)
+        return err;
+    if (!nk_has_rb(chip))
+        return nk_poll_ready(chip, timeout_us, status);
+    return 0;
+}
+
+/* ----- addressing ------------------------------------------------------------ */
+
+static bool nk_small_page(const struct nk_chip *chip)
+{
+    return (chip->info.features & NK_CHIP_SMALL_PAGE) != 0;
+}
+
+/* Column cycles then row cycles. Returns the cycle count. */
+static unsigned nk_addr_cycles(const struct nk_chip *chip, uint32_t row, uint32_t column,
+                               bool with_column, uint8_t *cycles)
+{
+    unsigned n = 0;
+    if (with_column) {
+        uint32_t col = column;
+        if (chip->info.features & NK_CHIP_BUS16)
+            col >>= 1;
+        for (unsigned k = 0; k < chip->info.col_cycles; k++)
+            cycles[n++] = (uint8_t)(col >> (8 * k));
+    }
+    for (unsigned k = 0; k < chip->info.row_cycles; k++)
+        cycles[n++] = (uint8_t)(row >> (8 * k));
+    return n;
+}
+
+/* Small page: the pointer command that selects `column`, and the column
+ * byte within the selected area. */
+static uint8_t nk_small_pointer(const struct nk_chip *chip, uint32_t column, uint32_t *in_area)
+{
+    uint32_t half = chip->info.page_size / 2;
+    if (column >= chip->info.page_size) {
+        *in_area = column - chip->info.page_size;
+        return NK_CMD_READOOB;
+    }
+    if (chip->info.page_size > 256 && column >= half) {
+        *in_area = column - half;
+        return NK_CMD_READ1;
+    }
+    *in_area = column;
+    return NK_CMD_READ0;
+}
+
+/* ----- simple commands --------------------------------------------------------- */
+
+int nk_chip_reset(struct nk_chip *chip)
+{
+    struct nk_oplist ops = {.count = 0};
+    uint32_t timeout = nk_timeout_us(0, NK_T(chip, tRST_ns));
+    uint8_t status;
+    nk_op_cmd(&ops, NK_CMD_RESET, NK_T(chip, tWB_ns));
+    nk_op_wait(chip, &ops, timeout);
+    return nk_exec_busy(chip, &ops, timeout, &status);
+}
+
+int nk_chip_read_id(struct nk_chip *chip, uint8_t address, uint8_t *buf, unsigned len)
+{
+    struct nk_oplist ops = {.count = 0};
+    nk_op_cmd(&ops, NK_CMD_READID, 0);
+    nk_op_addr(&ops, &address, 1, NK_T(chip, tWHR_ns));
+    struct nk_instr in = nk_instr_data_in(buf, len, 0);
+    in.u.in.flags = NK_INSTR_FORCE_8BIT;
+    nk_op_add(&ops, in);
+    return nk_op_exec(chip, &ops);
+}
+
+int nk_chip_read_param(struct nk_chip *chip, uint8_t address, uint8_t *buf, uint32_t len)
+{
+    struct nk_oplist ops = {.count = 0};
+    uint32_t timeout = nk_timeout_us(NK_T(chip, tR_max_ns), NK_T(chip, tR_ns));
+    uint8_t status;
+    nk_op_cmd(&ops, NK_CMD_PARAM, 0);
+    nk_op_addr(&ops, &address, 1, NK_T(chip, tWB_ns));
+    nk_op_wait(chip, &ops, timeout);
+    int err = nk_exec_busy(chip, &ops, timeout, &status);
+    if (err)
+        return err;
+    ops.count = 0;
+    if (!nk_has_rb(chip))
+        nk_op_cmd(&ops, NK_CMD_READ0, 0);
+    struct nk_instr in = nk_instr_data_in(buf, len, 0);
+    in.u.in.flags = NK_INSTR_FORCE_8BIT;
+    nk_op_add(&ops, in);
+    return nk_op_exec(chip, &ops);
+}
+
+int nk_chip_read_status(struct nk_chip *chip, uint8_t *status)
+{
+    struct nk_oplist ops = {.count = 0};
+    nk_op_cmd(&ops, NK_CMD_STATUS, NK_T(chip, tWHR_ns));
+    struct nk_instr in = nk_instr_data_in(status, 1, 0);
+    in.u.in.flags = NK_INSTR_FORCE_8BIT;
+    nk_op_add(&ops, in);
+    return nk_op_exec(chip, &ops);
+}
+
+int nk_chip_get_features(struct nk_chip *chip, uint8_t address, uint8_t params[4])
+{
+    struct nk_oplist ops = {.count = 0};
+    uint32_t timeout = nk_timeout_us(0, NK_T(chip, tR_ns));
+    uint8_t status;
+    nk_op_cmd(&ops, NK_CMD_GET_FEATURES, 0);
+    nk_op_addr(&ops, &address, 1, NK_T(chip, tWB_ns));
+    nk_op_wait(chip, &ops, timeout);
+    int err = nk_exec_busy(chip, &ops, timeout, &status);
+    if (err)
+        return err;
+    ops.count = 0;
+    if (!nk_has_rb(chip))
+        nk_op_cmd(&ops, NK_CMD_READ0, 0);
+    struct nk_instr in = nk_instr_data_in(params, 4, 0);
+    in.u.in.flags = NK_INSTR_FORCE_8BIT;
+    nk_op_add(&ops, in);
+    return nk_op_exec(chip, &ops);
+}
+
+int nk_chip_set_features(struct nk_chip *chip, uint8_t address, const uint8_t params[4])
+{
+    struct nk_oplist ops = {.count = 0};
+    uint32_t timeout = nk_timeout_us(0, NK_T(chip, tR_ns));
+    uint8_t status;
+    nk_op_cmd(&ops, NK_CMD_SET_FEATURES, 0);
+    nk_op_addr(&ops, &address, 1, NK_T(chip, tADL_ns));
+    struct nk_instr out = nk_instr_data_out(params, 4, NK_T(chip, tWB_ns));
+    out.u.out.flags = NK_INSTR_FORCE_8BIT;
+    nk_op_add(&ops, out);
+    nk_op_wait(chip, &ops, timeout);
+    return nk_exec_busy(chip, &ops, timeout, &status);
+}
+
+/* ----- read ------------------------------------------------------------------ */
+
+/* Adds the command and address cycles that load `row` and point at `column`. */
+static void nk_op_read_setup(struct nk_chip *chip, struct nk_oplist *ops, uint32_t row,
+                             uint32_t column)
+{
+    uint8_t cycles[NK_MAX_ADDR_CYCLES];
+    if (nk_small_page(chip)) {
+        uint32_t in_area;
+        uint8_t pointer = nk_small_pointer(chip, column, &in_area);
+        unsigned n = nk_addr_cycles(chip, row, in_area, true, cycles);
+        nk_op_cmd(ops, pointer, 0);
+        nk_op_addr(ops, cycles, n, NK_T(chip, tWB_ns));
+        return;
+    }
+    unsigned n = nk_addr_cycles(chip, row, column, true, cycles);
+    nk_op_cmd(ops, NK_CMD_READ0, 0);
+    nk_op_addr(ops, cycles, n, 0);
+    nk_op_cmd(ops, NK_CMD_READSTART, NK_T(chip, tWB_ns));
+}
+
+int nk_chip_read_start(struct nk_chip *chip, uint32_t row, uint32_t column)
+{
+    struct nk_oplist ops = {.count = 0};
+    uint32_t timeout = nk_timeout_us(NK_T(chip, tR_max_ns), NK_T(chip, tR_ns));
+    uint8_t status;
+    nk_op_read_setup(chip, &ops, row, column);
+    nk_op_wait(chip, &ops, timeout);
+    int err = nk_exec_busy(chip, &ops, timeout, &status);
+    if (err || nk_has_rb(chip))
+        return err;
+    ops.count = 0;
+    nk_op_cmd(&ops, NK_CMD_READ0, 0); /* leave status mode: data output again */
+    return nk_op_exec(chip, &ops);
+}
+
+int nk_chip_read_data(struct nk_chip *chip, uint8_t *buf, uint32_t len)
+{
+    struct nk_oplist ops = {.count = 0};
+    nk_op_add(&ops, nk_instr_data_in(buf, len, 0));
+    return nk_op_exec(chip, &ops);
+}
+
+int nk_chip_read_resume(struct nk_chip *chip)
+{
+    struct nk_oplist ops = {.count = 0};
+    nk_op_cmd(&ops, NK_CMD_READ0, 0);
+    return nk_op_exec(chip, &ops);
+}
+
+int nk_chip_read_column(struct nk_chip *chip, uint32_t column)
+{
+    if (nk_small_page(chip))
+        return nk_diag_set(&chip->diag, -NK_ENOTSUP,
+                           "small-page part has no random data out (05h)");
+    struct nk_oplist ops = {.count = 0};
+    uint8_t cycles[NK_MAX_ADDR_CYCLES];
+    unsigned n = nk_addr_cycles(chip, 0, column, true, cycles) - chip->info.row_cycles;
+    nk_op_cmd(&ops, NK_CMD_RNDOUT, 0);
+    nk_op_addr(&ops, cycles, n, 0);
+    nk_op_cmd(&ops, NK_CMD_RNDOUTSTART, nk_tccs(chip));
+    return nk_op_exec(chip, &ops);
+}
+
+int nk_chip_read_page(struct nk_chip *chip, uint32_t row, const struct nk_xfer *xfers,
+                      unsigned count)
+{
+    if (count == 0)
+        return 0;
+    bool small = nk_small_page(chip);
+    bool rb = nk_has_rb(chip);
+    uint32_t timeout = nk_timeout_us(NK_T(chip, tR_max_ns), NK_T(chip, tR_ns));
+    struct nk_oplist ops = {.count = 0};
+    uint8_t status;
+
+    nk_op_read_setup(chip, &ops, row, xfers[0].column);
+    nk_op_wait(chip, &ops, timeout);
+    if (!rb) {
+        int err = nk_exec_busy(chip, &ops, timeout, &status);
+        if (err)
+            return err;
+        ops.count = 0;
+        nk_op_cmd(&ops, NK_CMD_READ0, 0);
+    }
+
+    uint32_t column = xfers[0].column;
+    for (unsigned i = 0; i < count; i++) {
+        const struct nk_xfer *x = &xfers[i];
+        if (x->column != column) {
+            if (small) {
+                /* No random data out: reload the page at the new column. */
+                int err = nk_op_exec(chip, &ops);
+                if (err)
+                    return err;
+                return nk_chip_read_page(chip, row, x, count - i);
+            }
+            if (ops.count + 4 > NK_MAX_INSTRS) {
+                int err = nk_op_exec(chip, &ops);
+                if (err)
+                    return err;
+                ops.count = 0;
+            }
+            uint8_t cycles[NK_MAX_ADDR_CYCLES];
+            unsigned n = nk_addr_cycles(chip, 0, x->column, true, cycles) - chip->info.row_cycles;
+            nk_op_cmd(&ops, NK_CMD_RNDOUT, 0);
+            nk_op_addr(&ops, cycles, n, 0);
+            nk_op_cmd(&ops, NK_CMD_RNDOUTSTART, nk_tccs(chip));
+        }
+        if (ops.count + 1 > NK_MAX_INSTRS) {
+            int err = nk_op_exec(chip, &ops);
+            if (err)
+                return err;
+            ops.count = 0;
+        }
+        nk_op_add(&ops, nk_instr_data_in(x->buf, x->len, 0));
+        column = x->column + x->len;
+    }
+    int err = nk_op_exec(chip, &ops);
+    if (err == -NK_ETIMEDOUT)
+        return nk_diag_set(&chip->diag, err, "read of page %u: chip still busy after %u us",
+                           row, timeout);
+    return err;
+}
+
+/* ----- program ------------------------------------------------------------------ */
+
+/* Adds 80h + address (small page: pointer command first). */
+static void nk_op_program_setup(struct nk_chip *chip, struct nk_oplist *ops, uint32_t row,
+                                uint32_t column)
+{
+    uint8_t cycles[NK_MAX_ADDR_CYCLES];
+    unsigned n;
+    if (nk_small_page(chip)) {
+        uint32_t in_area;
+        uint8_t pointer = nk_small_pointer(chip, column, &in_area);
+        nk_op_cmd(ops, pointer, 0);
+        n = nk_addr_cycles(chip, row, in_area, true, cycles);
+    } else {
+        n = nk_addr_cycles(chip, row, column, true, cycles);
+    }
+    nk_op_cmd(ops, NK_CMD_SEQIN, 0);
+    nk_op_addr(ops, cycles, n, NK_T(chip, tADL_ns));
+}
+
+static int nk_check_status(struct nk_chip *chip, uint8_t status, const char *what, uint32_t row)
+{
+    if (status & NK_STATUS_FAIL)
+        return nk_diag_set(&chip->diag, -NK_EIO, "%s of page %u failed (status 0x%02x)", what,
+                           row, status);
+    if (!(status & NK_STATUS_WP_N))
+        return nk_diag_set(&chip->diag, -NK_EROFS,
+                           "%s of page %u refused: chip is write protected (status 0x%02x)", what,
+                           row, status);
+    return 0;
+}
+
+/* Waits (status polling or R/B) and checks the status of a program/erase. */
+static int nk_finish_busy(struct nk_chip *chip, struct nk_oplist *ops, uint32_t timeout_us,
+                          const char *what, uint32_t row)
+{
+    uint8_t status;
+    int err = nk_exec_busy(chip, ops, timeout_us, &status);
+    if (err)
+        return err;
+    if (nk_has_rb(chip)) {
+        err = nk_chip_read_status(chip, &status);
+        if (err)
+            return err;
+    }
+    return nk_check_status(chip, status, what, row);
+}
+
+int nk_chip_program_start(struct nk_chip *chip, uint32_t row, uint32_t column)
+{
+    struct nk_oplist ops = {.count = 0};
+    nk_op_program_setup(chip, &ops, row, column);
+    return nk_op_exec(chip, &ops);
+}
+
+int nk_chip_write_data(struct nk_chip *chip, const uint8_t *buf, uint32_t len)
+{
+    struct nk_oplist ops = {.count = 0};
+    nk_op_add(&ops, nk_instr_data_out(buf, len, 0));
+    return nk_op_exec(chip, &ops);
+}
+
+int nk_chip_write_column(struct nk_chip *chip, uint32_t column)
+{
+    if (nk_small_page(chip))
+        return nk_diag_set(&chip->diag, -NK_ENOTSUP,
+                           "small-page part has no random data in (85h)");
+    struct nk_oplist ops = {.count = 0};
+    uint8_t cycles[NK_MAX_ADDR_CYCLES];
+    unsigned n = nk_addr_cycles(chip, 0, column, true, cycles) - chip->info.row_cycles;
+    nk_op_cmd(&ops, NK_CMD_RNDIN, 0);
+    nk_op_addr(&ops, cycles, n, NK_T(chip, tADL_ns));
+    return nk_op_exec(chip, &ops);
+}
+
+static uint8_t nk_program_confirm(const struct nk_chip *chip, bool cache)
+{
+    return cache && (chip->info.features & NK_CHIP_CACHE_PROGRAM) ? NK_CMD_CACHEDPROG
+                                                                  : NK_CMD_PAGEPROG;
+}
+
+static uint32_t nk_program_timeout(const struct nk_chip *chip)
+{
+    return nk_timeout_us(NK_T(chip, tPROG_max_ns), NK_T(chip, tPROG_ns));
+}
+
+int nk_chip_program_finish(struct nk_chip *chip, bool cache)
+{
+    struct nk_oplist ops = {.count = 0};
+    uint32_t timeout = nk_program_timeout(chip);
+    nk_op_cmd(&ops, nk_program_confirm(chip, cache), NK_T(chip, tWB_ns));
+    nk_op_wait(chip, &ops, timeout);
+    return nk_finish_busy(chip, &ops, timeout, "program", 0);
+}
+
+int nk_chip_program_page(struct nk_chip *chip, uint32_t row, const struct nk_xfer *xfers,
+                         unsigned count, bool cache)
+{
+    if (count == 0)
+        return 0;
+    bool small = nk_small_page(chip);
+    uint32_t timeout = nk_program_timeout(chip);
+    struct nk_oplist ops = {.count = 0};
+
+    nk_op_program_setup(chip, &ops, row, xfers[0].column);
+    uint32_t column = xfers[0].column;
+    for (unsigned i = 0; i < count; i++) {
+        const struct nk_xfer *x = &xfers[i];
+        if (x->column != column) {
+            if (small)
+                return nk_diag_set(&chip->diag, -NK_ENOTSUP,
+                                   "small-page program needs contiguous data (column %u after %u)",
+                                   x->column, column);
+            if (ops.count + 3 > NK_MAX_INSTRS) {
+                int err = nk_op_exec(chip, &ops);
+                if (err)
+                    return err;
+                ops.count = 0;
+            }
+            uint8_t cycles[NK_MAX_ADDR_CYCLES];
+            unsigned n = nk_addr_cycles(chip, 0, x->column, true, cycles) - chip->info.row_cycles;
+            nk_op_cmd(&ops, NK_CMD_RNDIN, 0);
+            nk_op_addr(&ops, cycles, n, NK_T(chip, tADL_ns));
+        }
+        if (ops.count + 3 > NK_MAX_INSTRS) {
+            int err = nk_op_exec(chip, &ops);
+            if (err)
+                return err;
+            ops.count = 0;
+        }
+        nk_op_add(&ops, nk_instr_data_out(x->buf, x->len, 0));
+        column = x->column + x->len;
+    }
+    nk_op_cmd(&ops, nk_program_confirm(chip, cache), NK_T(chip, tWB_ns));
+    nk_op_wait(chip, &ops, timeout);
+    return nk_finish_busy(chip, &ops, timeout, "program", row);
+}
+
+/* ----- erase -------------------------------------------------------------------- */
+
+int nk_chip_erase_block(struct nk_chip *chip, uint32_t row)
+{
+    struct nk_oplist ops = {.count = 0};
+    uint8_t cycles[NK_MAX_ADDR_CYCLES];
+    uint32_t timeout = nk_timeout_us(NK_T(chip, tBERS_max_ns), NK_T(chip, tBERS_ns));
+    unsigned n = nk_addr_cycles(chip, row, 0, false, cycles);
+    nk_op_cmd(&ops, NK_CMD_ERASE1, 0);
+    nk_op_addr(&ops, cycles, n, 0);
+    nk_op_cmd(&ops, NK_CMD_ERASE2, NK_T(chip, tWB_ns));
+    nk_op_wait(chip, &ops, timeout);
+    int err = nk_finish_busy(chip, &ops, timeout, "erase", row);
+    if (err == -NK_EIO)
+        return nk_diag_set(&chip->diag, err, "erase of block %u failed",
+                           row / (chip->info.pages_per_block ? chip->info.pages_per_block : 1));
+    return err;
+}
+
+void nk_chip_attach(struct nk_chip *chip, const struct nk_ctrl *ctrl, unsigned chip_select,
+                    const struct nk_chip_info *info)
+{
+    chip->ctrl = ctrl;
+    chip->chip_select = chip_select;
+    chip->info = *info;
+    nk_diag_clear(&chip->diag);
+}

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Identification: RESET, READ ID (twice), then the ONFI parameter page, the
+ * JEDEC parameter page, or the legacy ID table, in that order.
+ *
+ * Stack use: up to 1.6 KiB while reading parameter page copies (3 x 512 bytes
+ * for JEDEC), only during identification.
+ */
+#include <string.h>
+
+#include "chip/chip_internal.h"
+#include "nandkit/error.h"
+
+#define NK_ONFI_PAGE 256u
+#define NK_JEDEC_PAGE 512u
+#define NK_PARAM_COPIES 3u
+
+/* Number of meaningful ID bytes: chips repeat their ID after its end. */
+static uint8_t nk_id_length(const uint8_t *id, unsigned len)
+{
+    for (unsigned period = 2; period < len; period++) {
+        bool repeats = true;
+        for (unsigned i = period; i < len && repeats; i++)
+            repeats = id[i] == id[i - period];
+        if (repeats)
+            return (uint8_t)period;
+    }
+    return (uint8_t)len;
+}
+
+static int nk_identify_onfi(struct nk_chip *chip)
+{
+    uint8_t raw[NK_PARAM_COPIES * NK_ONFI_PAGE];
+    uint8_t page[NK_ONFI_PAGE];
+    int err = nk_chip_read_param(chip, 0x00, raw, sizeof raw);
+    if (err)
+        return err;
+    int used = nk_param_page_select(raw, NK_PARAM_COPIES, NK_ONFI_PAGE, page);
+    if (used < 0)
+        return nk_diag_set(&chip->diag, -NK_EBADMSG,
+                           "ONFI parameter page unreadable: all 3 copies fail the CRC and the "
+                           "bitwise majority vote does not recover it");
+
+    /* ONFI 2.1+: an extended parameter page follows the copies when the ECC
+     * requirement byte says so. Read it through a small window. */
+    uint8_t ext[NK_ONFI_PAGE];
+    uint32_t ext_len = (uint32_t)(page[12] | page[13] << 8) * 16u;
+    unsigned copies = page[14] >= NK_PARAM_COPIES ? page[14] : NK_PARAM_COPIES;
+    bool have_ext = false;
+    if (page[112] == 0xff && ext_len >= 48 && ext_len <= sizeof ext) {
+        err = nk_chip_read_param(chip, 0x00, raw, sizeof raw);
+        for (unsigned c = NK_PARAM_COPIES; !err && c < copies; c++)
+            err = nk_chip_read_data(chip, raw, NK_ONFI_PAGE);
+        for (unsigned c = 0; !err && c < NK_PARAM_COPIES && !have_ext; c++) {
+            err = nk_chip_read_data(chip, ext, ext_len);
+            have_ext = !err && memcmp(ext + 2, "EPPS", 4) == 0 &&
+                       nk_onfi_crc16(NK_ONFI_CRC_SEED, ext + 2, ext_len - 2) ==
+                           (uint16_t)(ext[0] | ext[1] << 8);
+        }
+        if (err)
+            return err;
+    }
+    return nk_onfi_parse(page, have_ext ? ext : NULL, have_ext ? ext_len : 0, &chip->info,
+                         &chip->diag);
+}
+
+static int nk_identify_jedec(struct nk_chip *chip)
+{
+    uint8_t raw[NK_PARAM_COPIES * NK_JEDEC_PAGE];
+    uint8_t page[NK_JEDEC_PAGE];
+    int err = nk_chip_read_param(chip, 0x40, raw, sizeof raw);
+    if (err)
+        return err;
+    if (nk_param_page_select(raw, NK_PARAM_COPIES, NK_JEDEC_PAGE, page) < 0)
+        return nk_diag_set(&chip->diag, -NK_EBADMSG,
+                           "JEDEC parameter page unreadable: all 3 copies fail the CRC and the "
+                           "bitwise majority vote does not recover it");
+    return nk_jedec_parse(page, &chip->info, &chip->diag);
+}
+
+int nk_chip_identify(struct nk_chip *chip, const struct nk_ctrl *ctrl, unsigned chip_select)
+{
+    chip->ctrl = ctrl;
+    chip->chip_select = chip_select;
+    memset(&chip->info, 0, sizeof chip->info);
+    chip->info.timing = *nk_chip_timing_defaults();
+    nk_diag_clear(&chip->diag);
+    if (!ctrl || !ctrl->ops || !ctrl->ops->exec_op)
+        return nk_diag_set(&chip->diag, -NK_EINVAL, "controller port has no exec_op");
+
+    int err = nk_chip_reset(chip);
+    if (err)
+        return err;
+
+    uint8_t id[8], again[8];
+    err = nk_chip_read_id(chip, 0x00, id, sizeof id);
+    if (!err)
+        err = nk_chip_read_id(chip, 0x00, again, sizeof again);
+    if (err)
+        return err;
+    if (memcmp(id, again, sizeof id) != 0)
+        return nk_diag_set(&chip->diag, -NK_EIO,
+                           "READ ID unstable: %02x %02x then %02x %02x (check the bus)", id[0],
+                           id[1], again[0], again[1]);
+    if ((id[0] == 0x00 || id[0] == 0xff) && id[1] == id[0])
+        return nk_diag_set(&chip->diag, -NK_ENODEV, "no chip answers READ ID (reads %02x %02x)",
+                           id[0], id[1]);
+
+    uint8_t signature[5];
+    err = nk_chip_read_id(chip, 0x20, signature, 4);
+    if (err)
+        return err;
+    if (memcmp(signature, "ONFI", 4) == 0) {
+        err = nk_identify_onfi(chip);
+    } else {
+        err = nk_chip_read_id(chip, 0x40, signature, 5);
+        if (err)
+            return err;
+        if (memcmp(signature, "JEDEC", 5) == 0) {
+            err = nk_identify_jedec(chip);
+        } else {
+            err = nk_chip_lookup_id(id, nk_id_length(id, sizeof id), &chip->info);
+            if (err)
+                return nk_diag_set(&chip->diag, err,
+                                   "unknown NAND: ID %02x %02x %02x %02x %02x (manufacturer %s)",
+                                   id[0], id[1], id[2], id[3], id[4], nk_chip_vendor_name(id[0]));
+            return 0;
+        }
+    }
+    if (err)
+        return err;
+
+    memcpy(chip->info.id, id, sizeof id);
+    chip->info.id_len = nk_id_length(id, sizeof id);
+    nk_chip_apply_bbm_rule(&chip->info);
+    nk_chip_table_refine(&chip->info);
+    return 0;
+}

@@ -1,0 +1,640 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Device layer: page read/program and block erase with ECC, OOB layouts,
+ * bad-block checks, locking and statistics on top of the chip layer.
+ *
+ * Software ECC reads move data and OOB in one burst and then check each
+ * step; a controller engine is armed before each step's transfer and its
+ * code read back after it; on-die ECC is reported through the status
+ * register after the page load. Every public entry point is a thin wrapper
+ * (lock, busy-time clock) around a static worker.
+ */
+#include <string.h>
+
+#include "nand/nand_internal.h"
+#include "nandkit/error.h"
+
+size_t nk_nand_workspace_size(const struct nk_chip_info *info)
+{
+    return (size_t)info->page_size + 3u * info->oob_size;
+}
+
+/* ----- wrappers: lock and clock ------------------------------------------------ */
+
+struct nk_call {
+    uint64_t start_ns;
+};
+
+static void nk_call_begin(struct nk_nand *dev, struct nk_call *call)
+{
+    if (dev->lock.lock)
+        dev->lock.lock(dev->lock.ctx);
+    call->start_ns = dev->clock.now_ns ? dev->clock.now_ns(dev->clock.ctx) : 0;
+}
+
+static int nk_call_end(struct nk_nand *dev, struct nk_call *call, int result)
+{
+    if (dev->clock.now_ns)
+        dev->stats.busy_ns += dev->clock.now_ns(dev->clock.ctx) - call->start_ns;
+    if (dev->lock.unlock)
+        dev->lock.unlock(dev->lock.ctx);
+    return result;
+}
+
+/* ----- open ---------------------------------------------------------------------- */
+
+static unsigned nk_default_threshold(unsigned strength)
+{
+    return strength ? (3u * strength + 3u) / 4u : 0u;
+}
+
+static int nk_nand_setup_ecc(struct nk_nand *dev, const struct nk_nand_config *config)
+{
+    const struct nk_chip_info *info = &dev->chip.info;
+    if (config->ecc)
+        dev->ecc = *config->ecc;
+    else
+        nk_ecc_none_init(&dev->ecc);
+
+    dev->ecc_steps = 0;
+    dev->ecc_total = 0;
+    if (dev->ecc.placement == NK_ECC_PLACEMENT_SOFTWARE ||
+        dev->ecc.placement == NK_ECC_PLACEMENT_CONTROLLER) {
+        if (!dev->ecc.ops || !dev->ecc.ops->calculate || !dev->ecc.ops->correct)
+            return nk_diag_set(&dev->diag, -NK_EINVAL, "ECC engine '%s' has no operations",
+                               dev->ecc.name ? dev->ecc.name : "?");
+        if (dev->ecc.step_size == 0 || info->page_size % dev->ecc.step_size != 0)
+            return nk_diag_set(&dev->diag, -NK_EINVAL,
+                               "ECC step of %u bytes does not divide the %u-byte page",
+                               dev->ecc.step_size, info->page_size);
+        if (dev->ecc.bytes_per_step > NK_ECC_MAX_BYTES_PER_STEP)
+            return nk_diag_set(&dev->diag, -NK_EINVAL, "ECC engine '%s': %u code bytes per step",
+                               dev->ecc.name, dev->ecc.bytes_per_step);
+        dev->ecc_steps = info->page_size / dev->ecc.step_size;
+        dev->ecc_total = dev->ecc_steps * dev->ecc.bytes_per_step;
+        if (dev->ecc_total > info->oob_size)
+            return nk_diag_set(&dev->diag, -NK_EINVAL,
+                               "ECC '%s' needs %u OOB bytes per page; the chip has %u",
+                               dev->ecc.name, dev->ecc_total, info->oob_size);
+        if (dev->ecc.placement == NK_ECC_PLACEMENT_CONTROLLER &&
+            (!dev->ecc.ctrl || !dev->ecc.ctrl->ops->ecc_enable))
+            return nk_diag_set(&dev->diag, -NK_EINVAL,
+                               "controller ECC engine without an ecc_enable hook");
+    } else if (dev->ecc.placement == NK_ECC_PLACEMENT_ON_DIE) {
+        if (!(info->features & NK_CHIP_ON_DIE_ECC))
+            return nk_diag_set(&dev->diag, -NK_ENOTSUP, "%s has no on-die ECC", info->model);
+        uint8_t enable[4] = {0x08, 0, 0, 0};
+        int err = nk_chip_set_features(&dev->chip, NK_FEATURE_ARRAY_OPERATION, enable);
+        if (err)
+            return err;
+    }
+
+    if (config->layout) {
+        dev->layout = *config->layout;
+    } else {
+        int err = nk_oob_layout_default(&dev->layout, info->page_size, info->oob_size, &dev->ecc);
+        if (err)
+            return nk_diag_set(&dev->diag, err,
+                               "no default OOB layout for %u-byte OOB with %u ECC bytes",
+                               info->oob_size, dev->ecc_total);
+    }
+    if (nk_oob_layout_check(&dev->layout, info->oob_size, dev->ecc_total))
+        return nk_diag_set(&dev->diag, -NK_EINVAL,
+                           "OOB layout does not fit a %u-byte OOB with %u ECC bytes",
+                           info->oob_size, dev->ecc_total);
+    dev->free_bytes = nk_oob_free_bytes(&dev->layout);
+    dev->bitflip_threshold = config->bitflip_threshold;
+    if (!dev->bitflip_threshold || dev->bitflip_threshold > dev->ecc.strength)
+        dev->bitflip_threshold = nk_default_threshold(dev->ecc.strength);
+    return 0;
+}
+
+int nk_nand_open(struct nk_nand *dev, const struct nk_nand_config *config)
+{
+    memset(dev, 0, sizeof *dev);
+    if (!config || !config->ctrl || !config->ctrl->ops || !config->ctrl->ops->exec_op)
+        return nk_diag_set(&dev->diag, -NK_EINVAL, "no controller port (exec_op) given");
+
+    int err;
+    if (config->chip) {
+        nk_chip_attach(&dev->chip, config->ctrl, config->chip_select, config->chip);
+        err = config->skip_reset ? 0 : nk_chip_reset(&dev->chip);
+    } else {
+        err = nk_chip_identify(&dev->chip, config->ctrl, config->chip_select);
+    }
+    if (err) {
+        memcpy(dev->diag.text, dev->chip.diag.text, sizeof dev->diag.text);
+        if (!dev->diag.text[0])
+            nk_diag_set(&dev->diag, err, "chip did not answer: %s", nk_strerror(err));
+        return err;
+    }
+
+    const struct nk_chip_info *info = &dev->chip.info;
+    if (info->page_size == 0 || info->oob_size == 0 || info->pages_per_block == 0 ||
+        info->blocks == 0)
+        return nk_diag_set(&dev->diag, -NK_EINVAL,
+                           "chip geometry incomplete (page %u, OOB %u, %u pages/block, %u blocks)",
+                           info->page_size, info->oob_size, info->pages_per_block, info->blocks);
+
+    size_t need = nk_nand_workspace_size(info);
+    if (!config->workspace || config->workspace_size < need)
+        return nk_diag_set(&dev->diag, -NK_EINVAL,
+                           "workspace of %zu bytes too small: %s needs %zu",
+                           config->workspace ? config->workspace_size : 0, info->model, need);
+    uint8_t *ws = config->workspace;
+    dev->page_buf = ws;
+    dev->ecc_calc = ws + info->page_size + info->oob_size;
+    dev->ecc_read = dev->ecc_calc + info->oob_size;
+    if (config->clock)
+        dev->clock = *config->clock;
+    if (config->lock)
+        dev->lock = *config->lock;
+    dev->read_only = config->read_only;
+
+    return nk_nand_setup_ecc(dev, config);
+}
+
+void nk_nand_close(struct nk_nand *dev)
+{
+    dev->page_buf = NULL;
+}
+
+/* ----- argument checks ------------------------------------------------------------ */
+
+static int nk_check_page(struct nk_nand *dev, uint32_t page)
+{
+    if (!dev->page_buf)
+        return nk_diag_set(&dev->diag, -NK_EINVAL, "device is not open");
+    uint32_t pages = nk_nand_pages(dev);
+    if (page >= pages)
+        return nk_diag_set(&dev->diag, -NK_EINVAL, "page %u out of range: device has %u pages",
+                           page, pages);
+    return 0;
+}
+
+static int nk_check_block(struct nk_nand *dev, uint32_t block)
+{
+    if (!dev->page_buf)
+        return nk_diag_set(&dev->diag, -NK_EINVAL, "device is not open");
+    if (block >= nk_nand_blocks(dev))
+        return nk_diag_set(&dev->diag, -NK_EINVAL, "block %u out of range: device has %u blocks",
+                           block, nk_nand_blocks(dev));
+    return 0;
+}
+
+static int nk_check_writable(struct nk_nand *dev, const char *what, uint32_t where)
+{
+    if (dev->read_only)
+        return nk_diag_set(&dev->diag, -NK_EROFS, "%s %u refused: device opened read-only", what,
+                           where);
+    return 0;
+}
+
+static int nk_check_mode(struct nk_nand *dev, enum nk_oob_mode mode)
+{
+    if (mode != NK_OOB_PLACE && mode != NK_OOB_AUTO && mode != NK_OOB_RAW)
+        return nk_diag_set(&dev->diag, -NK_EINVAL, "unknown OOB mode %d", (int)mode);
+    return 0;
+}
+
+/* Refuses program/erase on a block the bad-block table knows as bad, and
+ * on the table's own blocks unless the table code itself is writing. */
+static int nk_check_not_bad(struct nk_nand *dev, uint32_t block, const char *what,
+                            unsigned flags)
+{
+    if (!dev->bbt)
+        return 0;
+    int state = nk_bbt_block_state(dev->bbt, block);
+    if (state == NK_BBT_GOOD || (state == NK_BBT_RESERVED && (flags & NK_IO_ALLOW_RESERVED)))
+        return 0;
+    dev->stats.refused_bad++;
+    if (state == NK_BBT_RESERVED)
+        return nk_diag_set(&dev->diag, -NK_EIO,
+                           "%s refused: block %u is reserved for the bad-block table", what,
+                           block);
+    return nk_diag_set(&dev->diag, -NK_EIO, "%s refused: block %u is bad (%s)", what, block,
+                       state == NK_BBT_WORN ? "worn" : "factory-marked");
+}
+
+/* ----- ECC --------------------------------------------------------------------------- */
+
+/* Folds one step's outcome into the page result. */
+static void nk_account_step(struct nk_nand *dev, int corrected, unsigned *max_bitflips,
+                            bool *failed)
+{
+    if (corrected < 0) {
+        dev->stats.ecc_failed_steps++;
+        *failed = true;
+        return;
+    }
+    if (corrected > 0) {
+        dev->stats.ecc_corrected_bits += (unsigned)corrected;
+        dev->stats.ecc_corrected_steps++;
+        if ((unsigned)corrected > *max_bitflips)
+            *max_bitflips = (unsigned)corrected;
+    }
+}
+
+/* The page result per the bitflip contract. */
+static int nk_read_result(struct nk_nand *dev, unsigned max_bitflips, bool failed)
+{
+    dev->last_bitflips = max_bitflips;
+    if (failed) {
+        dev->stats.ecc_failed_pages++;
+        return -NK_EBADMSG;
+    }
+    if (dev->bitflip_threshold && max_bitflips >= dev->bitflip_threshold) {
+        dev->stats.scrub_reports++;
+        return -NK_EUCLEAN;
+    }
+    return (int)max_bitflips;
+}
+
+/* Checks and corrects every step of `data` given the code computed over it
+ * (dev->ecc_calc) and the OOB as read (`oob`, full size). Erased steps with
+ * few enough bitflips are cleaned to 0xFF. */
+static int nk_ecc_correct_page(struct nk_nand *dev, uint8_t *data, uint8_t *oob)
+{
+    const struct nk_ecc_engine *ecc = &dev->ecc;
+    unsigned bytes = ecc->bytes_per_step;
+    unsigned max_bitflips = 0;
+    bool failed = false;
+    bool ecc_changed = false;
+
+    nk_oob_ecc_get(&dev->layout, oob, dev->ecc_read, dev->ecc_total);
+    for (unsigned step = 0; step < dev->ecc_steps; step++) {
+        uint8_t *chunk = data + (size_t)step * ecc->step_size;
+        uint8_t *read_ecc = dev->ecc_read + step * bytes;
+        const uint8_t *calc_ecc = dev->ecc_calc + step * bytes;
+        if (memcmp(read_ecc, calc_ecc, bytes) == 0)
+            continue; /* clean: the common case costs one compare */
+        int corrected = ecc->ops->correct(ecc, chunk, read_ecc, calc_ecc);
+        if (corrected == -NK_EBADMSG) {
+            corrected = nk_ecc_check_erased(chunk, ecc->step_size, read_ecc, bytes,
+                                            ecc->strength);
+            ecc_changed |= corrected >= 0;
+        }
+        nk_account_step(dev, corrected, &max_bitflips, &failed);
+    }
+    if (ecc_changed)
+        nk_oob_ecc_set(&dev->layout, oob, dev->ecc_read, dev->ecc_total);
+    return nk_read_result(dev, max_bitflips, failed);
+}
+
+/* On-die ECC: the page load's status tells the outcome; the bitflip count
+ * itself is not reported, so "rewrite recommended" counts as the threshold. */
+static int nk_on_die_result(struct nk_nand *dev)
+{
+    uint8_t status;
+    int err = nk_chip_read_status(&dev->chip, &status);
+    if (!err)
+        err = nk_chip_read_resume(&dev->chip);
+    if (err)
+        return err;
+    unsigned bitflips = 0;
+    bool failed = (status & NK_STATUS_FAIL) != 0;
+    if (!failed && (status & NK_STATUS_REWRITE)) {
+        bitflips = dev->bitflip_threshold ? dev->bitflip_threshold : 1;
+        dev->stats.ecc_corrected_bits += bitflips;
+        dev->stats.ecc_corrected_steps++;
+    }
+    if (failed)
+        dev->stats.ecc_failed_steps++;
+    return nk_read_result(dev, bitflips, failed);
+}
+
+/* ----- read ----------------------------------------------------------------------------- */
+
+/* Hands the OOB scratch (full, as corrected) to the caller per mode. */
+static void nk_oob_out(struct nk_nand *dev, const uint8_t *scratch, uint8_t *oob,
+                       enum nk_oob_mode mode)
+{
+    if (!oob)
+        return;
+    if (mode == NK_OOB_AUTO)
+        nk_oob_free_get(&dev->layout, scratch, oob, 0, dev->free_bytes);
+    else
+        memcpy(oob, scratch, nk_nand_oob_size(dev));
+}
+
+static int nk_read_controller_ecc(struct nk_nand *dev, uint32_t page, uint8_t *data,
+                                  uint8_t *scratch)
+{
+    const struct nk_ctrl *ctrl = dev->ecc.ctrl;
+    int err = nk_chip_read_start(&dev->chip, page, 0);
+    for (unsigned step = 0; !err && step < dev->ecc_steps; step++) {
+        err = ctrl->ops->ecc_enable(ctrl->ctx, NK_ECC_DIR_READ);
+        if (!err)
+            err = nk_chip_read_data(&dev->chip, data + (size_t)step * dev->ecc.step_size,
+                                    dev->ecc.step_size);
+        if (!err)
+            dev->ecc.ops->calculate(&dev->ecc, NULL, dev->ecc_calc + step * dev->ecc.bytes_per_step);
+    }
+    if (!err)
+        err = nk_chip_read_data(&dev->chip, scratch, nk_nand_oob_size(dev));
+    return err;
+}
+
+int nk_nand_read_page_unlocked(struct nk_nand *dev, uint32_t page, uint8_t *data, uint8_t *oob,
+                               enum nk_oob_mode mode)
+{
+    int err = nk_check_page(dev, page);
+    if (!err)
+        err = nk_check_mode(dev, mode);
+    if (err)
+        return err;
+    const uint32_t page_size = nk_nand_page_size(dev), oob_size = nk_nand_oob_size(dev);
+    uint8_t *scratch = dev->page_buf + page_size;
+    dev->last_bitflips = 0;
+
+    if (!data) {
+        /* OOB only: no code covers it, so no ECC check (as Linux). */
+        struct nk_xfer x = {page_size, oob_size, mode == NK_OOB_RAW ? oob : scratch};
+        if (!oob)
+            return 0;
+        err = nk_chip_read_page(&dev->chip, page, &x, 1);
+        if (err)
+            return err;
+        dev->stats.oob_reads++;
+        dev->stats.bytes_read += oob_size;
+        if (mode != NK_OOB_RAW)
+            nk_oob_out(dev, scratch, oob, mode);
+        return 0;
+    }
+
+    dev->stats.page_reads++;
+    bool use_ecc = mode != NK_OOB_RAW && dev->ecc.placement != NK_ECC_PLACEMENT_NONE;
+    if (!use_ecc || dev->ecc.placement == NK_ECC_PLACEMENT_ON_DIE) {
+        /* Raw, no engine, or the chip corrects: one burst. OOB is skipped when
+         * nobody wants it. */
+        uint8_t *oob_target = mode == NK_OOB_RAW ? oob : scratch;
+        struct nk_xfer x[2] = {{0, page_size, data}, {page_size, oob_size, oob_target}};
+        unsigned count = oob ? 2 : 1;
+        err = nk_chip_read_page(&dev->chip, page, x, count);
+        if (err)
+            return err;
+        dev->stats.bytes_read += page_size + (oob ? oob_size : 0);
+        int result = 0;
+        if (use_ecc)
+            result = nk_on_die_result(dev);
+        if (mode != NK_OOB_RAW)
+            nk_oob_out(dev, scratch, oob, mode);
+        return result;
+    }
+
+    if (dev->ecc.placement == NK_ECC_PLACEMENT_CONTROLLER) {
+        err = nk_read_controller_ecc(dev, page, data, scratch);
+        if (err)
+            return err;
+    } else {
+        struct nk_xfer x[2] = {{0, page_size, data}, {page_size, oob_size, scratch}};
+        err = nk_chip_read_page(&dev->chip, page, x, 2);
+        if (err)
+            return err;
+        for (unsigned step = 0; step < dev->ecc_steps; step++)
+            dev->ecc.ops->calculate(&dev->ecc, data + (size_t)step * dev->ecc.step_size,
+                                    dev->ecc_calc + step * dev->ecc.bytes_per_step);
+    }
+    dev->stats.bytes_read += page_size + oob_size;
+    int result = nk_ecc_correct_page(dev, data, scratch);
+    nk_oob_out(dev, scratch, oob, mode);
+    return result;
+}
+
+int nk_nand_read_page(struct nk_nand *dev, uint32_t page, uint8_t *data, uint8_t *oob,
+                      enum nk_oob_mode mode)
+{
+    struct nk_call call;
+    nk_call_begin(dev, &call);
+    return nk_call_end(dev, &call, nk_nand_read_page_unlocked(dev, page, data, oob, mode));
+}
+
+int nk_nand_read_raw_bytes(struct nk_nand *dev, uint32_t page, uint32_t column, uint8_t *buf,
+                           uint32_t len)
+{
+    struct nk_call call;
+    nk_call_begin(dev, &call);
+    int err = nk_check_page(dev, page);
+    uint32_t total = nk_nand_page_size(dev) + nk_nand_oob_size(dev);
+    if (!err && (column > total || len > total - column))
+        err = nk_diag_set(&dev->diag, -NK_EINVAL,
+                          "bytes %u..%u out of range: a page with OOB has %u bytes", column,
+                          column + len, total);
+    if (!err && len) {
+        struct nk_xfer x = {column, len, buf};
+        err = nk_chip_read_page(&dev->chip, page, &x, 1);
+        if (!err) {
+            dev->stats.oob_reads++;
+            dev->stats.bytes_read += len;
+        }
+    }
+    return nk_call_end(dev, &call, err);
+}
+
+/* ----- program ----------------------------------------------------------------------------- */
+
+static int nk_program_controller_ecc(struct nk_nand *dev, uint32_t page, const uint8_t *data,
+                                     uint8_t *scratch)
+{
+    const struct nk_ctrl *ctrl = dev->ecc.ctrl;
+    int err = nk_chip_program_start(&dev->chip, page, 0);
+    for (unsigned step = 0; !err && step < dev->ecc_steps; step++) {
+        err = ctrl->ops->ecc_enable(ctrl->ctx, NK_ECC_DIR_WRITE);
+        if (!err)
+            err = nk_chip_write_data(&dev->chip, data + (size_t)step * dev->ecc.step_size,
+                                     dev->ecc.step_size);
+        if (!err)
+            dev->ecc.ops->calculate(&dev->ecc, NULL, dev->ecc_calc + step * dev->ecc.bytes_per_step);
+    }
+    if (err)
+        return err;
+    nk_oob_ecc_set(&dev->layout, scratch, dev->ecc_calc, dev->ecc_total);
+    err = nk_chip_write_data(&dev->chip, scratch, nk_nand_oob_size(dev));
+    if (!err)
+        err = nk_chip_program_finish(&dev->chip, false);
+    return err;
+}
+
+int nk_nand_program_page_unlocked(struct nk_nand *dev, uint32_t page, const uint8_t *data,
+                                  const uint8_t *oob, enum nk_oob_mode mode, unsigned flags)
+{
+    int err = nk_check_page(dev, page);
+    if (!err)
+        err = nk_check_mode(dev, mode);
+    if (!err)
+        err = nk_check_writable(dev, "program of page", page);
+    if (!err)
+        err = nk_check_not_bad(dev, page / nk_nand_pages_per_block(dev), "program", flags);
+    if (err)
+        return err;
+    if (!data && !oob)
+        return 0;
+
+    const uint32_t page_size = nk_nand_page_size(dev), oob_size = nk_nand_oob_size(dev);
+    uint8_t *scratch = dev->page_buf + page_size;
+    bool use_ecc = mode != NK_OOB_RAW && data && (dev->ecc.placement == NK_ECC_PLACEMENT_SOFTWARE ||
+                                                  dev->ecc.placement == NK_ECC_PLACEMENT_CONTROLLER);
+
+    /* Assemble the OOB image unless the caller's buffer goes out as is. */
+    const uint8_t *oob_out = oob;
+    if (mode != NK_OOB_RAW && (oob || use_ecc)) {
+        if (mode == NK_OOB_AUTO) {
+            memset(scratch, 0xff, oob_size);
+            if (oob)
+                nk_oob_free_set(&dev->layout, scratch, oob, 0, dev->free_bytes);
+        } else if (oob) {
+            memcpy(scratch, oob, oob_size);
+        } else {
+            memset(scratch, 0xff, oob_size);
+        }
+        oob_out = scratch;
+    }
+
+    dev->stats.page_programs++;
+    if (use_ecc && dev->ecc.placement == NK_ECC_PLACEMENT_CONTROLLER) {
+        err = nk_program_controller_ecc(dev, page, data, scratch);
+    } else {
+        if (use_ecc) {
+            for (unsigned step = 0; step < dev->ecc_steps; step++)
+                dev->ecc.ops->calculate(&dev->ecc, data + (size_t)step * dev->ecc.step_size,
+                                        dev->ecc_calc + step * dev->ecc.bytes_per_step);
+            nk_oob_ecc_set(&dev->layout, scratch, dev->ecc_calc, dev->ecc_total);
+        }
+        struct nk_xfer x[2];
+        unsigned count = 0;
+        if (data)
+            x[count++] = (struct nk_xfer){0, page_size, (uint8_t *)data};
+        if (oob_out)
+            x[count++] = (struct nk_xfer){page_size, oob_size, (uint8_t *)oob_out};
+        err = nk_chip_program_page(&dev->chip, page, x, count, false);
+    }
+    dev->stats.bytes_written += (data ? page_size : 0) + (oob_out ? oob_size : 0);
+    if (err == -NK_EIO) {
+        dev->stats.program_failures++;
+        memcpy(dev->diag.text, dev->chip.diag.text, sizeof dev->diag.text);
+    }
+    return err;
+}
+
+int nk_nand_program_page(struct nk_nand *dev, uint32_t page, const uint8_t *data,
+                         const uint8_t *oob, enum nk_oob_mode mode)
+{
+    struct nk_call call;
+    nk_call_begin(dev, &call);
+    return nk_call_end(dev, &call, nk_nand_program_page_unlocked(dev, page, data, oob, mode, 0));
+}
+
+/* ----- erase ---------------------------------------------------------------------------------- */
+
+int nk_nand_erase_block_unlocked(struct nk_nand *dev, uint32_t block, unsigned flags)
+{
+    int err = nk_check_block(dev, block);
+    if (!err)
+        err = nk_check_writable(dev, "erase of block", block);
+    if (!err)
+        err = nk_check_not_bad(dev, block, "erase", flags);
+    if (err)
+        return err;
+    dev->stats.block_erases++;
+    err = nk_chip_erase_block(&dev->chip, block * nk_nand_pages_per_block(dev));
+    if (err == -NK_EIO) {
+        dev->stats.erase_failures++;
+        memcpy(dev->diag.text, dev->chip.diag.text, sizeof dev->diag.text);
+        /* A block that cannot be erased is retired for good (the table's own
+         * blocks are handled by the table code, which relocates them). */
+        if (dev->bbt && !(flags & NK_IO_ALLOW_RESERVED))
+            nk_bbt_mark_worn_unlocked(dev, block);
+    }
+    return err;
+}
+
+int nk_nand_erase_block(struct nk_nand *dev, uint32_t block)
+{
+    struct nk_call call;
+    nk_call_begin(dev, &call);
+    return nk_call_end(dev, &call, nk_nand_erase_block_unlocked(dev, block, 0));
+}
+
+/* ----- multi-page helpers ------------------------------------------------------------------------ */
+
+static uint32_t nk_oob_stride(const struct nk_nand *dev, enum nk_oob_mode mode)
+{
+    return mode == NK_OOB_AUTO ? dev->free_bytes : nk_nand_oob_size(dev);
+}
+
+/* Keeps the worst of two read results: a hard error, then -EBADMSG, then
+ * -EUCLEAN, then the larger bitflip count. */
+static int nk_worse_result(int a, int b)
+{
+    if (a < 0 && a != -NK_EBADMSG && a != -NK_EUCLEAN)
+        return a;
+    if (b < 0 && b != -NK_EBADMSG && b != -NK_EUCLEAN)
+        return b;
+    if (a == -NK_EBADMSG || b == -NK_EBADMSG)
+        return -NK_EBADMSG;
+    if (a == -NK_EUCLEAN || b == -NK_EUCLEAN)
+        return -NK_EUCLEAN;
+    return a > b ? a : b;
+}
+
+int nk_nand_read_pages(struct nk_nand *dev, uint32_t first_page, uint32_t count, uint8_t *data,
+                       uint8_t *oob, enum nk_oob_mode mode)
+{
+    int result = 0;
+    unsigned worst_bitflips = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        int r = nk_nand_read_page(dev, first_page + i,
+                                  data ? data + (size_t)i * nk_nand_page_size(dev) : NULL,
+                                  oob ? oob + (size_t)i * nk_oob_stride(dev, mode) : NULL, mode);
+        if (dev->last_bitflips > worst_bitflips)
+            worst_bitflips = dev->last_bitflips;
+        result = nk_worse_result(result, r);
+        if (result < 0 && result != -NK_EBADMSG && result != -NK_EUCLEAN)
+            break;
+    }
+    dev->last_bitflips = worst_bitflips;
+    return result;
+}
+
+int nk_nand_program_pages(struct nk_nand *dev, uint32_t first_page, uint32_t count,
+                          const uint8_t *data, const uint8_t *oob, enum nk_oob_mode mode)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        int err = nk_nand_program_page(
+            dev, first_page + i, data ? data + (size_t)i * nk_nand_page_size(dev) : NULL,
+            oob ? oob + (size_t)i * nk_oob_stride(dev, mode) : NULL, mode);
+        if (err)
+            return err;
+    }
+    return 0;
+}
+
+/* ----- settings and statistics ---------------------------------------------------------------------- */
+
+int nk_nand_set_bitflip_threshold(struct nk_nand *dev, unsigned threshold)
+{
+    if (threshold > dev->ecc.strength)
+        return nk_diag_set(&dev->diag, -NK_EINVAL,
+                           "bitflip threshold %u above the ECC strength %u", threshold,
+                           dev->ecc.strength);
+    dev->bitflip_threshold = threshold ? threshold : nk_default_threshold(dev->ecc.strength);
+    return 0;
+}
+
+int nk_nand_set_data_loop(struct nk_nand *dev, enum nk_data_loop loop)
+{
+    const struct nk_ctrl *ctrl = dev->chip.ctrl;
+    if (!(ctrl->caps & NK_CTRL_CAP_DATA_LOOPS) || !ctrl->ops->set_data_loop)
+        return nk_diag_set(&dev->diag, -NK_ENOTSUP, "controller port has one data loop only");
+    return ctrl->ops->set_data_loop(ctrl->ctx, loop);
+}
+
+void nk_nand_stats_get(const struct nk_nand *dev, struct nk_nand_stats *stats)
+{
+    *stats = dev->stats;
+}
+
+void nk_nand_stats_reset(struct nk_nand *dev)
+{
+    memset(&dev->stats, 0, sizeof dev->stats);
+}
