@@ -110,6 +110,8 @@ static NK_ALWAYS_INLINE void nk_bch_feed_w(const struct nk_bch_tables *tb, uint6
 {
     uint64_t r[NK_BCH_WORDS_MAX] = {0};
     size_t i = 0;
+    if (W < 1 || W > NK_BCH_WORDS_MAX)
+        return; /* never: tells the compiler the bounds */
     NK_UNROLL
     for (unsigned w = 0; w < W; w++)
         r[w] = state[w];
@@ -152,6 +154,14 @@ static NK_ALWAYS_INLINE void nk_bch_feed_w(const struct nk_bch_tables *tb, uint6
         state[w] = r[w];
 }
 
+/* Codes up to 256 bits (t <= 19 at m = 13 or 14) get a copy of the loop
+ * specialised for their word count; longer ones share the generic one. */
+static void nk_bch_feed_long(const struct nk_bch_tables *tb, uint64_t *state, const uint8_t *data,
+                             size_t len)
+{
+    nk_bch_feed_w(tb, state, data, len, tb->words);
+}
+
 static void nk_bch_feed(const struct nk_bch_tables *tb, uint64_t *state, const uint8_t *data,
                         size_t len)
 {
@@ -168,17 +178,8 @@ static void nk_bch_feed(const struct nk_bch_tables *tb, uint64_t *state, const u
     case 4:
         nk_bch_feed_w(tb, state, data, len, 4);
         break;
-    case 5:
-        nk_bch_feed_w(tb, state, data, len, 5);
-        break;
-    case 6:
-        nk_bch_feed_w(tb, state, data, len, 6);
-        break;
-    case 7:
-        nk_bch_feed_w(tb, state, data, len, 7);
-        break;
     default:
-        nk_bch_feed_w(tb, state, data, len, 8);
+        nk_bch_feed_long(tb, state, data, len);
         break;
     }
 }
