@@ -69,13 +69,23 @@ static bool nk_bch_params(unsigned m, unsigned t, unsigned *words)
     return true;
 }
 
+/* Encoder tables: 16 slices for one-word codes (16 bytes a round), 8 for
+ * longer ones (the larger tables would not stay in a 32-48 KiB L1 cache),
+ * 1 (byte at a time) with small tables. */
+static unsigned nk_bch_slices(unsigned words, unsigned flags)
+{
+    if (flags & NK_BCH_SMALL_TABLES)
+        return 1;
+    return words == 1 ? 16u : 8u;
+}
+
 size_t nk_bch_workspace_size(unsigned m, unsigned t, unsigned flags)
 {
     unsigned words;
     if (!nk_bch_params(m, t, &words))
         return 0;
     size_t n = ((size_t)1 << m) - 1u;
-    size_t slices = (flags & NK_BCH_SMALL_TABLES) ? 1u : 8u;
+    size_t slices = nk_bch_slices(words, flags);
     size_t size = 8u; /* slack to align the caller's pointer */
     size += nk_align8(sizeof(struct nk_bch_tables));
     size += slices * 256u * words * sizeof(uint64_t);
@@ -102,9 +112,57 @@ static inline uint64_t nk_load_be64(const uint8_t *p)
 #else
 #define NK_UNROLL
 #endif
+/* An empty asm that "changes" x: the compiler must keep x as computed, so
+ * it cannot re-associate the XOR tree below into one long chain. */
+#if defined(__GNUC__)
+#define NK_OPAQUE(x) __asm__("" : "+r"(x))
+#else
+#define NK_OPAQUE(x) ((void)0)
+#endif
 
 /* Feeds `len` message bytes into the remainder register (W words, W a
  * compile-time constant at each expansion). */
+/* The eight bytes of a 64-bit chunk, top byte first, as table indexes. */
+struct nk_bch_bytes {
+    size_t b[8];
+};
+
+static NK_ALWAYS_INLINE struct nk_bch_bytes nk_bch_split(uint64_t v)
+{
+    struct nk_bch_bytes x;
+    x.b[0] = (size_t)(v >> 56);
+    x.b[1] = (size_t)(v >> 48) & 0xffu;
+    x.b[2] = (size_t)(v >> 40) & 0xffu;
+    x.b[3] = (size_t)(v >> 32) & 0xffu;
+    x.b[4] = (size_t)(v >> 24) & 0xffu;
+    x.b[5] = (size_t)(v >> 16) & 0xffu;
+    x.b[6] = (size_t)(v >> 8) & 0xffu;
+    x.b[7] = (size_t)v & 0xffu;
+    return x;
+}
+
+/* The XOR of the entries the eight bytes select in eight consecutive slices
+ * starting at `tab`, word w. A balanced tree: the next round waits on this
+ * result, so its dependency chain is kept short. */
+static NK_ALWAYS_INLINE uint64_t nk_bch_slices8(const uint64_t *tab, const struct nk_bch_bytes *x,
+                                                unsigned w, const unsigned W)
+{
+    const size_t slice = 256u * W;
+    const uint64_t *col = tab + 256u * w;
+    uint64_t x01 = col[x->b[0]] ^ col[slice + x->b[1]];
+    uint64_t x23 = col[2 * slice + x->b[2]] ^ col[3 * slice + x->b[3]];
+    uint64_t x45 = col[4 * slice + x->b[4]] ^ col[5 * slice + x->b[5]];
+    uint64_t x67 = col[6 * slice + x->b[6]] ^ col[7 * slice + x->b[7]];
+    if (w == 0) {
+        /* only the top word feeds the next round's lookups */
+        NK_OPAQUE(x01);
+        NK_OPAQUE(x23);
+        NK_OPAQUE(x45);
+        NK_OPAQUE(x67);
+    }
+    return (x01 ^ x23) ^ (x45 ^ x67);
+}
+
 static NK_ALWAYS_INLINE void nk_bch_feed_w(const struct nk_bch_tables *tb, uint64_t *state,
                                            const uint8_t *data, size_t len, const unsigned W)
 {
@@ -115,29 +173,28 @@ static NK_ALWAYS_INLINE void nk_bch_feed_w(const struct nk_bch_tables *tb, uint6
     NK_UNROLL
     for (unsigned w = 0; w < W; w++)
         r[w] = state[w];
-    if (tb->slices == 8) {
+    const size_t slice = 256u * W;
+    if (W == 1 && tb->slices == 16) {
+        /* A one-word remainder (t <= 4) is consumed whole by the first 8
+         * bytes of a 16-byte round; the other 8 bytes' lookups do not wait
+         * on it, so a round costs the latency of an 8-byte one. */
         const uint64_t *tab = tb->encode;
-        for (; i + 8 <= len; i += 8) {
-            uint64_t v = r[0] ^ nk_load_be64(data + i);
-            unsigned b0 = (unsigned)(v >> 56), b1 = (unsigned)(v >> 48) & 0xffu;
-            unsigned b2 = (unsigned)(v >> 40) & 0xffu, b3 = (unsigned)(v >> 32) & 0xffu;
-            unsigned b4 = (unsigned)(v >> 24) & 0xffu, b5 = (unsigned)(v >> 16) & 0xffu;
-            unsigned b6 = (unsigned)(v >> 8) & 0xffu, b7 = (unsigned)v & 0xffu;
-            const size_t slice = 256u * W;
-            /* A balanced XOR tree: the next chunk waits on r[0], so its
-             * dependency chain is kept short. */
-            NK_UNROLL
-            for (unsigned w = 0; w < W; w++) {
-                const uint64_t *col = tab + 256u * w;
-                uint64_t next = w + 1 < W ? r[w + 1] : 0;
-                r[w] = ((col[b0] ^ col[slice + b1]) ^ (col[2 * slice + b2] ^ col[3 * slice + b3])) ^
-                       ((col[4 * slice + b4] ^ col[5 * slice + b5]) ^
-                        (col[6 * slice + b6] ^ col[7 * slice + b7])) ^
-                       next;
-            }
+        for (; i + 16 <= len; i += 16) {
+            struct nk_bch_bytes x0 = nk_bch_split(r[0] ^ nk_load_be64(data + i));
+            struct nk_bch_bytes x1 = nk_bch_split(nk_load_be64(data + i + 8));
+            r[0] = nk_bch_slices8(tab, &x0, 0, 1) ^ nk_bch_slices8(tab + 8 * slice, &x1, 0, 1);
         }
     }
-    const uint64_t *last = tb->encode + (size_t)(tb->slices - 1u) * 256u * W;
+    if (tb->slices >= 8) {
+        const uint64_t *tab = tb->encode + (tb->slices - 8u) * slice;
+        for (; i + 8 <= len; i += 8) {
+            struct nk_bch_bytes x = nk_bch_split(r[0] ^ nk_load_be64(data + i));
+            NK_UNROLL
+            for (unsigned w = 0; w < W; w++)
+                r[w] = nk_bch_slices8(tab, &x, w, W) ^ (w + 1 < W ? r[w + 1] : 0);
+        }
+    }
+    const uint64_t *last = tb->encode + (size_t)(tb->slices - 1u) * slice;
     for (; i < len; i++) {
         unsigned v = (unsigned)(r[0] >> 56) ^ data[i];
         NK_UNROLL
@@ -285,7 +342,7 @@ static void nk_bch_build_encoder(struct nk_bch_tables *tb, uint64_t *table, cons
                                  unsigned ecc_bits)
 {
     unsigned words = tb->words;
-    uint64_t rows[64][NK_BCH_WORDS_MAX];
+    uint64_t rows[128][NK_BCH_WORDS_MAX];
     uint64_t reg[NK_BCH_WORDS_MAX] = {0};
 
     /* x^L mod g = the low L coefficients of g, left-justified: coefficient
@@ -297,14 +354,16 @@ static void nk_bch_build_encoder(struct nk_bch_tables *tb, uint64_t *table, cons
         }
     uint64_t base[NK_BCH_WORDS_MAX];
     memcpy(base, reg, sizeof base);
-    for (unsigned j = 0; j < 64; j++) {
+    for (unsigned j = 0; j < 128; j++) {
         memcpy(rows[j], reg, sizeof rows[j]); /* x^(L+j) mod g */
         if (nk_reg_shl1(reg, words))
             for (unsigned w = 0; w < words; w++)
                 reg[w] ^= base[w];
     }
     for (unsigned s = 0; s < tb->slices; s++) {
-        unsigned k = 8u - tb->slices + s; /* slice k: byte k of 8 (0 = top) */
+        /* slice s maps a byte that is (slices - 1 - s) bytes from the end of
+         * the round: x^(8 * distance + L) */
+        unsigned distance = tb->slices - 1u - s;
         uint64_t *slice = table + (size_t)s * 256u * words;
         for (unsigned w = 0; w < words; w++)
             slice[256u * w] = 0;
@@ -312,7 +371,7 @@ static void nk_bch_build_encoder(struct nk_bch_tables *tb, uint64_t *table, cons
             unsigned low = 0;
             while (!(b >> low & 1u))
                 low++;
-            const uint64_t *row = rows[low + 8u * (7u - k)];
+            const uint64_t *row = rows[low + 8u * distance];
             for (unsigned w = 0; w < words; w++)
                 slice[256u * w + b] = slice[256u * w + (b & (b - 1u))] ^ row[w];
         }
@@ -418,7 +477,7 @@ int nk_bch_init(struct nk_bch *bch, unsigned step_size, unsigned t, unsigned fla
     tb->m = m;
     tb->n = n;
     tb->words = words;
-    tb->slices = (flags & NK_BCH_SMALL_TABLES) ? 1u : 8u;
+    tb->slices = nk_bch_slices(words, flags);
 
     uint64_t *encode = (uint64_t *)(void *)cursor;
     cursor += (size_t)tb->slices * 256u * words * sizeof(uint64_t);

@@ -29,9 +29,11 @@
 struct nk_bch_tables {
     const uint16_t *exp; /* alpha^i for 0 <= i < 2N, so exp[log a + log b] needs no mod */
     const uint16_t *log; /* log[a] for 1 <= a <= N; log[0] = NK_LOG_ZERO */
-    /* Encoder: `slices` tables of 256 entries of `words` 64-bit words; slice
-     * k maps byte b to b(x) * x^(8*(7-k) + ecc_bits) mod g(x), left-justified
-     * in the words (slice 7 alone is the byte-at-a-time table). */
+    /* Encoder: `slices` tables (16, 8 or 1); slice s maps byte b to
+     * b(x) * x^(8 * (slices - 1 - s) + ecc_bits) mod g(x), left-justified in
+     * `words` 64-bit words, stored as encode[(s * words + w) * 256 + b] so
+     * that each word is one indexed load. The last 8 slices are the
+     * slicing-by-8 tables, the last one the byte-at-a-time table. */
     const uint64_t *encode;
     /* Syndromes (full tables only), per odd j = 2i+1: `syndrome_divide`
      * [i][h] = h(x) * x^m mod m_j(x) for the top 8 bits h of a remainder, and
