@@ -342,8 +342,7 @@ static void nk_bch_build_encoder(struct nk_bch_tables *tb, uint64_t *table, cons
                                  unsigned ecc_bits)
 {
     unsigned words = tb->words;
-    uint64_t rows[128][NK_BCH_WORDS_MAX];
-    uint64_t reg[NK_BCH_WORDS_MAX] = {0};
+    uint64_t reg[NK_BCH_WORDS_MAX] = {0}, base[NK_BCH_WORDS_MAX];
 
     /* x^L mod g = the low L coefficients of g, left-justified: coefficient
      * of x^i at bit L-1-i from the top. */
@@ -352,28 +351,28 @@ static void nk_bch_build_encoder(struct nk_bch_tables *tb, uint64_t *table, cons
             unsigned q = ecc_bits - 1u - i;
             reg[q / 64] |= (uint64_t)1 << (63 - q % 64);
         }
-    uint64_t base[NK_BCH_WORDS_MAX];
     memcpy(base, reg, sizeof base);
-    for (unsigned j = 0; j < 128; j++) {
-        memcpy(rows[j], reg, sizeof rows[j]); /* x^(L+j) mod g */
+    /* Slice s maps a byte that is d = slices-1-s bytes from the end of the
+     * round to b(x) x^(8d + L): its single-bit entries are x^(L + j) mod g
+     * for j = 8d + bit; every other entry is the XOR of those. */
+    for (unsigned j = 0; j < 8u * tb->slices; j++) {
+        uint64_t *slice = table + (size_t)(tb->slices - 1u - j / 8u) * 256u * words;
+        for (unsigned w = 0; w < words; w++)
+            slice[256u * w + (1u << (j % 8u))] = reg[w];
         if (nk_reg_shl1(reg, words))
             for (unsigned w = 0; w < words; w++)
                 reg[w] ^= base[w];
     }
     for (unsigned s = 0; s < tb->slices; s++) {
-        /* slice s maps a byte that is (slices - 1 - s) bytes from the end of
-         * the round: x^(8 * distance + L) */
-        unsigned distance = tb->slices - 1u - s;
         uint64_t *slice = table + (size_t)s * 256u * words;
         for (unsigned w = 0; w < words; w++)
             slice[256u * w] = 0;
-        for (unsigned b = 1; b < 256; b++) {
-            unsigned low = 0;
-            while (!(b >> low & 1u))
-                low++;
-            const uint64_t *row = rows[low + 8u * distance];
+        for (unsigned b = 3; b < 256; b++) {
+            if (!(b & (b - 1u)))
+                continue; /* single bits are set above */
+            unsigned low = b & (0u - b);
             for (unsigned w = 0; w < words; w++)
-                slice[256u * w + b] = slice[256u * w + (b & (b - 1u))] ^ row[w];
+                slice[256u * w + b] = slice[256u * w + (b & (b - 1u))] ^ slice[256u * w + low];
         }
     }
 }

@@ -21,7 +21,13 @@
 /* Limits of this implementation. */
 #define NK_BCH_M_MIN 9
 #define NK_BCH_M_MAX 15
+/* Largest strength; a build for small targets may lower it (e.g.
+ * -DNK_BCH_T_MAX=8) to shrink the decoder's stack (docs/ecc.md). */
+#ifndef NK_BCH_T_MAX
 #define NK_BCH_T_MAX 32
+#endif
+/* Coefficient arrays of the root finder, in whole 8-lane blocks. */
+#define NK_BCH_LANES_MAX ((NK_BCH_T_MAX + 7) & ~7)
 #define NK_BCH_WORDS_MAX 8 /* 64-bit words of the largest code: 512 bits */
 
 /* Everything nk_bch_init() builds, at the start of the caller's workspace;

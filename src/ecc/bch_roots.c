@@ -327,7 +327,7 @@ static const struct nk_poly *nk_poly_gcd(const struct nk_bch_tables *gf, struct 
  * NK_LOG_ZERO for a zero coefficient and a flag telling whether there is
  * any (rare: 1 in 2^m per coefficient), so the common loops need no test. */
 struct nk_logpoly {
-    uint16_t log[NK_BCH_T_MAX];
+    uint16_t log[NK_BCH_LANES_MAX];
     bool has_zero;
 };
 
@@ -338,7 +338,7 @@ struct nk_bta {
     uint16_t f[NK_POLY_MAX]; /* monic f, f[v] = 1 */
     struct nk_logpoly square[NK_BCH_T_MAX / 2 + 1]; /* x^(2i) mod f, i >= half */
     struct nk_logpoly power[NK_BCH_M_MAX + 1];      /* x^(2^i) mod f */
-    uint16_t trace[NK_BCH_M_MAX][NK_BCH_T_MAX];     /* Tr(alpha^k x) mod f */
+    uint16_t trace[NK_BCH_M_MAX][NK_BCH_LANES_MAX]; /* Tr(alpha^k x) mod f */
     uint32_t trace_ready;
 };
 
@@ -414,7 +414,7 @@ static void nk_bta_square(const struct nk_bta *bta, const struct nk_logpoly *in,
 {
     const struct nk_bch_tables *gf = bta->gf;
     unsigned v = bta->deg, n = gf->n, half = bta->half;
-    uint16_t acc[NK_BCH_T_MAX];
+    uint16_t acc[NK_BCH_LANES_MAX];
     nk_lanes_clear(acc, v);
     for (unsigned i = 0; i < half; i++) {
         unsigned l = in->log[i];
@@ -437,12 +437,12 @@ static void nk_bta_prepare(struct nk_bta *bta)
 {
     const struct nk_bch_tables *gf = bta->gf;
     unsigned v = bta->deg;
-    uint16_t cur[NK_BCH_T_MAX]; /* x^k mod f, starting at k = v */
+    uint16_t cur[NK_BCH_LANES_MAX]; /* x^k mod f, starting at k = v */
     memcpy(cur, bta->f, v * sizeof cur[0]);
     bta->half = (v + 1) / 2;
     for (unsigned k = v;; k++) {
         if (!(k & 1u) && k / 2 >= bta->half) {
-            uint16_t copy[NK_BCH_T_MAX];
+            uint16_t copy[NK_BCH_LANES_MAX];
             memcpy(copy, cur, v * sizeof cur[0]);
             nk_logpoly_from(gf, &bta->square[k / 2 - bta->half], copy, v);
         }
@@ -520,7 +520,7 @@ static unsigned nk_roots_bta(const struct nk_bch_tables *gf, const uint16_t *pol
 
     /* x^(2^i) mod f for i = 0..m; f splits into distinct linear factors
      * exactly when x^(2^m) = x mod f. */
-    uint16_t x[NK_BCH_T_MAX] = {0, 1};
+    uint16_t x[NK_BCH_LANES_MAX] = {0, 1};
     nk_logpoly_from(gf, &bta.power[0], x, deg);
     for (unsigned i = 0; i < gf->m; i++)
         nk_bta_square(&bta, &bta.power[i], &bta.power[i + 1]);
