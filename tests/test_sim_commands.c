@@ -679,6 +679,82 @@ static void test_out_of_range_page_program_and_erase_fail(void **state)
     nk_sim_close(sim);
 }
 
+/* Random cycles, in and out of sequence, on every kind of part: the chip
+ * never crashes and the port only ever reports what its contract allows. */
+static void test_random_cycles_never_break_the_chip(void **state)
+{
+    (void)state;
+    static const uint8_t commands[] = {0x00, 0x01, 0x05, 0x10, 0x15, 0x30, 0x50, 0x60, 0x70,
+                                       0x80, 0x85, 0x90, 0xd0, 0xe0, 0xec, 0xee, 0xef, 0xff};
+    static const char *const presets[] = {"K9F1G08U0A", "K9F1208U0C", "MT29F2G08ABAEA",
+                                          "NKSIM-JEDEC-2G"};
+    uint64_t rng = 12345;
+    uint8_t buf[2300];
+    for (unsigned p = 0; p < 4; p++) {
+        struct nk_sim_faults faults;
+        memset(&faults, 0, sizeof faults);
+        faults.strict_page_order = true;
+        faults.enforce_nop = true;
+        faults.raw_bit_error_rate = 1e-4;
+        faults.read_disturb_reads = 50;
+        struct nk_sim_config config = {.preset = presets[p],
+                                       .seed = p,
+                                       .faults = faults,
+                                       .faults_set = true,
+                                       .factory_bad_blocks = 5};
+        struct nk_sim *sim;
+        assert_int_equal(nk_sim_open(&sim, &config, NULL), 0);
+        const struct nk_ctrl *ports[] = {nk_sim_ctrl(sim), nk_sim_ctrl_no_rb(sim)};
+        for (unsigned round = 0; round < 4000; round++) {
+            struct nk_test_ops ops = {.count = 0};
+            unsigned n = 1 + (unsigned)(nk_test_splitmix64(&rng) % 8);
+            for (unsigned k = 0; k < n; k++) {
+                uint64_t r = nk_test_splitmix64(&rng);
+                uint32_t delay = (uint32_t)(r >> 40) % 200;
+                switch (r % 6) {
+                case 0:
+                case 1:
+                    ops_cmd(&ops,
+                            (r >> 8) % 4 ? commands[(r >> 16) % sizeof commands]
+                                         : (uint8_t)(r >> 24),
+                            delay);
+                    break;
+                case 2: {
+                    uint8_t cycles[6];
+                    for (unsigned c = 0; c < 6; c++)
+                        cycles[c] = (uint8_t)(r >> (8 * c + 8)) & ((r >> 5) & 1 ? 0x03 : 0xff);
+                    ops_addr(&ops, cycles, 1 + (unsigned)((r >> 3) % 6), delay);
+                    break;
+                }
+                case 3:
+                    ops_out(&ops, buf, (r >> 20) % 16 ? (uint32_t)(r >> 8) % 64 : 2300, delay);
+                    break;
+                case 4:
+                    ops_in(&ops, buf, (r >> 20) % 16 ? (uint32_t)(r >> 8) % 64 : 2300, delay);
+                    break;
+                default:
+                    ops_wait(&ops, (uint32_t)(r >> 8) % 3000);
+                    break;
+                }
+            }
+            const struct nk_ctrl *ctrl = ports[nk_test_splitmix64(&rng) % 2];
+            int err = ops_run(ctrl, &ops);
+            assert_true(err == 0 || err == -NK_ETIMEDOUT || err == -NK_ENOTSUP || err == -NK_EIO);
+            if (err == -NK_EIO) {
+                assert_false(nk_sim_powered(sim));
+                nk_sim_power_restore(sim);
+            }
+            uint64_t r = nk_test_splitmix64(&rng);
+            if (r % 500 == 0)
+                nk_sim_power_cut_after(sim, (r >> 8) % 4);
+        }
+        struct nk_sim_counters c;
+        nk_sim_counters(sim, &c);
+        assert_true(c.protocol_errors + c.unknown_commands > 0);
+        nk_sim_close(sim);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -710,6 +786,7 @@ int main(void)
         cmocka_unit_test(test_short_address_program_fails),
         cmocka_unit_test(test_extra_address_cycle_is_ignored),
         cmocka_unit_test(test_out_of_range_page_program_and_erase_fail),
+        cmocka_unit_test(test_random_cycles_never_break_the_chip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -102,10 +102,15 @@ static void nk_info_print_text(const struct nk_chip_info *info, uint32_t bad)
         printf("ecc required  %u bit(s) per %u bytes\n", info->ecc_strength, info->ecc_step);
     else
         printf("ecc required  not stated\n");
-    printf("bad blocks    %u found; marker at OOB byte %u of %s%s%s\n", bad, info->bbm_offset,
-           info->bbm_pages & NK_BBM_FIRST_PAGE ? "page 0 " : "",
-           info->bbm_pages & NK_BBM_SECOND_PAGE ? "page 1 " : "",
-           info->bbm_pages & NK_BBM_LAST_PAGE ? "last page" : "");
+    const char *pages = "page 0";
+    if ((info->bbm_pages & NK_BBM_SECOND_PAGE) && (info->bbm_pages & NK_BBM_LAST_PAGE))
+        pages = "pages 0, 1 and the last";
+    else if (info->bbm_pages & NK_BBM_SECOND_PAGE)
+        pages = "pages 0 and 1";
+    else if (info->bbm_pages == NK_BBM_LAST_PAGE)
+        pages = "the last page";
+    printf("bad blocks    %u found; factory marker at OOB byte %u of %s\n", bad,
+           info->bbm_offset, pages);
     if (info->max_bad_blocks)
         printf("              datasheet allows up to %u\n", info->max_bad_blocks);
     printf("timing        tR %.1f us, tPROG %.1f us, tBERS %.1f us, tCBSY %.1f us, tRST %.1f us\n",

@@ -8,6 +8,7 @@
 #include "tool.h"
 
 static const struct nk_tool_command *const nk_commands[] = {
+    &nk_cmd_bench,
     &nk_cmd_info,
     &nk_cmd_sim,
     &nk_cmd_dump,

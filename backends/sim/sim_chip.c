@@ -450,6 +450,8 @@ static void nk_sim_write_slow(struct nk_sim *sim, const uint8_t *buf, uint32_t l
     if (column >= sim->page_bytes || len > sim->page_bytes - column) {
         nk_sim_protocol_error(sim, buf[0], "data in past the end of the page");
         len = column >= sim->page_bytes ? 0 : sim->page_bytes - column;
+        if (!len)
+            return;
     }
     memcpy(sim->reg + column, buf, len);
     if (column < sim->reg_lo)

@@ -2,7 +2,8 @@
 /*
  * Simulator internals shared by its files:
  *   sim.c          open/close, configuration, public knobs
- *   sim_port.c     controller ports: exec_op, the virtual clock, hardware ECC
+ *   sim_port.c     controller ports: exec_op, the virtual clock, data loops
+ *   sim_hwecc.c    the controller's Hamming hardware ECC engine
  *   sim_chip.c     the command state machine (cycles in, bytes out)
  *   sim_array.c    lazy block storage, image file and sidecar
  *   sim_physics.c  program/erase/read physics, faults, power loss
@@ -27,6 +28,9 @@
 /* Ports per sim: {R/B, no R/B} x {no engine, 256, 512} x {default, SM order}. */
 #define NK_SIM_PORT_COUNT 12
 
+/* Bytes the data-register window holds; longer transfers go in pieces. */
+#define NK_SIM_WINDOW 4096u
+
 struct nk_sim_port {
     struct nk_ctrl ctrl;
     struct nk_sim *sim;
@@ -38,6 +42,9 @@ struct nk_sim_port {
     uint32_t ecc_count; /* bytes captured of the armed step */
     uint8_t ecc_buf[512];
     bool ready; /* initialised */
+    /* The controller's data register as the CPU sees it: the chip model fills
+     * it (bookkeeping) and the port's loop moves it (board-glue code). */
+    _Alignas(8) uint8_t window[NK_SIM_WINDOW];
 };
 
 /* Where the command state machine is. */
@@ -186,6 +193,7 @@ struct nk_sim {
     nk_sim_trace_fn trace;
     void *trace_ctx;
     bool measure_host_time;
+    uint64_t loop_ns; /* port data-loop host time of the exec_op under way */
 
     struct nk_sim_port ports[NK_SIM_PORT_COUNT];
 };
@@ -200,6 +208,15 @@ void nk_sim_protocol_error(struct nk_sim *sim, uint8_t byte, const char *what);
 
 /* ----- sim_port.c ----- */
 void nk_sim_ports_init(struct nk_sim *sim);
+int nk_sim_port_exec_op(void *ctx, const struct nk_op *op);
+int nk_sim_port_set_data_loop(void *ctx, enum nk_data_loop loop);
+/* The port for (flags, ecc_step), set up on first use; `ecc_ops` are the
+ * hooks of an engine port (ecc_step != 0). */
+const struct nk_ctrl *nk_sim_port_setup(struct nk_sim *sim, unsigned flags, unsigned ecc_step,
+                                        const struct nk_ctrl_ops *ecc_ops);
+uint64_t nk_sim_host_ns(void);
+/* nk_sim_host_ns() for measure_host_time, counted in counters.clock_reads. */
+uint64_t nk_sim_host_clock(struct nk_sim *sim);
 
 /* ----- sim_chip.c ----- */
 /* Registers, state and features as at power-on. */

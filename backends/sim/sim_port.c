@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The controller side: exec_op over the chip, the virtual clock, the data
- * loops and the Hamming hardware ECC engine.
+ * loops, and the bytes the hardware ECC engine sees.
  *
  * Timing rules (docs/simulator.md has the worked example):
  *   - a CMD cycle and each ADDR cycle cost tWC; DATA_OUT tWC per byte;
@@ -12,20 +12,72 @@
  *     instruction's first cycle, so the extra wait is
  *     max(0, delay_ns - that cycle's duration); a delay on the last
  *     instruction carries over to the next operation.
+ * The hardware ECC engine's hooks are in sim_hwecc.c.
  * Only one chip sits on the bus, at chip select 0; other selects float
  * (reads return 0xff, nothing else happens).
  */
 #include <string.h>
 #include <time.h>
 
-#include "nandkit/ecc.h"
 #include "sim_internal.h"
 
-static uint64_t nk_sim_host_ns(void)
+uint64_t nk_sim_host_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t nk_sim_host_clock(struct nk_sim *sim)
+{
+    sim->counters.clock_reads++;
+    return nk_sim_host_ns();
+}
+
+/* The CPU side of a data transfer: a byte loop (one access per byte, as a
+ * plain loop over an 8-bit data register) or an unrolled loop of 32-bit
+ * register accesses. This is board-glue code, not simulator bookkeeping:
+ * its host time is kept out of counters.host_ns (and reported in
+ * counters.loop_ns) so that a benchmark counts it as part of the library
+ * path (see docs/bench.md). `to_reg` moves buf into the register window. */
+static void nk_sim_port_loop(struct nk_sim_port *port, uint8_t *buf, uint32_t len, bool to_reg)
+{
+    struct nk_sim *sim = port->sim;
+    uint64_t start = sim->measure_host_time ? nk_sim_host_clock(sim) : 0;
+    if (port->loop == NK_DATA_LOOP_BYTE) {
+        volatile uint8_t *reg = port->window;
+        if (to_reg) {
+            for (uint32_t i = 0; i < len; i++)
+                reg[i] = buf[i];
+        } else {
+            for (uint32_t i = 0; i < len; i++)
+                buf[i] = reg[i];
+        }
+    } else {
+        volatile uint32_t *reg = (volatile uint32_t *)(void *)port->window;
+        uint32_t words = len / 4, w = 0;
+        for (; w + 8 <= words; w += 8) {
+            uint32_t v[8];
+            if (to_reg) {
+                memcpy(v, buf + 4 * w, sizeof v);
+                reg[w] = v[0], reg[w + 1] = v[1], reg[w + 2] = v[2], reg[w + 3] = v[3];
+                reg[w + 4] = v[4], reg[w + 5] = v[5], reg[w + 6] = v[6], reg[w + 7] = v[7];
+            } else {
+                v[0] = reg[w], v[1] = reg[w + 1], v[2] = reg[w + 2], v[3] = reg[w + 3];
+                v[4] = reg[w + 4], v[5] = reg[w + 5], v[6] = reg[w + 6], v[7] = reg[w + 7];
+                memcpy(buf + 4 * w, v, sizeof v);
+            }
+        }
+        volatile uint8_t *tail = port->window;
+        for (uint32_t i = 4 * w; i < len; i++) {
+            if (to_reg)
+                tail[i] = buf[i];
+            else
+                buf[i] = tail[i];
+        }
+    }
+    if (sim->measure_host_time)
+        sim->loop_ns += nk_sim_host_clock(sim) - start;
 }
 
 /* Power fails if the clock would pass the scheduled cut. Returns true when
@@ -131,13 +183,12 @@ static int nk_sim_instr(struct nk_sim_port *port, const struct nk_instr *instr)
             return -NK_EIO;
         uint64_t first_byte = start + t->tWC_ns;
         nk_sim_settle(sim, first_byte);
-        if (port->loop == NK_DATA_LOOP_BYTE) {
-            for (uint32_t i = 0; i < len; i++) {
-                sim->now = first_byte + (uint64_t)i * t->tWC_ns;
-                nk_sim_chip_write_byte(sim, buf[i]);
-            }
-        } else {
-            nk_sim_chip_write(sim, buf, len, first_byte, t->tWC_ns);
+        for (uint32_t done = 0; done < len;) {
+            uint32_t piece = len - done < NK_SIM_WINDOW ? len - done : NK_SIM_WINDOW;
+            nk_sim_port_loop(port, (uint8_t *)buf + done, piece, true);
+            nk_sim_chip_write(sim, port->window, piece,
+                              first_byte + (uint64_t)done * t->tWC_ns, t->tWC_ns);
+            done += piece;
         }
         nk_sim_ecc_capture(port, NK_ECC_DIR_WRITE, buf, len);
         sim->now = end;
@@ -155,11 +206,12 @@ static int nk_sim_instr(struct nk_sim_port *port, const struct nk_instr *instr)
         uint64_t first_byte = start + t->tRC_ns;
         sim->now = first_byte;
         nk_sim_settle(sim, first_byte);
-        if (port->loop == NK_DATA_LOOP_BYTE) {
-            for (uint32_t i = 0; i < len; i++)
-                buf[i] = nk_sim_chip_read_byte(sim, first_byte + (uint64_t)i * t->tRC_ns);
-        } else {
-            nk_sim_chip_read(sim, buf, len, first_byte, t->tRC_ns);
+        for (uint32_t done = 0; done < len;) {
+            uint32_t piece = len - done < NK_SIM_WINDOW ? len - done : NK_SIM_WINDOW;
+            nk_sim_chip_read(sim, port->window, piece, first_byte + (uint64_t)done * t->tRC_ns,
+                             t->tRC_ns);
+            nk_sim_port_loop(port, buf + done, piece, false);
+            done += piece;
         }
         nk_sim_ecc_capture(port, NK_ECC_DIR_READ, buf, len);
         sim->now = end;
@@ -218,7 +270,7 @@ static int nk_sim_floating(struct nk_sim *sim, const struct nk_op *op)
     return 0;
 }
 
-static int nk_sim_exec_op(void *ctx, const struct nk_op *op)
+int nk_sim_port_exec_op(void *ctx, const struct nk_op *op)
 {
     struct nk_sim_port *port = ctx;
     struct nk_sim *sim = port->sim;
@@ -226,7 +278,7 @@ static int nk_sim_exec_op(void *ctx, const struct nk_op *op)
         return -NK_EIO;
     if (!op || (op->count && !op->instrs))
         return -NK_EIO;
-    uint64_t host_start = sim->measure_host_time ? nk_sim_host_ns() : 0;
+    uint64_t host_start = sim->measure_host_time ? nk_sim_host_clock(sim) : 0;
     int err = 0;
     if (op->chip_select != 0) {
         err = nk_sim_floating(sim, op);
@@ -234,12 +286,16 @@ static int nk_sim_exec_op(void *ctx, const struct nk_op *op)
         for (unsigned i = 0; i < op->count && !err; i++)
             err = nk_sim_instr(port, &op->instrs[i]);
     }
-    if (sim->measure_host_time)
-        sim->counters.host_ns += nk_sim_host_ns() - host_start;
+    if (sim->measure_host_time) {
+        uint64_t spent = nk_sim_host_clock(sim) - host_start;
+        sim->counters.host_ns += spent > sim->loop_ns ? spent - sim->loop_ns : 0;
+        sim->counters.loop_ns += sim->loop_ns;
+        sim->loop_ns = 0;
+    }
     return err;
 }
 
-static int nk_sim_set_data_loop(void *ctx, enum nk_data_loop loop)
+int nk_sim_port_set_data_loop(void *ctx, enum nk_data_loop loop)
 {
     struct nk_sim_port *port = ctx;
     if (loop != NK_DATA_LOOP_BYTE && loop != NK_DATA_LOOP_UNROLLED)
@@ -248,45 +304,9 @@ static int nk_sim_set_data_loop(void *ctx, enum nk_data_loop loop)
     return 0;
 }
 
-static int nk_sim_ecc_enable(void *ctx, enum nk_ecc_direction dir)
-{
-    struct nk_sim_port *port = ctx;
-    if (!port->ecc_step)
-        return -NK_ENOTSUP;
-    port->ecc_armed = true;
-    port->ecc_dir = dir;
-    port->ecc_count = 0;
-    return 0;
-}
-
-static int nk_sim_ecc_read_code(void *ctx, uint8_t *code)
-{
-    struct nk_sim_port *port = ctx;
-    if (!port->ecc_step)
-        return -NK_ENOTSUP;
-    /* The engine computes over a whole step; one not transferred yet has
-     * no code. */
-    if (!port->ecc_armed || port->ecc_count < port->ecc_step)
-        return -NK_EPROTO;
-    uint64_t host_start = port->sim->measure_host_time ? nk_sim_host_ns() : 0;
-    nk_hamming_calculate(port->ecc_buf, port->ecc_step,
-                         (port->flags & NK_SIM_PORT_ECC_SM_ORDER) != 0, code);
-    port->ecc_armed = false;
-    if (port->sim->measure_host_time)
-        port->sim->counters.host_ns += nk_sim_host_ns() - host_start;
-    return 0;
-}
-
 static const struct nk_ctrl_ops nk_sim_ops = {
-    .exec_op = nk_sim_exec_op,
-    .set_data_loop = nk_sim_set_data_loop,
-};
-
-static const struct nk_ctrl_ops nk_sim_ecc_ops = {
-    .exec_op = nk_sim_exec_op,
-    .set_data_loop = nk_sim_set_data_loop,
-    .ecc_enable = nk_sim_ecc_enable,
-    .ecc_read_code = nk_sim_ecc_read_code,
+    .exec_op = nk_sim_port_exec_op,
+    .set_data_loop = nk_sim_port_set_data_loop,
 };
 
 static unsigned nk_sim_port_index(unsigned flags, unsigned ecc_step)
@@ -306,20 +326,15 @@ void nk_sim_ports_init(struct nk_sim *sim)
     }
 }
 
-const struct nk_ctrl *nk_sim_ctrl_port(struct nk_sim *sim, unsigned flags, unsigned ecc_step)
+const struct nk_ctrl *nk_sim_port_setup(struct nk_sim *sim, unsigned flags, unsigned ecc_step,
+                                        const struct nk_ctrl_ops *ecc_ops)
 {
-    if (flags & ~(NK_SIM_PORT_NO_RB | NK_SIM_PORT_ECC_SM_ORDER))
-        return NULL;
-    if (ecc_step != 0 && ecc_step != 256 && ecc_step != 512)
-        return NULL;
-    if (!ecc_step && (flags & NK_SIM_PORT_ECC_SM_ORDER))
-        return NULL;
     struct nk_sim_port *port = &sim->ports[nk_sim_port_index(flags, ecc_step)];
     if (!port->ready) {
         port->flags = flags;
         port->ecc_step = ecc_step;
         port->ctrl.ctx = port;
-        port->ctrl.ops = ecc_step ? &nk_sim_ecc_ops : &nk_sim_ops;
+        port->ctrl.ops = ecc_step ? ecc_ops : &nk_sim_ops;
         port->ctrl.caps = NK_CTRL_CAP_DATA_LOOPS;
         if (!(flags & NK_SIM_PORT_NO_RB))
             port->ctrl.caps |= NK_CTRL_CAP_RB_LINE;
@@ -338,17 +353,10 @@ const struct nk_ctrl *nk_sim_ctrl_port(struct nk_sim *sim, unsigned flags, unsig
 
 const struct nk_ctrl *nk_sim_ctrl(struct nk_sim *sim)
 {
-    return nk_sim_ctrl_port(sim, 0, 0);
+    return nk_sim_port_setup(sim, 0, 0, NULL);
 }
 
 const struct nk_ctrl *nk_sim_ctrl_no_rb(struct nk_sim *sim)
 {
-    return nk_sim_ctrl_port(sim, NK_SIM_PORT_NO_RB, 0);
-}
-
-const struct nk_ctrl *nk_sim_ctrl_hw_ecc(struct nk_sim *sim, unsigned step_size)
-{
-    if (step_size != 256 && step_size != 512)
-        return NULL;
-    return nk_sim_ctrl_port(sim, 0, step_size);
+    return nk_sim_port_setup(sim, NK_SIM_PORT_NO_RB, 0, NULL);
 }

@@ -60,8 +60,8 @@ struct nk_sim_params {
 struct nk_sim_faults {
     double raw_bit_error_rate;    /* per bit per page read at erase count 0 */
     double wear_error_growth;     /* multiplier per 1000 erases: rber*(1+growth*ec/1000) */
-    uint32_t read_disturb_reads;  /* reads of a block after which flips start appearing */
-    uint32_t wear_limit;          /* erase count beyond which program/erase may FAIL (0 = never) */
+    uint32_t read_disturb_reads;  /* reads of a block after which flips start appearing (0 = off) */
+    uint32_t wear_limit;          /* erase count from which program/erase may FAIL (0 = never) */
     double wear_fail_probability; /* chance per op past the limit */
     bool strict_page_order;       /* default true: pages of a block programmed in order */
     bool enforce_nop;             /* default true */
@@ -86,12 +86,15 @@ struct nk_sim_config {
     const char *preset; /* preset name (see nk_sim_preset_*), or NULL with `params` */
     const struct nk_sim_params *params; /* explicit part; overrides preset when not NULL */
     const char *image_path;             /* NULL: memory; else an image file (page data then OOB) */
-    bool create;                        /* create/overwrite the image as an erased chip */
-    bool read_only;                     /* open the image read-only (program/erase FAIL) */
-    uint64_t seed;                      /* every random fault derives from it */
-    int factory_bad_blocks; /* with create: count of seeded factory-bad blocks (-1 = preset default)
-                             */
-    const uint32_t *factory_bad_list; /* with create: explicit list instead */
+    bool create;    /* create/overwrite the image as an erased chip (memory mode always is new) */
+    bool read_only; /* open the image read-only (program/erase FAIL) */
+    uint64_t seed;  /* every random fault derives from it */
+    /* A new chip's factory-bad blocks (memory mode, or an image with `create`;
+     * an existing image keeps its sidecar's): `factory_bad_blocks` blocks
+     * drawn from the seed (-1 = params.default_bad_blocks, never block 0), or
+     * exactly the blocks of `factory_bad_list` when it is not NULL. */
+    int factory_bad_blocks;
+    const uint32_t *factory_bad_list;
     unsigned factory_bad_list_len;
     struct nk_sim_faults faults;
     bool faults_set; /* use `faults` (else defaults: strict order + NOP on) */
@@ -103,7 +106,8 @@ struct nk_sim_config {
     /* Diagnostics. */
     nk_sim_trace_fn trace; /* called for every event (may be NULL) */
     void *trace_ctx;
-    bool measure_host_time; /* accumulate host CPU wall time spent inside the simulator */
+    bool measure_host_time; /* accumulate host wall time spent inside the simulator
+                               (counters.host_ns; two clock reads per exec_op) */
 };
 
 /* Operation kinds counted by the simulator. */
@@ -139,7 +143,11 @@ struct nk_sim_counters {
     uint64_t bus_ns;           /* virtual time in command/address/data cycles */
     uint64_t busy_wait_ns;     /* virtual time spent in WAIT_READY until ready */
     uint64_t delay_ns;         /* virtual time added by instruction delays (tADL, tWHR...) */
-    uint64_t host_ns;          /* host time inside the simulator (measure_host_time) */
+    uint64_t host_ns;          /* host time inside the simulator's bookkeeping (measure_host_time) */
+    uint64_t loop_ns;          /* host time in the port's data loops: board-glue code, not
+                                  included in host_ns (measure_host_time) */
+    uint64_t clock_reads;      /* host clock reads made for these measurements: their cost
+                                  (about 20 ns each) is measurement overhead, not library time */
 };
 
 /* One trace event. Pointers inside are valid during the callback only. */
