@@ -37,10 +37,11 @@ struct scheme {
     double linux_calc_ns, linux_correct1_ns, linux_correct_t_ns;
 };
 
+/* Linux's figures are for 512-byte steps, so none beside hamming256. */
 static const struct scheme schemes[] = {
-    {"hamming256", 256, 0, false, 0, 0, 0}, /* Linux's figures are for 512-byte steps */ {"hamming512", 512, 0, false, 47.5, 4.3, 0},
-    {"hamming512-sm", 512, 0, true, 0, 0, 0},    {"bch4-512", 512, 4, false, 1026, 0, 730},
-    {"bch8-512", 512, 8, false, 1052, 0, 3720},  {"bch8-1024", 1024, 8, false, 0, 0, 0},
+    {"hamming256", 256, 0, false, 0, 0, 0},     {"hamming512", 512, 0, false, 47.5, 4.3, 0},
+    {"hamming512-sm", 512, 0, true, 0, 0, 0},   {"bch4-512", 512, 4, false, 1026, 0, 730},
+    {"bch8-512", 512, 8, false, 1052, 0, 3720}, {"bch8-1024", 1024, 8, false, 0, 0, 0},
     {"bch16-1024", 1024, 16, false, 0, 0, 0},
 };
 
