@@ -22,6 +22,7 @@ extern const struct nk_tool_command nk_cmd_info;
 extern const struct nk_tool_command nk_cmd_sim;
 extern const struct nk_tool_command nk_cmd_dump;
 extern const struct nk_tool_command nk_cmd_badblocks;
+extern const struct nk_tool_command nk_cmd_ecc;
 extern const struct nk_tool_command nk_cmd_bench;
 
 /* Prints "nandkit: MESSAGE" on stderr and returns exit status 2 (bad input)
