@@ -38,6 +38,10 @@ void nk_diag_clear(struct nk_diag *diag);
  * with an optional field width and '0' flag (e.g. %02x). */
 int nk_diag_set(struct nk_diag *diag, int err, const char *format, ...) NK_PRINTF_FORMAT(3, 4);
 
+/* As nk_diag_set() into a plain NK_DIAG_LEN-byte buffer (`text` may be
+ * NULL): for APIs that report a reason through a `char *why` argument. */
+int nk_diag_write(char *text, int err, const char *format, ...) NK_PRINTF_FORMAT(3, 4);
+
 /* As nk_diag_set() but into a plain buffer of `size` bytes; returns the
  * length written (excluding the NUL, truncated to fit). */
 size_t nk_format(char *buf, size_t size, const char *format, ...) NK_PRINTF_FORMAT(3, 4);

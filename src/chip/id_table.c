@@ -305,18 +305,10 @@ void nk_chip_apply_bbm_rule(struct nk_chip_info *info)
         info->bbm_pages = NK_BBM_FIRST_PAGE;
 }
 
-static unsigned nk_log2(uint32_t v)
-{
-    unsigned n = 0;
-    while (v >>= 1)
-        n++;
-    return n;
-}
-
 /* Row cycles needed to address `pages` pages. */
 static uint8_t nk_row_cycles_for(uint32_t pages)
 {
-    return (uint8_t)(nk_log2(pages - 1) / 8 + 1);
+    return (uint8_t)(nk_chip_log2(pages - 1) / 8 + 1);
 }
 
 int nk_chip_lookup_id(const uint8_t *id, unsigned id_len, struct nk_chip_info *info)
