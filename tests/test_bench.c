@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "nkbench.h"
 #include "nandkit/error.h"
+#include "nkbench.h"
 #include "simdev.h"
 #include "testutil.h"
 
@@ -78,11 +78,11 @@ static void test_simulated_figures_are_device_time_plus_cpu(void **state)
     assert_int_equal(run(&d, &r, why), 0);
     const struct nk_bench_stat *read = &r.ops[NK_BENCH_PAGE_READ];
     assert_int_equal(read->count, 16);
-    assert_float_equal(read->array_us, 25.0, 1e-9);  /* tR */
-    assert_float_equal(read->bus_us, 63.54, 1e-9);   /* 2118 cycles of 30 ns */
+    assert_float_equal(read->array_us, 25.0, 1e-9); /* tR */
+    assert_float_equal(read->bus_us, 63.54, 1e-9);  /* 2118 cycles of 30 ns */
     assert_true(read->avg_us >= 88.54);
-    assert_float_equal(read->avg_us, read->array_us + read->bus_us + read->ecc_cpu_us +
-                                         read->other_cpu_us, 1e-6);
+    assert_float_equal(read->avg_us,
+                       read->array_us + read->bus_us + read->ecc_cpu_us + read->other_cpu_us, 1e-6);
     assert_true(read->min_us <= read->avg_us && read->avg_us <= read->max_us);
     const struct nk_bench_stat *program = &r.ops[NK_BENCH_PAGE_PROGRAM];
     assert_float_equal(program->array_us, 300.0, 1e-9);
@@ -118,8 +118,8 @@ static void test_json_has_the_documented_keys(void **state)
     assert_string_equal(cJSON_GetObjectItem(json, "loop")->valuestring, "unrolled");
     assert_true(cJSON_IsArray(cJSON_GetObjectItem(json, "fs")));
     const cJSON *ops = cJSON_GetObjectItem(json, "ops");
-    const char *names[] = {"page_read", "page_read_data", "page_read_oob", "page_program",
-                           "block_erase", "block_read", "block_write"};
+    const char *names[] = {"page_read",   "page_read_data", "page_read_oob", "page_program",
+                           "block_erase", "block_read",     "block_write"};
     for (unsigned i = 0; i < 7; i++) {
         const cJSON *op = cJSON_GetObjectItem(ops, names[i]);
         assert_non_null(op);
@@ -128,9 +128,9 @@ static void test_json_has_the_documented_keys(void **state)
             assert_true(cJSON_IsNumber(cJSON_GetObjectItem(op, keys[k])));
         assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(op, "breakdown_us"), "array"));
     }
-    assert_float_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(ops, "page_read"), "limit_us")
-                           ->valuedouble,
-                       88.54, 1e-4);
+    assert_float_equal(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(ops, "page_read"), "limit_us")->valuedouble, 88.54,
+        1e-4);
     cJSON_Delete(json);
     free(text);
 

@@ -12,11 +12,17 @@
 #include "nkbench.h"
 #include "tool.h"
 
-enum nk_bench_ecc { NK_ECC_MODE_NONE, NK_ECC_MODE_HAMMING, NK_ECC_MODE_BCH4, NK_ECC_MODE_BCH8,
-                    NK_ECC_MODE_HW, NK_ECC_MODE_COUNT };
+enum nk_bench_ecc {
+    NK_ECC_MODE_NONE,
+    NK_ECC_MODE_HAMMING,
+    NK_ECC_MODE_BCH4,
+    NK_ECC_MODE_BCH8,
+    NK_ECC_MODE_HW,
+    NK_ECC_MODE_COUNT
+};
 
-static const char *const nk_ecc_mode_names[NK_ECC_MODE_COUNT] = {"none", "hamming", "bch4",
-                                                                 "bch8", "hw"};
+static const char *const nk_ecc_mode_names[NK_ECC_MODE_COUNT] = {"none", "hamming", "bch4", "bch8",
+                                                                 "hw"};
 
 static void nk_bench_help(FILE *out)
 {
@@ -88,8 +94,8 @@ static int nk_bench_sim_run(const struct nk_bench_options *o, enum nk_bench_ecc 
     if (err)
         return nk_tool_fail("%s", why[0] ? why : nk_strerror(err));
 
-    const struct nk_ctrl *ctrl = mode == NK_ECC_MODE_HW ? nk_sim_ctrl_hw_ecc(sim, 512)
-                                                        : nk_sim_ctrl(sim);
+    const struct nk_ctrl *ctrl =
+        mode == NK_ECC_MODE_HW ? nk_sim_ctrl_hw_ecc(sim, 512) : nk_sim_ctrl(sim);
     struct nk_ecc_engine ecc;
     struct nk_bch bch;
     void *bch_ws = NULL;
@@ -243,8 +249,7 @@ static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
                 }
             }
             if (!found)
-                return nk_tool_fail("unknown --ecc '%s' (none, hamming, bch4, bch8 or hw)",
-                                    optarg);
+                return nk_tool_fail("unknown --ecc '%s' (none, hamming, bch4, bch8 or hw)", optarg);
             o->ecc_given = true;
             break;
         }

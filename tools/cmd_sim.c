@@ -33,8 +33,8 @@ static void nk_sim_help(FILE *out)
 
 static int nk_sim_list(void)
 {
-    printf("%-16s %-10s %6s %5s %5s %7s  %s\n", "preset", "vendor", "page", "oob", "ppb",
-           "blocks", "size");
+    printf("%-16s %-10s %6s %5s %5s %7s  %s\n", "preset", "vendor", "page", "oob", "ppb", "blocks",
+           "size");
     for (unsigned i = 0; nk_sim_preset_name(i); i++) {
         struct nk_sim_params params;
         if (nk_sim_preset(nk_sim_preset_name(i), &params) != 0)
@@ -151,8 +151,8 @@ static int nk_sim_create(int argc, char **argv)
         return nk_tool_error("%s", why[0] ? why : nk_strerror(err));
     nk_sim_close(sim);
     const struct nk_chip_info *c = &params.chip;
-    printf("created %s: %s %s, %u blocks of %u x (%u + %u) bytes\n", opts.path, c->vendor,
-           c->model, c->blocks, c->pages_per_block, c->page_size, c->oob_size);
+    printf("created %s: %s %s, %u blocks of %u x (%u + %u) bytes\n", opts.path, c->vendor, c->model,
+           c->blocks, c->pages_per_block, c->page_size, c->oob_size);
     return 0;
 }
 

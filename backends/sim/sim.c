@@ -119,7 +119,8 @@ static int nk_sim_resolve_part(const struct nk_sim_config *config, struct nk_sim
         for (unsigned i = 0; nk_sim_preset_name(i); i++)
             len += nk_format(names + len, sizeof names - len, "%s%s", i ? ", " : "",
                              nk_sim_preset_name(i));
-        return nk_diag_write(why, -NK_ENOENT, "unknown chip '%s' (known: %s)", config->preset, names);
+        return nk_diag_write(why, -NK_ENOENT, "unknown chip '%s' (known: %s)", config->preset,
+                             names);
     }
     if (config->image_path && !config->create && !config->no_sidecar)
         return nk_sim_sidecar_part(config->image_path, params, why);
@@ -186,7 +187,7 @@ int nk_sim_open(struct nk_sim **out, const struct nk_sim_config *config, char *w
     sim->flip_pos = malloc(NK_SIM_FLIP_MAX * sizeof *sim->flip_pos);
     if (!sim->reg || !sim->page_buf || !sim->scratch || !sim->flip_pos) {
         err = nk_diag_write(why, -NK_ENOMEM, "out of memory for %u-byte page registers",
-                         sim->page_bytes);
+                            sim->page_bytes);
         goto fail;
     }
     memset(sim->reg, 0xff, sim->page_bytes);

@@ -359,9 +359,9 @@ static int nk_sidecar_read(const char *image_path, uint8_t **out, size_t *out_si
         return nk_diag_write(why, -NK_EINVAL, "image path too long");
     FILE *f = fopen(path, "rb");
     if (!f)
-        return errno == ENOENT
-                   ? 1
-                   : nk_diag_write(why, -NK_EIO, "cannot open sidecar %s: %s", path, strerror(errno));
+        return errno == ENOENT ? 1
+                               : nk_diag_write(why, -NK_EIO, "cannot open sidecar %s: %s", path,
+                                               strerror(errno));
     int err = 0;
     uint8_t *buf = NULL;
     long size = -1;
@@ -408,8 +408,8 @@ int nk_sim_sidecar_part(const char *image_path, struct nk_sim_params *params, ch
     int err = nk_sidecar_read(image_path, &buf, &size, why);
     if (err == 1)
         return nk_diag_write(why, -NK_EINVAL,
-                      "image %s has no sidecar: give the chip (preset) or the geometry",
-                      image_path);
+                             "image %s has no sidecar: give the chip (preset) or the geometry",
+                             image_path);
     if (err)
         return err;
     char model[33];
@@ -468,7 +468,8 @@ static int nk_sim_factory_bad(struct nk_sim *sim, const struct nk_sim_config *co
             uint32_t block = config->factory_bad_list[i];
             if (block >= blocks)
                 return nk_diag_write(why, -NK_EINVAL,
-                              "factory-bad block %u is beyond the chip's %u blocks", block, blocks);
+                                     "factory-bad block %u is beyond the chip's %u blocks", block,
+                                     blocks);
             sim->blocks[block].flags |= NK_SIM_BLOCK_FACTORY_BAD;
         }
         return 0;
@@ -479,8 +480,8 @@ static int nk_sim_factory_bad(struct nk_sim *sim, const struct nk_sim_config *co
     if (count == 0)
         return 0;
     if ((unsigned long)count >= blocks)
-        return nk_diag_write(why, -NK_EINVAL, "%ld factory-bad blocks do not fit in %u blocks", count,
-                      blocks);
+        return nk_diag_write(why, -NK_EINVAL, "%ld factory-bad blocks do not fit in %u blocks",
+                             count, blocks);
     /* Block 0 is guaranteed good, as datasheets promise. */
     uint64_t rng = nk_sim_hash(sim->seed, 0xfac70badull, 0);
     for (long chosen = 0; chosen < count;) {
@@ -531,13 +532,14 @@ static int nk_sim_image_open(struct nk_sim *sim, const struct nk_sim_config *con
         return nk_diag_write(why, -NK_EINVAL, "image %s is not a regular file", path);
     uint64_t size = (uint64_t)st.st_size;
     if (size % sim->page_bytes)
-        return nk_diag_write(why, -NK_EINVAL,
-                      "image %s: size %llu is not a multiple of the page+OOB size %u (%u+%u)", path,
-                      (unsigned long long)size, sim->page_bytes, sim->params.chip.page_size,
-                      sim->params.chip.oob_size);
+        return nk_diag_write(
+            why, -NK_EINVAL,
+            "image %s: size %llu is not a multiple of the page+OOB size %u (%u+%u)", path,
+            (unsigned long long)size, sim->page_bytes, sim->params.chip.page_size,
+            sim->params.chip.oob_size);
     if (size > chip_bytes)
-        return nk_diag_write(why, -NK_EINVAL, "image %s: %llu bytes is larger than the chip (%llu)", path,
-                      (unsigned long long)size, (unsigned long long)chip_bytes);
+        return nk_diag_write(why, -NK_EINVAL, "image %s: %llu bytes is larger than the chip (%llu)",
+                             path, (unsigned long long)size, (unsigned long long)chip_bytes);
     sim->file_size = size;
     if (sim->no_sidecar)
         return 0;
@@ -548,7 +550,8 @@ int nk_sim_array_init(struct nk_sim *sim, const struct nk_sim_config *config, ch
 {
     sim->blocks = calloc(sim->params.chip.blocks, sizeof *sim->blocks);
     if (!sim->blocks)
-        return nk_diag_write(why, -NK_ENOMEM, "out of memory for %u blocks", sim->params.chip.blocks);
+        return nk_diag_write(why, -NK_ENOMEM, "out of memory for %u blocks",
+                             sim->params.chip.blocks);
     if (!config->image_path)
         return nk_sim_factory_bad(sim, config, why);
     return nk_sim_image_open(sim, config, why);
@@ -579,7 +582,8 @@ int nk_sim_array_sync(struct nk_sim *sim, char *why)
         if (sim->blocks[i].flags & (NK_SIM_BLK_DIRTY | NK_SIM_BLK_STALE))
             err = nk_sim_block_write(sim, i);
     if (err)
-        return nk_diag_write(why, err, "cannot write image %s: %s", sim->image_path, strerror(errno));
+        return nk_diag_write(why, err, "cannot write image %s: %s", sim->image_path,
+                             strerror(errno));
     if (!sim->no_sidecar)
         err = nk_sim_sidecar_write(sim, why);
     return err;

@@ -186,8 +186,8 @@ static int nk_sim_instr(struct nk_sim_port *port, const struct nk_instr *instr)
         for (uint32_t done = 0; done < len;) {
             uint32_t piece = len - done < NK_SIM_WINDOW ? len - done : NK_SIM_WINDOW;
             nk_sim_port_loop(port, (uint8_t *)buf + done, piece, true);
-            nk_sim_chip_write(sim, port->window, piece,
-                              first_byte + (uint64_t)done * t->tWC_ns, t->tWC_ns);
+            nk_sim_chip_write(sim, port->window, piece, first_byte + (uint64_t)done * t->tWC_ns,
+                              t->tWC_ns);
             done += piece;
         }
         nk_sim_ecc_capture(port, NK_ECC_DIR_WRITE, buf, len);

@@ -21,8 +21,8 @@ enum nk_bench_op {
     NK_BENCH_PAGE_READ_OOB,  /* OOB only */
     NK_BENCH_PAGE_PROGRAM,   /* data + OOB, with ECC */
     NK_BENCH_BLOCK_ERASE,
-    NK_BENCH_BLOCK_READ,     /* every page of a block, data + OOB */
-    NK_BENCH_BLOCK_WRITE,    /* erase + program every page of a block */
+    NK_BENCH_BLOCK_READ,  /* every page of a block, data + OOB */
+    NK_BENCH_BLOCK_WRITE, /* erase + program every page of a block */
     NK_BENCH_OP_COUNT
 };
 
@@ -35,11 +35,11 @@ const char *nk_bench_op_label(enum nk_bench_op op);
 struct nk_bench_stat {
     unsigned count;
     double avg_us, min_us, max_us, stddev_us;
-    double limit_us;      /* datasheet limit (0 = not applicable) */
-    double array_us;      /* mean chip busy time (tR, tPROG, tBERS) */
-    double bus_us;        /* mean bus transfer + command/address cycles + delays */
-    double ecc_cpu_us;    /* mean ECC CPU time (calibrated: engine alone) */
-    double other_cpu_us;  /* mean remaining library CPU time (incl. the port's data loop) */
+    double limit_us;     /* datasheet limit (0 = not applicable) */
+    double array_us;     /* mean chip busy time (tR, tPROG, tBERS) */
+    double bus_us;       /* mean bus transfer + command/address cycles + delays */
+    double ecc_cpu_us;   /* mean ECC CPU time (calibrated: engine alone) */
+    double other_cpu_us; /* mean remaining library CPU time (incl. the port's data loop) */
 };
 
 /* Where the device comes from, for the timing method. */
@@ -50,22 +50,22 @@ enum nk_bench_clock {
 
 struct nk_bench_config {
     struct nk_nand *nand;
-    struct nk_sim *sim;          /* NK_BENCH_CLOCK_SIM: the simulator behind `nand` */
+    struct nk_sim *sim; /* NK_BENCH_CLOCK_SIM: the simulator behind `nand` */
     enum nk_bench_clock clock;
-    unsigned count;              /* page operations per page figure (>= 1) */
-    unsigned block_count;        /* operations per block figure (>= 1) */
-    uint32_t first_block;        /* blocks the benchmark may erase and write */
-    uint32_t block_limit;        /* how many from first_block (0 = to the end) */
-    uint64_t seed;               /* test data */
-    bool progress;               /* a progress line on stderr for runs over a second */
-    const char *label;           /* for the progress line */
+    unsigned count;       /* page operations per page figure (>= 1) */
+    unsigned block_count; /* operations per block figure (>= 1) */
+    uint32_t first_block; /* blocks the benchmark may erase and write */
+    uint32_t block_limit; /* how many from first_block (0 = to the end) */
+    uint64_t seed;        /* test data */
+    bool progress;        /* a progress line on stderr for runs over a second */
+    const char *label;    /* for the progress line */
 };
 
 struct nk_bench_result {
     char chip[48];
     char ecc[24];
     char loop[12];
-    char clock[8];          /* "sim" or "wall" */
+    char clock[8];              /* "sim" or "wall" */
     double ecc_page_read_us;    /* calibrated ECC CPU per page, read path */
     double ecc_page_program_us; /* calibrated ECC CPU per page, program path */
     struct nk_bench_stat ops[NK_BENCH_OP_COUNT];
@@ -80,8 +80,7 @@ bool nk_bench_limits(const struct nk_chip_info *info, double limits[NK_BENCH_OP_
 /* Runs every figure. Returns 0, or a negative NK_E* after writing a one-line
  * reason to `why` (NK_DIAG_LEN bytes): no timing data, no usable block, an
  * I/O error. */
-int nk_bench_run(const struct nk_bench_config *config, struct nk_bench_result *result,
-                 char *why);
+int nk_bench_run(const struct nk_bench_config *config, struct nk_bench_result *result, char *why);
 
 /* Output. `results` holds one run, or the matrix of --compare. */
 void nk_bench_print_table(FILE *out, const struct nk_bench_result *results, unsigned count);

@@ -16,18 +16,18 @@
 #include <string.h>
 #include <time.h>
 
-#include "nkbench.h"
 #include "nandkit/diag.h"
 #include "nandkit/error.h"
+#include "nkbench.h"
 
 static const char *const nk_op_keys[NK_BENCH_OP_COUNT] = {
-    "page_read", "page_read_data", "page_read_oob", "page_program",
-    "block_erase", "block_read", "block_write",
+    "page_read",   "page_read_data", "page_read_oob", "page_program",
+    "block_erase", "block_read",     "block_write",
 };
 
 static const char *const nk_op_labels[NK_BENCH_OP_COUNT] = {
     "page read (data+OOB)", "page read (data)", "page read (OOB)", "page program",
-    "block erase", "block read", "block write",
+    "block erase",          "block read",       "block write",
 };
 
 const char *nk_bench_op_key(enum nk_bench_op op)
@@ -47,11 +47,12 @@ bool nk_bench_limits(const struct nk_chip_info *info, double limits[NK_BENCH_OP_
         return false;
     bool small = (info->features & NK_CHIP_SMALL_PAGE) != 0;
     unsigned addr = info->col_cycles + info->row_cycles;
-    unsigned read_cycles = (small ? 1u : 2u) + addr;     /* 00h [..30h] */
-    unsigned program_cycles = (small ? 3u : 2u) + addr;  /* [pointer] 80h .. 10h */
-    unsigned erase_cycles = 2u + info->row_cycles;       /* 60h .. D0h */
+    unsigned read_cycles = (small ? 1u : 2u) + addr;    /* 00h [..30h] */
+    unsigned program_cycles = (small ? 3u : 2u) + addr; /* [pointer] 80h .. 10h */
+    unsigned erase_cycles = 2u + info->row_cycles;      /* 60h .. D0h */
     double rc = t->tRC_ns / 1e3, wc = t->tWC_ns / 1e3;
-    limits[NK_BENCH_PAGE_READ] = t->tR_ns / 1e3 + (read_cycles + info->page_size + info->oob_size) * rc;
+    limits[NK_BENCH_PAGE_READ] =
+        t->tR_ns / 1e3 + (read_cycles + info->page_size + info->oob_size) * rc;
     limits[NK_BENCH_PAGE_READ_DATA] = t->tR_ns / 1e3 + (read_cycles + info->page_size) * rc;
     limits[NK_BENCH_PAGE_READ_OOB] = t->tR_ns / 1e3 + (read_cycles + info->oob_size) * rc;
     limits[NK_BENCH_PAGE_PROGRAM] =
@@ -90,9 +91,9 @@ struct nk_accum {
 struct nk_run {
     const struct nk_bench_config *config;
     struct nk_nand *nand;
-    uint8_t *data;   /* block of page data (ppb pages) */
-    uint8_t *oob;    /* block of OOB */
-    uint8_t *back;   /* read buffer, one page */
+    uint8_t *data; /* block of page data (ppb pages) */
+    uint8_t *oob;  /* block of OOB */
+    uint8_t *back; /* read buffer, one page */
     uint8_t *back_oob;
     uint32_t *blocks; /* usable blocks */
     uint32_t block_count;
@@ -226,7 +227,8 @@ static int nk_fill_block(struct nk_run *run, uint32_t block)
     if (err)
         return nk_fail(run, err, "erase of block", block);
     for (uint32_t p = 0; p < ppb; p++) {
-        err = nk_nand_program_page(nand, block * ppb + p, run->data + (size_t)p * nk_nand_page_size(nand),
+        err = nk_nand_program_page(nand, block * ppb + p,
+                                   run->data + (size_t)p * nk_nand_page_size(nand),
                                    run->oob + (size_t)p * nand->free_bytes, NK_OOB_AUTO);
         if (err)
             return nk_fail(run, err, "program of page", block * ppb + p);
@@ -309,8 +311,8 @@ static int nk_bench_blocks(struct nk_run *run, struct nk_accum *erase, struct nk
 
         nk_probe_take(run, &p0, false);
         for (uint32_t p = 0; !err && p < ppb; p++) {
-            int r = nk_nand_read_page(nand, block * ppb + p, run->back, run->back_oob,
-                                      NK_OOB_PLACE);
+            int r =
+                nk_nand_read_page(nand, block * ppb + p, run->back, run->back_oob, NK_OOB_PLACE);
             if (!nk_read_ok(r))
                 err = r;
         }

@@ -9,8 +9,7 @@ void nk_bench_print_table(FILE *out, const struct nk_bench_result *results, unsi
 {
     for (unsigned r = 0; r < count; r++) {
         const struct nk_bench_result *res = &results[r];
-        fprintf(out, "%s: ECC %s, %s loop, %s time%s\n", res->chip, res->ecc, res->loop,
-                res->clock,
+        fprintf(out, "%s: ECC %s, %s loop, %s time%s\n", res->chip, res->ecc, res->loop, res->clock,
                 strcmp(res->clock, "sim") == 0
                     ? " (virtual device time + measured host CPU of the library path)"
                     : "");
@@ -70,8 +69,9 @@ void nk_bench_print_compare(FILE *out, const struct nk_bench_result *results, un
 {
     if (!count)
         return;
-    fprintf(out, "%s: ECC x loop matrix, %s time, microseconds per page (limit: read %.2f, "
-                 "program %.2f)\n",
+    fprintf(out,
+            "%s: ECC x loop matrix, %s time, microseconds per page (limit: read %.2f, "
+            "program %.2f)\n",
             results[0].chip, results[0].clock, results[0].ops[NK_BENCH_PAGE_READ].limit_us,
             results[0].ops[NK_BENCH_PAGE_PROGRAM].limit_us);
     fprintf(out, "%-14s %-9s %10s %8s %10s %8s %10s %10s\n", "ECC", "loop", "read us", "vs lim",
@@ -79,9 +79,8 @@ void nk_bench_print_compare(FILE *out, const struct nk_bench_result *results, un
     for (unsigned r = 0; r < count; r++) {
         const struct nk_bench_stat *rd = &results[r].ops[NK_BENCH_PAGE_READ];
         const struct nk_bench_stat *pg = &results[r].ops[NK_BENCH_PAGE_PROGRAM];
-        fprintf(out, "%-14s %-9s %10.2f %+7.2f%% %10.2f %+7.2f%% %10.3f %10.3f\n",
-                results[r].ecc, results[r].loop, rd->avg_us,
-                100.0 * (rd->avg_us / rd->limit_us - 1.0), pg->avg_us,
+        fprintf(out, "%-14s %-9s %10.2f %+7.2f%% %10.2f %+7.2f%% %10.3f %10.3f\n", results[r].ecc,
+                results[r].loop, rd->avg_us, 100.0 * (rd->avg_us / rd->limit_us - 1.0), pg->avg_us,
                 100.0 * (pg->avg_us / pg->limit_us - 1.0), rd->ecc_cpu_us, pg->ecc_cpu_us);
     }
     /* The reference system's two levers, measured the same way. */
@@ -89,22 +88,25 @@ void nk_bench_print_compare(FILE *out, const struct nk_bench_result *results, un
     const struct nk_bench_result *hw_byte = nk_find(results, count, "hw", "byte");
     const struct nk_bench_result *hw_unrolled = nk_find(results, count, "hw", "unrolled");
     if (sw_byte && hw_byte)
-        fprintf(out, "hardware ECC (vs software Hamming, byte loops): %+.2f %% reads, %+.2f %% "
-                     "writes\n",
+        fprintf(out,
+                "hardware ECC (vs software Hamming, byte loops): %+.2f %% reads, %+.2f %% "
+                "writes\n",
                 nk_gain(sw_byte->ops[NK_BENCH_PAGE_READ].avg_us,
                         hw_byte->ops[NK_BENCH_PAGE_READ].avg_us),
                 nk_gain(sw_byte->ops[NK_BENCH_PAGE_PROGRAM].avg_us,
                         hw_byte->ops[NK_BENCH_PAGE_PROGRAM].avg_us));
     if (hw_byte && hw_unrolled)
-        fprintf(out, "unrolled loops (vs byte loops, hardware ECC): %+.2f %% reads, %+.2f %% "
-                     "writes\n",
+        fprintf(out,
+                "unrolled loops (vs byte loops, hardware ECC): %+.2f %% reads, %+.2f %% "
+                "writes\n",
                 nk_gain(hw_byte->ops[NK_BENCH_PAGE_READ].avg_us,
                         hw_unrolled->ops[NK_BENCH_PAGE_READ].avg_us),
                 nk_gain(hw_byte->ops[NK_BENCH_PAGE_PROGRAM].avg_us,
                         hw_unrolled->ops[NK_BENCH_PAGE_PROGRAM].avg_us));
     if (sw_byte && hw_unrolled)
-        fprintf(out, "both (reference system: ARM7 software ECC + byte loops -> ARM9 hardware "
-                     "ECC + unrolled): %+.2f %% reads, %+.2f %% writes\n",
+        fprintf(out,
+                "both (reference system: ARM7 software ECC + byte loops -> ARM9 hardware "
+                "ECC + unrolled): %+.2f %% reads, %+.2f %% writes\n",
                 nk_gain(sw_byte->ops[NK_BENCH_PAGE_READ].avg_us,
                         hw_unrolled->ops[NK_BENCH_PAGE_READ].avg_us),
                 nk_gain(sw_byte->ops[NK_BENCH_PAGE_PROGRAM].avg_us,
@@ -156,7 +158,10 @@ static void nk_json_run(FILE *out, const struct nk_bench_result *res)
         fprintf(out, "%s\"%s\":{\"count\":%u", first ? "" : ",",
                 nk_bench_op_key((enum nk_bench_op)op), s->count);
         const char *keys[] = {"avg_us", "min_us", "max_us", "stddev_us", "limit_us", "ratio"};
-        double values[] = {s->avg_us, s->min_us, s->max_us, s->stddev_us,
+        double values[] = {s->avg_us,
+                           s->min_us,
+                           s->max_us,
+                           s->stddev_us,
                            s->limit_us > 0 ? s->limit_us : NAN,
                            s->limit_us > 0 ? s->avg_us / s->limit_us : NAN};
         for (unsigned k = 0; k < 6; k++) {
@@ -256,13 +261,15 @@ void nk_bench_write_svg(FILE *out, const struct nk_bench_result *results, unsign
 {
     unsigned page_ops = NK_BENCH_PAGE_PROGRAM + 1;
     double height = 80 + count * (40 + page_ops * 32.0) + (count > 1 ? 60 + 2 * count * 32.0 : 0);
-    fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"860\" height=\"%.0f\" "
-                 "viewBox=\"0 0 860 %.0f\" font-family=\"sans-serif\">\n"
-                 "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+    fprintf(out,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"860\" height=\"%.0f\" "
+            "viewBox=\"0 0 860 %.0f\" font-family=\"sans-serif\">\n"
+            "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
             height, height);
     char title[160];
-    snprintf(title, sizeof title, "nandkit bench: %s (%s time); blue = measured, grey = datasheet limit",
+    snprintf(title, sizeof title,
+             "nandkit bench: %s (%s time); blue = measured, grey = datasheet limit",
              count ? results[0].chip : "", count ? results[0].clock : "");
     nk_svg_text(out, 20, 28, "start", 17, title);
     double y = 50;

@@ -56,7 +56,7 @@ struct nk_ecc_engine {
     uint8_t bytes_per_step;       /* code bytes per step */
     uint8_t strength;             /* correctable bits per step */
     enum nk_ecc_placement placement;
-    const struct nk_ctrl *ctrl;   /* controller engines: the port */
+    const struct nk_ctrl *ctrl; /* controller engines: the port */
 };
 
 /* Largest code of any engine here, bytes per step (BCH t=16..32, m=14). */
@@ -92,16 +92,16 @@ int nk_ecc_hamming_init(struct nk_ecc_engine *engine, unsigned step_size, bool s
  * caller-supplied workspace; see nk_bch_workspace_size(). Opaque beyond the
  * fields documented here. */
 struct nk_bch {
-    unsigned m;             /* field degree: 13 (512-byte steps) or 14 (1024) */
-    unsigned t;             /* correctable bits */
-    unsigned step_size;     /* data bytes per step */
-    unsigned ecc_bits;      /* m * t (the generator's degree) */
-    unsigned ecc_bytes;     /* ceil(ecc_bits / 8) */
+    unsigned m;         /* field degree: 13 (512-byte steps) or 14 (1024) */
+    unsigned t;         /* correctable bits */
+    unsigned step_size; /* data bytes per step */
+    unsigned ecc_bits;  /* m * t (the generator's degree) */
+    unsigned ecc_bytes; /* ceil(ecc_bits / 8) */
     uint8_t erased_mask[NK_ECC_MAX_BYTES_PER_STEP]; /* ~encode(0xFF...) */
-    void *tables;           /* in the workspace */
+    void *tables;                                   /* in the workspace */
     size_t tables_size;
-    unsigned flags;         /* NK_BCH_* chosen at init */
-    char name[16];          /* "bch8-512": the engine's name */
+    unsigned flags; /* NK_BCH_* chosen at init */
+    char name[16];  /* "bch8-512": the engine's name */
 };
 
 /* Table-size choice for nk_bch_init(). */
@@ -117,8 +117,8 @@ size_t nk_bch_workspace_size(unsigned m, unsigned t, unsigned flags);
  * to 15 is accepted) and strength t (1..32 within the field's limit) using
  * `workspace` (`size` bytes, any alignment). Returns 0, -NK_EINVAL for
  * unsupported m/t/step, or -NK_ENOMEM when `size` is too small. */
-int nk_bch_init(struct nk_bch *bch, unsigned step_size, unsigned t, unsigned flags,
-                void *workspace, size_t size);
+int nk_bch_init(struct nk_bch *bch, unsigned step_size, unsigned t, unsigned flags, void *workspace,
+                size_t size);
 
 /* Stored (masked) code of one step: what Linux's nand_ecc_sw_bch_calculate()
  * writes. `ecc` receives bch->ecc_bytes bytes. */

@@ -395,8 +395,8 @@ int nk_chip_read_page(struct nk_chip *chip, uint32_t row, const struct nk_xfer *
     }
     int err = nk_op_exec(chip, &ops);
     if (err == -NK_ETIMEDOUT)
-        return nk_diag_set(&chip->diag, err, "read of page %u: chip still busy after %u us",
-                           row, timeout);
+        return nk_diag_set(&chip->diag, err, "read of page %u: chip still busy after %u us", row,
+                           timeout);
     return err;
 }
 
@@ -423,8 +423,8 @@ static void nk_op_program_setup(struct nk_chip *chip, struct nk_oplist *ops, uin
 static int nk_check_status(struct nk_chip *chip, uint8_t status, const char *what, uint32_t row)
 {
     if (status & NK_STATUS_FAIL)
-        return nk_diag_set(&chip->diag, -NK_EIO, "%s of page %u failed (status 0x%02x)", what,
-                           row, status);
+        return nk_diag_set(&chip->diag, -NK_EIO, "%s of page %u failed (status 0x%02x)", what, row,
+                           status);
     if (!(status & NK_STATUS_WP_N))
         return nk_diag_set(&chip->diag, -NK_EROFS,
                            "%s of page %u refused: chip is write protected (status 0x%02x)", what,
@@ -465,8 +465,7 @@ int nk_chip_write_data(struct nk_chip *chip, const uint8_t *buf, uint32_t len)
 int nk_chip_write_column(struct nk_chip *chip, uint32_t column)
 {
     if (nk_small_page(chip))
-        return nk_diag_set(&chip->diag, -NK_ENOTSUP,
-                           "small-page part has no random data in (85h)");
+        return nk_diag_set(&chip->diag, -NK_ENOTSUP, "small-page part has no random data in (85h)");
     struct nk_oplist ops = {.count = 0};
     nk_op_column(chip, &ops, NK_CMD_RNDIN, 0, column);
     return nk_op_exec(chip, &ops);

@@ -101,8 +101,7 @@ static bool nk_is_power_of_two(uint32_t v)
 static int nk_param_check_geometry(const struct nk_chip_info *info, struct nk_diag *diag,
                                    const char *what)
 {
-    if (!nk_is_power_of_two(info->page_size) || info->page_size < 256 ||
-        info->page_size > 65536)
+    if (!nk_is_power_of_two(info->page_size) || info->page_size < 256 || info->page_size > 65536)
         return nk_diag_set(diag, -NK_EINVAL, "%s page: bad page size %u", what, info->page_size);
     if (info->oob_size == 0 || info->oob_size > 4096)
         return nk_diag_set(diag, -NK_EINVAL, "%s page: bad spare size %u", what, info->oob_size);
@@ -112,8 +111,8 @@ static int nk_param_check_geometry(const struct nk_chip_info *info, struct nk_di
     if (info->blocks == 0 || info->luns == 0)
         return nk_diag_set(diag, -NK_EINVAL, "%s page: no blocks (%u blocks, %u LUNs)", what,
                            info->blocks, info->luns);
-    if (info->col_cycles == 0 || info->row_cycles == 0 || info->col_cycles + info->row_cycles >
-                                                              NK_MAX_ADDR_CYCLES)
+    if (info->col_cycles == 0 || info->row_cycles == 0 ||
+        info->col_cycles + info->row_cycles > NK_MAX_ADDR_CYCLES)
         return nk_diag_set(diag, -NK_EINVAL, "%s page: bad address cycles (%u column, %u row)",
                            what, info->col_cycles, info->row_cycles);
     return 0;

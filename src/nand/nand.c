@@ -163,8 +163,7 @@ int nk_nand_open(struct nk_nand *dev, const struct nk_nand_config *config)
 
     size_t need = nk_nand_workspace_size(info);
     if (!config->workspace || config->workspace_size < need)
-        return nk_diag_set(&dev->diag, -NK_EINVAL,
-                           "workspace of %zu bytes too small: %s needs %zu",
+        return nk_diag_set(&dev->diag, -NK_EINVAL, "workspace of %zu bytes too small: %s needs %zu",
                            config->workspace ? config->workspace_size : 0, info->model, need);
     uint8_t *ws = config->workspace;
     dev->page_buf = ws;
@@ -226,8 +225,7 @@ static int nk_check_mode(struct nk_nand *dev, enum nk_oob_mode mode)
 
 /* Refuses program/erase on a block the bad-block table knows as bad, and
  * on the table's own blocks unless the table code itself is writing. */
-static int nk_check_not_bad(struct nk_nand *dev, uint32_t block, const char *what,
-                            unsigned flags)
+static int nk_check_not_bad(struct nk_nand *dev, uint32_t block, const char *what, unsigned flags)
 {
     if (!dev->bbt)
         return 0;
@@ -237,8 +235,7 @@ static int nk_check_not_bad(struct nk_nand *dev, uint32_t block, const char *wha
     dev->stats.refused_bad++;
     if (state == NK_BBT_RESERVED)
         return nk_diag_set(&dev->diag, -NK_EIO,
-                           "%s refused: block %u is reserved for the bad-block table", what,
-                           block);
+                           "%s refused: block %u is reserved for the bad-block table", what, block);
     return nk_diag_set(&dev->diag, -NK_EIO, "%s refused: block %u is bad (%s)", what, block,
                        state == NK_BBT_WORN ? "worn" : "factory-marked");
 }
@@ -297,8 +294,7 @@ static int nk_ecc_correct_page(struct nk_nand *dev, uint8_t *data, uint8_t *oob)
             continue; /* clean: the common case costs one compare */
         int corrected = ecc->ops->correct(ecc, chunk, read_ecc, calc_ecc);
         if (corrected == -NK_EBADMSG) {
-            corrected = nk_ecc_check_erased(chunk, ecc->step_size, read_ecc, bytes,
-                                            ecc->strength);
+            corrected = nk_ecc_check_erased(chunk, ecc->step_size, read_ecc, bytes, ecc->strength);
             ecc_changed |= corrected >= 0;
         }
         nk_account_step(dev, corrected, &max_bitflips, &failed);
@@ -355,7 +351,8 @@ static int nk_read_controller_ecc(struct nk_nand *dev, uint32_t page, uint8_t *d
             err = nk_chip_read_data(&dev->chip, data + (size_t)step * dev->ecc.step_size,
                                     dev->ecc.step_size);
         if (!err)
-            dev->ecc.ops->calculate(&dev->ecc, NULL, dev->ecc_calc + step * dev->ecc.bytes_per_step);
+            dev->ecc.ops->calculate(&dev->ecc, NULL,
+                                    dev->ecc_calc + step * dev->ecc.bytes_per_step);
     }
     if (!err)
         err = nk_chip_read_data(&dev->chip, scratch, nk_nand_oob_size(dev));
@@ -480,7 +477,8 @@ static int nk_program_controller_ecc(struct nk_nand *dev, uint32_t page, const u
             err = nk_chip_write_data(&dev->chip, data + (size_t)step * dev->ecc.step_size,
                                      dev->ecc.step_size);
         if (!err)
-            dev->ecc.ops->calculate(&dev->ecc, NULL, dev->ecc_calc + step * dev->ecc.bytes_per_step);
+            dev->ecc.ops->calculate(&dev->ecc, NULL,
+                                    dev->ecc_calc + step * dev->ecc.bytes_per_step);
     }
     if (err)
         return err;
@@ -508,8 +506,9 @@ int nk_nand_program_page_unlocked(struct nk_nand *dev, uint32_t page, const uint
 
     const uint32_t page_size = nk_nand_page_size(dev), oob_size = nk_nand_oob_size(dev);
     uint8_t *scratch = dev->page_buf + page_size;
-    bool use_ecc = mode != NK_OOB_RAW && data && (dev->ecc.placement == NK_ECC_PLACEMENT_SOFTWARE ||
-                                                  dev->ecc.placement == NK_ECC_PLACEMENT_CONTROLLER);
+    bool use_ecc = mode != NK_OOB_RAW && data &&
+                   (dev->ecc.placement == NK_ECC_PLACEMENT_SOFTWARE ||
+                    dev->ecc.placement == NK_ECC_PLACEMENT_CONTROLLER);
 
     /* Assemble the OOB image unless the caller's buffer goes out as is. */
     const uint8_t *oob_out = oob;
@@ -602,7 +601,8 @@ int nk_nand_erase_block(struct nk_nand *dev, uint32_t block)
     return nk_call_end(dev, &call, nk_nand_erase_block_unlocked(dev, block, 0));
 }
 
-/* ----- multi-page helpers ------------------------------------------------------------------------ */
+/* ----- multi-page helpers ------------------------------------------------------------------------
+ */
 
 static uint32_t nk_oob_stride(const struct nk_nand *dev, enum nk_oob_mode mode)
 {
@@ -656,14 +656,14 @@ int nk_nand_program_pages(struct nk_nand *dev, uint32_t first_page, uint32_t cou
     return 0;
 }
 
-/* ----- settings and statistics ---------------------------------------------------------------------- */
+/* ----- settings and statistics
+ * ---------------------------------------------------------------------- */
 
 int nk_nand_set_bitflip_threshold(struct nk_nand *dev, unsigned threshold)
 {
     if (threshold > dev->ecc.strength)
-        return nk_diag_set(&dev->diag, -NK_EINVAL,
-                           "bitflip threshold %u above the ECC strength %u", threshold,
-                           dev->ecc.strength);
+        return nk_diag_set(&dev->diag, -NK_EINVAL, "bitflip threshold %u above the ECC strength %u",
+                           threshold, dev->ecc.strength);
     dev->bitflip_threshold = threshold ? threshold : nk_default_threshold(dev->ecc.strength);
     return 0;
 }
