@@ -79,6 +79,13 @@ static unsigned nk_bch_slices(unsigned words, unsigned flags)
     return words == 1 ? 16u : 8u;
 }
 
+/* Two-word codes (t <= 9 at m = 13, t <= 9 at m = 14) are latency bound on
+ * one register: with full tables they are fed as two lanes. */
+static bool nk_bch_two_lanes(unsigned words, unsigned flags)
+{
+    return words == 2 && !(flags & NK_BCH_SMALL_TABLES);
+}
+
 size_t nk_bch_workspace_size(unsigned m, unsigned t, unsigned flags)
 {
     unsigned words;
@@ -93,6 +100,8 @@ size_t nk_bch_workspace_size(unsigned m, unsigned t, unsigned flags)
     size += nk_align8((n + 1u) * sizeof(uint16_t));
     if (!(flags & NK_BCH_SMALL_TABLES))
         size += nk_align8((size_t)t * (256u + NK_BCH_SYNDROME_EVAL_ENTRIES) * sizeof(uint16_t));
+    if (nk_bch_two_lanes(words, flags))
+        size += (size_t)((m * t + 7u) / 8u) * 256u * 2u * sizeof(uint64_t);
     return size;
 }
 
@@ -241,6 +250,53 @@ static void nk_bch_feed(const struct nk_bch_tables *tb, uint64_t *state, const u
     }
 }
 
+/* Feeds the two halves of a step as independent two-word lanes (their
+ * dependency chains overlap) and moves lane A's remainder past half B with
+ * one table lookup per remainder byte. */
+/* nk_bch_slices8() for two-word lanes with a lighter barrier: only the two
+ * halves of the top word's tree are pinned (the next round waits on that
+ * word; the second word is off the critical path). */
+static NK_ALWAYS_INLINE uint64_t nk_bch_slices8_lane(const uint64_t *tab,
+                                                     const struct nk_bch_bytes *x, unsigned w)
+{
+    const size_t slice = 256u * 2u;
+    const uint64_t *col = tab + 256u * w;
+    uint64_t lo = (col[x->b[0]] ^ col[slice + x->b[1]]) ^
+                  (col[2 * slice + x->b[2]] ^ col[3 * slice + x->b[3]]);
+    uint64_t hi = (col[4 * slice + x->b[4]] ^ col[5 * slice + x->b[5]]) ^
+                  (col[6 * slice + x->b[6]] ^ col[7 * slice + x->b[7]]);
+    if (w == 0) {
+        NK_OPAQUE(lo);
+        NK_OPAQUE(hi);
+    }
+    return lo ^ hi;
+}
+
+static void nk_bch_feed_two_lanes(const struct nk_bch_tables *tb, uint64_t *state,
+                                  const uint8_t *data, unsigned ecc_bytes)
+{
+    const size_t slice = 256u * 2u;
+    const uint64_t *tab = tb->encode + (tb->slices - 8u) * slice;
+    const uint8_t *a = data, *b = data + tb->half;
+    uint64_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+    for (size_t i = 0; i < tb->half; i += 8) {
+        struct nk_bch_bytes xa = nk_bch_split(a0 ^ nk_load_be64(a + i));
+        struct nk_bch_bytes xb = nk_bch_split(b0 ^ nk_load_be64(b + i));
+        a0 = nk_bch_slices8_lane(tab, &xa, 0) ^ a1;
+        b0 = nk_bch_slices8_lane(tab, &xb, 0) ^ b1;
+        a1 = nk_bch_slices8_lane(tab, &xa, 1);
+        b1 = nk_bch_slices8_lane(tab, &xb, 1);
+    }
+    for (unsigned j = 0; j < ecc_bytes; j++) {
+        unsigned v = (unsigned)((j < 8 ? a0 >> (56 - 8 * j) : a1 >> (56 - 8 * (j - 8))) & 0xffu);
+        const uint64_t *e = tb->combine + ((size_t)j * 256u + v) * 2u;
+        b0 ^= e[0];
+        b1 ^= e[1];
+    }
+    state[0] = b0;
+    state[1] = b1;
+}
+
 /* The register's top `bytes` bytes, most significant first. */
 static void nk_bch_store(const uint64_t *reg, uint8_t *out, unsigned bytes)
 {
@@ -252,7 +308,10 @@ void nk_bch_encode_raw(const struct nk_bch *bch, const uint8_t *data, uint8_t *e
 {
     const struct nk_bch_tables *tb = nk_bch_tables(bch);
     uint64_t reg[NK_BCH_WORDS_MAX] = {0};
-    nk_bch_feed(tb, reg, data, bch->step_size);
+    if (tb->combine)
+        nk_bch_feed_two_lanes(tb, reg, data, bch->ecc_bytes);
+    else
+        nk_bch_feed(tb, reg, data, bch->step_size);
     nk_bch_store(reg, ecc, bch->ecc_bytes);
 }
 
@@ -443,6 +502,25 @@ static void nk_bch_build_quadratic(struct nk_bch_tables *tb)
     }
 }
 
+/* combine[j][b]: register byte j holding b, fed `half` zero bytes. */
+static void nk_bch_build_combine(struct nk_bch_tables *tb, uint64_t *combine, unsigned half,
+                                 unsigned ecc_bytes)
+{
+    static const uint8_t zeros[64];
+    for (unsigned j = 0; j < ecc_bytes; j++) {
+        for (unsigned v = 0; v < 256; v++) {
+            uint64_t reg[NK_BCH_WORDS_MAX] = {0};
+            reg[j / 8] = (uint64_t)v << (56 - 8 * (j % 8));
+            for (unsigned done = 0; done < half; done += sizeof zeros)
+                nk_bch_feed(tb, reg, zeros, half - done < sizeof zeros ? half - done : sizeof zeros);
+            combine[((size_t)j * 256u + v) * 2u] = reg[0];
+            combine[((size_t)j * 256u + v) * 2u + 1u] = reg[1];
+        }
+    }
+    tb->combine = combine;
+    tb->half = half;
+}
+
 static unsigned nk_fls(unsigned v)
 {
     unsigned bits = 0;
@@ -488,7 +566,11 @@ int nk_bch_init(struct nk_bch *bch, unsigned step_size, unsigned t, unsigned fla
     if (!(flags & NK_BCH_SMALL_TABLES)) {
         divide = (uint16_t *)(void *)cursor;
         eval = divide + (size_t)t * 256u;
+        cursor += nk_align8((size_t)t * (256u + NK_BCH_SYNDROME_EVAL_ENTRIES) * sizeof(uint16_t));
     }
+    uint64_t *combine = NULL;
+    if (nk_bch_two_lanes(words, flags) && step_size % 16u == 0)
+        combine = (uint64_t *)(void *)cursor;
 
     bool primitive;
     tb->exp = exp;
@@ -522,6 +604,8 @@ int nk_bch_init(struct nk_bch *bch, unsigned step_size, unsigned t, unsigned fla
         tb->syndrome_eval = eval;
     }
     nk_bch_build_quadratic(tb);
+    if (combine)
+        nk_bch_build_combine(tb, combine, step_size / 2u, bch->ecc_bytes);
 
     /* The erased mask: an all-0xFF step must code as all 0xFF. */
     uint8_t ones[64], raw[NK_ECC_MAX_BYTES_PER_STEP];

@@ -41,6 +41,12 @@ struct nk_bch_tables {
      * that each word is one indexed load. The last 8 slices are the
      * slicing-by-8 tables, the last one the byte-at-a-time table. */
     const uint64_t *encode;
+    /* Two-lane encoding of two-word codes (full tables only, else NULL): the
+     * step's halves are fed as independent lanes and the first lane's
+     * remainder is moved past the second half by combine[(j * 256 + b) * 2
+     * + w] = (byte b at register byte j) * x^(8 * half) mod g(x). */
+    const uint64_t *combine;
+    unsigned half; /* bytes in each lane */
     /* Syndromes (full tables only), per odd j = 2i+1: `syndrome_divide`
      * [i][h] = h(x) * x^m mod m_j(x) for the top 8 bits h of a remainder, and
      * `syndrome_eval`[i] maps a remainder v(x) (low 8 bits, then the rest)
