@@ -215,7 +215,6 @@ enum nk_fs_problem_kind {
     NK_FS_PROBLEM_TAGS_INVALID,      /* impossible tag values or wrong sequence: ignored */
     NK_FS_PROBLEM_TORN_CHUNK,        /* last page of a block failed data ECC: ignored */
     NK_FS_PROBLEM_BLOCK_SEQUENCE,    /* block sequence number out of range: block ignored */
-    NK_FS_PROBLEM_DUPLICATE_SEQUENCE, /* two blocks share a sequence number */
     NK_FS_PROBLEM_HEADER_UNREADABLE, /* object header failed data ECC */
     NK_FS_PROBLEM_HEADER_INVALID,    /* object header with an unknown type or bad name */
     NK_FS_PROBLEM_DANGLING_CHUNK,    /* data chunk of an object that is not a live file */

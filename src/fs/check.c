@@ -157,7 +157,6 @@ static const char *const nk_fs_problem_names[NK_FS_PROBLEM_KIND_COUNT] = {
     [NK_FS_PROBLEM_TAGS_INVALID] = "tags-invalid",
     [NK_FS_PROBLEM_TORN_CHUNK] = "torn-chunk",
     [NK_FS_PROBLEM_BLOCK_SEQUENCE] = "block-sequence",
-    [NK_FS_PROBLEM_DUPLICATE_SEQUENCE] = "duplicate-sequence",
     [NK_FS_PROBLEM_HEADER_UNREADABLE] = "header-unreadable",
     [NK_FS_PROBLEM_HEADER_INVALID] = "header-invalid",
     [NK_FS_PROBLEM_DANGLING_CHUNK] = "dangling-chunk",
@@ -201,9 +200,6 @@ size_t nk_fs_problem_format(const struct nk_fs_problem *p, char *buf, size_t siz
     case NK_FS_PROBLEM_BLOCK_SEQUENCE:
         return nk_format(buf, size, "%s%s: sequence number 0x%x out of range, block ignored",
                          name, where, other);
-    case NK_FS_PROBLEM_DUPLICATE_SEQUENCE:
-        return nk_format(buf, size, "%s%s: sequence number 0x%x used by two blocks", name, where,
-                         other);
     case NK_FS_PROBLEM_HEADER_UNREADABLE:
         return nk_format(buf, size, "%s%s: header of obj %u failed data ECC", name, where,
                          obj);

@@ -146,6 +146,8 @@ int nk_fs_resolve(struct nk_fs *fs)
     for (struct nk_fs_obj *obj = nk_fs_obj_next(fs, NULL, &bucket); obj;
          obj = nk_fs_obj_next(fs, obj, &bucket)) {
         obj->shrink_limit = 0; /* scan-only */
+        if (obj == fs->root || obj == fs->lost_found)
+            continue;
         if (!(obj->flags & NK_FS_OBJ_VALID))
             nk_fs_adopt_headerless(fs, obj);
         if (obj->type == NK_FS_TYPE_UNKNOWN)

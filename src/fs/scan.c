@@ -574,13 +574,6 @@ int nk_fs_scan(struct nk_fs *fs)
             scan.order[scan.count++] = b;
     }
     nk_fs_sort_blocks(fs, scan.order, scan.count);
-    for (uint32_t i = 1; i < scan.count; i++) {
-        if (fs->block_info[scan.order[i]].seq == fs->block_info[scan.order[i - 1]].seq)
-            nk_fs_report(fs, NK_FS_PROBLEM_DUPLICATE_SEQUENCE,
-                         scan.order[i] * fs->pages_per_block, 0, 0,
-                         fs->block_info[scan.order[i]].seq);
-    }
-
     for (uint32_t i = scan.count; i-- > 0 && !err;) {
         memset(scan.pages, 0, pages_bytes);
         err = nk_fs_scan_block(fs, &scan, scan.order[i]);
