@@ -11,6 +11,7 @@ static const struct nk_tool_command *const nk_commands[] = {
     &nk_cmd_info,
     &nk_cmd_sim,
     &nk_cmd_dump,
+    &nk_cmd_badblocks,
 };
 
 #define NK_COMMAND_COUNT (sizeof nk_commands / sizeof nk_commands[0])

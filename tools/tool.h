@@ -21,6 +21,7 @@ struct nk_tool_command {
 extern const struct nk_tool_command nk_cmd_info;
 extern const struct nk_tool_command nk_cmd_sim;
 extern const struct nk_tool_command nk_cmd_dump;
+extern const struct nk_tool_command nk_cmd_badblocks;
 
 /* Prints "nandkit: MESSAGE" on stderr and returns exit status 2 (bad input)
  * so callers can `return nk_tool_fail(...)`. */

@@ -51,6 +51,8 @@ int nk_nand_block_is_bad(struct nk_nand *dev, uint32_t block)
     if (block >= nk_nand_blocks(dev))
         return nk_diag_set(&dev->diag, -NK_EINVAL, "block %u out of range: device has %u blocks",
                            block, nk_nand_blocks(dev));
+    if (dev->bbt)
+        return nk_bbt_block_state(dev->bbt, block) != NK_BBT_GOOD;
     return nk_nand_block_marker_bad(dev, block);
 }
 
@@ -72,6 +74,7 @@ int nk_nand_block_write_marker(struct nk_nand *dev, uint32_t block)
         if (nk_chip_program_page(&dev->chip, pages[i], &x, 1, false) == 0)
             result = 0;
         dev->stats.page_programs++;
+        dev->stats.bytes_written += oob_size;
     }
     if (result)
         return nk_diag_set(&dev->diag, result, "could not write a bad-block marker in block %u",
@@ -81,6 +84,8 @@ int nk_nand_block_write_marker(struct nk_nand *dev, uint32_t block)
 
 int nk_nand_block_mark_bad(struct nk_nand *dev, uint32_t block)
 {
+    if (dev->bbt && block < nk_nand_blocks(dev))
+        return nk_bbt_mark_worn(dev, block);
     int bad = nk_nand_block_is_bad(dev, block);
     if (bad < 0)
         return bad;

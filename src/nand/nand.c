@@ -197,13 +197,23 @@ static int nk_check_mode(struct nk_nand *dev, enum nk_oob_mode mode)
     return 0;
 }
 
-/* Refuses program/erase on a block the bad-block table knows as bad. */
-static int nk_check_not_bad(struct nk_nand *dev, uint32_t block, const char *what)
+/* Refuses program/erase on a block the bad-block table knows as bad, and
+ * on the table's own blocks unless the table code itself is writing. */
+static int nk_check_not_bad(struct nk_nand *dev, uint32_t block, const char *what,
+                            unsigned flags)
 {
-    (void)dev;
-    (void)block;
-    (void)what;
-    return 0;
+    if (!dev->bbt)
+        return 0;
+    int state = nk_bbt_block_state(dev->bbt, block);
+    if (state == NK_BBT_GOOD || (state == NK_BBT_RESERVED && (flags & NK_IO_ALLOW_RESERVED)))
+        return 0;
+    dev->stats.refused_bad++;
+    if (state == NK_BBT_RESERVED)
+        return nk_diag_set(&dev->diag, -NK_EIO,
+                           "%s refused: block %u is reserved for the bad-block table", what,
+                           block);
+    return nk_diag_set(&dev->diag, -NK_EIO, "%s refused: block %u is bad (%s)", what, block,
+                       state == NK_BBT_WORN ? "worn" : "factory-marked");
 }
 
 /* ----- ECC --------------------------------------------------------------------------- */
@@ -325,7 +335,7 @@ static int nk_read_controller_ecc(struct nk_nand *dev, uint32_t page, uint8_t *d
     return err;
 }
 
-static int nk_read_page_locked(struct nk_nand *dev, uint32_t page, uint8_t *data, uint8_t *oob,
+int nk_nand_read_page_unlocked(struct nk_nand *dev, uint32_t page, uint8_t *data, uint8_t *oob,
                                enum nk_oob_mode mode)
 {
     int err = nk_check_page(dev, page);
@@ -396,7 +406,7 @@ int nk_nand_read_page(struct nk_nand *dev, uint32_t page, uint8_t *data, uint8_t
 {
     struct nk_call call;
     nk_call_begin(dev, &call);
-    return nk_call_end(dev, &call, nk_read_page_locked(dev, page, data, oob, mode));
+    return nk_call_end(dev, &call, nk_nand_read_page_unlocked(dev, page, data, oob, mode));
 }
 
 int nk_nand_read_raw_bytes(struct nk_nand *dev, uint32_t page, uint32_t column, uint8_t *buf,
@@ -445,8 +455,8 @@ static int nk_program_controller_ecc(struct nk_nand *dev, uint32_t page, const u
     return err;
 }
 
-static int nk_program_page_locked(struct nk_nand *dev, uint32_t page, const uint8_t *data,
-                                  const uint8_t *oob, enum nk_oob_mode mode)
+int nk_nand_program_page_unlocked(struct nk_nand *dev, uint32_t page, const uint8_t *data,
+                                  const uint8_t *oob, enum nk_oob_mode mode, unsigned flags)
 {
     int err = nk_check_page(dev, page);
     if (!err)
@@ -454,7 +464,7 @@ static int nk_program_page_locked(struct nk_nand *dev, uint32_t page, const uint
     if (!err)
         err = nk_check_writable(dev, "program of page", page);
     if (!err)
-        err = nk_check_not_bad(dev, page / nk_nand_pages_per_block(dev), "program");
+        err = nk_check_not_bad(dev, page / nk_nand_pages_per_block(dev), "program", flags);
     if (err)
         return err;
     if (!data && !oob)
@@ -511,18 +521,18 @@ int nk_nand_program_page(struct nk_nand *dev, uint32_t page, const uint8_t *data
 {
     struct nk_call call;
     nk_call_begin(dev, &call);
-    return nk_call_end(dev, &call, nk_program_page_locked(dev, page, data, oob, mode));
+    return nk_call_end(dev, &call, nk_nand_program_page_unlocked(dev, page, data, oob, mode, 0));
 }
 
 /* ----- erase ---------------------------------------------------------------------------------- */
 
-static int nk_erase_block_locked(struct nk_nand *dev, uint32_t block)
+int nk_nand_erase_block_unlocked(struct nk_nand *dev, uint32_t block, unsigned flags)
 {
     int err = nk_check_block(dev, block);
     if (!err)
         err = nk_check_writable(dev, "erase of block", block);
     if (!err)
-        err = nk_check_not_bad(dev, block, "erase");
+        err = nk_check_not_bad(dev, block, "erase", flags);
     if (err)
         return err;
     dev->stats.block_erases++;
@@ -530,6 +540,10 @@ static int nk_erase_block_locked(struct nk_nand *dev, uint32_t block)
     if (err == -NK_EIO) {
         dev->stats.erase_failures++;
         memcpy(dev->diag.text, dev->chip.diag.text, sizeof dev->diag.text);
+        /* A block that cannot be erased is retired for good (the table's own
+         * blocks are handled by the table code, which relocates them). */
+        if (dev->bbt && !(flags & NK_IO_ALLOW_RESERVED))
+            nk_bbt_mark_worn_unlocked(dev, block);
     }
     return err;
 }
@@ -538,7 +552,7 @@ int nk_nand_erase_block(struct nk_nand *dev, uint32_t block)
 {
     struct nk_call call;
     nk_call_begin(dev, &call);
-    return nk_call_end(dev, &call, nk_erase_block_locked(dev, block));
+    return nk_call_end(dev, &call, nk_nand_erase_block_unlocked(dev, block, 0));
 }
 
 /* ----- multi-page helpers ------------------------------------------------------------------------ */

@@ -3,6 +3,7 @@
 #ifndef NK_NAND_INTERNAL_H
 #define NK_NAND_INTERNAL_H
 
+#include "nandkit/bbt.h"
 #include "nandkit/nand.h"
 
 /* ONFI feature address of array operation mode (Micron on-die ECC enable). */
@@ -10,6 +11,20 @@
 
 /* Blocks searched for the on-flash BBT at the end of each chip (Linux). */
 #define NK_BBT_RESERVED_BLOCKS 4u
+
+/* Flags of the unlocked workers. */
+#define NK_IO_ALLOW_RESERVED 0x1u /* the BBT code writing its own blocks */
+
+/* The workers behind the public calls, without lock and clock; for code
+ * inside the device layer that already holds the lock. */
+int nk_nand_read_page_unlocked(struct nk_nand *dev, uint32_t page, uint8_t *data, uint8_t *oob,
+                               enum nk_oob_mode mode);
+int nk_nand_program_page_unlocked(struct nk_nand *dev, uint32_t page, const uint8_t *data,
+                                  const uint8_t *oob, enum nk_oob_mode mode, unsigned flags);
+int nk_nand_erase_block_unlocked(struct nk_nand *dev, uint32_t block, unsigned flags);
+
+/* nk_bbt_mark_worn() without the device lock. */
+int nk_bbt_mark_worn_unlocked(struct nk_nand *dev, uint32_t block);
 
 /* Reads the factory markers of `block`: 1 bad, 0 good, or an error. */
 int nk_nand_block_marker_bad(struct nk_nand *dev, uint32_t block);

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/* nandkit badblocks: the bad-block table of an image, and retiring blocks. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image.h"
+#include "nandkit/bbt.h"
+#include "nandkit/error.h"
+#include "tool.h"
+
+static void nk_badblocks_help(FILE *out)
+{
+    fprintf(out,
+            "usage: nandkit badblocks IMAGE (--geometry P,O,N[,B] | --chip NAME)\n"
+            "                         [--scan] [--dry-run] [--mark BLOCK] [--json]\n\n"
+            "Reads the Linux-compatible bad-block table (main \"Bbt0\" and mirror \"1tbB\" in the\n"
+            "last 4 blocks); when there is none, scans the factory markers and writes both\n"
+            "tables. Lists every bad block (factory or worn) and where the tables are.\n\n"
+            "Options:\n" NK_TOOL_IMAGE_HELP
+            "  --scan                  ignore the tables on flash; rebuild them from the markers\n"
+            "  --dry-run               change nothing on flash; report what would be written\n"
+            "  --mark BLOCK            retire BLOCK (marker + new table version)\n"
+            "  --json                  machine-readable output\n");
+}
+
+static const char *nk_state_name(int state)
+{
+    switch (state) {
+    case NK_BBT_WORN:
+        return "worn";
+    case NK_BBT_FACTORY_BAD:
+        return "factory";
+    case NK_BBT_RESERVED:
+        return "reserved";
+    default:
+        return "good";
+    }
+}
+
+static int nk_badblocks_run(int argc, char **argv)
+{
+    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
+                                            {"scan", no_argument, NULL, 's'},
+                                            {"dry-run", no_argument, NULL, 'n'},
+                                            {"mark", required_argument, NULL, 'm'},
+                                            {"json", no_argument, NULL, 'j'},
+                                            {NULL, 0, NULL, 0}};
+    struct nk_tool_image_opts opts;
+    nk_tool_image_opts_init(&opts);
+    struct nk_bbt_config config;
+    memset(&config, 0, sizeof config);
+    bool json = false, mark = false;
+    uint64_t mark_block = 0;
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        int handled = nk_tool_image_option(&opts, opt, optarg);
+        if (handled == 2)
+            return 2;
+        if (handled)
+            continue;
+        switch (opt) {
+        case 's':
+            config.force_scan = true;
+            break;
+        case 'n':
+            config.dry_run = true;
+            break;
+        case 'm':
+            if (!nk_tool_parse_u64(optarg, &mark_block))
+                return nk_tool_fail("bad --mark '%s': expected a block number", optarg);
+            mark = true;
+            break;
+        case 'j':
+            json = true;
+            break;
+        default:
+            return nk_tool_fail("badblocks: unknown option (see nandkit badblocks --help)");
+        }
+    }
+    if (optind >= argc)
+        return nk_tool_fail("badblocks needs an IMAGE (see nandkit badblocks --help)");
+    opts.path = argv[optind++];
+    if (optind < argc)
+        return nk_tool_fail("badblocks: unexpected argument '%s'", argv[optind]);
+    opts.read_only = config.dry_run;
+
+    struct nk_tool_image image;
+    int status = nk_tool_image_open(&image, &opts);
+    if (status)
+        return status;
+    struct nk_nand *nand = &image.nand;
+    if (mark && mark_block >= nk_nand_blocks(nand)) {
+        nk_tool_image_close(&image);
+        return nk_tool_fail("--mark %llu out of range: the device has %u blocks",
+                            (unsigned long long)mark_block, nk_nand_blocks(nand));
+    }
+    config.memory_size = nk_bbt_memory_size(nand);
+    config.memory = malloc(config.memory_size);
+    struct nk_bbt bbt;
+    int err = nk_bbt_attach(nand, &bbt, &config);
+    if (!err && mark)
+        err = nk_bbt_mark_worn(nand, (uint32_t)mark_block);
+    if (err) {
+        int code = nk_tool_error("bad-block table: %s",
+                                 nand->diag.text[0] ? nand->diag.text : nk_strerror(err));
+        free(config.memory);
+        nk_tool_image_close(&image);
+        return code;
+    }
+    const struct nk_bbt_info *info = &bbt.info;
+    const char *verb = config.dry_run ? "would write" : "wrote";
+    if (json) {
+        printf("{\"blocks\":%u,\"main_block\":%d,\"main_version\":%u,\"mirror_block\":%d,"
+               "\"mirror_version\":%u,\"scanned\":%s,\"main_written\":%s,\"mirror_written\":%s,"
+               "\"dry_run\":%s,\"bad\":[",
+               nk_nand_blocks(nand), info->main_block, info->main_version, info->mirror_block,
+               info->mirror_version, info->scanned ? "true" : "false",
+               info->main_written ? "true" : "false", info->mirror_written ? "true" : "false",
+               config.dry_run ? "true" : "false");
+        bool first = true;
+        for (uint32_t b = 0; b < nk_nand_blocks(nand); b++) {
+            int state = nk_bbt_block_state(&bbt, b);
+            if (state == NK_BBT_WORN || state == NK_BBT_FACTORY_BAD) {
+                printf("%s{\"block\":%u,\"kind\":\"%s\"}", first ? "" : ",", b,
+                       nk_state_name(state));
+                first = false;
+            }
+        }
+        printf("]}\n");
+    } else {
+        printf("main table   ");
+        if (info->main_block >= 0)
+            printf("block %d, version %u%s\n", info->main_block, info->main_version,
+                   info->main_written ? (config.dry_run ? " (would write)" : " (written)") : "");
+        else
+            printf("none\n");
+        printf("mirror table ");
+        if (info->mirror_block >= 0)
+            printf("block %d, version %u%s\n", info->mirror_block, info->mirror_version,
+                   info->mirror_written ? (config.dry_run ? " (would write)" : " (written)")
+                                        : "");
+        else
+            printf("none\n");
+        if (info->scanned)
+            printf("source       factory-marker scan (%s both tables)\n", verb);
+        else
+            printf("source       table on flash%s\n", info->scrubbed ? " (scrubbed)" : "");
+        unsigned count = 0;
+        for (uint32_t b = 0; b < nk_nand_blocks(nand); b++) {
+            int state = nk_bbt_block_state(&bbt, b);
+            if (state == NK_BBT_WORN || state == NK_BBT_FACTORY_BAD) {
+                printf("bad block    %u (%s)\n", b, nk_state_name(state));
+                count++;
+            }
+        }
+        printf("total        %u bad of %u blocks (%u factory, %u worn)\n", count,
+               nk_nand_blocks(nand), info->factory_bad, info->worn);
+    }
+    free(config.memory);
+    nk_tool_image_close(&image);
+    return 0;
+}
+
+const struct nk_tool_command nk_cmd_badblocks = {
+    .name = "badblocks",
+    .summary = "list bad blocks, read/write the Linux-compatible BBT, retire a block",
+    .run = nk_badblocks_run,
+    .help = nk_badblocks_help,
+};

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+/* nandkit info: what a chip or image is (identification, geometry, timing). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image.h"
+#include "nandkit/bbt.h"
+#include "nandkit/error.h"
+#include "tool.h"
+
+static void nk_info_help(FILE *out)
+{
+    fprintf(out,
+            "usage: nandkit info --chip NAME [--json]\n"
+            "       nandkit info IMAGE (--geometry P,O,N[,B] | --chip NAME) [--json]\n\n"
+            "Identifies a simulated chip through the controller interface (RESET, READ ID,\n"
+            "ONFI/JEDEC parameter page or the legacy ID table) and prints its geometry, IDs,\n"
+            "ONFI data, timings and factory-bad blocks. With IMAGE, describes the image file\n"
+            "with the given geometry.\n\n"
+            "Options:\n" NK_TOOL_IMAGE_HELP "  --json                  machine-readable output\n");
+}
+
+static const struct {
+    uint32_t bit;
+    const char *name;
+} nk_feature_names[] = {
+    {NK_CHIP_ONFI, "onfi"},
+    {NK_CHIP_JEDEC, "jedec"},
+    {NK_CHIP_SMALL_PAGE, "small-page"},
+    {NK_CHIP_CACHE_PROGRAM, "cache-program"},
+    {NK_CHIP_GET_SET_FEATURES, "get-set-features"},
+    {NK_CHIP_ON_DIE_ECC, "on-die-ecc"},
+    {NK_CHIP_RANDOM_OUT, "random-data-out"},
+    {NK_CHIP_BUS16, "x16"},
+};
+
+/* Prints the names of the feature bits, each wrapped in `quote`. */
+static void nk_info_features(uint32_t features, const char *sep, const char *quote)
+{
+    bool first = true;
+    for (size_t i = 0; i < sizeof nk_feature_names / sizeof nk_feature_names[0]; i++) {
+        if (features & nk_feature_names[i].bit) {
+            printf("%s%s%s%s", first ? "" : sep, quote, nk_feature_names[i].name, quote);
+            first = false;
+        }
+    }
+}
+
+/* The reference system's datasheet limits, in ns. */
+static void nk_info_limits(const struct nk_chip_info *info, double limits[3])
+{
+    const struct nk_chip_timing *t = &info->timing;
+    unsigned cycles = 2u + info->col_cycles + info->row_cycles;
+    uint32_t bytes = info->page_size + info->oob_size;
+    limits[0] = t->tR_ns + (double)(cycles + bytes) * t->tRC_ns;
+    limits[1] = (double)(cycles + bytes) * t->tWC_ns + t->tPROG_ns;
+    limits[2] = t->tBERS_ns + (double)(2u + info->row_cycles) * t->tWC_ns;
+}
+
+/* Bad blocks as the BBT says (read in a dry run: nothing is written), or as
+ * the factory markers say when there is no table. */
+static int nk_info_count_bad(struct nk_nand *nand, uint32_t *bad)
+{
+    struct nk_bbt bbt;
+    struct nk_bbt_config config;
+    memset(&config, 0, sizeof config);
+    config.dry_run = true;
+    config.memory_size = nk_bbt_memory_size(nand);
+    config.memory = malloc(config.memory_size);
+    int err = nk_bbt_attach(nand, &bbt, &config);
+    *bad = bbt.info.factory_bad + bbt.info.worn;
+    nk_bbt_detach(nand);
+    free(config.memory);
+    return err;
+}
+
+static void nk_info_print_text(const struct nk_chip_info *info, uint32_t bad)
+{
+    const struct nk_chip_timing *t = &info->timing;
+    uint64_t size = (uint64_t)info->page_size * info->pages_per_block * info->blocks;
+    printf("chip          %s %s\n", info->vendor, info->model);
+    printf("id            ");
+    for (unsigned i = 0; i < info->id_len; i++)
+        printf("%s%02x", i ? " " : "", info->id[i]);
+    printf("\n");
+    if (info->onfi_version)
+        printf("onfi          %u.%u\n", info->onfi_version / 10, info->onfi_version % 10);
+    else
+        printf("onfi          no\n");
+    printf("geometry      %u + %u bytes/page, %u pages/block, %u blocks, %u LUN(s)\n",
+           info->page_size, info->oob_size, info->pages_per_block, info->blocks,
+           info->luns ? info->luns : 1);
+    printf("size          %llu MiB data + %llu KiB OOB\n", (unsigned long long)(size >> 20),
+           (unsigned long long)((uint64_t)info->oob_size * info->pages_per_block * info->blocks >>
+                                10));
+    printf("addressing    %u column + %u row cycles, %s, %u bit(s)/cell, NOP %u\n",
+           info->col_cycles, info->row_cycles, info->features & NK_CHIP_BUS16 ? "x16" : "x8",
+           info->bits_per_cell, info->nop);
+    if (info->ecc_strength)
+        printf("ecc required  %u bit(s) per %u bytes\n", info->ecc_strength, info->ecc_step);
+    else
+        printf("ecc required  not stated\n");
+    printf("bad blocks    %u found; marker at OOB byte %u of %s%s%s\n", bad, info->bbm_offset,
+           info->bbm_pages & NK_BBM_FIRST_PAGE ? "page 0 " : "",
+           info->bbm_pages & NK_BBM_SECOND_PAGE ? "page 1 " : "",
+           info->bbm_pages & NK_BBM_LAST_PAGE ? "last page" : "");
+    if (info->max_bad_blocks)
+        printf("              datasheet allows up to %u\n", info->max_bad_blocks);
+    printf("timing        tR %.1f us, tPROG %.1f us, tBERS %.1f us, tCBSY %.1f us, tRST %.1f us\n",
+           t->tR_ns / 1e3, t->tPROG_ns / 1e3, t->tBERS_ns / 1e3, t->tCBSY_ns / 1e3,
+           t->tRST_ns / 1e3);
+    printf("              tRC %u ns, tWC %u ns, tADL %u ns, tWB %u ns, tWHR %u ns, tCCS %u ns\n",
+           t->tRC_ns, t->tWC_ns, t->tADL_ns, t->tWB_ns, t->tWHR_ns, t->tCCS_ns);
+    printf("              max: tR %.1f us, tPROG %.1f us, tBERS %.1f us\n", t->tR_max_ns / 1e3,
+           t->tPROG_max_ns / 1e3, t->tBERS_max_ns / 1e3);
+    double limits[3];
+    nk_info_limits(info, limits);
+    printf("limit         page read %.1f us, page program %.1f us, block erase %.1f us\n",
+           limits[0] / 1e3, limits[1] / 1e3, limits[2] / 1e3);
+    printf("features      ");
+    nk_info_features(info->features, ", ", "");
+    printf("\n");
+}
+
+static void nk_info_print_json(const struct nk_chip_info *info, uint32_t bad)
+{
+    const struct nk_chip_timing *t = &info->timing;
+    double limits[3];
+    nk_info_limits(info, limits);
+    printf("{\"vendor\":\"%s\",\"model\":\"%s\",\"id\":\"", info->vendor, info->model);
+    for (unsigned i = 0; i < info->id_len; i++)
+        printf("%02x", info->id[i]);
+    printf("\",\"onfi_version\":%u,\"page_size\":%u,\"oob_size\":%u,\"pages_per_block\":%u,"
+           "\"blocks\":%u,\"luns\":%u,\"col_cycles\":%u,\"row_cycles\":%u,\"bits_per_cell\":%u,"
+           "\"nop\":%u,\"ecc_strength\":%u,\"ecc_step\":%u,\"bad_blocks\":%u,"
+           "\"bbm_offset\":%u,\"bbm_pages\":%u,",
+           info->onfi_version, info->page_size, info->oob_size, info->pages_per_block,
+           info->blocks, info->luns, info->col_cycles, info->row_cycles, info->bits_per_cell,
+           info->nop, info->ecc_strength, info->ecc_step, bad, info->bbm_offset, info->bbm_pages);
+    printf("\"timing_ns\":{\"tR\":%u,\"tPROG\":%u,\"tBERS\":%u,\"tCBSY\":%u,\"tRST\":%u,\"tRC\":%u,"
+           "\"tWC\":%u,\"tADL\":%u,\"tWB\":%u,\"tWHR\":%u,\"tCCS\":%u},",
+           t->tR_ns, t->tPROG_ns, t->tBERS_ns, t->tCBSY_ns, t->tRST_ns, t->tRC_ns, t->tWC_ns,
+           t->tADL_ns, t->tWB_ns, t->tWHR_ns, t->tCCS_ns);
+    printf("\"limit_us\":{\"page_read\":%.2f,\"page_program\":%.2f,\"block_erase\":%.2f},",
+           limits[0] / 1e3, limits[1] / 1e3, limits[2] / 1e3);
+    printf("\"features\":[");
+    nk_info_features(info->features, ",", "\"");
+    printf("]}\n");
+}
+
+static int nk_info_run(int argc, char **argv)
+{
+    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
+                                            {"json", no_argument, NULL, 'j'},
+                                            {NULL, 0, NULL, 0}};
+    struct nk_tool_image_opts opts;
+    nk_tool_image_opts_init(&opts);
+    opts.read_only = true;
+    bool json = false;
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        int handled = nk_tool_image_option(&opts, opt, optarg);
+        if (handled == 2)
+            return 2;
+        if (handled)
+            continue;
+        if (opt == 'j')
+            json = true;
+        else
+            return nk_tool_fail("info: unknown option (see nandkit info --help)");
+    }
+    if (optind < argc)
+        opts.path = argv[optind++];
+    if (optind < argc)
+        return nk_tool_fail("info: unexpected argument '%s'", argv[optind]);
+    if (!opts.path && !opts.chip)
+        return nk_tool_fail("info needs --chip NAME or an IMAGE (see nandkit info --help)");
+
+    struct nk_chip_info info;
+    uint32_t bad = 0;
+    if (!opts.path) {
+        /* A preset in memory: identify it through the port, as on a board. */
+        struct nk_sim_config config;
+        struct nk_sim *sim;
+        char why[NK_DIAG_LEN] = "";
+        memset(&config, 0, sizeof config);
+        config.preset = opts.chip;
+        config.seed = opts.seed;
+        config.factory_bad_blocks = -1;
+        int err = nk_sim_open(&sim, &config, why);
+        if (err)
+            return nk_tool_fail("%s", why[0] ? why : nk_strerror(err));
+        size_t ws_size = nk_nand_workspace_size(&nk_sim_params(sim)->chip);
+        void *ws = malloc(ws_size);
+        struct nk_nand nand;
+        struct nk_nand_config nc;
+        memset(&nc, 0, sizeof nc);
+        nc.ctrl = nk_sim_ctrl(sim);
+        nc.workspace = ws;
+        nc.workspace_size = ws_size;
+        nc.read_only = true;
+        err = nk_nand_open(&nand, &nc);
+        if (!err)
+            err = nk_info_count_bad(&nand, &bad);
+        if (err) {
+            int code = nk_tool_error("identification failed: %s", nand.diag.text[0] ? nand.diag.text : nk_strerror(err));
+            free(ws);
+            nk_sim_close(sim);
+            return code;
+        }
+        info = nand.chip.info;
+        free(ws);
+        nk_sim_close(sim);
+    } else {
+        struct nk_tool_image image;
+        int status = nk_tool_image_open(&image, &opts);
+        if (status)
+            return status;
+        int err = nk_info_count_bad(&image.nand, &bad);
+        info = image.nand.chip.info;
+        nk_tool_image_close(&image);
+        if (err)
+            return nk_tool_error("reading bad-block markers failed: %s", nk_strerror(err));
+    }
+    if (json)
+        nk_info_print_json(&info, bad);
+    else
+        nk_info_print_text(&info, bad);
+    return 0;
+}
+
+const struct nk_tool_command nk_cmd_info = {
+    .name = "info",
+    .summary = "identify a chip or describe an image (geometry, IDs, ONFI, timing)",
+    .run = nk_info_run,
+    .help = nk_info_help,
+};

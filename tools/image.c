@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+#include "image.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "nandkit/error.h"
+#include "tool.h"
+
+void nk_tool_image_opts_init(struct nk_tool_image_opts *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    opts->layout = NK_TOOL_LAYOUT_LINUX;
+    opts->seed = 1;
+    opts->power_cut_after = -1;
+}
+
+int nk_tool_image_option(struct nk_tool_image_opts *opts, int opt, const char *arg)
+{
+    uint64_t value;
+    switch (opt) {
+    case NK_OPT_GEOMETRY:
+        opts->geometry = arg;
+        return 1;
+    case NK_OPT_CHIP:
+        opts->chip = arg;
+        return 1;
+    case NK_OPT_LAYOUT:
+        if (strcmp(arg, "linux") == 0)
+            opts->layout = NK_TOOL_LAYOUT_LINUX;
+        else if (strcmp(arg, "mkyaffs2") == 0)
+            opts->layout = NK_TOOL_LAYOUT_MKYAFFS2;
+        else if (strcmp(arg, "inband") == 0)
+            opts->layout = NK_TOOL_LAYOUT_INBAND;
+        else
+            return nk_tool_fail("unknown layout '%s' (use linux, mkyaffs2 or inband)", arg);
+        opts->layout_given = true;
+        return 1;
+    case NK_OPT_SEED:
+        if (!nk_tool_parse_u64(arg, &value))
+            return nk_tool_fail("bad --seed '%s': expected an unsigned number", arg);
+        opts->seed = value;
+        return 1;
+    case NK_OPT_POWER_CUT:
+        if (!nk_tool_parse_u64(arg, &value) || value > INT64_MAX)
+            return nk_tool_fail("bad --power-cut-after '%s': expected an operation count", arg);
+        opts->power_cut_after = (int64_t)value;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static bool nk_power_of_two(uint64_t v)
+{
+    return v && !(v & (v - 1));
+}
+
+/* Parses "PAGE,OOB,PPB[,BLOCKS]" into the chip info (blocks 0 = unknown). */
+static int nk_parse_geometry(const char *text, struct nk_chip_info *info)
+{
+    uint64_t values[4] = {0, 0, 0, 0};
+    unsigned n = 0;
+    const char *p = text;
+    while (*p && n < 4) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(p, &end, 10);
+        if (end == p || errno || (*end && *end != ','))
+            return nk_tool_fail("bad --geometry '%s': expected PAGE,OOB,PAGES_PER_BLOCK[,BLOCKS]",
+                                text);
+        values[n++] = v;
+        p = *end ? end + 1 : end;
+    }
+    if (*p || n < 3)
+        return nk_tool_fail("bad --geometry '%s': expected PAGE,OOB,PAGES_PER_BLOCK[,BLOCKS]",
+                            text);
+    if (!nk_power_of_two(values[0]) || values[0] < 256 || values[0] > 65536)
+        return nk_tool_fail("bad --geometry page size %llu: a power of two from 256 to 65536",
+                            (unsigned long long)values[0]);
+    if (values[1] == 0 || values[1] > 4096 || values[1] >= values[0])
+        return nk_tool_fail("bad --geometry OOB size %llu: 1 to 4096 and below the page size",
+                            (unsigned long long)values[1]);
+    if (!nk_power_of_two(values[2]) || values[2] > 4096)
+        return nk_tool_fail("bad --geometry pages per block %llu: a power of two up to 4096",
+                            (unsigned long long)values[2]);
+    if (n == 4 && (values[3] == 0 || values[3] > (1u << 24)))
+        return nk_tool_fail("bad --geometry block count %llu: 1 to 16777216",
+                            (unsigned long long)values[3]);
+    info->page_size = (uint32_t)values[0];
+    info->oob_size = (uint32_t)values[1];
+    info->pages_per_block = (uint32_t)values[2];
+    info->blocks = (uint32_t)values[3];
+    return 0;
+}
+
+static uint8_t nk_cycles_for(uint64_t count)
+{
+    uint8_t cycles = 1;
+    while (count > 256) {
+        count = (count + 255) / 256;
+        cycles++;
+    }
+    return cycles;
+}
+
+int nk_tool_params_from_opts(const struct nk_tool_image_opts *opts, struct nk_sim_params *params)
+{
+    memset(params, 0, sizeof *params);
+    if (opts->chip) {
+        if (nk_sim_preset(opts->chip, params) != 0)
+            return nk_tool_fail("unknown chip '%s' (run `nandkit sim list` for the presets)",
+                                opts->chip);
+        if (opts->geometry)
+            return nk_tool_fail("give --chip or --geometry, not both");
+        return 0;
+    }
+    if (!opts->geometry)
+        return nk_tool_fail("%s needs --geometry PAGE,OOB,PAGES_PER_BLOCK[,BLOCKS] or --chip NAME",
+                            opts->path ? opts->path : "this command");
+
+    /* An explicit geometry borrows the reference chip's timing and ID. */
+    if (nk_sim_preset("K9F1G08U0A", params) != 0)
+        return nk_tool_error("internal: reference preset missing");
+    struct nk_chip_info *info = &params->chip;
+    int status = nk_parse_geometry(opts->geometry, info);
+    if (status)
+        return status;
+    uint64_t page_bytes = (uint64_t)info->page_size + info->oob_size;
+    uint64_t block_bytes = page_bytes * info->pages_per_block;
+    if (opts->path && !opts->create) {
+        struct stat st;
+        if (stat(opts->path, &st) != 0)
+            return nk_tool_fail("cannot open image '%s': %s", opts->path, strerror(errno));
+        if (st.st_size == 0 || (uint64_t)st.st_size % page_bytes != 0)
+            return nk_tool_fail("image '%s' is %llu bytes, not a multiple of the %llu-byte "
+                                "page+OOB size of --geometry %s (wrong geometry?)",
+                                opts->path, (unsigned long long)st.st_size,
+                                (unsigned long long)page_bytes, opts->geometry);
+        uint64_t blocks = ((uint64_t)st.st_size + block_bytes - 1) / block_bytes;
+        if (info->blocks == 0)
+            info->blocks = (uint32_t)blocks;
+        else if (blocks > info->blocks)
+            return nk_tool_fail("image '%s' holds %llu blocks, more than the %u of --geometry %s",
+                                opts->path, (unsigned long long)blocks, info->blocks,
+                                opts->geometry);
+    }
+    if (info->blocks == 0)
+        return nk_tool_fail("--geometry %s needs a block count here (PAGE,OOB,PPB,BLOCKS)",
+                            opts->geometry);
+    info->col_cycles = nk_cycles_for(page_bytes);
+    info->row_cycles = nk_cycles_for((uint64_t)info->blocks * info->pages_per_block);
+    if (info->page_size <= 512) {
+        info->features = NK_CHIP_SMALL_PAGE;
+        info->col_cycles = 1;
+        info->bbm_offset = 5;
+    } else {
+        info->features = NK_CHIP_RANDOM_OUT | NK_CHIP_CACHE_PROGRAM;
+        info->bbm_offset = 0;
+    }
+    info->bbm_pages = NK_BBM_FIRST_PAGE | NK_BBM_SECOND_PAGE;
+    nk_format(info->vendor, sizeof info->vendor, "generic");
+    nk_format(info->model, sizeof info->model, "%ux%u+%u", info->blocks * info->pages_per_block,
+              info->page_size, info->oob_size);
+    params->onfi = false;
+    params->jedec = false;
+    return 0;
+}
+
+/* ECC engine and OOB layout for --layout on this geometry. */
+static int nk_tool_setup_layout(struct nk_tool_image *image)
+{
+    const struct nk_chip_info *info = &image->params.chip;
+    int err;
+    if (image->layout == NK_TOOL_LAYOUT_MKYAFFS2) {
+        nk_ecc_none_init(&image->ecc);
+        err = nk_oob_layout_all_free(&image->oob_layout, info->oob_size, 0);
+    } else {
+        err = nk_ecc_hamming_init(&image->ecc, 256, false);
+        if (!err)
+            err = nk_oob_layout_default(&image->oob_layout, info->page_size, info->oob_size,
+                                        &image->ecc);
+    }
+    if (err)
+        return nk_tool_fail("layout does not fit a %u+%u page", info->page_size, info->oob_size);
+    return 0;
+}
+
+int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_opts *opts)
+{
+    memset(image, 0, sizeof *image);
+    image->layout = opts->layout;
+    int status = nk_tool_params_from_opts(opts, &image->params);
+    if (status)
+        return status;
+
+    struct nk_sim_config config;
+    memset(&config, 0, sizeof config);
+    config.params = &image->params;
+    config.image_path = opts->path;
+    config.read_only = opts->read_only;
+    config.seed = opts->seed;
+    config.factory_bad_blocks = 0;
+    char why[NK_DIAG_LEN] = "";
+    int err = nk_sim_open(&image->sim, &config, why);
+    if (err)
+        return nk_tool_fail("%s", why[0] ? why : nk_strerror(err));
+    if (opts->power_cut_after >= 0)
+        nk_sim_power_cut_after(image->sim, (uint64_t)opts->power_cut_after);
+
+    status = nk_tool_setup_layout(image);
+    if (status) {
+        nk_tool_image_close(image);
+        return status;
+    }
+    image->workspace = malloc(nk_nand_workspace_size(&image->params.chip));
+    struct nk_nand_config nand_config;
+    memset(&nand_config, 0, sizeof nand_config);
+    nand_config.ctrl = nk_sim_ctrl(image->sim);
+    nand_config.chip = &image->params.chip;
+    nand_config.ecc = &image->ecc;
+    nand_config.layout = &image->oob_layout;
+    nand_config.workspace = image->workspace;
+    nand_config.workspace_size = nk_nand_workspace_size(&image->params.chip);
+    nand_config.clock = nk_sim_clock(image->sim);
+    nand_config.read_only = opts->read_only;
+    err = nk_nand_open(&image->nand, &nand_config);
+    if (!err)
+        err = nk_part_init(&image->part, &image->nand, "image", 0, 0,
+                           opts->read_only ? NK_PART_READ_ONLY : 0);
+    if (err) {
+        int code = nk_tool_fail("%s", image->nand.diag.text[0] ? image->nand.diag.text
+                                                               : nk_strerror(err));
+        nk_tool_image_close(image);
+        return code;
+    }
+    return 0;
+}
+
+void nk_tool_image_close(struct nk_tool_image *image)
+{
+    if (image->sim)
+        nk_sim_close(image->sim);
+    free(image->workspace);
+    image->sim = NULL;
+    image->workspace = NULL;
+}
+
+void nk_tool_hexdump(FILE *out, const uint8_t *data, uint32_t len, uint32_t base)
+{
+    for (uint32_t row = 0; row < len; row += 16) {
+        fprintf(out, "%06x ", base + row);
+        for (uint32_t i = 0; i < 16; i++) {
+            if (row + i < len)
+                fprintf(out, " %02x", data[row + i]);
+            else
+                fputs("   ", out);
+        }
+        fputs("  |", out);
+        for (uint32_t i = 0; i < 16 && row + i < len; i++) {
+            uint8_t c = data[row + i];
+            fputc(c >= 0x20 && c < 0x7f ? c : '.', out);
+        }
+        fputs("|\n", out);
+    }
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Opening the thing a command works on: a simulated preset chip in memory
+ * (--chip NAME), or an image file (IMAGE with --geometry or --chip), as a
+ * ready device with the ECC engine and OOB layout that --layout names, and
+ * a partition over its usable blocks.
+ */
+#ifndef NK_TOOL_IMAGE_H
+#define NK_TOOL_IMAGE_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nandkit/ecc.h"
+#include "nandkit/nand.h"
+#include "nandkit/part.h"
+#include "nandkit/sim.h"
+
+/* --layout: how a YAFFS2 image uses the OOB (see docs/fs-format.md). */
+enum nk_tool_layout {
+    NK_TOOL_LAYOUT_LINUX,    /* tags at OOB 2.., Linux Hamming ECC at the end */
+    NK_TOOL_LAYOUT_MKYAFFS2, /* tags at OOB 0, no data ECC */
+    NK_TOOL_LAYOUT_INBAND,   /* tags in the last 16 bytes of the page, Hamming ECC */
+};
+
+/* What the user asked for on the command line. */
+struct nk_tool_image_opts {
+    const char *path;        /* image file, or NULL for a memory chip */
+    const char *chip;        /* --chip NAME */
+    const char *geometry;    /* --geometry PAGE,OOB,PPB[,BLOCKS] */
+    enum nk_tool_layout layout;
+    bool layout_given;
+    uint64_t seed;
+    bool read_only;
+    bool create;             /* create an erased image (sim create) */
+    int64_t power_cut_after; /* --power-cut-after N, -1 = never */
+};
+
+/* Long options every image command accepts; getopt_long returns these. */
+enum {
+    NK_OPT_GEOMETRY = 1000,
+    NK_OPT_CHIP,
+    NK_OPT_LAYOUT,
+    NK_OPT_SEED,
+    NK_OPT_POWER_CUT,
+    NK_OPT_FIRST_FREE /* commands number their own options from here */
+};
+
+#define NK_TOOL_IMAGE_LONG_OPTIONS                                                                 \
+    {"geometry", required_argument, NULL, NK_OPT_GEOMETRY},                                        \
+        {"chip", required_argument, NULL, NK_OPT_CHIP},                                            \
+        {"layout", required_argument, NULL, NK_OPT_LAYOUT},                                        \
+        {"seed", required_argument, NULL, NK_OPT_SEED},                                            \
+    {                                                                                              \
+        "power-cut-after", required_argument, NULL, NK_OPT_POWER_CUT                               \
+    }
+
+/* Help text for the options above. */
+#define NK_TOOL_IMAGE_HELP                                                                         \
+    "  --chip NAME             a simulator preset (nandkit sim list) for geometry and timing\n"    \
+    "  --geometry P,O,N[,B]    page bytes, OOB bytes, pages per block[, blocks]\n"                 \
+    "                          (blocks default to the image size)\n"                               \
+    "  --layout L              linux (default), mkyaffs2 or inband\n"                              \
+    "  --seed S                seed of every simulated fault (default 1)\n"                        \
+    "  --power-cut-after N     lose power at flash operation N (writes only)\n"
+
+void nk_tool_image_opts_init(struct nk_tool_image_opts *opts);
+
+/* Handles one of the shared options. Returns 1 when handled, 0 when `opt` is
+ * not one of them, or 2 after printing a one-line error for a bad value. */
+int nk_tool_image_option(struct nk_tool_image_opts *opts, int opt, const char *arg);
+
+/* An open image or chip. */
+struct nk_tool_image {
+    struct nk_sim *sim;
+    struct nk_sim_params params;
+    struct nk_nand nand;
+    struct nk_part part;
+    struct nk_ecc_engine ecc;
+    struct nk_oob_layout oob_layout;
+    enum nk_tool_layout layout;
+    void *workspace;
+};
+
+/* Opens per `opts`. Returns 0, or prints one line naming the problem
+ * (unknown chip, bad geometry, missing file, size mismatch) and returns the
+ * exit status (2 for bad input, 1 for I/O failures). */
+int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_opts *opts);
+
+/* Writes back and frees. */
+void nk_tool_image_close(struct nk_tool_image *image);
+
+/* Fills `params` from --chip or --geometry (plus the image size for a missing
+ * block count). Returns 0 or an exit status after printing the problem. */
+int nk_tool_params_from_opts(const struct nk_tool_image_opts *opts, struct nk_sim_params *params);
+
+/* Prints `len` bytes as a hex dump with offsets starting at `base`. */
+void nk_tool_hexdump(FILE *out, const uint8_t *data, uint32_t len, uint32_t base);
+
+#endif
