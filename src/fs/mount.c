@@ -186,14 +186,16 @@ static int nk_fs_alloc_tables(struct nk_fs *fs)
     fs->chunk_bits = nk_fs_mem_alloc(fs, ((size_t)fs->pages + 31) / 32 * sizeof(uint32_t));
     uint32_t buckets = nk_fs_bucket_count(fs);
     fs->buckets = nk_fs_mem_alloc(fs, (size_t)buckets * sizeof *fs->buckets);
-    if (fs->buckets)
+    if (fs->buckets) {
+        /* Emptied at once: a failed mount frees through the table. */
         fs->bucket_mask = buckets - 1;
+        for (uint32_t b = 0; b < buckets; b++)
+            fs->buckets[b] = NULL;
+    }
     if (!fs->page_buf || !fs->oob_buf || !fs->block_info || !fs->chunk_bits || !fs->buckets)
         return nk_diag_set(&fs->diag, -NK_ENOMEM, "out of memory for the file-system tables");
     memset(fs->block_info, 0, (size_t)fs->blocks * sizeof *fs->block_info);
     memset(fs->chunk_bits, 0, ((size_t)fs->pages + 31) / 32 * sizeof(uint32_t));
-    for (uint32_t b = 0; b < buckets; b++)
-        fs->buckets[b] = NULL;
 
     fs->root = nk_fs_obj_get(fs, NK_FS_OBJ_ROOT);
     fs->lost_found = nk_fs_obj_get(fs, NK_FS_OBJ_LOST_FOUND);
