@@ -68,9 +68,11 @@ static int nk_tool_check_plausible(struct nk_tool_fs *t, const struct nk_tool_im
     uint32_t blocks = t->fs.blocks;
     if (s->blocks_in_use == 0 && s->blocks_bad > 0 && s->blocks_bad + s->blocks_empty == blocks &&
         s->blocks_bad > blocks / 2)
-        return nk_tool_fail("%u of %u blocks carry bad-block markers and none holds YAFFS2 data "
-                            "with --layout %s: an image without markers (--layout mkyaffs2)?",
-                            (unsigned)s->blocks_bad, (unsigned)blocks, t->layout_name);
+        return nk_tool_fail("%u of %u blocks look bad (marker bytes set) and none holds YAFFS2 "
+                            "data with --layout %s and %s %s: wrong %s, or an image without "
+                            "markers (--layout mkyaffs2)?",
+                            (unsigned)s->blocks_bad, (unsigned)blocks, t->layout_name, flag, what,
+                            flag);
     if (s->blocks_bad_sequence > s->blocks_in_use)
         return nk_tool_fail("%u of %u written blocks have no usable YAFFS2 tags with --layout %s "
                             "and %s %s: wrong --layout or %s?",
