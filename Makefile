@@ -9,7 +9,7 @@ CMAKE_FLAGS ?=
 all: build
 
 deps:
-	scripts/install-deps.sh build test
+	scripts/install-deps.sh build test qemu
 
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) -DNANDKIT_TESTS=ON $(CMAKE_FLAGS)

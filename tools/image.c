@@ -45,6 +45,14 @@ int nk_tool_image_option(struct nk_tool_image_opts *opts, int opt, const char *a
             return nk_tool_fail("bad --seed '%s': expected an unsigned number", arg);
         opts->seed = value;
         return 1;
+    case NK_OPT_MTD_ECC:
+        if (strcmp(arg, "kernel") == 0)
+            opts->mtd_raw = false;
+        else if (strcmp(arg, "nandkit") == 0)
+            opts->mtd_raw = true;
+        else
+            return nk_tool_fail("unknown --mtd-ecc '%s' (use kernel or nandkit)", arg);
+        return 1;
     case NK_OPT_POWER_CUT:
         if (!nk_tool_parse_u64(arg, &value) || value > INT64_MAX)
             return nk_tool_fail("bad --power-cut-after '%s': expected an operation count", arg);
@@ -136,7 +144,11 @@ int nk_tool_params_from_opts(const struct nk_tool_image_opts *opts, struct nk_si
         struct stat st;
         if (stat(opts->path, &st) != 0)
             return nk_tool_fail("cannot open image '%s': %s", opts->path, strerror(errno));
-        if (st.st_size == 0 || (uint64_t)st.st_size % page_bytes != 0)
+        if (st.st_size == 0 && info->blocks == 0)
+            return nk_tool_fail("image '%s' is empty (a fresh sparse image): give the block "
+                                "count, --geometry %s,BLOCKS, or --chip NAME",
+                                opts->path, opts->geometry);
+        if ((uint64_t)st.st_size % page_bytes != 0)
             return nk_tool_fail("image '%s' is %llu bytes, not a multiple of the %llu-byte "
                                 "page+OOB size of --geometry %s (wrong geometry?)",
                                 opts->path, (unsigned long long)st.st_size,
@@ -194,6 +206,8 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
 {
     memset(image, 0, sizeof *image);
     image->layout = opts->layout;
+    if (nk_tool_path_is_mtd(opts->path))
+        return nk_tool_image_open_mtd(image, opts);
     int status = nk_tool_params_from_opts(opts, &image->params);
     if (status)
         return status;
@@ -243,6 +257,7 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
 
 void nk_tool_image_close(struct nk_tool_image *image)
 {
+    nk_tool_image_close_mtd(image);
     if (image->sim)
         nk_sim_close(image->sim);
     free(image->workspace);

@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "nandkit/ecc.h"
 #include "nandkit/nand.h"
@@ -35,6 +36,7 @@ struct nk_tool_image_opts {
     bool read_only;
     bool create;             /* create an erased image (sim create) */
     int64_t power_cut_after; /* --power-cut-after N, -1 = never */
+    bool mtd_raw;            /* --mtd-ecc nandkit: raw MTD access, nandkit's ECC */
 };
 
 /* Long options every image command accepts; getopt_long returns these. */
@@ -44,6 +46,7 @@ enum {
     NK_OPT_LAYOUT,
     NK_OPT_SEED,
     NK_OPT_POWER_CUT,
+    NK_OPT_MTD_ECC,
     NK_OPT_FIRST_FREE /* commands number their own options from here */
 };
 
@@ -52,6 +55,7 @@ enum {
         {"chip", required_argument, NULL, NK_OPT_CHIP},                                            \
         {"layout", required_argument, NULL, NK_OPT_LAYOUT},                                        \
         {"seed", required_argument, NULL, NK_OPT_SEED},                                            \
+        {"mtd-ecc", required_argument, NULL, NK_OPT_MTD_ECC},                                      \
     {                                                                                              \
         "power-cut-after", required_argument, NULL, NK_OPT_POWER_CUT                               \
     }
@@ -63,7 +67,9 @@ enum {
     "                          (blocks default to the image size)\n"                               \
     "  --layout L              linux (default), mkyaffs2 or inband\n"                              \
     "  --seed S                seed of every simulated fault (default 1)\n"                        \
-    "  --power-cut-after N     lose power at flash operation N (writes only)\n"
+    "  --power-cut-after N     lose power at flash operation N (writes only)\n"                   \
+    "  --mtd-ecc kernel|nandkit  /dev/mtdN: the kernel corrects (default), or raw access\n"      \
+    "                          with nandkit's twin of the kernel's ECC\n"
 
 void nk_tool_image_opts_init(struct nk_tool_image_opts *opts);
 
@@ -71,9 +77,12 @@ void nk_tool_image_opts_init(struct nk_tool_image_opts *opts);
  * not one of them, or 2 after printing a one-line error for a bad value. */
 int nk_tool_image_option(struct nk_tool_image_opts *opts, int opt, const char *arg);
 
+struct nk_mtd;
+
 /* An open image or chip. */
 struct nk_tool_image {
     struct nk_sim *sim;
+    struct nk_mtd *mtd; /* /dev/mtdN instead of the simulator */
     struct nk_sim_params params;
     struct nk_nand nand;
     struct nk_part part;
@@ -81,6 +90,7 @@ struct nk_tool_image {
     struct nk_oob_layout oob_layout;
     enum nk_tool_layout layout;
     void *workspace;
+    struct nk_badblock_ops badblocks; /* /dev/mtdN: the kernel's view */
 };
 
 /* Opens per `opts`. Returns 0, or prints one line naming the problem
@@ -90,6 +100,15 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
 
 /* Writes back and frees. */
 void nk_tool_image_close(struct nk_tool_image *image);
+
+/* /dev/mtdN (tools/image_mtd.c). True when `path` names an MTD device. */
+bool nk_tool_path_is_mtd(const char *path);
+
+/* Opens the MTD device `opts->path` as the image, as nk_tool_image_open(). */
+int nk_tool_image_open_mtd(struct nk_tool_image *image, const struct nk_tool_image_opts *opts);
+
+/* Closes what nk_tool_image_open_mtd() opened (nothing when image->mtd is NULL). */
+void nk_tool_image_close_mtd(struct nk_tool_image *image);
 
 /* Fills `params` from --chip or --geometry (plus the image size for a missing
  * block count). Returns 0 or an exit status after printing the problem. */

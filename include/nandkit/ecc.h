@@ -95,12 +95,13 @@ struct nk_bch {
     unsigned m;             /* field degree: 13 (512-byte steps) or 14 (1024) */
     unsigned t;             /* correctable bits */
     unsigned step_size;     /* data bytes per step */
-    unsigned ecc_bits;      /* m * t */
+    unsigned ecc_bits;      /* m * t (the generator's degree) */
     unsigned ecc_bytes;     /* ceil(ecc_bits / 8) */
     uint8_t erased_mask[NK_ECC_MAX_BYTES_PER_STEP]; /* ~encode(0xFF...) */
     void *tables;           /* in the workspace */
     size_t tables_size;
     unsigned flags;         /* NK_BCH_* chosen at init */
+    char name[16];          /* "bch8-512": the engine's name */
 };
 
 /* Table-size choice for nk_bch_init(). */
@@ -110,11 +111,11 @@ struct nk_bch {
  * parameters are unsupported. */
 size_t nk_bch_workspace_size(unsigned m, unsigned t, unsigned flags);
 
-/* Sets up a codec for `step_size` data bytes (m = 13 for up to 1023-byte
- * steps... as Linux: m = fls(1 + 8*step_size)) and strength t (1..32 within
- * the field's limit) using `workspace` (`size` bytes, suitably aligned for
- * uint32_t). Returns 0, -NK_EINVAL naming nothing (bad m/t/step) or
- * -NK_ENOMEM when `size` is too small. */
+/* Sets up a codec for `step_size` data bytes (as Linux: m = fls(1 +
+ * 8*step_size), so 13 for 512..1023-byte steps, 14 for 1024..2047; m from 9
+ * to 15 is accepted) and strength t (1..32 within the field's limit) using
+ * `workspace` (`size` bytes, any alignment). Returns 0, -NK_EINVAL for
+ * unsupported m/t/step, or -NK_ENOMEM when `size` is too small. */
 int nk_bch_init(struct nk_bch *bch, unsigned step_size, unsigned t, unsigned flags,
                 void *workspace, size_t size);
 

@@ -54,6 +54,16 @@ struct nk_nand_stats {
     uint64_t busy_ns;            /* time spent inside device calls (needs a clock) */
 };
 
+/* An authority on bad blocks outside nandkit, e.g. the Linux kernel's table
+ * behind /dev/mtdN. When given, it answers bad-block queries, is asked
+ * before every erase, and records retirements (instead of markers and
+ * nandkit's own table). */
+struct nk_badblock_ops {
+    int (*is_bad)(void *ctx, uint32_t block);   /* 1 bad, 0 good, or -NK_E* */
+    int (*mark_bad)(void *ctx, uint32_t block); /* 0 or -NK_E* */
+    void *ctx;
+};
+
 /* How to open a device. Zero every field you do not set. */
 struct nk_nand_config {
     const struct nk_ctrl *ctrl;      /* required */
@@ -65,6 +75,7 @@ struct nk_nand_config {
     size_t workspace_size;
     const struct nk_clock *clock;    /* optional: busy-time statistics */
     const struct nk_lock *lock;      /* optional: taken around every public call */
+    const struct nk_badblock_ops *badblocks; /* optional: external bad-block authority */
     unsigned bitflip_threshold;      /* 0: ceil(3/4 * strength) (1 for strength 1) */
     bool read_only;                  /* refuse program/erase with -NK_EROFS */
     bool skip_reset;                 /* with `chip` given: do not RESET at open */
@@ -87,6 +98,7 @@ struct nk_nand {
     unsigned last_bitflips;   /* of the last read */
     bool read_only;
     struct nk_bbt *bbt;       /* bad-block table, or NULL: markers are read */
+    struct nk_badblock_ops badblocks; /* external authority (is_bad NULL: none) */
     struct nk_nand_stats stats;
     struct nk_diag diag;      /* last failure reason */
 };
@@ -173,12 +185,14 @@ int nk_nand_set_bitflip_threshold(struct nk_nand *dev, unsigned threshold);
  * choice. */
 int nk_nand_set_data_loop(struct nk_nand *dev, enum nk_data_loop loop);
 
-/* Block health. Returns 1 when bad, 0 when good, or a negative error. Uses
- * the BBT when attached, otherwise reads the factory markers. */
+/* Block health. Returns 1 when bad, 0 when good, or a negative error. Asks
+ * the external authority when one was configured, else the BBT when
+ * attached, else reads the factory markers. */
 int nk_nand_block_is_bad(struct nk_nand *dev, uint32_t block);
 
-/* Marks `block` bad (BBT when attached, and the marker in OOB). Marking an
- * already bad block is a no-op returning 0. */
+/* Marks `block` bad (the external authority when configured; else the BBT
+ * when attached, and the marker in OOB). Marking an already bad block is a
+ * no-op returning 0. */
 int nk_nand_block_mark_bad(struct nk_nand *dev, uint32_t block);
 
 /* Statistics. */

@@ -51,6 +51,8 @@ int nk_nand_block_is_bad(struct nk_nand *dev, uint32_t block)
     if (block >= nk_nand_blocks(dev))
         return nk_diag_set(&dev->diag, -NK_EINVAL, "block %u out of range: device has %u blocks",
                            block, nk_nand_blocks(dev));
+    if (dev->badblocks.is_bad)
+        return dev->badblocks.is_bad(dev->badblocks.ctx, block);
     if (dev->bbt)
         return nk_bbt_block_state(dev->bbt, block) != NK_BBT_GOOD;
     return nk_nand_block_marker_bad(dev, block);
@@ -84,6 +86,15 @@ int nk_nand_block_write_marker(struct nk_nand *dev, uint32_t block)
 
 int nk_nand_block_mark_bad(struct nk_nand *dev, uint32_t block)
 {
+    if (dev->badblocks.mark_bad && block < nk_nand_blocks(dev)) {
+        int bad = dev->badblocks.is_bad ? dev->badblocks.is_bad(dev->badblocks.ctx, block) : 0;
+        if (bad)
+            return bad < 0 ? bad : 0;
+        if (dev->read_only)
+            return nk_diag_set(&dev->diag, -NK_EROFS, "marking block %u bad refused: read-only",
+                               block);
+        return dev->badblocks.mark_bad(dev->badblocks.ctx, block);
+    }
     if (dev->bbt && block < nk_nand_blocks(dev))
         return nk_bbt_mark_worn(dev, block);
     int bad = nk_nand_block_is_bad(dev, block);

@@ -149,6 +149,8 @@ int nk_nand_open(struct nk_nand *dev, const struct nk_nand_config *config)
         dev->clock = *config->clock;
     if (config->lock)
         dev->lock = *config->lock;
+    if (config->badblocks)
+        dev->badblocks = *config->badblocks;
     dev->read_only = config->read_only;
 
     return nk_nand_setup_ecc(dev, config);
@@ -533,6 +535,15 @@ int nk_nand_erase_block_unlocked(struct nk_nand *dev, uint32_t block, unsigned f
         err = nk_check_writable(dev, "erase of block", block);
     if (!err)
         err = nk_check_not_bad(dev, block, "erase", flags);
+    if (!err && dev->badblocks.is_bad) {
+        int bad = dev->badblocks.is_bad(dev->badblocks.ctx, block);
+        if (bad > 0) {
+            dev->stats.refused_bad++;
+            err = nk_diag_set(&dev->diag, -NK_EIO, "erase refused: block %u is bad", block);
+        } else if (bad < 0) {
+            err = bad;
+        }
+    }
     if (err)
         return err;
     dev->stats.block_erases++;
@@ -542,7 +553,9 @@ int nk_nand_erase_block_unlocked(struct nk_nand *dev, uint32_t block, unsigned f
         memcpy(dev->diag.text, dev->chip.diag.text, sizeof dev->diag.text);
         /* A block that cannot be erased is retired for good (the table's own
          * blocks are handled by the table code, which relocates them). */
-        if (dev->bbt && !(flags & NK_IO_ALLOW_RESERVED))
+        if (dev->badblocks.mark_bad)
+            dev->badblocks.mark_bad(dev->badblocks.ctx, block);
+        else if (dev->bbt && !(flags & NK_IO_ALLOW_RESERVED))
             nk_bbt_mark_worn_unlocked(dev, block);
     }
     return err;

@@ -1,0 +1,634 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The array's storage: per-block bookkeeping for every block, data only for
+ * blocks that were written (lazy), and the image file behind them.
+ *
+ * A block's content is, in order of precedence: its resident copy; all 0xFF
+ * when erased since the last load; the image file when the page lies inside
+ * it; otherwise "virtual" content (0xFF, or a factory-bad block's marker and
+ * junk). Reads of non-resident pages go to the file page by page, so
+ * scanning a large image does not load it. The file holds exactly the first
+ * file_size / (page + OOB) pages of the array; it grows only when a block
+ * past its end is written, filling the gap with what those pages hold.
+ * See docs/image-format.md for the file and the sidecar.
+ */
+#define _FILE_OFFSET_BITS 64
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sim_internal.h"
+
+/* ----- sidecar layout -------------------------------------------------------- */
+
+#define NK_SIDECAR_MAGIC "NKSIMCAR"
+#define NK_SIDECAR_VERSION 1u
+#define NK_SIDECAR_HEADER 80u
+#define NK_SIDECAR_RECORD 16u
+
+static void nk_put32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static uint32_t nk_get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* CRC-32 (IEEE 802.3, reflected, as zlib's crc32()), a nibble at a time. */
+static uint32_t nk_crc32(uint32_t crc, const uint8_t *data, size_t len)
+{
+    static const uint32_t table[16] = {
+        0x00000000u, 0x1db71064u, 0x3b6e20c8u, 0x26d930acu, 0x76dc4190u, 0x6b6b51f4u,
+        0x4db26158u, 0x5005713cu, 0xedb88320u, 0xf00f9344u, 0xd6d6a3e8u, 0xcb61b38cu,
+        0x9b64c2b0u, 0x86d3d2d4u, 0xa00ae278u, 0xbdbdf21cu,
+    };
+    crc = ~crc;
+    for (size_t i = 0; i < len; i++) {
+        crc ^= data[i];
+        crc = (crc >> 4) ^ table[crc & 15u];
+        crc = (crc >> 4) ^ table[crc & 15u];
+    }
+    return ~crc;
+}
+
+static int nk_why(char *why, int err, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int nk_why(char *why, int err, const char *format, ...)
+{
+    if (why) {
+        va_list args;
+        va_start(args, format);
+        nk_vformat(why, NK_DIAG_LEN, format, args);
+        va_end(args);
+    }
+    return err;
+}
+
+/* ----- file helpers ---------------------------------------------------------- */
+
+static int nk_pread_full(int fd, uint8_t *buf, size_t len, uint64_t offset)
+{
+    while (len) {
+        ssize_t n = pread(fd, buf, len, (off_t)offset);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -NK_EIO;
+        buf += n;
+        len -= (size_t)n;
+        offset += (uint64_t)n;
+    }
+    return 0;
+}
+
+static int nk_pwrite_full(int fd, const uint8_t *buf, size_t len, uint64_t offset)
+{
+    while (len) {
+        ssize_t n = pwrite(fd, buf, len, (off_t)offset);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -NK_EIO;
+        buf += n;
+        len -= (size_t)n;
+        offset += (uint64_t)n;
+    }
+    return 0;
+}
+
+static bool nk_all_ff(const uint8_t *p, size_t n)
+{
+    return n == 0 || (p[0] == 0xff && memcmp(p, p + 1, n - 1) == 0);
+}
+
+/* ----- content --------------------------------------------------------------- */
+
+void nk_sim_array_virtual_page(const struct nk_sim *sim, uint32_t row, uint8_t *dst)
+{
+    const struct nk_chip_info *c = &sim->params.chip;
+    const struct nk_sim_block *b = &sim->blocks[row >> sim->ppb_shift];
+    if (!(b->flags & NK_SIM_BLOCK_FACTORY_BAD)) {
+        memset(dst, 0xff, sim->page_bytes);
+        return;
+    }
+    /* Factory-bad: whatever the factory test left, with the marker. */
+    for (uint32_t i = 0; i < sim->page_bytes; i += 8) {
+        uint64_t h = nk_sim_hash(sim->seed, 0xbadb10cull + row, i);
+        uint32_t n = sim->page_bytes - i < 8 ? sim->page_bytes - i : 8;
+        memcpy(dst + i, &h, n);
+    }
+    uint32_t page = row & (c->pages_per_block - 1);
+    bool marked = ((c->bbm_pages & NK_BBM_FIRST_PAGE) && page == 0) ||
+                  ((c->bbm_pages & NK_BBM_SECOND_PAGE) && page == 1) ||
+                  ((c->bbm_pages & NK_BBM_LAST_PAGE) && page == c->pages_per_block - 1);
+    if (marked && c->oob_size)
+        dst[c->page_size + c->bbm_offset] = 0x00;
+}
+
+static bool nk_sim_row_in_file(const struct nk_sim *sim, uint32_t row)
+{
+    return sim->fd >= 0 && ((uint64_t)row + 1) * sim->page_bytes <= sim->file_size;
+}
+
+int nk_sim_array_load(struct nk_sim *sim, uint32_t row, uint8_t *dst)
+{
+    const struct nk_sim_block *b = &sim->blocks[row >> sim->ppb_shift];
+    if (b->data) {
+        memcpy(dst, nk_sim_block_page(sim, b, row & (sim->params.chip.pages_per_block - 1)),
+               sim->page_bytes);
+        return 0;
+    }
+    if (b->flags & NK_SIM_BLK_ERASED) {
+        memset(dst, 0xff, sim->page_bytes);
+        return 0;
+    }
+    if (nk_sim_row_in_file(sim, row)) {
+        int err = nk_pread_full(sim->fd, dst, sim->page_bytes, (uint64_t)row * sim->page_bytes);
+        if (err)
+            memset(dst, 0xff, sim->page_bytes);
+        return err;
+    }
+    nk_sim_array_virtual_page(sim, row, dst);
+    return 0;
+}
+
+uint8_t *nk_sim_array_materialize(struct nk_sim *sim, uint32_t block)
+{
+    struct nk_sim_block *b = &sim->blocks[block];
+    if (b->data)
+        return b->data;
+    uint32_t ppb = sim->params.chip.pages_per_block;
+    uint8_t *data = malloc(sim->block_bytes + ppb);
+    if (!data)
+        return NULL;
+    uint8_t *nop = data + sim->block_bytes;
+    uint32_t first = block << sim->ppb_shift;
+    bool plain = (b->flags & NK_SIM_BLK_ERASED) ||
+                 (!(b->flags & NK_SIM_BLOCK_FACTORY_BAD) && !nk_sim_row_in_file(sim, first));
+    memset(nop, 0, ppb);
+    b->next_page = 0;
+    if (plain) {
+        memset(data, 0xff, sim->block_bytes);
+    } else {
+        /* Pages from the file in one read, the rest virtual; a programmed
+         * page counts as one partial program and advances the order. */
+        uint32_t in_file = 0;
+        while (in_file < ppb && nk_sim_row_in_file(sim, first + in_file))
+            in_file++;
+        if (in_file && nk_pread_full(sim->fd, data, (size_t)in_file * sim->page_bytes,
+                                     (uint64_t)first * sim->page_bytes)) {
+            free(data);
+            return NULL;
+        }
+        for (uint32_t page = in_file; page < ppb; page++)
+            nk_sim_array_virtual_page(sim, first + page, data + (uint64_t)page * sim->page_bytes);
+        for (uint32_t page = 0; page < ppb; page++) {
+            if (!nk_all_ff(data + (uint64_t)page * sim->page_bytes, sim->page_bytes)) {
+                nop[page] = 1;
+                b->next_page = page + 1;
+            }
+        }
+    }
+    if (b->flags & NK_SIM_BLK_STALE)
+        b->flags |= NK_SIM_BLK_DIRTY; /* the file still holds pre-erase data */
+    b->flags &= (uint16_t) ~(NK_SIM_BLK_ERASED | NK_SIM_BLK_STALE);
+    b->data = data;
+    sim->resident_blocks++;
+    return data;
+}
+
+/* ----- writing the image ------------------------------------------------------ */
+
+/* Extends the file to `offset` (page aligned) with what the pages hold. */
+static int nk_sim_file_fill_to(struct nk_sim *sim, uint64_t offset)
+{
+    const uint32_t chunk_pages = 64;
+    uint8_t *buf = malloc((size_t)chunk_pages * sim->page_bytes);
+    if (!buf)
+        return -NK_ENOMEM;
+    int err = 0;
+    while (!err && sim->file_size < offset) {
+        uint32_t row = (uint32_t)(sim->file_size / sim->page_bytes);
+        uint32_t n = 0;
+        while (n < chunk_pages && sim->file_size + (uint64_t)(n + 1) * sim->page_bytes <= offset) {
+            nk_sim_array_load(sim, row + n, buf + (size_t)n * sim->page_bytes);
+            n++;
+        }
+        err = nk_pwrite_full(sim->fd, buf, (size_t)n * sim->page_bytes, sim->file_size);
+        if (!err)
+            sim->file_size += (uint64_t)n * sim->page_bytes;
+    }
+    free(buf);
+    return err;
+}
+
+static int nk_sim_file_write(struct nk_sim *sim, uint64_t offset, const uint8_t *data, size_t len)
+{
+    if (offset > sim->file_size) {
+        int err = nk_sim_file_fill_to(sim, offset);
+        if (err)
+            return err;
+    }
+    int err = nk_pwrite_full(sim->fd, data, len, offset);
+    if (!err && offset + len > sim->file_size)
+        sim->file_size = offset + len;
+    return err;
+}
+
+/* Brings the file copy of `block` up to date. */
+static int nk_sim_block_write(struct nk_sim *sim, uint32_t block)
+{
+    struct nk_sim_block *b = &sim->blocks[block];
+    uint64_t offset = (uint64_t)block * sim->block_bytes;
+    int err = 0;
+    if (b->data && (b->flags & NK_SIM_BLK_DIRTY)) {
+        /* Past the end, an erased block needs no bytes: it reads erased. */
+        if (offset < sim->file_size || (b->flags & NK_SIM_BLOCK_FACTORY_BAD) ||
+            !nk_all_ff(b->data, sim->block_bytes))
+            err = nk_sim_file_write(sim, offset, b->data, sim->block_bytes);
+    } else if (!b->data && (b->flags & NK_SIM_BLK_STALE) && offset < sim->file_size) {
+        uint64_t len = sim->file_size - offset;
+        if (len > sim->block_bytes)
+            len = sim->block_bytes;
+        uint8_t *ones = malloc((size_t)len);
+        if (!ones)
+            return -NK_ENOMEM;
+        memset(ones, 0xff, (size_t)len);
+        err = nk_pwrite_full(sim->fd, ones, (size_t)len, offset);
+        free(ones);
+    }
+    if (!err)
+        b->flags &= (uint16_t) ~(NK_SIM_BLK_DIRTY | NK_SIM_BLK_STALE);
+    return err;
+}
+
+void nk_sim_array_touched(struct nk_sim *sim, uint32_t block, uint32_t page, bool whole_block)
+{
+    if (sim->fd < 0 || sim->read_only)
+        return;
+    struct nk_sim_block *b = &sim->blocks[block];
+    b->flags |= NK_SIM_BLK_DIRTY;
+    if (!sim->write_through)
+        return;
+    if (whole_block || !b->data) {
+        nk_sim_block_write(sim, block);
+        return;
+    }
+    /* One page: the rest of a write-through block is already on file. */
+    uint32_t row = block << sim->ppb_shift | page;
+    if (nk_sim_file_write(sim, (uint64_t)row * sim->page_bytes, nk_sim_block_page(sim, b, page),
+                          sim->page_bytes) == 0)
+        b->flags &= (uint16_t)~NK_SIM_BLK_DIRTY;
+}
+
+void nk_sim_array_erased(struct nk_sim *sim, uint32_t block)
+{
+    struct nk_sim_block *b = &sim->blocks[block];
+    if (b->data) {
+        memset(b->data, 0xff, sim->block_bytes);
+        memset(nk_sim_block_nop(sim, b), 0, sim->params.chip.pages_per_block);
+        nk_sim_array_touched(sim, block, 0, true);
+        return;
+    }
+    b->flags |= NK_SIM_BLK_ERASED;
+    if (sim->fd >= 0 && !sim->read_only && (uint64_t)block * sim->block_bytes < sim->file_size) {
+        b->flags |= NK_SIM_BLK_STALE;
+        if (sim->write_through)
+            nk_sim_block_write(sim, block);
+    }
+}
+
+/* ----- sidecar --------------------------------------------------------------- */
+
+static size_t nk_sidecar_size(uint32_t blocks)
+{
+    return NK_SIDECAR_HEADER + (size_t)blocks * NK_SIDECAR_RECORD + 4;
+}
+
+static int nk_sim_sidecar_write(struct nk_sim *sim, char *why)
+{
+    const struct nk_chip_info *c = &sim->params.chip;
+    size_t size = nk_sidecar_size(c->blocks);
+    uint8_t *buf = calloc(1, size);
+    if (!buf)
+        return nk_why(why, -NK_ENOMEM, "out of memory for the sidecar");
+    memcpy(buf, NK_SIDECAR_MAGIC, 8);
+    nk_put32(buf + 8, NK_SIDECAR_VERSION);
+    nk_put32(buf + 12, NK_SIDECAR_HEADER);
+    nk_put32(buf + 16, c->page_size);
+    nk_put32(buf + 20, c->oob_size);
+    nk_put32(buf + 24, c->pages_per_block);
+    nk_put32(buf + 28, c->blocks);
+    nk_put32(buf + 32, (uint32_t)sim->seed);
+    nk_put32(buf + 36, (uint32_t)(sim->seed >> 32));
+    nk_put32(buf + 40, NK_SIDECAR_RECORD);
+    memcpy(buf + 48, c->model, strnlen(c->model, 31));
+    for (uint32_t i = 0; i < c->blocks; i++) {
+        const struct nk_sim_block *b = &sim->blocks[i];
+        uint8_t *r = buf + NK_SIDECAR_HEADER + (size_t)i * NK_SIDECAR_RECORD;
+        nk_put32(r, b->erase_count);
+        nk_put32(r + 4, b->reads);
+        r[8] = (uint8_t)(b->flags & NK_SIM_BLK_PUBLIC);
+        r[10] = b->unstable_fraction;
+        nk_put32(r + 12, b->unstable_salt);
+    }
+    nk_put32(buf + size - 4, nk_crc32(0, buf, size - 4));
+
+    char path[4096], tmp[4096 + 8];
+    int err = 0;
+    if (!nk_sim_sidecar_path(sim->image_path, path, sizeof path)) {
+        free(buf);
+        return nk_why(why, -NK_EINVAL, "image path too long");
+    }
+    nk_format(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f || fwrite(buf, 1, size, f) != size)
+        err = nk_why(why, -NK_EIO, "cannot write sidecar %s: %s", tmp, strerror(errno));
+    if (f && fclose(f) && !err)
+        err = nk_why(why, -NK_EIO, "cannot write sidecar %s: %s", tmp, strerror(errno));
+    if (!err && rename(tmp, path))
+        err = nk_why(why, -NK_EIO, "cannot rename sidecar to %s: %s", path, strerror(errno));
+    free(buf);
+    return err;
+}
+
+/* Reads a whole sidecar. Returns 0 and a malloc'd buffer, 1 when there is
+ * none, or an error. */
+static int nk_sidecar_read(const char *image_path, uint8_t **out, size_t *out_size, char *why)
+{
+    char path[4096];
+    if (!nk_sim_sidecar_path(image_path, path, sizeof path))
+        return nk_why(why, -NK_EINVAL, "image path too long");
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return errno == ENOENT
+                   ? 1
+                   : nk_why(why, -NK_EIO, "cannot open sidecar %s: %s", path, strerror(errno));
+    int err = 0;
+    uint8_t *buf = NULL;
+    long size = -1;
+    if (fseek(f, 0, SEEK_END) == 0)
+        size = ftell(f);
+    if (size < (long)(NK_SIDECAR_HEADER + 4) || fseek(f, 0, SEEK_SET)) {
+        err = nk_why(why, -NK_EILSEQ, "sidecar %s is truncated", path);
+        goto out;
+    }
+    buf = malloc((size_t)size);
+    if (!buf) {
+        err = nk_why(why, -NK_ENOMEM, "out of memory for sidecar %s", path);
+        goto out;
+    }
+    if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
+        err = nk_why(why, -NK_EIO, "cannot read sidecar %s", path);
+        goto out;
+    }
+    if (memcmp(buf, NK_SIDECAR_MAGIC, 8) || nk_get32(buf + 8) != NK_SIDECAR_VERSION ||
+        nk_get32(buf + 12) != NK_SIDECAR_HEADER || nk_get32(buf + 40) != NK_SIDECAR_RECORD) {
+        err = nk_why(why, -NK_EILSEQ, "%s is not a nandkit sidecar (version 1)", path);
+        goto out;
+    }
+    if ((size_t)size != nk_sidecar_size(nk_get32(buf + 28)) ||
+        nk_get32(buf + (size_t)size - 4) != nk_crc32(0, buf, (size_t)size - 4)) {
+        err = nk_why(why, -NK_EILSEQ, "sidecar %s is corrupt (size or CRC)", path);
+        goto out;
+    }
+out:
+    fclose(f);
+    if (err) {
+        free(buf);
+        return err;
+    }
+    *out = buf;
+    *out_size = (size_t)size;
+    return 0;
+}
+
+int nk_sim_sidecar_part(const char *image_path, struct nk_sim_params *params, char *why)
+{
+    uint8_t *buf;
+    size_t size;
+    int err = nk_sidecar_read(image_path, &buf, &size, why);
+    if (err == 1)
+        return nk_why(why, -NK_EINVAL,
+                      "image %s has no sidecar: give the chip (preset) or the geometry",
+                      image_path);
+    if (err)
+        return err;
+    char model[33];
+    memcpy(model, buf + 48, 32);
+    model[32] = '\0';
+    uint32_t page = nk_get32(buf + 16), oob = nk_get32(buf + 20), ppb = nk_get32(buf + 24),
+             blocks = nk_get32(buf + 28);
+    free(buf);
+    if (nk_sim_preset(model, params) == 0 && params->chip.page_size == page &&
+        params->chip.oob_size == oob && params->chip.pages_per_block == ppb &&
+        params->chip.blocks == blocks)
+        return 0;
+    return nk_sim_params_geometry(params, page, oob, ppb, blocks, why);
+}
+
+static int nk_sim_sidecar_load(struct nk_sim *sim, char *why)
+{
+    uint8_t *buf;
+    size_t size;
+    int err = nk_sidecar_read(sim->image_path, &buf, &size, why);
+    if (err == 1)
+        return 0; /* none: a plain image, every block as good as its data */
+    if (err)
+        return err;
+    const struct nk_chip_info *c = &sim->params.chip;
+    if (nk_get32(buf + 16) != c->page_size || nk_get32(buf + 20) != c->oob_size ||
+        nk_get32(buf + 24) != c->pages_per_block || nk_get32(buf + 28) != c->blocks) {
+        err = nk_why(
+            why, -NK_EINVAL,
+            "sidecar of %s describes %u+%u bytes x %u pages x %u blocks, not %u+%u x %u x %u",
+            sim->image_path, nk_get32(buf + 16), nk_get32(buf + 20), nk_get32(buf + 24),
+            nk_get32(buf + 28), c->page_size, c->oob_size, c->pages_per_block, c->blocks);
+        free(buf);
+        return err;
+    }
+    for (uint32_t i = 0; i < c->blocks; i++) {
+        struct nk_sim_block *b = &sim->blocks[i];
+        const uint8_t *r = buf + NK_SIDECAR_HEADER + (size_t)i * NK_SIDECAR_RECORD;
+        b->erase_count = nk_get32(r);
+        b->reads = nk_get32(r + 4);
+        b->flags = r[8] & NK_SIM_BLK_PUBLIC;
+        b->unstable_fraction = r[10];
+        b->unstable_salt = nk_get32(r + 12);
+    }
+    free(buf);
+    return 0;
+}
+
+/* ----- set-up ------------------------------------------------------------------ */
+
+static int nk_sim_factory_bad(struct nk_sim *sim, const struct nk_sim_config *config, char *why)
+{
+    uint32_t blocks = sim->params.chip.blocks;
+    if (config->factory_bad_list) {
+        for (unsigned i = 0; i < config->factory_bad_list_len; i++) {
+            uint32_t block = config->factory_bad_list[i];
+            if (block >= blocks)
+                return nk_why(why, -NK_EINVAL,
+                              "factory-bad block %u is beyond the chip's %u blocks", block, blocks);
+            sim->blocks[block].flags |= NK_SIM_BLOCK_FACTORY_BAD;
+        }
+        return 0;
+    }
+    long count = config->factory_bad_blocks;
+    if (count < 0)
+        count = sim->params.default_bad_blocks;
+    if (count == 0)
+        return 0;
+    if ((unsigned long)count >= blocks)
+        return nk_why(why, -NK_EINVAL, "%ld factory-bad blocks do not fit in %u blocks", count,
+                      blocks);
+    /* Block 0 is guaranteed good, as datasheets promise. */
+    uint64_t rng = nk_sim_hash(sim->seed, 0xfac70badull, 0);
+    for (long chosen = 0; chosen < count;) {
+        uint32_t block = 1 + (uint32_t)(nk_sim_rng_next(&rng) % (blocks - 1));
+        if (sim->blocks[block].flags & NK_SIM_BLOCK_FACTORY_BAD)
+            continue;
+        sim->blocks[block].flags |= NK_SIM_BLOCK_FACTORY_BAD;
+        chosen++;
+    }
+    return 0;
+}
+
+static int nk_sim_image_open(struct nk_sim *sim, const struct nk_sim_config *config, char *why)
+{
+    const char *path = config->image_path;
+    uint64_t chip_bytes = (uint64_t)sim->rows * sim->page_bytes;
+    sim->image_path = strdup(path);
+    if (!sim->image_path)
+        return nk_why(why, -NK_ENOMEM, "out of memory");
+    if (config->create) {
+        if (config->read_only)
+            return nk_why(why, -NK_EINVAL, "cannot create image %s read-only", path);
+        sim->fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+        if (sim->fd < 0)
+            return nk_why(why, -NK_EIO, "cannot create image %s: %s", path, strerror(errno));
+        sim->file_size = 0;
+        int err = nk_sim_factory_bad(sim, config, why);
+        if (!err && config->full_image)
+            err = nk_sim_file_fill_to(sim, chip_bytes);
+        if (err)
+            return err == -NK_EIO
+                       ? nk_why(why, err, "cannot write image %s: %s", path, strerror(errno))
+                       : err;
+        if (!sim->no_sidecar)
+            return nk_sim_sidecar_write(sim, why);
+        return 0;
+    }
+    sim->fd = open(path, config->read_only ? O_RDONLY : O_RDWR);
+    if (sim->fd < 0) {
+        if (errno == ENOENT)
+            return nk_why(why, -NK_ENOENT, "image %s: no such file", path);
+        return nk_why(why, -NK_EIO, "cannot open image %s: %s", path, strerror(errno));
+    }
+    struct stat st;
+    if (fstat(sim->fd, &st))
+        return nk_why(why, -NK_EIO, "cannot stat image %s: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return nk_why(why, -NK_EINVAL, "image %s is not a regular file", path);
+    uint64_t size = (uint64_t)st.st_size;
+    if (size % sim->page_bytes)
+        return nk_why(why, -NK_EINVAL,
+                      "image %s: size %llu is not a multiple of the page+OOB size %u (%u+%u)", path,
+                      (unsigned long long)size, sim->page_bytes, sim->params.chip.page_size,
+                      sim->params.chip.oob_size);
+    if (size > chip_bytes)
+        return nk_why(why, -NK_EINVAL, "image %s: %llu bytes is larger than the chip (%llu)", path,
+                      (unsigned long long)size, (unsigned long long)chip_bytes);
+    sim->file_size = size;
+    if (sim->no_sidecar)
+        return 0;
+    return nk_sim_sidecar_load(sim, why);
+}
+
+int nk_sim_array_init(struct nk_sim *sim, const struct nk_sim_config *config, char *why)
+{
+    sim->blocks = calloc(sim->params.chip.blocks, sizeof *sim->blocks);
+    if (!sim->blocks)
+        return nk_why(why, -NK_ENOMEM, "out of memory for %u blocks", sim->params.chip.blocks);
+    if (!config->image_path)
+        return nk_sim_factory_bad(sim, config, why);
+    return nk_sim_image_open(sim, config, why);
+}
+
+void nk_sim_array_free(struct nk_sim *sim)
+{
+    if (sim->blocks) {
+        for (uint32_t i = 0; i < sim->params.chip.blocks; i++)
+            free(sim->blocks[i].data);
+        free(sim->blocks);
+        sim->blocks = NULL;
+    }
+    if (sim->fd >= 0)
+        close(sim->fd);
+    sim->fd = -1;
+    free(sim->image_path);
+    sim->image_path = NULL;
+    sim->resident_blocks = 0;
+}
+
+int nk_sim_array_sync(struct nk_sim *sim, char *why)
+{
+    if (sim->fd < 0 || sim->read_only)
+        return 0;
+    int err = 0;
+    for (uint32_t i = 0; i < sim->params.chip.blocks && !err; i++)
+        if (sim->blocks[i].flags & (NK_SIM_BLK_DIRTY | NK_SIM_BLK_STALE))
+            err = nk_sim_block_write(sim, i);
+    if (err)
+        return nk_why(why, err, "cannot write image %s: %s", sim->image_path, strerror(errno));
+    if (!sim->no_sidecar)
+        err = nk_sim_sidecar_write(sim, why);
+    return err;
+}
+
+/* ----- direct access -------------------------------------------------------- */
+
+int nk_sim_page_peek(struct nk_sim *sim, uint32_t row, uint32_t column, uint8_t *buf, uint32_t len)
+{
+    if (row >= sim->rows || column > sim->page_bytes || len > sim->page_bytes - column)
+        return -NK_EINVAL;
+    const struct nk_sim_block *b = &sim->blocks[row >> sim->ppb_shift];
+    if (b->data) {
+        memcpy(buf,
+               nk_sim_block_page(sim, b, row & (sim->params.chip.pages_per_block - 1)) + column,
+               len);
+        return 0;
+    }
+    int err = nk_sim_array_load(sim, row, sim->scratch);
+    memcpy(buf, sim->scratch + column, len);
+    return err;
+}
+
+int nk_sim_page_poke(struct nk_sim *sim, uint32_t row, uint32_t column, const uint8_t *buf,
+                     uint32_t len)
+{
+    if (row >= sim->rows || column > sim->page_bytes || len > sim->page_bytes - column)
+        return -NK_EINVAL;
+    if (sim->read_only)
+        return -NK_EROFS;
+    uint32_t block = row >> sim->ppb_shift;
+    if (!nk_sim_array_materialize(sim, block))
+        return -NK_ENOMEM;
+    uint32_t page = row & (sim->params.chip.pages_per_block - 1);
+    memcpy(nk_sim_block_page(sim, &sim->blocks[block], page) + column, buf, len);
+    nk_sim_array_touched(sim, block, page, false);
+    return 0;
+}

@@ -1,0 +1,655 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Software BCH, byte-compatible with Linux's NAND software BCH engine
+ * (nand_ecc_sw_bch_calculate/correct over lib/bch with its defaults).
+ *
+ * Code: binary BCH over GF(2^m) with Linux's default primitive polynomial
+ * for m (0x201b for m=13, 0x402b for m=14), generator g(x) = lcm of the
+ * minimal polynomials of alpha^1..alpha^2t. The data bytes are the message
+ * polynomial, first byte's most significant bit highest; the code is the
+ * remainder data(x) x^deg(g) mod g(x), stored most significant bit first and
+ * left-justified (the unused low "pad" bits of the last byte are 0), then
+ * XORed with the erased mask ~code(0xFF...) so that an erased step's code
+ * is all 0xFF.
+ *
+ * Encoder: the remainder lives left-justified in W 64-bit words. Eight data
+ * bytes at a time are XORed into the top word, and the eight bytes of the
+ * result index eight 256-entry tables ("slicing by 8") whose entries are the
+ * byte's contribution to the remainder 64 bits later. The small build keeps
+ * only the last table and goes a byte at a time.
+ *
+ * Decoder: a step whose stored and computed codes agree (pad bits aside) is
+ * clean after one compare. Otherwise the odd syndromes S_j = r(alpha^j) of
+ * the code difference r(x) are found by reducing r modulo the minimal
+ * polynomial of alpha^j with a byte-wise table and evaluating the m-bit
+ * remainder with two table lookups; even ones are squares. Berlekamp-Massey
+ * (Berlekamp's binary form, the same recurrence as lib/bch so that even
+ * beyond-t patterns give the same verdict) yields the error locator, whose
+ * roots come from bch_roots.c. See docs/ecc.md.
+ */
+#include <string.h>
+
+#include "nandkit/ecc.h"
+#include "nandkit/error.h"
+
+#include "ecc/bch_internal.h"
+
+/* Linux's default primitive polynomials for m = 9..15 (lib/bch.c). */
+static const uint16_t nk_bch_primitive[NK_BCH_M_MAX - NK_BCH_M_MIN + 1] = {
+    0x211, 0x409, 0x805, 0x1053, 0x201b, 0x402b, 0x8003,
+};
+
+static size_t nk_align8(size_t n)
+{
+    return (n + 7u) & ~(size_t)7u;
+}
+
+/* Checks (m, t) and reports the code's 64-bit word count; false when this
+ * implementation does not support them. Every odd j < 2t must have its own
+ * cyclotomic coset of full size m, so that deg g = m t and each syndrome
+ * S_j has a degree-m minimal polynomial. */
+static bool nk_bch_params(unsigned m, unsigned t, unsigned *words)
+{
+    if (m < NK_BCH_M_MIN || m > NK_BCH_M_MAX || t < 1 || t > NK_BCH_T_MAX)
+        return false;
+    if (m * t > 8u * NK_ECC_MAX_BYTES_PER_STEP)
+        return false;
+    unsigned n = (1u << m) - 1u;
+    for (unsigned j = 1; j < 2 * t; j += 2) {
+        unsigned e = j;
+        for (unsigned k = 1; k <= m; k++) {
+            e = (2u * e) % n;
+            if (e == j && k < m)
+                return false; /* coset smaller than m */
+            if ((e & 1u) && e < 2 * t && e != j)
+                return false; /* two odd j share a coset */
+        }
+    }
+    *words = (m * t + 63u) / 64u;
+    return true;
+}
+
+size_t nk_bch_workspace_size(unsigned m, unsigned t, unsigned flags)
+{
+    unsigned words;
+    if (!nk_bch_params(m, t, &words))
+        return 0;
+    size_t n = ((size_t)1 << m) - 1u;
+    size_t slices = (flags & NK_BCH_SMALL_TABLES) ? 1u : 8u;
+    size_t size = 8u; /* slack to align the caller's pointer */
+    size += nk_align8(sizeof(struct nk_bch_tables));
+    size += slices * 256u * words * sizeof(uint64_t);
+    size += nk_align8(2u * n * sizeof(uint16_t));
+    size += nk_align8((n + 1u) * sizeof(uint16_t));
+    if (!(flags & NK_BCH_SMALL_TABLES))
+        size += nk_align8((size_t)t * (256u + NK_BCH_SYNDROME_EVAL_ENTRIES) * sizeof(uint16_t));
+    return size;
+}
+
+/* ----- encoder ------------------------------------------------------------- */
+
+static inline uint64_t nk_load_be64(const uint8_t *p)
+{
+    return (uint64_t)p[0] << 56 | (uint64_t)p[1] << 48 | (uint64_t)p[2] << 40 |
+           (uint64_t)p[3] << 32 | (uint64_t)p[4] << 24 | (uint64_t)p[5] << 16 |
+           (uint64_t)p[6] << 8 | (uint64_t)p[7];
+}
+
+/* Feeds `len` message bytes into the remainder register (W words, W a
+ * compile-time constant at each expansion so the register stays in CPU
+ * registers). */
+static inline void nk_bch_feed_w(const struct nk_bch_tables *tb, uint64_t *state,
+                                 const uint8_t *data, size_t len, const unsigned W)
+{
+    uint64_t r[NK_BCH_WORDS_MAX];
+    size_t i = 0;
+    for (unsigned w = 0; w < W; w++)
+        r[w] = state[w];
+    if (tb->slices == 8) {
+        const uint64_t *tab = tb->encode;
+        for (; i + 8 <= len; i += 8) {
+            uint64_t v = r[0] ^ nk_load_be64(data + i);
+            for (unsigned w = 0; w + 1 < W; w++)
+                r[w] = r[w + 1];
+            r[W - 1] = 0;
+            for (unsigned k = 0; k < 8; k++) {
+                const uint64_t *e = tab + ((size_t)k * 256u + ((v >> (56 - 8 * k)) & 0xffu)) * W;
+                for (unsigned w = 0; w < W; w++)
+                    r[w] ^= e[w];
+            }
+        }
+    }
+    const uint64_t *last = tb->encode + (size_t)(tb->slices - 1u) * 256u * W;
+    for (; i < len; i++) {
+        unsigned v = (unsigned)(r[0] >> 56) ^ data[i];
+        for (unsigned w = 0; w + 1 < W; w++)
+            r[w] = r[w] << 8 | r[w + 1] >> 56;
+        r[W - 1] <<= 8;
+        const uint64_t *e = last + (size_t)v * W;
+        for (unsigned w = 0; w < W; w++)
+            r[w] ^= e[w];
+    }
+    for (unsigned w = 0; w < W; w++)
+        state[w] = r[w];
+}
+
+static void nk_bch_feed(const struct nk_bch_tables *tb, uint64_t *state, const uint8_t *data,
+                        size_t len)
+{
+    switch (tb->words) {
+    case 1:
+        nk_bch_feed_w(tb, state, data, len, 1);
+        break;
+    case 2:
+        nk_bch_feed_w(tb, state, data, len, 2);
+        break;
+    case 3:
+        nk_bch_feed_w(tb, state, data, len, 3);
+        break;
+    case 4:
+        nk_bch_feed_w(tb, state, data, len, 4);
+        break;
+    case 5:
+        nk_bch_feed_w(tb, state, data, len, 5);
+        break;
+    case 6:
+        nk_bch_feed_w(tb, state, data, len, 6);
+        break;
+    case 7:
+        nk_bch_feed_w(tb, state, data, len, 7);
+        break;
+    default:
+        nk_bch_feed_w(tb, state, data, len, 8);
+        break;
+    }
+}
+
+/* The register's top `bytes` bytes, most significant first. */
+static void nk_bch_store(const uint64_t *reg, uint8_t *out, unsigned bytes)
+{
+    for (unsigned i = 0; i < bytes; i++)
+        out[i] = (uint8_t)(reg[i / 8] >> (56 - 8 * (i % 8)));
+}
+
+void nk_bch_encode_raw(const struct nk_bch *bch, const uint8_t *data, uint8_t *ecc)
+{
+    const struct nk_bch_tables *tb = nk_bch_tables(bch);
+    uint64_t reg[NK_BCH_WORDS_MAX] = {0};
+    nk_bch_feed(tb, reg, data, bch->step_size);
+    nk_bch_store(reg, ecc, bch->ecc_bytes);
+}
+
+void nk_bch_calculate(const struct nk_bch *bch, const uint8_t *data, uint8_t *ecc)
+{
+    nk_bch_encode_raw(bch, data, ecc);
+    for (unsigned i = 0; i < bch->ecc_bytes; i++)
+        ecc[i] ^= bch->erased_mask[i];
+}
+
+/* ----- construction -------------------------------------------------------- */
+
+/* The minimal polynomial of alpha^j (degree m, binary coefficients) as a
+ * bit mask: bit i is the coefficient of x^i. */
+static uint32_t nk_bch_minimal_poly(const struct nk_bch_tables *gf, unsigned j)
+{
+    uint16_t poly[NK_BCH_M_MAX + 1] = {1};
+    unsigned deg = 0, e = j % gf->n;
+    for (unsigned k = 0; k < gf->m; k++) {
+        unsigned root = gf->exp[e];
+        /* poly *= (x + root) */
+        poly[deg + 1] = 0;
+        for (unsigned i = deg + 1; i > 0; i--)
+            poly[i] = (uint16_t)(poly[i - 1] ^ nk_gf_mul(gf, poly[i], root));
+        poly[0] = (uint16_t)nk_gf_mul(gf, poly[0], root);
+        deg++;
+        e = (2u * e) % gf->n;
+    }
+    uint32_t bits = 0;
+    for (unsigned i = 0; i <= deg; i++)
+        bits |= (uint32_t)(poly[i] & 1u) << i; /* coefficients are 0 or 1 */
+    return bits;
+}
+
+/* g(x) *= p(x), both binary; g as bits in 64-bit words (bit i = x^i). */
+static void nk_poly2_mul(uint64_t *g, unsigned *g_deg, uint32_t p, unsigned p_deg)
+{
+    uint64_t out[NK_BCH_WORDS_MAX + 1] = {0};
+    for (unsigned i = 0; i <= p_deg; i++) {
+        if (!(p >> i & 1u))
+            continue;
+        for (unsigned w = 0; w <= NK_BCH_WORDS_MAX; w++) {
+            /* out ^= g << i */
+            uint64_t lo = g[w] << i;
+            uint64_t hi = (i && w + 1 <= NK_BCH_WORDS_MAX) ? g[w] >> (64 - i) : 0;
+            out[w] ^= lo;
+            if (w + 1 <= NK_BCH_WORDS_MAX)
+                out[w + 1] ^= hi;
+        }
+    }
+    memcpy(g, out, sizeof out);
+    *g_deg += p_deg;
+}
+
+/* Shifts a left-justified W-word register left by one bit; returns the bit
+ * shifted out. */
+static unsigned nk_reg_shl1(uint64_t *reg, unsigned words)
+{
+    unsigned out = (unsigned)(reg[0] >> 63);
+    for (unsigned w = 0; w + 1 < words; w++)
+        reg[w] = reg[w] << 1 | reg[w + 1] >> 63;
+    reg[words - 1] <<= 1;
+    return out;
+}
+
+static void nk_bch_build_gf(struct nk_bch_tables *tb, uint16_t *exp, uint16_t *log, unsigned poly,
+                            bool *primitive)
+{
+    unsigned n = tb->n, x = 1;
+    *primitive = true;
+    for (unsigned i = 0; i < n; i++) {
+        if (i && x == 1)
+            *primitive = false; /* period shorter than n */
+        exp[i] = (uint16_t)x;
+        exp[i + n] = (uint16_t)x;
+        log[x] = (uint16_t)i;
+        x <<= 1;
+        if (x >> tb->m)
+            x ^= poly;
+    }
+    if (x != 1)
+        *primitive = false;
+    log[0] = 0;
+}
+
+static void nk_bch_build_encoder(struct nk_bch_tables *tb, uint64_t *table, const uint64_t *g,
+                                 unsigned ecc_bits)
+{
+    unsigned words = tb->words;
+    uint64_t rows[64][NK_BCH_WORDS_MAX];
+    uint64_t reg[NK_BCH_WORDS_MAX] = {0};
+
+    /* x^L mod g = the low L coefficients of g, left-justified: coefficient
+     * of x^i at bit L-1-i from the top. */
+    for (unsigned i = 0; i < ecc_bits; i++)
+        if (g[i / 64] >> (i % 64) & 1u) {
+            unsigned q = ecc_bits - 1u - i;
+            reg[q / 64] |= (uint64_t)1 << (63 - q % 64);
+        }
+    uint64_t base[NK_BCH_WORDS_MAX];
+    memcpy(base, reg, sizeof base);
+    for (unsigned j = 0; j < 64; j++) {
+        memcpy(rows[j], reg, sizeof rows[j]); /* x^(L+j) mod g */
+        if (nk_reg_shl1(reg, words))
+            for (unsigned w = 0; w < words; w++)
+                reg[w] ^= base[w];
+    }
+    for (unsigned s = 0; s < tb->slices; s++) {
+        unsigned k = 8u - tb->slices + s; /* slice k: byte k of 8 (0 = top) */
+        uint64_t *slice = table + (size_t)s * 256u * words;
+        memset(slice, 0, words * sizeof(uint64_t));
+        for (unsigned b = 1; b < 256; b++) {
+            unsigned low = 0;
+            while (!(b >> low & 1u))
+                low++;
+            const uint64_t *prev = slice + (size_t)(b & (b - 1u)) * words;
+            const uint64_t *row = rows[low + 8u * (7u - k)];
+            for (unsigned w = 0; w < words; w++)
+                slice[(size_t)b * words + w] = prev[w] ^ row[w];
+        }
+    }
+}
+
+static void nk_bch_build_syndromes(struct nk_bch_tables *tb, uint16_t *divide, uint16_t *eval,
+                                   unsigned t)
+{
+    unsigned m = tb->m, n = tb->n;
+    for (unsigned i = 0; i < t; i++) {
+        unsigned j = 2 * i + 1;
+        uint32_t mj = nk_bch_minimal_poly(tb, j);
+        uint16_t *div = divide + (size_t)i * 256u;
+        uint16_t *ev = eval + (size_t)i * NK_BCH_SYNDROME_EVAL_ENTRIES;
+        /* rows: x^(m+b) mod m_j for b = 0..7 */
+        uint32_t rows[8], cur = mj & ((1u << m) - 1u);
+        for (unsigned b = 0; b < 8; b++) {
+            rows[b] = cur;
+            cur <<= 1;
+            if (cur >> m & 1u)
+                cur ^= mj;
+        }
+        div[0] = 0;
+        for (unsigned h = 1; h < 256; h++) {
+            unsigned low = 0;
+            while (!(h >> low & 1u))
+                low++;
+            div[h] = (uint16_t)(div[h & (h - 1u)] ^ rows[low]);
+        }
+        /* v(alpha^j) alpha^(-j pad): bit b of v stands for alpha^(j (b - pad)) */
+        unsigned shift = (unsigned)(((unsigned long)j * tb->pad_bits) % n);
+        uint16_t basis[NK_BCH_M_MAX];
+        for (unsigned b = 0; b < m; b++)
+            basis[b] = (uint16_t)nk_gf_pow(tb, (unsigned long)j * b + n - shift);
+        for (unsigned part = 0; part < 2; part++) {
+            uint16_t *out = ev + (part ? 256u : 0u);
+            unsigned first = part ? 8u : 0u, count = part ? m - 8u : 8u;
+            out[0] = 0;
+            for (unsigned v = 1; v < (1u << count); v++) {
+                unsigned low = 0;
+                while (!(v >> low & 1u))
+                    low++;
+                out[v] = (uint16_t)(out[v & (v - 1u)] ^ basis[first + low]);
+            }
+        }
+    }
+}
+
+static void nk_bch_build_quadratic(struct nk_bch_tables *tb)
+{
+    /* w: an element of trace 1 (exists: the trace is onto GF(2)). */
+    unsigned w = 0;
+    for (unsigned k = 0; k < tb->m && !w; k++)
+        if (nk_gf_trace(tb, tb->exp[k]))
+            w = tb->exp[k];
+    unsigned target[NK_BCH_M_MAX];
+    for (unsigned k = 0; k < tb->m; k++) {
+        target[k] = tb->exp[k];
+        if (nk_gf_trace(tb, target[k]))
+            target[k] ^= w;
+        tb->quadratic[k] = 0;
+    }
+    /* z^2 + z takes each trace-0 value twice; one pass over the field. */
+    for (unsigned z = 2; z <= tb->n; z++) {
+        unsigned value = nk_gf_sqr(tb, z) ^ z;
+        for (unsigned k = 0; k < tb->m; k++)
+            if (value == target[k] && !tb->quadratic[k])
+                tb->quadratic[k] = (uint16_t)z;
+    }
+}
+
+static unsigned nk_fls(unsigned v)
+{
+    unsigned bits = 0;
+    while (v) {
+        bits++;
+        v >>= 1;
+    }
+    return bits;
+}
+
+int nk_bch_init(struct nk_bch *bch, unsigned step_size, unsigned t, unsigned flags, void *workspace,
+                size_t size)
+{
+    unsigned m = nk_fls(1u + 8u * step_size);
+    unsigned words;
+    if (step_size == 0 || !nk_bch_params(m, t, &words))
+        return -NK_EINVAL;
+    unsigned n = (1u << m) - 1u;
+    if (8u * step_size + m * t > n)
+        return -NK_EINVAL;
+    size_t need = nk_bch_workspace_size(m, t, flags);
+    if (!workspace || size < need)
+        return -NK_ENOMEM;
+
+    /* Carve the workspace: the tables struct, then the arrays. */
+    uint8_t *base = (uint8_t *)workspace;
+    base += (8u - ((uintptr_t)base & 7u)) & 7u;
+    struct nk_bch_tables *tb = (struct nk_bch_tables *)(void *)base;
+    uint8_t *cursor = base + nk_align8(sizeof *tb);
+    memset(tb, 0, sizeof *tb);
+    tb->m = m;
+    tb->n = n;
+    tb->words = words;
+    tb->slices = (flags & NK_BCH_SMALL_TABLES) ? 1u : 8u;
+
+    uint64_t *encode = (uint64_t *)(void *)cursor;
+    cursor += (size_t)tb->slices * 256u * words * sizeof(uint64_t);
+    uint16_t *exp = (uint16_t *)(void *)cursor;
+    cursor += nk_align8(2u * (size_t)n * sizeof(uint16_t));
+    uint16_t *log = (uint16_t *)(void *)cursor;
+    cursor += nk_align8(((size_t)n + 1u) * sizeof(uint16_t));
+    uint16_t *divide = NULL, *eval = NULL;
+    if (!(flags & NK_BCH_SMALL_TABLES)) {
+        divide = (uint16_t *)(void *)cursor;
+        eval = divide + (size_t)t * 256u;
+    }
+
+    bool primitive;
+    tb->exp = exp;
+    tb->log = log;
+    nk_bch_build_gf(tb, exp, log, nk_bch_primitive[m - NK_BCH_M_MIN], &primitive);
+    if (!primitive)
+        return -NK_EINVAL;
+
+    /* g = product of the minimal polynomials of alpha^j, odd j < 2t. */
+    uint64_t g[NK_BCH_WORDS_MAX + 1] = {1};
+    unsigned g_deg = 0;
+    for (unsigned j = 1; j < 2 * t; j += 2)
+        nk_poly2_mul(g, &g_deg, nk_bch_minimal_poly(tb, j), m);
+
+    memset(bch, 0, sizeof *bch);
+    bch->m = m;
+    bch->t = t;
+    bch->step_size = step_size;
+    bch->ecc_bits = g_deg;
+    bch->ecc_bytes = (g_deg + 7u) / 8u;
+    bch->tables = tb;
+    bch->tables_size = need;
+    bch->flags = flags;
+    tb->pad_bits = 8u * bch->ecc_bytes - g_deg;
+
+    nk_bch_build_encoder(tb, encode, g, g_deg);
+    tb->encode = encode;
+    if (divide) {
+        nk_bch_build_syndromes(tb, divide, eval, t);
+        tb->syndrome_divide = divide;
+        tb->syndrome_eval = eval;
+    }
+    nk_bch_build_quadratic(tb);
+
+    /* The erased mask: an all-0xFF step must code as all 0xFF. */
+    uint8_t ones[64], raw[NK_ECC_MAX_BYTES_PER_STEP];
+    uint64_t reg[NK_BCH_WORDS_MAX] = {0};
+    memset(ones, 0xff, sizeof ones);
+    for (unsigned done = 0; done < step_size; done += 64)
+        nk_bch_feed(tb, reg, ones, step_size - done < 64 ? step_size - done : 64);
+    nk_bch_store(reg, raw, bch->ecc_bytes);
+    for (unsigned i = 0; i < bch->ecc_bytes; i++)
+        bch->erased_mask[i] = (uint8_t)~raw[i];
+
+    unsigned len = 0;
+    char *name = bch->name;
+    const char *prefix = "bch";
+    while (*prefix)
+        name[len++] = *prefix++;
+    char digits[12];
+    unsigned nd = 0;
+    for (unsigned v = t; v; v /= 10)
+        digits[nd++] = (char)('0' + v % 10);
+    while (nd)
+        name[len++] = digits[--nd];
+    name[len++] = '-';
+    for (unsigned v = step_size; v; v /= 10)
+        digits[nd++] = (char)('0' + v % 10);
+    while (nd && len + 1 < sizeof bch->name)
+        name[len++] = digits[--nd];
+    name[len] = 0;
+    return 0;
+}
+
+/* ----- decoder ------------------------------------------------------------- */
+
+/* Odd syndromes S_j, j = 2i+1, of the code difference `diff` (ecc_bytes
+ * bytes, pad bits already cleared), into syn[2i]; even ones are squares. */
+static void nk_bch_syndromes(const struct nk_bch *bch, const uint8_t *diff, uint16_t *syn)
+{
+    const struct nk_bch_tables *tb = nk_bch_tables(bch);
+    unsigned t = bch->t, m = tb->m;
+    if (tb->syndrome_divide) {
+        unsigned mask = (1u << m) - 1u, shift = m - 8u;
+        for (unsigned i = 0; i < t; i++) {
+            const uint16_t *div = tb->syndrome_divide + (size_t)i * 256u;
+            const uint16_t *ev = tb->syndrome_eval + (size_t)i * NK_BCH_SYNDROME_EVAL_ENTRIES;
+            unsigned rem = 0;
+            for (unsigned q = 0; q < bch->ecc_bytes; q++)
+                rem = ((rem << 8) & mask) ^ div[rem >> shift] ^ diff[q];
+            syn[2 * i] = (uint16_t)(ev[rem & 0xffu] ^ ev[256u + (rem >> 8)]);
+        }
+    } else {
+        /* Small tables: add alpha^(i j) for every set bit at power i. */
+        unsigned n = tb->n;
+        for (unsigned i = 0; i < t; i++)
+            syn[2 * i] = 0;
+        for (unsigned q = 0; q < bch->ecc_bits; q++) {
+            if (!(diff[q / 8] >> (7 - q % 8) & 1u))
+                continue;
+            unsigned power = bch->ecc_bits - 1u - q;
+            unsigned e = power % n, step = (2u * power) % n;
+            for (unsigned i = 0; i < t; i++) {
+                syn[2 * i] ^= tb->exp[e];
+                e += step;
+                if (e >= n)
+                    e -= n;
+            }
+        }
+    }
+    for (unsigned i = 0; 2 * i + 1 < 2 * t; i++)
+        syn[2 * i + 1] = (uint16_t)nk_gf_sqr(tb, syn[i]);
+}
+
+/* Room for the locator while Berlekamp-Massey runs: its degree stays below
+ * 2t + 2, and an update adds at most 2t + 1 to the previous degree. */
+#define NK_BCH_LOCATOR_MAX (4 * NK_BCH_T_MAX + 4)
+
+/* Berlekamp's binary Berlekamp-Massey: the error locator
+ * elp(x) = prod (1 + X_k x) from the 2t syndromes, in t steps that skip the
+ * even discrepancies (always zero for binary codes). The degree bookkeeping
+ * follows lib/bch so that beyond-t patterns are judged the same way.
+ * Returns the locator's degree, or -1 when it exceeds t. */
+static int nk_bch_locator(const struct nk_bch_tables *gf, const uint16_t *syn, unsigned t,
+                          uint16_t *elp)
+{
+    uint16_t prev[NK_BCH_LOCATOR_MAX], saved[NK_BCH_LOCATOR_MAX];
+    unsigned deg = 0, prev_deg = 0;
+    int prev_step = -1;
+    unsigned prev_d = 1, d = syn[0];
+    unsigned n = gf->n;
+
+    memset(elp, 0, NK_BCH_LOCATOR_MAX * sizeof elp[0]);
+    memset(prev, 0, sizeof prev);
+    elp[0] = 1;
+    prev[0] = 1;
+
+    for (unsigned i = 0; i < t && deg <= t; i++) {
+        if (d) {
+            unsigned k = 2 * i - (unsigned)prev_step;
+            memcpy(saved, elp, (deg + 1) * sizeof elp[0]);
+            unsigned saved_deg = deg;
+            /* elp += d / prev_d x^k prev */
+            unsigned l = gf->log[d] + n - gf->log[prev_d];
+            if (l >= n)
+                l -= n;
+            for (unsigned j = 0; j <= prev_deg; j++)
+                if (prev[j])
+                    elp[j + k] ^= gf->exp[l + gf->log[prev[j]]];
+            unsigned grown = prev_deg + k;
+            if (grown > deg) {
+                deg = grown;
+                memcpy(prev, saved, (saved_deg + 1) * sizeof prev[0]);
+                memset(prev + saved_deg + 1, 0,
+                       (NK_BCH_LOCATOR_MAX - saved_deg - 1) * sizeof prev[0]);
+                prev_deg = saved_deg;
+                prev_d = d;
+                prev_step = (int)(2 * i);
+            }
+        }
+        if (i + 1 < t) {
+            /* next odd discrepancy: S(2i+3) + sum elp_j S(2i+3-j) */
+            d = syn[2 * i + 2];
+            for (unsigned j = 1; j <= deg && j <= 2 * i + 2; j++)
+                if (elp[j] && syn[2 * i + 2 - j])
+                    d ^= gf->exp[gf->log[elp[j]] + gf->log[syn[2 * i + 2 - j]]];
+        }
+    }
+    return deg > t ? -1 : (int)deg;
+}
+
+int nk_bch_correct(const struct nk_bch *bch, uint8_t *data, const uint8_t *read_ecc,
+                   const uint8_t *calc_ecc, unsigned *errloc)
+{
+    const struct nk_bch_tables *tb = nk_bch_tables(bch);
+    uint8_t diff[NK_ECC_MAX_BYTES_PER_STEP];
+    unsigned any = 0, last = bch->ecc_bytes - 1u;
+
+    /* Clean step: one compare. Pad bits carry no information, so flips
+     * there are not errors. */
+    for (unsigned i = 0; i < last; i++) {
+        diff[i] = (uint8_t)(read_ecc[i] ^ calc_ecc[i]);
+        any |= diff[i];
+    }
+    diff[last] = (uint8_t)((read_ecc[last] ^ calc_ecc[last]) & (0xffu << tb->pad_bits));
+    any |= diff[last];
+    if (!any)
+        return 0;
+
+    uint16_t syn[2 * NK_BCH_T_MAX];
+    uint16_t elp[NK_BCH_LOCATOR_MAX];
+    uint16_t roots[NK_BCH_T_MAX];
+    nk_bch_syndromes(bch, diff, syn);
+    int deg = nk_bch_locator(tb, syn, bch->t, elp);
+    if (deg < 0)
+        return -NK_EBADMSG;
+    if (deg == 0)
+        return 0; /* the difference is a codeword remainder: nothing to fix */
+    if (nk_bch_find_roots(tb, elp, (unsigned)deg, roots) != (unsigned)deg)
+        return -NK_EBADMSG;
+
+    /* Root r = 1/X with X = alpha^power; power counts from the last code
+     * bit. Every location must lie inside data || code. */
+    unsigned nbits = 8u * bch->step_size + bch->ecc_bits;
+    unsigned bits[NK_BCH_T_MAX];
+    for (int i = 0; i < deg; i++) {
+        unsigned l = tb->log[roots[i]];
+        unsigned power = l ? tb->n - l : 0u;
+        if (power >= nbits)
+            return -NK_EBADMSG;
+        unsigned from_start = nbits - 1u - power;
+        bits[i] = (from_start & ~7u) | (7u - (from_start & 7u));
+    }
+    for (int i = 0; i < deg; i++) {
+        if (bits[i] < 8u * bch->step_size)
+            data[bits[i] >> 3] ^= (uint8_t)(1u << (bits[i] & 7u));
+        if (errloc)
+            errloc[i] = bits[i];
+    }
+    return deg;
+}
+
+/* ----- engine --------------------------------------------------------------- */
+
+static void nk_bch_engine_calculate(const struct nk_ecc_engine *engine, const uint8_t *data,
+                                    uint8_t *ecc)
+{
+    nk_bch_calculate((const struct nk_bch *)engine->ctx, data, ecc);
+}
+
+static int nk_bch_engine_correct(const struct nk_ecc_engine *engine, uint8_t *data,
+                                 const uint8_t *read_ecc, const uint8_t *calc_ecc)
+{
+    return nk_bch_correct((const struct nk_bch *)engine->ctx, data, read_ecc, calc_ecc, NULL);
+}
+
+static const struct nk_ecc_ops nk_bch_ops = {
+    .calculate = nk_bch_engine_calculate,
+    .correct = nk_bch_engine_correct,
+};
+
+void nk_ecc_bch_engine_init(struct nk_ecc_engine *engine, struct nk_bch *bch)
+{
+    memset(engine, 0, sizeof *engine);
+    engine->ops = &nk_bch_ops;
+    engine->ctx = bch;
+    engine->name = bch->name;
+    engine->step_size = (uint16_t)bch->step_size;
+    engine->bytes_per_step = (uint8_t)bch->ecc_bytes;
+    engine->strength = (uint8_t)bch->t;
+    engine->placement = NK_ECC_PLACEMENT_SOFTWARE;
+}

@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Roots of the BCH error-locator polynomial, without a Chien search.
+ *
+ * A decode with v errors yields a locator of degree v whose roots are the
+ * inverses of the error locations. Rather than evaluating it at every bit
+ * position (a Chien search: thousands of evaluations per step), the roots
+ * are found algebraically:
+ *
+ *  - degree 1: one division;
+ *  - degree 2: the substitution x = (b/a) y turns it into y^2 + y = c, whose
+ *    solution is linear in c and read from an m-entry table;
+ *  - degrees 3 and 4: turned into an affine polynomial z^4 + b z^2 + c z = d
+ *    (degree 3 by multiplying with (x + a), degree 4 by a shift that removes
+ *    the linear term and an inversion). Its left side is GF(2)-linear in z,
+ *    so the roots are the solutions of an m x m linear system over GF(2),
+ *    solved by elimination on m-bit words;
+ *  - degree 5 and up: the Berlekamp trace algorithm. With P_i = x^(2^i) mod f
+ *    (m squarings modulo f, through a precomputed table of x^(2i) mod f),
+ *    x^(2^m) = x mod f proves that f splits into distinct linear factors
+ *    (otherwise the step is uncorrectable and we stop early). Then
+ *    gcd(f, Tr(alpha^k x) mod f), Tr(alpha^k x) = sum alpha^(k 2^i) P_i,
+ *    separates the roots by the trace of alpha^k r, k = 0, 1, ..., until
+ *    every factor has degree 4 or less and falls to the cases above.
+ *
+ * The polynomial's roots are exact field elements; whether each maps to a
+ * bit inside the step is the caller's business.
+ */
+#include <string.h>
+
+#include "ecc/bch_internal.h"
+
+#define NK_POLY_MAX (2 * NK_BCH_T_MAX + 2)
+#define NK_LOG_ZERO 0xffffu /* log-form marker of a zero coefficient */
+
+unsigned nk_gf_trace(const struct nk_bch_tables *gf, unsigned a)
+{
+    unsigned sum = a, power = a;
+    for (unsigned i = 1; i < gf->m; i++) {
+        power = nk_gf_sqr(gf, power);
+        sum ^= power;
+    }
+    return sum; /* 0 or 1 */
+}
+
+/* sqrt(a) = a^(2^(m-1)); in logs, half of log a modulo N (N is odd). */
+static unsigned nk_gf_sqrt(const struct nk_bch_tables *gf, unsigned a)
+{
+    if (!a)
+        return 0;
+    unsigned l = gf->log[a];
+    return gf->exp[(l & 1u) ? (l + gf->n) / 2u : l / 2u];
+}
+
+static unsigned nk_highest_bit(unsigned v)
+{
+    unsigned bit = 0;
+    while (v >>= 1)
+        bit++;
+    return bit;
+}
+
+/* ----- degrees 1 and 2 ----------------------------------------------------- */
+
+static unsigned nk_roots_deg1(const struct nk_bch_tables *gf, const uint16_t *p, uint16_t *roots)
+{
+    roots[0] = (uint16_t)nk_gf_div(gf, p[0], p[1]);
+    return 1;
+}
+
+/* Solves y^2 + y = c; returns false when it has no solution (Tr(c) = 1). */
+static bool nk_solve_quadratic(const struct nk_bch_tables *gf, unsigned c, unsigned *y)
+{
+    unsigned z = 0;
+    for (unsigned k = 0, bits = c; bits; k++, bits >>= 1)
+        if (bits & 1u)
+            z ^= gf->quadratic[k];
+    if ((nk_gf_sqr(gf, z) ^ z) != c)
+        return false;
+    *y = z;
+    return true;
+}
+
+static unsigned nk_roots_deg2(const struct nk_bch_tables *gf, const uint16_t *p, uint16_t *roots)
+{
+    /* p2 x^2 + p1 x + p0 with x = (p1/p2) y: y^2 + y = p0 p2 / p1^2. A zero
+     * p1 means a double root: not a valid error pattern. */
+    if (!p[1])
+        return 0;
+    unsigned scale = nk_gf_div(gf, p[1], p[2]);
+    unsigned c = nk_gf_div(gf, nk_gf_mul(gf, p[0], p[2]), nk_gf_sqr(gf, p[1]));
+    unsigned y;
+    if (!nk_solve_quadratic(gf, c, &y))
+        return 0;
+    roots[0] = (uint16_t)nk_gf_mul(gf, scale, y);
+    roots[1] = (uint16_t)nk_gf_mul(gf, scale, y ^ 1u);
+    return 2;
+}
+
+/* ----- affine quartics ----------------------------------------------------- */
+
+/* Solves z^4 + b z^2 + c z = d over GF(2^m). The map is GF(2)-linear, so
+ * its images of the basis alpha^0..alpha^(m-1) are reduced to an XOR basis
+ * (remembering which inputs made each), giving the kernel and one particular
+ * solution. Stores the solutions only when there are exactly four (a quartic
+ * with four distinct roots) and returns how many there are (0 when none). */
+static unsigned nk_solve_affine4(const struct nk_bch_tables *gf, unsigned b, unsigned c, unsigned d,
+                                 unsigned solutions[4])
+{
+    uint16_t basis[NK_BCH_M_MAX], made_of[NK_BCH_M_MAX];
+    uint16_t kernel[NK_BCH_M_MAX];
+    unsigned kernel_count = 0;
+    unsigned m = gf->m;
+    unsigned lb = b ? gf->log[b] : 0, lc = c ? gf->log[c] : 0;
+    memset(basis, 0, sizeof basis);
+
+    for (unsigned i = 0; i < m; i++) {
+        unsigned v = gf->exp[4 * i];
+        if (b)
+            v ^= gf->exp[lb + 2 * i];
+        if (c)
+            v ^= gf->exp[lc + i];
+        unsigned combo = 1u << i;
+        while (v) {
+            unsigned top = nk_highest_bit(v);
+            if (!basis[top]) {
+                basis[top] = (uint16_t)v;
+                made_of[top] = (uint16_t)combo;
+                break;
+            }
+            v ^= basis[top];
+            combo ^= made_of[top];
+        }
+        if (!v)
+            kernel[kernel_count++] = (uint16_t)combo;
+    }
+
+    unsigned v = d, particular = 0;
+    while (v) {
+        unsigned top = nk_highest_bit(v);
+        if (!basis[top])
+            return 0; /* d is not in the image: no solution */
+        v ^= basis[top];
+        particular ^= made_of[top];
+    }
+    if (kernel_count != 2)
+        return kernel_count < 2 ? 1u << kernel_count : 0u;
+    /* The combination bits are the coordinates on the polynomial basis, i.e.
+     * the field element itself. */
+    solutions[0] = particular;
+    solutions[1] = particular ^ kernel[0];
+    solutions[2] = particular ^ kernel[1];
+    solutions[3] = particular ^ kernel[0] ^ kernel[1];
+    return 4;
+}
+
+static unsigned nk_roots_deg3(const struct nk_bch_tables *gf, const uint16_t *p, uint16_t *roots)
+{
+    /* Monic x^3 + a x^2 + b x + c times (x + a) is the affine quartic
+     * x^4 + (a^2 + b) x^2 + (ab + c) x + ac; its roots are ours plus a. */
+    unsigned a = nk_gf_div(gf, p[2], p[3]);
+    unsigned b = nk_gf_div(gf, p[1], p[3]);
+    unsigned c = nk_gf_div(gf, p[0], p[3]);
+    unsigned z[4];
+    if (nk_solve_affine4(gf, nk_gf_sqr(gf, a) ^ b, nk_gf_mul(gf, a, b) ^ c, nk_gf_mul(gf, a, c),
+                         z) != 4)
+        return 0;
+    unsigned n = 0;
+    for (unsigned i = 0; i < 4; i++)
+        if (z[i] != a)
+            roots[n++] = (uint16_t)z[i];
+    return n == 3 ? 3u : 0u;
+}
+
+static unsigned nk_roots_deg4(const struct nk_bch_tables *gf, const uint16_t *p, uint16_t *roots)
+{
+    unsigned a = nk_gf_div(gf, p[3], p[4]);
+    unsigned b = nk_gf_div(gf, p[2], p[4]);
+    unsigned c = nk_gf_div(gf, p[1], p[4]);
+    unsigned d = nk_gf_div(gf, p[0], p[4]);
+    unsigned z[4];
+
+    if (!a) {
+        /* Already affine: x^4 + b x^2 + c x = d. */
+        if (nk_solve_affine4(gf, b, c, d, z) != 4)
+            return 0;
+        for (unsigned i = 0; i < 4; i++)
+            roots[i] = (uint16_t)z[i];
+        return 4;
+    }
+    /* x = y + e with e^2 = c/a removes the linear term:
+     * y^4 + a y^3 + (ae + b) y^2 + f(e). Then z = 1/y turns it into the
+     * affine z^4 + (ae + b)/f(e) z^2 + a/f(e) z = 1/f(e). f(e) = 0 would
+     * make y = 0 a double root. */
+    unsigned e = nk_gf_sqrt(gf, nk_gf_div(gf, c, a));
+    unsigned e2 = nk_gf_sqr(gf, e);
+    unsigned fe = nk_gf_sqr(gf, e2) ^ nk_gf_mul(gf, a, nk_gf_mul(gf, e2, e)) ^
+                  nk_gf_mul(gf, b, e2) ^ nk_gf_mul(gf, c, e) ^ d;
+    if (!fe)
+        return 0;
+    unsigned big_b = nk_gf_mul(gf, a, e) ^ b;
+    if (nk_solve_affine4(gf, nk_gf_div(gf, big_b, fe), nk_gf_div(gf, a, fe), nk_gf_inv(gf, fe),
+                         z) != 4)
+        return 0;
+    for (unsigned i = 0; i < 4; i++)
+        roots[i] = (uint16_t)(nk_gf_inv(gf, z[i]) ^ e); /* z != 0: the right side is not 0 */
+    return 4;
+}
+
+static unsigned nk_roots_small(const struct nk_bch_tables *gf, const uint16_t *p, unsigned deg,
+                               uint16_t *roots)
+{
+    switch (deg) {
+    case 1:
+        return nk_roots_deg1(gf, p, roots);
+    case 2:
+        return nk_roots_deg2(gf, p, roots);
+    case 3:
+        return nk_roots_deg3(gf, p, roots);
+    case 4:
+        return nk_roots_deg4(gf, p, roots);
+    default:
+        return 0;
+    }
+}
+
+/* ----- polynomial helpers for the trace algorithm -------------------------- */
+
+/* A polynomial over GF(2^m): c[0..deg]; the zero polynomial has deg 0 and
+ * c[0] = 0. */
+struct nk_poly {
+    unsigned deg;
+    uint16_t c[NK_POLY_MAX];
+};
+
+static void nk_poly_trim(struct nk_poly *p)
+{
+    while (p->deg > 0 && !p->c[p->deg])
+        p->deg--;
+}
+
+static bool nk_poly_is_zero(const struct nk_poly *p)
+{
+    return p->deg == 0 && !p->c[0];
+}
+
+/* a = a mod b, b not zero. */
+static void nk_poly_mod(const struct nk_bch_tables *gf, struct nk_poly *a, const struct nk_poly *b)
+{
+    if (a->deg < b->deg)
+        return;
+    unsigned lead_log = gf->log[b->c[b->deg]];
+    uint16_t blog[NK_POLY_MAX];
+    for (unsigned j = 0; j < b->deg; j++)
+        blog[j] = b->c[j] ? gf->log[b->c[j]] : (uint16_t)NK_LOG_ZERO;
+    for (unsigned k = a->deg; k >= b->deg; k--) {
+        unsigned top = a->c[k];
+        if (top) {
+            /* subtract (top / lead) x^(k - deg b) b */
+            unsigned l = gf->log[top] + gf->n - lead_log;
+            if (l >= gf->n)
+                l -= gf->n;
+            unsigned base = k - b->deg;
+            for (unsigned j = 0; j < b->deg; j++)
+                if (blog[j] != NK_LOG_ZERO)
+                    a->c[base + j] ^= gf->exp[l + blog[j]];
+            a->c[k] = 0;
+        }
+        if (k == 0)
+            break;
+    }
+    a->deg = b->deg ? b->deg - 1 : 0;
+    nk_poly_trim(a);
+}
+
+/* q = a / b (exact division expected); a is destroyed. */
+static void nk_poly_div(const struct nk_bch_tables *gf, struct nk_poly *a, const struct nk_poly *b,
+                        struct nk_poly *q)
+{
+    q->deg = a->deg - b->deg;
+    memset(q->c, 0, sizeof q->c);
+    unsigned lead = b->c[b->deg];
+    for (unsigned k = a->deg + 1; k-- > b->deg;) {
+        unsigned coef = nk_gf_div(gf, a->c[k], lead);
+        q->c[k - b->deg] = (uint16_t)coef;
+        if (!coef)
+            continue;
+        for (unsigned j = 0; j <= b->deg; j++)
+            a->c[k - b->deg + j] ^= (uint16_t)nk_gf_mul(gf, coef, b->c[j]);
+    }
+}
+
+static void nk_poly_make_monic(const struct nk_bch_tables *gf, struct nk_poly *p)
+{
+    unsigned lead = p->c[p->deg];
+    if (lead == 1)
+        return;
+    for (unsigned j = 0; j <= p->deg; j++)
+        p->c[j] = (uint16_t)nk_gf_div(gf, p->c[j], lead);
+}
+
+/* gcd(a, b), monic, into a; b is destroyed. */
+static void nk_poly_gcd(const struct nk_bch_tables *gf, struct nk_poly *a, struct nk_poly *b)
+{
+    while (!nk_poly_is_zero(b)) {
+        nk_poly_mod(gf, a, b);
+        struct nk_poly t = *a;
+        *a = *b;
+        *b = t;
+    }
+    nk_poly_make_monic(gf, a);
+}
+
+/* ----- Berlekamp trace algorithm ------------------------------------------- */
+
+struct nk_bta {
+    const struct nk_bch_tables *gf;
+    unsigned deg;            /* v = deg f */
+    uint16_t f[NK_POLY_MAX]; /* monic f, f[deg] = 1 */
+    /* square[i - half][j]: log of coefficient j of x^(2i) mod f, for
+     * half = ceil(v/2) <= i < v (lower even powers need no reduction). */
+    uint16_t square_log[NK_BCH_T_MAX / 2 + 1][NK_BCH_T_MAX];
+    unsigned half;
+    uint16_t power[NK_BCH_M_MAX + 1][NK_BCH_T_MAX]; /* x^(2^i) mod f */
+    uint16_t trace[NK_BCH_M_MAX][NK_BCH_T_MAX];     /* Tr(alpha^k x) mod f */
+    uint32_t trace_ready;
+};
+
+/* out = in^2 mod f: squares each coefficient (a Frobenius map, so no cross
+ * terms) and reduces the even powers at or above v with the table. */
+static void nk_bta_square(const struct nk_bta *bta, const uint16_t *in, uint16_t *out)
+{
+    const struct nk_bch_tables *gf = bta->gf;
+    unsigned v = bta->deg, n = gf->n;
+    memset(out, 0, v * sizeof out[0]);
+    for (unsigned i = 0; i < v; i++) {
+        if (!in[i])
+            continue;
+        unsigned l = 2u * gf->log[in[i]];
+        if (l >= n)
+            l -= n;
+        if (2 * i < v) {
+            out[2 * i] ^= gf->exp[l];
+            continue;
+        }
+        const uint16_t *row = bta->square_log[i - bta->half];
+        for (unsigned j = 0; j < v; j++)
+            if (row[j] != NK_LOG_ZERO)
+                out[j] ^= gf->exp[l + row[j]];
+    }
+}
+
+static void nk_bta_prepare(struct nk_bta *bta)
+{
+    const struct nk_bch_tables *gf = bta->gf;
+    unsigned v = bta->deg;
+    uint16_t cur[NK_BCH_T_MAX]; /* x^k mod f, starting at k = v */
+    memcpy(cur, bta->f, v * sizeof cur[0]);
+    bta->half = (v + 1) / 2;
+    for (unsigned k = v;; k++) {
+        if (!(k & 1u) && k / 2 >= bta->half) {
+            uint16_t *row = bta->square_log[k / 2 - bta->half];
+            for (unsigned j = 0; j < v; j++)
+                row[j] = cur[j] ? gf->log[cur[j]] : (uint16_t)NK_LOG_ZERO;
+        }
+        if (k == 2 * v - 2)
+            break;
+        /* times x: shift up, fold the x^v term back with f */
+        unsigned top = cur[v - 1];
+        for (unsigned j = v - 1; j > 0; j--)
+            cur[j] = cur[j - 1];
+        cur[0] = 0;
+        if (top)
+            for (unsigned j = 0; j < v; j++)
+                cur[j] ^= (uint16_t)nk_gf_mul(gf, top, bta->f[j]);
+    }
+}
+
+static const uint16_t *nk_bta_trace(struct nk_bta *bta, unsigned k)
+{
+    uint16_t *t = bta->trace[k];
+    if (bta->trace_ready & (1u << k))
+        return t;
+    const struct nk_bch_tables *gf = bta->gf;
+    unsigned v = bta->deg;
+    memset(t, 0, v * sizeof t[0]);
+    unsigned e = k; /* log of alpha^(k 2^i) */
+    for (unsigned i = 0; i < gf->m; i++) {
+        const uint16_t *p = bta->power[i];
+        for (unsigned j = 0; j < v; j++)
+            if (p[j])
+                t[j] ^= gf->exp[e + gf->log[p[j]]];
+        e = 2 * e;
+        if (e >= gf->n)
+            e -= gf->n;
+    }
+    bta->trace_ready |= 1u << k;
+    return t;
+}
+
+/* Roots of g, a monic factor of f, trying traces from alpha^k up. */
+static unsigned nk_bta_split(struct nk_bta *bta, const struct nk_poly *g, unsigned k,
+                             uint16_t *roots)
+{
+    const struct nk_bch_tables *gf = bta->gf;
+    if (g->deg <= 4)
+        return g->deg ? nk_roots_small(gf, g->c, g->deg, roots) : 0;
+    for (; k < gf->m; k++) {
+        struct nk_poly h, rest;
+        const uint16_t *t = nk_bta_trace(bta, k);
+        rest.deg = bta->deg - 1;
+        memcpy(rest.c, t, bta->deg * sizeof t[0]);
+        nk_poly_trim(&rest);
+        nk_poly_mod(gf, &rest, g);
+        h = *g;
+        nk_poly_gcd(gf, &h, &rest);
+        if (h.deg == 0 || h.deg == g->deg)
+            continue; /* alpha^k gives every root the same trace */
+        struct nk_poly q, work = *g;
+        nk_poly_div(gf, &work, &h, &q);
+        unsigned found = nk_bta_split(bta, &h, k + 1, roots);
+        if (found != h.deg)
+            return found;
+        return found + nk_bta_split(bta, &q, k + 1, roots + found);
+    }
+    return 0; /* cannot happen for distinct roots in the field */
+}
+
+static unsigned nk_roots_bta(const struct nk_bch_tables *gf, const uint16_t *poly, unsigned deg,
+                             uint16_t *roots)
+{
+    struct nk_bta bta;
+    bta.gf = gf;
+    bta.deg = deg;
+    bta.trace_ready = 0;
+    for (unsigned j = 0; j <= deg; j++)
+        bta.f[j] = (uint16_t)nk_gf_div(gf, poly[j], poly[deg]);
+    nk_bta_prepare(&bta);
+
+    /* x^(2^i) mod f for i = 0..m; f splits into distinct linear factors
+     * exactly when x^(2^m) = x mod f. */
+    memset(bta.power[0], 0, deg * sizeof bta.power[0][0]);
+    bta.power[0][1] = 1;
+    for (unsigned i = 0; i < gf->m; i++)
+        nk_bta_square(&bta, bta.power[i], bta.power[i + 1]);
+    if (memcmp(bta.power[gf->m], bta.power[0], deg * sizeof bta.power[0][0]) != 0)
+        return 0;
+
+    struct nk_poly f;
+    f.deg = deg;
+    memcpy(f.c, bta.f, (deg + 1) * sizeof f.c[0]);
+    return nk_bta_split(&bta, &f, 0, roots);
+}
+
+unsigned nk_bch_find_roots(const struct nk_bch_tables *gf, const uint16_t *poly, unsigned deg,
+                           uint16_t *roots)
+{
+    if (deg == 0 || !poly[deg] || !poly[0])
+        return 0;
+    if (deg <= 4)
+        return nk_roots_small(gf, poly, deg, roots);
+    return nk_roots_bta(gf, poly, deg, roots);
+}

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The nandkit command: help, info, sim create, dump, badblocks, and one-line
+# errors with exit status 2 on bad input.
+# usage: basic.sh NANDKIT_BINARY FIXTURES_DIR
+set -u
+nk=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+pass() { :; }
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# expect STATUS PATTERN -- command...: exit status and a regex on stdout+stderr
+expect() {
+  local want=$1 pattern=$2; shift 3
+  local out status
+  out=$("$@" 2>&1); status=$?
+  if [[ $status -ne $want ]]; then fail "'$*' exited $status, wanted $want: $out"; return; fi
+  if ! grep -Eq -- "$pattern" <<<"$out"; then fail "'$*' output lacks /$pattern/: $out"; fi
+}
+# errors must be exactly one line
+one_line() {
+  local out; out=$("$@" 2>&1 >/dev/null)
+  [[ $(wc -l <<<"$out") -eq 1 ]] || fail "'$*' printed more than one error line: $out"
+}
+
+expect 0 "Commands:" -- "$nk" --help
+for cmd in info sim dump badblocks; do
+  expect 0 "usage: nandkit $cmd" -- "$nk" "$cmd" --help
+done
+expect 2 "unknown command 'frobnicate'" -- "$nk" frobnicate
+
+# info on a preset: identification through the port, limits from the datasheet
+expect 0 "Samsung K9F1G08U0A" -- "$nk" info --chip K9F1G08U0A
+expect 0 "page read 88.5 us, page program 363.5 us, block erase 2000.1 us" -- "$nk" info --chip K9F1G08U0A
+expect 0 "onfi +1.0" -- "$nk" info --chip MT29F2G08ABAEA
+expect 0 '"page_size":512' -- "$nk" info --chip K9F1208U0C --json
+expect 2 "unknown chip 'NOPE'" -- "$nk" info --chip NOPE
+one_line "$nk" info --chip NOPE
+
+# sim create + badblocks: factory markers, then the table
+img=$tmp/chip.img
+expect 0 "created" -- "$nk" sim create "$img" --chip K9F1G08U0A --bad-blocks 5,10
+[[ -f $img ]] || fail "sim create wrote no image"
+[[ -f $img.nksim ]] || fail "sim create wrote no sidecar"
+before=$(sha256sum "$img" | cut -d' ' -f1)
+expect 0 "would write both tables" -- "$nk" badblocks "$img" --chip K9F1G08U0A --dry-run
+[[ $(sha256sum "$img" | cut -d' ' -f1) == "$before" ]] || fail "badblocks --dry-run changed the image"
+expect 0 "bad block    5 \(factory\)" -- "$nk" badblocks "$img" --chip K9F1G08U0A
+expect 0 "source       table on flash" -- "$nk" badblocks "$img" --chip K9F1G08U0A
+expect 0 "bad block    10 \(factory\)" -- "$nk" badblocks "$img" --chip K9F1G08U0A
+expect 0 "main table   block 1023, version 1" -- "$nk" badblocks "$img" --chip K9F1G08U0A
+expect 0 "bad block    7 \(worn\)" -- "$nk" badblocks "$img" --chip K9F1G08U0A --mark 7
+expect 0 "version 2" -- "$nk" badblocks "$img" --chip K9F1G08U0A
+expect 0 "3 found" -- "$nk" info "$img" --chip K9F1G08U0A
+expect 2 "--mark 5000 out of range" -- "$nk" badblocks "$img" --chip K9F1G08U0A --mark 5000
+
+# dump: hex of data and OOB, ECC status
+expect 0 "oob \(64 bytes\)" -- "$nk" dump "$img" --chip K9F1G08U0A --page 0
+expect 0 "ecc: hamming256, clean" -- "$nk" dump "$img" --chip K9F1G08U0A --page 64
+expect 0 "42 62 74 30" -- "$nk" dump "$img" --chip K9F1G08U0A --page $((1023 * 64))
+expect 2 "--page 70000 out of range" -- "$nk" dump "$img" --chip K9F1G08U0A --page 70000
+expect 2 "needs --page" -- "$nk" dump "$img" --chip K9F1G08U0A
+
+# bad input: geometry, missing files, sizes
+expect 2 "page size 2000" -- "$nk" info "$img" --geometry 2000,64,64
+expect 2 "bad --geometry '2048,64'" -- "$nk" info "$img" --geometry 2048,64
+expect 2 "cannot open image '$tmp/missing.img'" -- "$nk" info "$tmp/missing.img" --geometry 2048,64,64
+head -c 1000 /dev/zero > "$tmp/odd.img"
+expect 2 "not a multiple of the 2112-byte page\+OOB size" -- "$nk" info "$tmp/odd.img" --geometry 2048,64,64
+one_line "$nk" info "$tmp/odd.img" --geometry 2048,64,64
+expect 2 "unknown layout 'fat'" -- "$nk" dump "$img" --chip K9F1G08U0A --layout fat --page 0
+expect 2 "needs --geometry" -- "$nk" info "$img"
+expect 2 "sim create needs an IMAGE" -- "$nk" sim create
+expect 2 "block 5000 out of range" -- "$nk" sim create "$tmp/x.img" --chip K9F1G08U0A --bad-blocks 5000,1
+
+if [[ $fails -ne 0 ]]; then echo "$fails check(s) failed"; exit 1; fi
+echo "all CLI checks passed"

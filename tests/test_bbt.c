@@ -1,0 +1,535 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The bad-block table on the simulator: factory scan, Linux byte layout,
+ * reading without a scan, mirror recovery, version wrap, relocation,
+ * ENOSPC, scrub, runtime retirement, dry run, refusal of bad and reserved
+ * blocks, and partitions.
+ */
+#include <string.h>
+
+#include "nandkit/bbt.h"
+#include "nandkit/error.h"
+#include "nandkit/part.h"
+#include "simdev.h"
+#include "testutil.h"
+
+#define PAGE 2048u
+#define PPB 64u
+#define BLOCKS 1024u
+
+struct table {
+    struct nk_bbt bbt;
+    void *memory;
+};
+
+static int attach(struct nk_test_dev *d, struct table *t, bool dry_run, bool force_scan)
+{
+    struct nk_bbt_config config;
+    memset(&config, 0, sizeof config);
+    config.memory_size = nk_bbt_memory_size(&d->nand);
+    if (!t->memory)
+        t->memory = malloc(config.memory_size);
+    config.memory = t->memory;
+    config.dry_run = dry_run;
+    config.force_scan = force_scan;
+    return nk_bbt_attach(&d->nand, &t->bbt, &config);
+}
+
+static void detach(struct nk_test_dev *d, struct table *t)
+{
+    nk_bbt_detach(&d->nand);
+    free(t->memory);
+    t->memory = NULL;
+}
+
+/* A K9F1G08U0A with the given factory-bad blocks (or a seeded ~2 %). */
+static void open_chip(struct nk_test_dev *d, const uint32_t *bad, unsigned count, int random_bad)
+{
+    struct nk_sim_config config;
+    memset(&config, 0, sizeof config);
+    config.seed = 42;
+    config.factory_bad_list = bad;
+    config.factory_bad_list_len = count;
+    config.factory_bad_blocks = random_bad;
+    nk_test_dev_open(d, "K9F1G08U0A", NK_TEST_ECC_HAMMING256, &config);
+}
+
+static void peek(struct nk_test_dev *d, uint32_t block, uint32_t column, uint8_t *buf, uint32_t len)
+{
+    assert_int_equal(nk_sim_page_peek(d->sim, block * PPB, column, buf, len), 0);
+}
+
+static void test_first_scan_finds_the_marked_blocks_and_writes_both_tables(void **state)
+{
+    (void)state;
+    struct nk_test_dev d;
+    open_chip(&d, NULL, 0, 20); /* ~2 % of 1024, seeded */
+    uint32_t marked[BLOCKS], n_marked = 0;
+    for (uint32_t b = 0; b < BLOCKS; b++) {
+        struct nk_sim_block_state s;
+        assert_int_equal(nk_sim_block_get(d.sim, b, &s), 0);
+        if (s.flags & NK_SIM_BLOCK_FACTORY_BAD)
+            marked[n_marked++] = b;
+    }
+    assert_int_equal(n_marked, 20);
+
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    const struct nk_bbt_info *info = &t.bbt.info;
+    assert_true(info->scanned);
+    assert_true(info->main_written && info->mirror_written);
+    assert_int_equal(info->factory_bad, 20);
+    for (uint32_t i = 0, b = 0; b < BLOCKS; b++) {
+        bool is_marked = i < n_marked && marked[i] == b;
+        if (is_marked)
+            i++;
+        int state_now = nk_bbt_block_state(&t.bbt, b);
+        if (is_marked)
+            assert_int_equal(state_now, NK_BBT_FACTORY_BAD);
+        else
+            assert_int_not_equal(state_now, NK_BBT_FACTORY_BAD);
+    }
+    /* The tables went to the last usable blocks, distinct, patterns in OOB. */
+    assert_true(info->main_block >= (int32_t)(BLOCKS - 4));
+    assert_true(info->mirror_block >= (int32_t)(BLOCKS - 4));
+    assert_int_not_equal(info->main_block, info->mirror_block);
+    uint8_t mark[5];
+    peek(&d, (uint32_t)info->main_block, PAGE + 8, mark, 5);
+    assert_memory_equal(mark, "Bbt0\x01", 5);
+    peek(&d, (uint32_t)info->mirror_block, PAGE + 8, mark, 5);
+    assert_memory_equal(mark, "1tbB\x01", 5);
+    detach(&d, &t);
+    nk_test_dev_close(&d);
+}
+
+static void test_table_bytes_follow_the_documented_linux_layout(void **state)
+{
+    (void)state;
+    /* docs/bbt.md, worked example: block 5 factory bad, block 10 worn. */
+    static const uint32_t bad[] = {5};
+    struct nk_test_dev d;
+    open_chip(&d, bad, 1, 0);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_int_equal(nk_bbt_mark_worn(&d.nand, 10), 0);
+
+    uint8_t expected[PAGE];
+    memset(expected, 0xff, sizeof expected);
+    expected[1] = 0xf3; /* block 5 = 00 in bits 3..2 */
+    expected[2] = 0xef; /* block 10 = 10 in bits 5..4 */
+    uint8_t page[PAGE + 64];
+    for (int copy = 0; copy < 2; copy++) {
+        int32_t block = copy ? t.bbt.info.mirror_block : t.bbt.info.main_block;
+        peek(&d, (uint32_t)block, 0, page, sizeof page);
+        assert_memory_equal(page, expected, PAGE);
+        for (unsigned i = 0; i < 8; i++)
+            assert_int_equal(page[PAGE + i], 0xff);
+        assert_memory_equal(page + PAGE + 8, copy ? "1tbB" : "Bbt0", 4);
+        assert_int_equal(page[PAGE + 12], 2); /* version 1, +1 for the new worn block */
+        for (unsigned i = 13; i < 40; i++)
+            assert_int_equal(page[PAGE + i], 0xff);
+    }
+    detach(&d, &t);
+    nk_test_dev_close(&d);
+}
+
+static void test_second_attach_reads_the_table_without_scanning(void **state)
+{
+    (void)state;
+    static const uint32_t bad[] = {3, 500};
+    struct nk_test_dev d;
+    open_chip(&d, bad, 2, 0);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    detach(&d, &t);
+
+    nk_test_dev_reopen(&d);
+    nk_nand_stats_reset(&d.nand);
+    struct nk_sim_counters before;
+    nk_sim_counters(d.sim, &before);
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_false(t.bbt.info.scanned);
+    assert_false(t.bbt.info.main_written || t.bbt.info.mirror_written);
+    assert_int_equal(nk_bbt_block_state(&t.bbt, 3), NK_BBT_FACTORY_BAD);
+    assert_int_equal(nk_bbt_block_state(&t.bbt, 500), NK_BBT_FACTORY_BAD);
+    /* Four pattern probes and one table page: no marker scan, no writes. */
+    assert_int_equal(d.nand.stats.oob_reads, 4);
+    assert_int_equal(d.nand.stats.page_reads, 1);
+    struct nk_sim_counters after;
+    nk_sim_counters(d.sim, &after);
+    assert_int_equal(after.ops[NK_SIM_OP_READ] - before.ops[NK_SIM_OP_READ], 5);
+    assert_int_equal(after.ops[NK_SIM_OP_PROGRAM], before.ops[NK_SIM_OP_PROGRAM]);
+    assert_int_equal(after.ops[NK_SIM_OP_ERASE], before.ops[NK_SIM_OP_ERASE]);
+    detach(&d, &t);
+    nk_test_dev_close(&d);
+}
+
+/* Damages the data of a table copy beyond what ECC can correct: two flips
+ * in one Hamming step are always detected (three might be miscorrected). */
+static void corrupt_table(struct nk_test_dev *d, int32_t block)
+{
+    nk_test_flip_stored_bit(d, (uint32_t)block * PPB, 1);
+    nk_test_flip_stored_bit(d, (uint32_t)block * PPB, 8 * 2 + 5);
+}
+
+static void test_uncorrectable_main_falls_back_to_mirror_and_is_rewritten(void **state)
+{
+    (void)state;
+    static const uint32_t bad[] = {77};
+    struct nk_test_dev d;
+    open_chip(&d, bad, 1, 0);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    int32_t main_block = t.bbt.info.main_block;
+    detach(&d, &t);
+    corrupt_table(&d, main_block);
+
+    nk_test_dev_reopen(&d);
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_false(t.bbt.info.scanned);
+    assert_true(t.bbt.info.main_written);
+    assert_false(t.bbt.info.mirror_written);
+    assert_int_equal(nk_bbt_block_state(&t.bbt, 77), NK_BBT_FACTORY_BAD);
+    uint8_t page[PAGE];
+    peek(&d, (uint32_t)t.bbt.info.main_block, 0, page, PAGE);
+    assert_int_equal(page[19], 0xf3); /* block 77 = 4 * 19 + 1: 00 in bits 3..2 of byte 19 */
+    assert_int_equal(page[0], 0xff);
+    detach(&d, &t);
+    nk_test_dev_close(&d);
+}
+
+static void test_both_tables_unreadable_means_a_new_scan(void **state)
+{
+    (void)state;
+    static const uint32_t bad[] = {12};
+    struct nk_test_dev d;
+    open_chip(&d, bad, 1, 0);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    int32_t main_block = t.bbt.info.main_block, mirror_block = t.bbt.info.mirror_block;
+    detach(&d, &t);
+    corrupt_table(&d, main_block);
+    corrupt_table(&d, mirror_block);
+    nk_test_dev_reopen(&d);
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_true(t.bbt.info.scanned);
+    assert_int_equal(t.bbt.info.main_version, 2); /* above the unreadable copies */
+    assert_int_equal(nk_bbt_block_state(&t.bbt, 12), NK_BBT_FACTORY_BAD);
+    detach(&d, &t);
+    nk_test_dev_close(&d);
+}
+
+/* Rewrites a table copy on flash: version, and block 7 worn or good (the
+ * Hamming code of the changed step recomputed so the copy reads clean). */
+static void forge_copy(struct nk_test_dev *d, int32_t block, uint8_t version, bool block7_worn)
+{
+    uint8_t page[PAGE + 64];
+    peek(d, (uint32_t)block, 0, page, sizeof page);
+    page[1] = block7_worn ? 0xbf : 0xff; /* block 7 = bits 7..6 of byte 1: 10 worn */
+    page[PAGE + 12] = version;
+    uint8_t code[3];
+    nk_hamming_calculate(page, 256, false, code);
+    memcpy(page + PAGE + 40, code, 3);
+    assert_int_equal(nk_sim_page_poke(d->sim, (uint32_t)block * PPB, 0, page, sizeof page), 0);
+}
+
+static void test_versions_wrap_from_255_to_0(void **state)
+{
+    (void)state;
+    struct nk_test_dev d;
+    open_chip(&d, NULL, 0, 0);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    int32_t main_block = t.bbt.info.main_block, mirror_block = t.bbt.info.mirror_block;
+    detach(&d, &t);
+
+    /* Main at 0 says block 7 is good, the mirror at 255 says worn: 0 is the
+     * newer version, so the main wins and the mirror is rebuilt from it. */
+    forge_copy(&d, main_block, 0, false);
+    forge_copy(&d, mirror_block, 255, true);
+    nk_test_dev_reopen(&d);
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_int_equal(nk_bbt_block_state(&t.bbt, 7), NK_BBT_GOOD);
+    assert_false(t.bbt.info.main_written);
+    assert_true(t.bbt.info.mirror_written);
+    uint8_t mark[5];
+    peek(&d, (uint32_t)t.bbt.info.mirror_block, PAGE + 8, mark, 5);
+    assert_memory_equal(mark, "1tbB\x00", 5);
+    detach(&d, &t);
+
+    /* The other way round: the mirror at 0 beats the main at 255. */
+    forge_copy(&d, main_block, 255, false);
+    forge_copy(&d, mirror_block, 0, true);
+    nk_test_dev_reopen(&d);
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_int_equal(nk_bbt_block_state(&t.bbt, 7), NK_BBT_WORN);
+    assert_true(t.bbt.info.main_written);
+    assert_false(t.bbt.info.mirror_written);
+    peek(&d, (uint32_t)t.bbt.info.main_block, PAGE + 8, mark, 5);
+    assert_memory_equal(mark, "Bbt0\x00", 5);
+    detach(&d, &t);
+    nk_test_dev_close(&d);
+}
+
+static void test_failing_table_block_is_retired_and_the_table_moves(void **state)
+{
+    (void)state;
+    struct nk_test_dev d;
+    open_chip(&d, NULL, 0, 0);
+    assert_int_equal(nk_sim_fail_inject(d.sim, BLOCKS - 1, NK_SIM_FAIL_ERASE, true), 0);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_int_equal(t.bbt.info.main_block, BLOCKS - 2);
+    assert_int_equal(t.bbt.info.mirror_block, BLOCKS - 3);
+    assert_int_equal(nk_bbt_block_state(&t.bbt, BLOCKS - 1), NK_BBT_WORN);
+    /* Its marker says bad too, and the tables on flash record it as worn. */
+    uint8_t marker;
+    peek(&d, BLOCKS - 1, PAGE, &marker, 1);
+    assert_int_equal(marker, 0x00);
+    uint8_t page[PAGE];
+    peek(&d, BLOCKS - 2, 0, page, PAGE);
+    assert_int_equal(page[255] >> 6, 2); /* block 1023: bits 7..6 of byte 255 = 10 */
+    detach(&d, &t);
+    nk_test_dev_close(&d);
+}
+
+static void test_program_failure_in_a_table_block_also_relocates(void **state)
+{
+    (void)state;
+    struct nk_test_dev d;
+    open_chip(&d, NULL, 0, 0);
+    assert_int_equal(nk_sim_fail_inject(d.sim, BLOCKS - 2, NK_SIM_FAIL_PROGRAM, true), 0);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_int_equal(t.bbt.info.main_block, BLOCKS - 1);
+    assert_int_equal(t.bbt.info.mirror_block, BLOCKS - 3);
+    assert_int_equal(nk_bbt_block_state(&t.bbt, BLOCKS - 2), NK_BBT_WORN);
+    detach(&d, &t);
+    nk_test_dev_close(&d);
+}
+
+static void test_no_usable_table_block_is_a_clear_enospc(void **state)
+{
+    (void)state;
+    struct nk_test_dev d;
+    open_chip(&d, NULL, 0, 0);
+    for (uint32_t b = BLOCKS - 4; b < BLOCKS; b++)
+        assert_int_equal(nk_sim_fail_inject(d.sim, b, NK_SIM_FAIL_ERASE, true), 0);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), -NK_ENOSPC);
+    assert_non_null(strstr(d.nand.diag.text, "no usable block left among the last 4"));
+    assert_null(d.nand.bbt);
+    free(t.memory);
+    nk_test_dev_close(&d);
+}
+
+static void test_bitflip_in_a_table_rewrites_both_copies(void **state)
+{
+    (void)state;
+    struct nk_test_dev d;
+    open_chip(&d, NULL, 0, 0);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    int32_t main_block = t.bbt.info.main_block;
+    detach(&d, &t);
+    nk_test_flip_stored_bit(&d, (uint32_t)main_block * PPB, 100 * 8 + 4);
+    nk_test_dev_reopen(&d);
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_true(t.bbt.info.scrubbed);
+    assert_true(t.bbt.info.main_written && t.bbt.info.mirror_written);
+    uint8_t byte;
+    peek(&d, (uint32_t)t.bbt.info.main_block, 100, &byte, 1);
+    assert_int_equal(byte, 0xff); /* the flip is gone from flash */
+    detach(&d, &t);
+    nk_test_dev_close(&d);
+}
+
+static void test_erase_failure_in_use_is_recorded_worn_in_both_tables(void **state)
+{
+    (void)state;
+    struct nk_test_dev d;
+    open_chip(&d, NULL, 0, 0);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_int_equal(nk_sim_fail_inject(d.sim, 100, NK_SIM_FAIL_ERASE, true), 0);
+    assert_int_equal(nk_nand_erase_block(&d.nand, 100), -NK_EIO);
+    assert_int_equal(nk_bbt_block_state(&t.bbt, 100), NK_BBT_WORN);
+    assert_int_equal(nk_nand_block_is_bad(&d.nand, 100), 1);
+    uint8_t page[PAGE];
+    for (int copy = 0; copy < 2; copy++) {
+        peek(&d, (uint32_t)(copy ? t.bbt.info.mirror_block : t.bbt.info.main_block), 0, page,
+             PAGE);
+        assert_int_equal(page[25], 0xfe); /* block 100 = bits 1..0 of byte 25 = 10 */
+    }
+    /* Programs and erases of it are refused from now on, without touching it. */
+    struct nk_sim_counters before, after;
+    nk_sim_counters(d.sim, &before);
+    assert_int_equal(nk_nand_erase_block(&d.nand, 100), -NK_EIO);
+    assert_int_equal(nk_nand_program_page(&d.nand, 100 * PPB, page, NULL, NK_OOB_PLACE), -NK_EIO);
+    assert_non_null(strstr(d.nand.diag.text, "block 100 is bad"));
+    nk_sim_counters(d.sim, &after);
+    assert_int_equal(after.ops[NK_SIM_OP_ERASE], before.ops[NK_SIM_OP_ERASE]);
+    assert_int_equal(after.ops[NK_SIM_OP_PROGRAM], before.ops[NK_SIM_OP_PROGRAM]);
+    assert_int_equal(d.nand.stats.refused_bad, 2);
+    /* A new attach sees it from the table. */
+    detach(&d, &t);
+    nk_test_dev_reopen(&d);
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_int_equal(nk_bbt_block_state(&t.bbt, 100), NK_BBT_WORN);
+    detach(&d, &t);
+    nk_test_dev_close(&d);
+}
+
+static void test_marking_a_bad_block_again_is_a_no_op(void **state)
+{
+    (void)state;
+    static const uint32_t bad[] = {9};
+    struct nk_test_dev d;
+    open_chip(&d, bad, 1, 0);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_int_equal(nk_nand_block_mark_bad(&d.nand, 50), 0);
+    uint8_t version = t.bbt.info.main_version;
+    struct nk_sim_counters before, after;
+    nk_sim_counters(d.sim, &before);
+    assert_int_equal(nk_nand_block_mark_bad(&d.nand, 50), 0);
+    assert_int_equal(nk_nand_block_mark_bad(&d.nand, 9), 0);
+    nk_sim_counters(d.sim, &after);
+    assert_int_equal(after.ops[NK_SIM_OP_PROGRAM], before.ops[NK_SIM_OP_PROGRAM]);
+    assert_int_equal(after.ops[NK_SIM_OP_ERASE], before.ops[NK_SIM_OP_ERASE]);
+    assert_int_equal(t.bbt.info.main_version, version);
+    assert_int_equal(nk_bbt_block_state(&t.bbt, 9), NK_BBT_FACTORY_BAD);
+    detach(&d, &t);
+    nk_test_dev_close(&d);
+}
+
+static void test_dry_run_writes_nothing(void **state)
+{
+    (void)state;
+    static const uint32_t bad[] = {1, 2, 3};
+    struct nk_test_dev d;
+    open_chip(&d, bad, 3, 0);
+    struct nk_sim_counters before, after;
+    nk_sim_counters(d.sim, &before);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, true, false), 0);
+    assert_true(t.bbt.info.scanned);
+    assert_true(t.bbt.info.main_written && t.bbt.info.mirror_written); /* would write */
+    assert_int_equal(t.bbt.info.factory_bad, 3);
+    assert_int_equal(nk_bbt_mark_worn(&d.nand, 40), 0);
+    nk_sim_counters(d.sim, &after);
+    assert_int_equal(after.ops[NK_SIM_OP_PROGRAM], before.ops[NK_SIM_OP_PROGRAM]);
+    assert_int_equal(after.ops[NK_SIM_OP_ERASE], before.ops[NK_SIM_OP_ERASE]);
+    uint8_t mark[4];
+    peek(&d, BLOCKS - 1, PAGE + 8, mark, 4);
+    assert_memory_equal(mark, "\xff\xff\xff\xff", 4);
+    detach(&d, &t);
+    nk_test_dev_close(&d);
+}
+
+static void test_reserved_blocks_are_refused_by_ordinary_writes(void **state)
+{
+    (void)state;
+    struct nk_test_dev d;
+    open_chip(&d, NULL, 0, 0);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    for (uint32_t b = BLOCKS - 4; b < BLOCKS; b++) {
+        assert_int_equal(nk_nand_erase_block(&d.nand, b), -NK_EIO);
+        assert_non_null(strstr(d.nand.diag.text, "reserved for the bad-block table"));
+    }
+    uint8_t data[PAGE] = {0};
+    assert_int_equal(nk_nand_program_page(&d.nand, (BLOCKS - 1) * PPB + 5, data, NULL,
+                                          NK_OOB_PLACE),
+                     -NK_EIO);
+    assert_int_equal(nk_nand_erase_block(&d.nand, BLOCKS - 5), 0);
+    detach(&d, &t);
+    nk_test_dev_close(&d);
+}
+
+static void test_force_scan_rebuilds_from_markers(void **state)
+{
+    (void)state;
+    static const uint32_t bad[] = {30};
+    struct nk_test_dev d;
+    open_chip(&d, bad, 1, 0);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_int_equal(nk_bbt_mark_worn(&d.nand, 31), 0);
+    uint8_t version = t.bbt.info.main_version;
+    detach(&d, &t);
+    nk_test_dev_reopen(&d);
+    assert_int_equal(attach(&d, &t, false, true), 0);
+    assert_true(t.bbt.info.scanned);
+    assert_int_equal(nk_bbt_block_state(&t.bbt, 30), NK_BBT_FACTORY_BAD);
+    /* The worn block's marker was written, so a scan finds it as marked. */
+    assert_int_equal(nk_bbt_block_state(&t.bbt, 31), NK_BBT_FACTORY_BAD);
+    assert_int_equal(t.bbt.info.main_version, (uint8_t)(version + 1));
+    detach(&d, &t);
+    nk_test_dev_close(&d);
+}
+
+static void test_partitions_are_relative_and_bounded(void **state)
+{
+    (void)state;
+    static const uint32_t bad[] = {105};
+    struct nk_test_dev d;
+    open_chip(&d, bad, 1, 0);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), 0);
+
+    struct nk_part boot, fs, all, bad_range;
+    assert_int_equal(nk_part_init(&boot, &d.nand, "boot", 0, 100, NK_PART_READ_ONLY), 0);
+    assert_int_equal(nk_part_init(&fs, &d.nand, "fs", 100, 0, 0), 0);
+    assert_int_equal(fs.block_count, BLOCKS - 4 - 100);
+    assert_int_equal(nk_part_init(&bad_range, &d.nand, "big", 1000, 30, 0), -NK_EINVAL);
+    assert_non_null(strstr(d.nand.diag.text, "the BBT area"));
+    assert_int_equal(nk_part_init(&all, &d.nand, "all", 0, BLOCKS, NK_PART_ALLOW_BBT_AREA), 0);
+    assert_int_equal(nk_part_init(&bad_range, &d.nand, "past", BLOCKS, 1, NK_PART_ALLOW_BBT_AREA),
+                     -NK_EINVAL);
+    assert_int_equal(nk_part_check_overlap(&boot, &fs), 0);
+    assert_int_equal(nk_part_check_overlap(&boot, &all), -NK_EINVAL);
+    assert_non_null(strstr(d.nand.diag.text, "overlap"));
+
+    uint8_t data[PAGE], back[PAGE];
+    nk_test_random(data, PAGE, 5);
+    assert_int_equal(nk_part_erase_block(&fs, 1), 0);
+    assert_int_equal(nk_part_program_page(&fs, PPB + 3, data, NULL, NK_OOB_PLACE), 0);
+    assert_int_equal(nk_nand_read_page(&d.nand, 101 * PPB + 3, back, NULL, NK_OOB_PLACE), 0);
+    assert_memory_equal(back, data, PAGE);
+    assert_int_equal(nk_part_read_page(&fs, nk_part_pages(&fs), back, NULL, NK_OOB_PLACE),
+                     -NK_EINVAL);
+    assert_non_null(strstr(d.nand.diag.text, "partition 'fs'"));
+    assert_int_equal(nk_part_erase_block(&fs, fs.block_count), -NK_EINVAL);
+    assert_int_equal(nk_part_erase_block(&boot, 0), -NK_EROFS);
+    assert_int_equal(nk_part_program_page(&boot, 0, data, NULL, NK_OOB_PLACE), -NK_EROFS);
+    assert_int_equal(nk_part_block_is_bad(&fs, 5), 1);
+    assert_int_equal(nk_part_block_is_bad(&fs, 4), 0);
+    assert_int_equal(nk_part_block_mark_bad(&fs, 6), 0);
+    assert_int_equal(nk_bbt_block_state(&t.bbt, 106), NK_BBT_WORN);
+    detach(&d, &t);
+    nk_test_dev_close(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_first_scan_finds_the_marked_blocks_and_writes_both_tables),
+        cmocka_unit_test(test_table_bytes_follow_the_documented_linux_layout),
+        cmocka_unit_test(test_second_attach_reads_the_table_without_scanning),
+        cmocka_unit_test(test_uncorrectable_main_falls_back_to_mirror_and_is_rewritten),
+        cmocka_unit_test(test_both_tables_unreadable_means_a_new_scan),
+        cmocka_unit_test(test_versions_wrap_from_255_to_0),
+        cmocka_unit_test(test_failing_table_block_is_retired_and_the_table_moves),
+        cmocka_unit_test(test_program_failure_in_a_table_block_also_relocates),
+        cmocka_unit_test(test_no_usable_table_block_is_a_clear_enospc),
+        cmocka_unit_test(test_bitflip_in_a_table_rewrites_both_copies),
+        cmocka_unit_test(test_erase_failure_in_use_is_recorded_worn_in_both_tables),
+        cmocka_unit_test(test_marking_a_bad_block_again_is_a_no_op),
+        cmocka_unit_test(test_dry_run_writes_nothing),
+        cmocka_unit_test(test_reserved_blocks_are_refused_by_ordinary_writes),
+        cmocka_unit_test(test_force_scan_rebuilds_from_markers),
+        cmocka_unit_test(test_partitions_are_relative_and_bounded),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

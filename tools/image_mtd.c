@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * /dev/mtdN as the thing a command works on: the Linux MTD backend's port,
+ * opened as a device with the kernel's ECC (on-die style) or, with
+ * --mtd-ecc nandkit, raw with nandkit's twin of the kernel's ECC, and the
+ * kernel's OOB layout either way.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "image.h"
+#include "nandkit/error.h"
+#include "tool.h"
+
+#ifdef NANDKIT_HAVE_MTD
+#include "nandkit/mtd.h"
+#endif
+
+bool nk_tool_path_is_mtd(const char *path)
+{
+    return path && strncmp(path, "/dev/mtd", 8) == 0;
+}
+
+#ifdef NANDKIT_HAVE_MTD
+
+static int nk_tool_mtd_is_bad(void *ctx, uint32_t block)
+{
+    return nk_mtd_block_is_bad(ctx, block);
+}
+
+static int nk_tool_mtd_mark_bad(void *ctx, uint32_t block)
+{
+    return nk_mtd_block_mark_bad(ctx, block);
+}
+
+int nk_tool_image_open_mtd(struct nk_tool_image *image, const struct nk_tool_image_opts *opts)
+{
+    if (opts->chip || opts->geometry)
+        return nk_tool_fail("%s describes itself: drop --chip/--geometry", opts->path);
+    if (opts->power_cut_after >= 0)
+        return nk_tool_fail("--power-cut-after needs the simulator, not %s", opts->path);
+    struct nk_mtd_config config;
+    memset(&config, 0, sizeof config);
+    config.path = opts->path;
+    config.mode = opts->mtd_raw ? NK_MTD_MODE_RAW : NK_MTD_MODE_KERNEL_ECC;
+    config.read_only = opts->read_only;
+    char why[NK_DIAG_LEN] = "";
+    int err = nk_mtd_open(&image->mtd, &config, why);
+    if (err)
+        return nk_tool_fail("%s", why[0] ? why : nk_strerror(err));
+
+    const struct nk_chip_info *info = nk_mtd_chip_info(image->mtd);
+    image->params.chip = *info;
+    err = nk_mtd_ecc_engine(image->mtd, &image->ecc, &image->oob_layout);
+    if (err) {
+        int code = nk_tool_fail("%s: %s", opts->path, nk_mtd_last_error(image->mtd));
+        nk_tool_image_close(image);
+        return code;
+    }
+    size_t workspace_size = nk_nand_workspace_size(info);
+    image->workspace = malloc(workspace_size);
+    struct nk_nand_config nand_config;
+    memset(&nand_config, 0, sizeof nand_config);
+    nand_config.ctrl = nk_mtd_ctrl(image->mtd);
+    nand_config.chip = info;
+    nand_config.skip_reset = true;
+    nand_config.ecc = &image->ecc;
+    nand_config.layout = &image->oob_layout;
+    nand_config.workspace = image->workspace;
+    nand_config.workspace_size = image->workspace ? workspace_size : 0;
+    nand_config.clock = nk_mtd_clock(image->mtd);
+    nand_config.read_only = opts->read_only;
+    /* The kernel keeps the bad-block state of an MTD device: ask it. */
+    image->badblocks.is_bad = nk_tool_mtd_is_bad;
+    image->badblocks.mark_bad = nk_tool_mtd_mark_bad;
+    image->badblocks.ctx = image->mtd;
+    nand_config.badblocks = &image->badblocks;
+    err = nk_nand_open(&image->nand, &nand_config);
+    if (!err)
+        err = nk_part_init(&image->part, &image->nand, "mtd", 0, 0,
+                           opts->read_only ? NK_PART_READ_ONLY : 0);
+    if (err) {
+        int code =
+            nk_tool_fail("%s: %s", opts->path,
+                         image->nand.diag.text[0] ? image->nand.diag.text : nk_strerror(err));
+        nk_tool_image_close(image);
+        return code;
+    }
+    return 0;
+}
+
+void nk_tool_image_close_mtd(struct nk_tool_image *image)
+{
+    nk_mtd_close(image->mtd);
+    image->mtd = NULL;
+}
+
+#else /* !NANDKIT_HAVE_MTD */
+
+static int nk_tool_mtd_is_bad(void *ctx, uint32_t block)
+{
+    return nk_mtd_block_is_bad(ctx, block);
+}
+
+static int nk_tool_mtd_mark_bad(void *ctx, uint32_t block)
+{
+    return nk_mtd_block_mark_bad(ctx, block);
+}
+
+int nk_tool_image_open_mtd(struct nk_tool_image *image, const struct nk_tool_image_opts *opts)
+{
+    (void)image;
+    return nk_tool_fail("%s: this nandkit was built without the Linux MTD backend", opts->path);
+}
+
+void nk_tool_image_close_mtd(struct nk_tool_image *image)
+{
+    (void)image;
+}
+
+#endif
