@@ -212,7 +212,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
     if (len < 1)
         return 0;
     uint8_t flags = in[0];
-    enum nk_fs_layout layout = (flags & 3) == 3 ? NK_FS_LAYOUT_LINUX : (enum nk_fs_layout)(flags & 3);
+    enum nk_fs_layout layout =
+        (flags & 3) == 3 ? NK_FS_LAYOUT_LINUX : (enum nk_fs_layout)(flags & 3);
     struct fuzz_dev *d = &devs[layout];
     build(d, layout, in + 1, len - 1);
 

@@ -13,9 +13,9 @@
 
 /* linux-2k-nockpt, page 8, OOB 2..29: a file header with extra packing
  * (docs/fs-format.md, section 9). */
-static const uint8_t fixture_tags[28] = {
-    0x00, 0x11, 0x00, 0x00, 0x6c, 0x02, 0x00, 0x10, 0x06, 0x01, 0x00, 0x80, 0x34, 0x79,
-    0x52, 0x00, 0x1a, 0x54, 0x8b, 0x40, 0x0f, 0x00, 0x00, 0x00, 0xf0, 0xff, 0xff, 0xff};
+static const uint8_t fixture_tags[28] = {0x00, 0x11, 0x00, 0x00, 0x6c, 0x02, 0x00, 0x10, 0x06, 0x01,
+                                         0x00, 0x80, 0x34, 0x79, 0x52, 0x00, 0x1a, 0x54, 0x8b, 0x40,
+                                         0x0f, 0x00, 0x00, 0x00, 0xf0, 0xff, 0xff, 0xff};
 
 static void test_tags_ecc_matches_a_yaffs_written_page(void **state)
 {
@@ -260,9 +260,9 @@ static void test_all_ones_fields_mean_not_set(void **state)
     assert_int_equal(h.parent_id, 0x1ef);
     assert_int_equal(h.name_len, 7);
     assert_int_equal(h.equiv_id, 0x1f0);
-    assert_int_equal(h.shadows, 0); /* 0xFFFFFFFF shadows nothing */
-    assert_false(h.shrink);          /* 0xFFFFFFFF is not a shrink */
-    assert_int_equal(h.size, 0xffffffffu); /* high word unset: the low word alone */
+    assert_int_equal(h.shadows, 0);         /* 0xFFFFFFFF shadows nothing */
+    assert_false(h.shrink);                 /* 0xFFFFFFFF is not a shrink */
+    assert_int_equal(h.size, 0xffffffffu);  /* high word unset: the low word alone */
     assert_int_equal(h.mtime, 0xffffffffu); /* 64-bit field unset: the 32-bit one */
 }
 

@@ -128,8 +128,8 @@ static void check_content(struct walk *w, const char *path, const cJSON *entry, 
     uint64_t done = 0;
     int32_t n;
     /* Odd-sized reads so that chunk boundaries fall inside them. */
-    while ((n = nk_fs_file_read(&file, data + done, done + 70001 <= size ? 70001 : size - done + 1)) >
-           0)
+    while ((n = nk_fs_file_read(&file, data + done,
+                                done + 70001 <= size ? 70001 : size - done + 1)) > 0)
         done += (uint64_t)n;
     assert_int_equal(n, 0);
     assert_int_equal(done, size);
@@ -259,16 +259,14 @@ static void check_image(const char *name, bool summaries)
     if (cJSON_IsTrue(field(geometry, "trailing_erased_blocks_truncated")))
         blocks = 2 * blocks + 1;
     enum nk_fs_layout layout;
-    assert_int_equal(nk_fs_layout_parse(field(field(manifest, "layout"), "name")->valuestring,
-                                        &layout),
-                     0);
+    assert_int_equal(
+        nk_fs_layout_parse(field(field(manifest, "layout"), "name")->valuestring, &layout), 0);
 
     struct nk_fs_testdev dev;
     char why[NK_DIAG_LEN] = "";
-    int err = nk_fs_testdev_open(&dev, (uint32_t)number(geometry, "page_size"),
-                                 (uint32_t)number(geometry, "oob_size"),
-                                 (uint32_t)number(geometry, "pages_per_block"), blocks, layout,
-                                 image, why);
+    int err = nk_fs_testdev_open(
+        &dev, (uint32_t)number(geometry, "page_size"), (uint32_t)number(geometry, "oob_size"),
+        (uint32_t)number(geometry, "pages_per_block"), blocks, layout, image, why);
     if (err)
         fail_msg("%s: device: %s", name, why);
 
@@ -289,8 +287,8 @@ static void check_image(const char *name, bool summaries)
            "RAM %zu bytes (peak %zu); %u objects\n",
            name, summaries ? "summaries" : "full scan",
            (unsigned long long)(after.page_reads - before.page_reads),
-           (unsigned long long)(after.oob_reads - before.oob_reads), (double)(t1 - t0) / 1e6,
-           ram, peak, fs.stats.objects);
+           (unsigned long long)(after.oob_reads - before.oob_reads), (double)(t1 - t0) / 1e6, ram,
+           peak, fs.stats.objects);
 
     /* The mount's view of the blocks matches the manifest's. */
     assert_int_equal(fs.stats.blocks_bad, cJSON_GetArraySize(field(manifest, "bad_blocks")));
@@ -302,8 +300,7 @@ static void check_image(const char *name, bool summaries)
         assert_true(fs.stats.blocks_from_summary > 0);
     if (!summaries)
         assert_int_equal(fs.stats.blocks_from_summary, 0);
-    assert_int_equal(fs.stats.tags_uncorrectable + fs.stats.tags_invalid + fs.stats.torn_chunks,
-                     0);
+    assert_int_equal(fs.stats.tags_uncorrectable + fs.stats.tags_invalid + fs.stats.torn_chunks, 0);
     /* The RAM model's promise for images of this size. */
     assert_true(ram < 48 * 1024);
 

@@ -67,8 +67,8 @@ static void put_chunk(struct img *m, uint32_t block, uint32_t page, const struct
         nk_fs_tags_encode(tags, false, m->page + PAGE - 16);
     else
         nk_fs_tags_encode(tags, true, m->oob);
-    int err = nk_part_program_page(&m->dev.part, page_of(block, page), m->page, m->oob,
-                                   NK_OOB_AUTO);
+    int err =
+        nk_part_program_page(&m->dev.part, page_of(block, page), m->page, m->oob, NK_OOB_AUTO);
     assert_int_equal(err, 0);
 }
 
@@ -188,8 +188,7 @@ static void expect_bytes(const uint8_t *buf, uint64_t from, uint64_t to, uint8_t
 {
     for (uint64_t i = from; i < to; i++) {
         if (buf[i] != value)
-            fail_msg("byte %llu is 0x%02x, expected 0x%02x", (unsigned long long)i, buf[i],
-                     value);
+            fail_msg("byte %llu is 0x%02x, expected 0x%02x", (unsigned long long)i, buf[i], value);
     }
 }
 
@@ -251,7 +250,8 @@ static void test_the_newer_block_wins_wherever_it_lies(void **state)
     (void)state;
     struct img *m = img_new(NK_FS_LAYOUT_LINUX);
     /* The newer block sits at a lower block number. */
-    put_header(m, 3, 0, &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "f", .size = 2048});
+    put_header(m, 3, 0,
+               &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "f", .size = 2048});
     put_data(m, 3, 1, SEQ, 300, 1, 2048, 'A');
     put_data(m, 1, 0, SEQ + 1, 300, 1, 2048, 'B');
     img_mount(m);
@@ -263,10 +263,12 @@ static void test_the_later_page_wins_within_a_block(void **state)
 {
     (void)state;
     struct img *m = img_new(NK_FS_LAYOUT_LINUX);
-    put_header(m, 0, 0, &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "f", .size = 2048});
+    put_header(m, 0, 0,
+               &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "f", .size = 2048});
     put_data(m, 0, 1, SEQ, 300, 1, 2048, 'A');
     put_data(m, 0, 2, SEQ, 300, 1, 2048, 'B');
-    put_header(m, 0, 3, &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "g", .size = 2048});
+    put_header(m, 0, 3,
+               &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "g", .size = 2048});
     img_mount(m);
     expect_file(m, "/g", 2048, 'B');
     struct nk_fs_stat st;
@@ -364,10 +366,13 @@ static void test_a_deleted_object_is_gone_with_its_data_even_when_its_id_returns
     put_header(m, 0, 0, &f);
     put_data(m, 0, 1, SEQ, 300, 1, 2048, 'A');
     put_data(m, 0, 2, SEQ, 300, 2, 2048, 'B');
-    put_header(m, 0, 3, &(struct hdr){.obj = 300, .parent = NK_FS_OBJ_DELETED, .type = 1,
-                                      .name = "deleted", .shrink = true});
-    put_header(m, 0, 4, &(struct hdr){.obj = 301, .parent = NK_FS_OBJ_UNLINKED, .type = 1,
-                                      .name = "unlinked"});
+    put_header(
+        m, 0, 3,
+        &(struct hdr){
+            .obj = 300, .parent = NK_FS_OBJ_DELETED, .type = 1, .name = "deleted", .shrink = true});
+    put_header(
+        m, 0, 4,
+        &(struct hdr){.obj = 301, .parent = NK_FS_OBJ_UNLINKED, .type = 1, .name = "unlinked"});
     img_mount(m);
     char names[256];
     list_dir(m, "/", names, sizeof names);
@@ -376,8 +381,9 @@ static void test_a_deleted_object_is_gone_with_its_data_even_when_its_id_returns
 
     /* The id comes back as a new file; the old data must not show through
      * its hole. */
-    put_header(m, 1, 0, &(struct hdr){.seq = SEQ + 1, .obj = 300, .parent = 1, .type = 1,
-                                      .name = "g", .size = 4096});
+    put_header(m, 1, 0,
+               &(struct hdr){
+                   .seq = SEQ + 1, .obj = 300, .parent = 1, .type = 1, .name = "g", .size = 4096});
     img_remount(m, true);
     list_dir(m, "/", names, sizeof names);
     assert_string_equal(names, "g,lost+found");
@@ -394,8 +400,9 @@ static void test_a_rename_over_a_name_removes_the_shadowed_object(void **state)
     put_header(m, 0, 2, &(struct hdr){.obj = 301, .parent = 1, .type = 1, .name = "y", .size = 7});
     put_data(m, 0, 3, SEQ, 301, 1, 7, 'Y');
     /* Power lost after the rename, before the replaced object's deletion. */
-    put_header(m, 0, 4, &(struct hdr){.obj = 301, .parent = 1, .type = 1, .name = "x", .size = 7,
-                                      .shadows = 300});
+    put_header(
+        m, 0, 4,
+        &(struct hdr){.obj = 301, .parent = 1, .type = 1, .name = "x", .size = 7, .shadows = 300});
     img_mount(m);
     char names[256];
     list_dir(m, "/", names, sizeof names);
@@ -412,8 +419,8 @@ static void test_a_shadow_does_not_kill_an_object_seen_newer(void **state)
     struct img *m = img_new(NK_FS_LAYOUT_LINUX);
     put_header(m, 0, 0, &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "x", .size = 5});
     put_data(m, 0, 1, SEQ, 300, 1, 5, 'X');
-    put_header(m, 0, 2, &(struct hdr){.obj = 301, .parent = 1, .type = 1, .name = "y",
-                                      .shadows = 300});
+    put_header(m, 0, 2,
+               &(struct hdr){.obj = 301, .parent = 1, .type = 1, .name = "y", .shadows = 300});
     put_header(m, 0, 3, &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "z", .size = 5});
     img_mount(m);
     char names[256];
@@ -429,10 +436,12 @@ static void test_an_object_whose_parent_is_missing_lands_in_lost_found(void **st
 {
     (void)state;
     struct img *m = img_new(NK_FS_LAYOUT_LINUX);
-    put_header(m, 0, 0, &(struct hdr){.obj = 300, .parent = 999, .type = 1, .name = "o", .size = 3});
+    put_header(m, 0, 0,
+               &(struct hdr){.obj = 300, .parent = 999, .type = 1, .name = "o", .size = 3});
     put_data(m, 0, 1, SEQ, 300, 1, 3, 'O');
     put_header(m, 0, 2, &(struct hdr){.obj = 301, .parent = 1, .type = 1, .name = "file"});
-    put_header(m, 0, 3, &(struct hdr){.obj = 302, .parent = 301, .type = 1, .name = "under-a-file"});
+    put_header(m, 0, 3,
+               &(struct hdr){.obj = 302, .parent = 301, .type = 1, .name = "under-a-file"});
     img_mount(m);
     expect_file(m, "/lost+found/o", 3, 'O');
     expect_file(m, "/lost+found/under-a-file", 0, 0);
@@ -484,7 +493,8 @@ static void test_a_hard_link_reads_and_stats_as_its_file(void **state)
     struct img *m = img_new(NK_FS_LAYOUT_LINUX);
     put_header(m, 0, 0, &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "f", .size = 10});
     put_data(m, 0, 1, SEQ, 300, 1, 10, 'F');
-    put_header(m, 0, 2, &(struct hdr){.obj = 301, .parent = 1, .type = 4, .name = "l", .equiv = 300});
+    put_header(m, 0, 2,
+               &(struct hdr){.obj = 301, .parent = 1, .type = 4, .name = "l", .equiv = 300});
     put_header(m, 0, 3,
                &(struct hdr){.obj = 302, .parent = 1, .type = 4, .name = "dangling", .equiv = 999});
     img_mount(m);
@@ -511,16 +521,28 @@ static void test_symlinks_are_followed_and_loops_stop(void **state)
     (void)state;
     struct img *m = img_new(NK_FS_LAYOUT_LINUX);
     put_header(m, 0, 0, &(struct hdr){.obj = 300, .parent = 1, .type = 3, .name = "d"});
-    put_header(m, 0, 1, &(struct hdr){.obj = 301, .parent = 300, .type = 1, .name = "f", .size = 4});
+    put_header(m, 0, 1,
+               &(struct hdr){.obj = 301, .parent = 300, .type = 1, .name = "f", .size = 4});
     put_data(m, 0, 2, SEQ, 301, 1, 4, 'S');
-    put_header(m, 0, 3, &(struct hdr){.obj = 302, .parent = 1, .type = 2, .name = "rel",
-                                      .alias = "d", .mode = 0120777});
-    put_header(m, 0, 4, &(struct hdr){.obj = 303, .parent = 300, .type = 2, .name = "abs",
-                                      .alias = "/d/f", .mode = 0120777});
-    put_header(m, 0, 5, &(struct hdr){.obj = 304, .parent = 1, .type = 2, .name = "loop",
-                                      .alias = "loop", .mode = 0120777});
-    put_header(m, 0, 6, &(struct hdr){.obj = 305, .parent = 300, .type = 2, .name = "up",
-                                      .alias = "../rel/./f", .mode = 0120777});
+    put_header(
+        m, 0, 3,
+        &(struct hdr){
+            .obj = 302, .parent = 1, .type = 2, .name = "rel", .alias = "d", .mode = 0120777});
+    put_header(
+        m, 0, 4,
+        &(struct hdr){
+            .obj = 303, .parent = 300, .type = 2, .name = "abs", .alias = "/d/f", .mode = 0120777});
+    put_header(
+        m, 0, 5,
+        &(struct hdr){
+            .obj = 304, .parent = 1, .type = 2, .name = "loop", .alias = "loop", .mode = 0120777});
+    put_header(m, 0, 6,
+               &(struct hdr){.obj = 305,
+                             .parent = 300,
+                             .type = 2,
+                             .name = "up",
+                             .alias = "../rel/./f",
+                             .mode = 0120777});
     img_mount(m);
     expect_file(m, "/rel/f", 4, 'S');
     expect_file(m, "/rel/abs", 4, 'S');
@@ -546,7 +568,8 @@ static void test_a_torn_last_page_of_a_block_is_not_taken(void **state)
 {
     (void)state;
     struct img *m = img_new(NK_FS_LAYOUT_LINUX);
-    put_header(m, 0, 0, &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "f", .size = 2048});
+    put_header(m, 0, 0,
+               &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "f", .size = 2048});
     put_data(m, 0, 1, SEQ, 300, 1, 2048, 'A');
     put_data(m, 0, 2, SEQ, 300, 1, 2048, 'B');
     /* Power lost mid-program: the tags made it, the data did not. */
@@ -562,7 +585,8 @@ static void test_tags_failing_their_ecc_are_ignored_and_one_flip_is_corrected(vo
 {
     (void)state;
     struct img *m = img_new(NK_FS_LAYOUT_LINUX);
-    put_header(m, 0, 0, &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "f", .size = 2048});
+    put_header(m, 0, 0,
+               &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "f", .size = 2048});
     put_data(m, 0, 1, SEQ, 300, 1, 2048, 'A');
     put_data(m, 0, 2, SEQ, 300, 1, 2048, 'B');
     put_header(m, 0, 3, &(struct hdr){.obj = 301, .parent = 1, .type = 1, .name = "g", .size = 0});
@@ -584,7 +608,8 @@ static void test_checkpoint_blocks_are_skipped(void **state)
 {
     (void)state;
     struct img *m = img_new(NK_FS_LAYOUT_LINUX);
-    put_header(m, 0, 0, &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "f", .size = 2048});
+    put_header(m, 0, 0,
+               &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "f", .size = 2048});
     put_data(m, 0, 1, SEQ, 300, 1, 2048, 'A');
     /* Checkpoint data whose tags happen to look like a newer chunk. */
     put_data(m, 5, 0, NK_FS_SEQ_CHECKPOINT, 300, 1, 2048, 'Z');
@@ -601,12 +626,13 @@ static void test_impossible_tags_are_ignored(void **state)
 {
     (void)state;
     struct img *m = img_new(NK_FS_LAYOUT_LINUX);
-    put_header(m, 0, 0, &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "f", .size = 2048});
+    put_header(m, 0, 0,
+               &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "f", .size = 2048});
     put_data(m, 0, 1, SEQ, 300, 1, 2048, 'A');
-    put_data(m, 0, 2, SEQ, 300, 1, 2049, 'B');        /* more bytes than a chunk holds */
-    put_data(m, 0, 3, SEQ + 7, 300, 1, 2048, 'C');    /* another block's sequence number */
-    put_data(m, 0, 4, SEQ, 0x40000, 1, 2048, 'D');    /* id beyond YAFFS2's range */
-    put_data(m, 0, 5, SEQ, 7, 1, 2048, 'E');          /* a reserved id */
+    put_data(m, 0, 2, SEQ, 300, 1, 2049, 'B');     /* more bytes than a chunk holds */
+    put_data(m, 0, 3, SEQ + 7, 300, 1, 2048, 'C'); /* another block's sequence number */
+    put_data(m, 0, 4, SEQ, 0x40000, 1, 2048, 'D'); /* id beyond YAFFS2's range */
+    put_data(m, 0, 5, SEQ, 7, 1, 2048, 'E');       /* a reserved id */
     img_mount(m);
     expect_file(m, "/f", 2048, 'A');
     assert_int_equal(m->problems[NK_FS_PROBLEM_TAGS_INVALID], 4);
@@ -617,10 +643,12 @@ static void test_an_uncorrectable_chunk_fails_only_its_read(void **state)
 {
     (void)state;
     struct img *m = img_new(NK_FS_LAYOUT_LINUX);
-    put_header(m, 0, 0, &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "bad", .size = 4096});
+    put_header(m, 0, 0,
+               &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "bad", .size = 4096});
     put_data(m, 0, 1, SEQ, 300, 1, 2048, 'A');
     put_data(m, 0, 2, SEQ, 300, 2, 2048, 'B');
-    put_header(m, 0, 3, &(struct hdr){.obj = 301, .parent = 1, .type = 1, .name = "good", .size = 9});
+    put_header(m, 0, 3,
+               &(struct hdr){.obj = 301, .parent = 1, .type = 1, .name = "good", .size = 9});
     put_data(m, 0, 4, SEQ, 301, 1, 9, 'G');
     put_header(m, 0, 5, &(struct hdr){.obj = 302, .parent = 1, .type = 3, .name = "last"});
     corrupt_data(m, page_of(0, 2), 10, 0x81);
@@ -644,13 +672,15 @@ static void test_an_uncorrectable_chunk_fails_only_its_read(void **state)
     img_free(m);
 }
 
-/* ----- blocks ----------------------------------------------------------------------------------- */
+/* ----- blocks -----------------------------------------------------------------------------------
+ */
 
 static void test_bad_blocks_are_skipped_but_mkyaffs2_has_no_markers(void **state)
 {
     (void)state;
     struct img *m = img_new(NK_FS_LAYOUT_LINUX);
-    put_header(m, 0, 0, &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "f", .size = 2048});
+    put_header(m, 0, 0,
+               &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "f", .size = 2048});
     put_data(m, 0, 1, SEQ, 300, 1, 2048, 'A');
     put_data(m, 2, 0, SEQ + 1, 300, 1, 2048, 'X');
     uint8_t zero = 0;
@@ -662,8 +692,9 @@ static void test_bad_blocks_are_skipped_but_mkyaffs2_has_no_markers(void **state
 
     /* mkyaffs2: OOB byte 0 is the low byte of the sequence number (0x00). */
     m = img_new(NK_FS_LAYOUT_MKYAFFS2);
-    put_header(m, 0, 0,
-               &(struct hdr){.obj = 257, .parent = 1, .type = 1, .name = "f", .size = 3, .plain = true});
+    put_header(
+        m, 0, 0,
+        &(struct hdr){.obj = 257, .parent = 1, .type = 1, .name = "f", .size = 3, .plain = true});
     put_data(m, 0, 1, SEQ, 257, 1, 3, 'M');
     img_mount(m);
     expect_file(m, "/f", 3, 'M');
@@ -698,8 +729,8 @@ static void put_summary(struct img *m, uint32_t block, uint32_t seq, uint32_t su
         data[4 * i + 2] = (uint8_t)(head[i] >> 16);
         data[4 * i + 3] = (uint8_t)(head[i] >> 24);
     }
-    struct nk_fs_tags t = {.seq = seq, .obj_id = NK_FS_OBJ_SUMMARY, .chunk_id = 1,
-                           .n_bytes = 16 + 12 * (PPB - 1)};
+    struct nk_fs_tags t = {
+        .seq = seq, .obj_id = NK_FS_OBJ_SUMMARY, .chunk_id = 1, .n_bytes = 16 + 12 * (PPB - 1)};
     put_chunk(m, block, PPB - 1, &t, data);
 }
 
@@ -708,8 +739,9 @@ static void test_a_block_summary_gives_the_same_tree_as_the_pages(void **state)
     (void)state;
     for (int variant = 0; variant < 2; variant++) {
         struct img *m = img_new(NK_FS_LAYOUT_LINUX);
-        put_header(m, 0, 0,
-                   &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "big", .size = 61 * 2048});
+        put_header(
+            m, 0, 0,
+            &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "big", .size = 61 * 2048});
         for (uint32_t p = 1; p < 62; p++)
             put_data(m, 0, p, SEQ, 300, p, 2048, (uint8_t)p);
         put_header(m, 0, 62, &(struct hdr){.obj = 301, .parent = 1, .type = 3, .name = "dir"});
@@ -740,7 +772,8 @@ static void test_inband_tags_leave_2032_bytes_per_chunk(void **state)
 {
     (void)state;
     struct img *m = img_new(NK_FS_LAYOUT_INBAND);
-    put_header(m, 0, 0, &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "f", .size = 3000});
+    put_header(m, 0, 0,
+               &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "f", .size = 3000});
     put_data(m, 0, 1, SEQ, 300, 1, 2032, 'I');
     put_data(m, 0, 2, SEQ, 300, 2, 3000 - 2032, 'J');
     img_mount(m);
@@ -760,12 +793,16 @@ static void test_absurd_values_are_survived(void **state)
     (void)state;
     struct img *m = img_new(NK_FS_LAYOUT_LINUX);
     /* A plain header claiming 2^62 bytes, a chunk at the last possible id. */
-    put_header(m, 0, 0, &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "huge",
-                                      .size = 1ull << 62, .plain = true});
+    put_header(
+        m, 0, 0,
+        &(struct hdr){
+            .obj = 300, .parent = 1, .type = 1, .name = "huge", .size = 1ull << 62, .plain = true});
     put_data(m, 0, 1, SEQ, 300, NK_FS_CHUNK_ID_MAX, 1, 'L');
-    put_header(m, 0, 2, &(struct hdr){.obj = NK_FS_OBJ_MAX, .parent = 1, .type = 3, .name = "last"});
+    put_header(m, 0, 2,
+               &(struct hdr){.obj = NK_FS_OBJ_MAX, .parent = 1, .type = 3, .name = "last"});
     /* A header whose type is nonsense, and one named "..". */
-    put_header(m, 0, 3, &(struct hdr){.obj = 302, .parent = 1, .type = 9, .name = "t", .plain = true});
+    put_header(m, 0, 3,
+               &(struct hdr){.obj = 302, .parent = 1, .type = 9, .name = "t", .plain = true});
     put_header(m, 0, 4, &(struct hdr){.obj = 303, .parent = 1, .type = 1, .name = ".."});
     img_mount(m);
     struct nk_fs_stat st;
@@ -805,13 +842,15 @@ static void test_duplicate_names_are_reported_by_the_check(void **state)
     img_free(m);
 }
 
-/* ----- memory ------------------------------------------------------------------------------------ */
+/* ----- memory ------------------------------------------------------------------------------------
+ */
 
 static void test_mounts_from_a_static_pool_and_fails_cleanly_when_short(void **state)
 {
     (void)state;
     struct img *m = img_new(NK_FS_LAYOUT_LINUX);
-    put_header(m, 0, 0, &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "f", .size = 40960});
+    put_header(m, 0, 0,
+               &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "f", .size = 40960});
     for (uint32_t c = 1; c <= 20; c++)
         put_data(m, 0, c, SEQ, 300, c, 2048, 'P');
     static uint64_t buffer[4096];
@@ -840,14 +879,16 @@ static void test_mounts_from_a_static_pool_and_fails_cleanly_when_short(void **s
     img_free(m);
 }
 
-/* ----- the read API's contract ------------------------------------------------------------------ */
+/* ----- the read API's contract ------------------------------------------------------------------
+ */
 
 static void test_read_api_errors(void **state)
 {
     (void)state;
     struct img *m = img_new(NK_FS_LAYOUT_LINUX);
     put_header(m, 0, 0, &(struct hdr){.obj = 300, .parent = 1, .type = 3, .name = "d"});
-    put_header(m, 0, 1, &(struct hdr){.obj = 301, .parent = 300, .type = 1, .name = "f", .size = 3});
+    put_header(m, 0, 1,
+               &(struct hdr){.obj = 301, .parent = 300, .type = 1, .name = "f", .size = 3});
     put_data(m, 0, 2, SEQ, 301, 1, 3, 'x');
     img_mount(m);
     struct nk_fs_file f;

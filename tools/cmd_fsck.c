@@ -20,8 +20,7 @@ static void nk_fsck_help(FILE *out)
             "put in lost+found), hard links without a target, duplicate names in a directory,\n"
             "and the data ECC of every live chunk. Stale chunks, checkpoint blocks and\n"
             "factory-bad blocks are normal and not problems.\n\n"
-            "Options:\n" NK_TOOL_IMAGE_HELP
-            "  --quiet                 only the summary line\n\n"
+            "Options:\n" NK_TOOL_IMAGE_HELP "  --quiet                 only the summary line\n\n"
             "Exit status: 0 clean, 1 problems found (each reported on its own line), 2 bad\n"
             "input.\n");
 }
@@ -42,9 +41,8 @@ static void nk_fsck_report(void *ctx, const struct nk_fs_problem *problem)
 
 static int nk_fsck_run(int argc, char **argv)
 {
-    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
-                                            {"quiet", no_argument, NULL, 'q'},
-                                            {NULL, 0, NULL, 0}};
+    static const struct option options[] = {
+        NK_TOOL_IMAGE_LONG_OPTIONS, {"quiet", no_argument, NULL, 'q'}, {NULL, 0, NULL, 0}};
     struct nk_tool_image_opts opts;
     nk_tool_image_opts_init(&opts);
     struct nk_fsck f = {false};

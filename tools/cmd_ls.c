@@ -19,8 +19,7 @@ static void nk_ls_help(FILE *out)
             "(default /), sorted by name: mode, links, uid, gid, size, mtime (UTC), name, and\n"
             "for a symlink its target. A PATH that is not a directory lists itself. With -R\n"
             "every entry below PATH is listed with its full path.\n\n"
-            "Options:\n" NK_TOOL_IMAGE_HELP
-            "  -R, --recursive         the whole tree below PATH\n"
+            "Options:\n" NK_TOOL_IMAGE_HELP "  -R, --recursive         the whole tree below PATH\n"
             "  --json                  a JSON array of {path, type (file, dir, symlink,\n"
             "                          hardlink, special), size, mode (octal string), uid, gid,\n"
             "                          mtime, nlink, obj_id, ino, link_target (symlinks),\n"

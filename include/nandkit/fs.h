@@ -114,8 +114,7 @@ void nk_fs_tags_ecc_calc(const uint8_t tags[NK_FS_TAGS_BYTES], uint8_t ecc[NK_FS
 /* Checks `tags` against the stored code `ecc` (padding ignored) and corrects
  * a single flipped tag bit in place. Returns 0 clean, 1 corrected (a tag bit
  * or the code), -NK_EBADMSG uncorrectable. */
-int nk_fs_tags_ecc_correct(uint8_t tags[NK_FS_TAGS_BYTES],
-                           const uint8_t ecc[NK_FS_TAGS_ECC_BYTES]);
+int nk_fs_tags_ecc_correct(uint8_t tags[NK_FS_TAGS_BYTES], const uint8_t ecc[NK_FS_TAGS_ECC_BYTES]);
 
 /* Decodes 16 packed tag bytes (already ECC-checked). Returns
  * NK_FS_TAGS_UNWRITTEN or NK_FS_TAGS_CLEAN; never fails. */
@@ -245,13 +244,13 @@ struct nk_fs_config {
     struct nk_part *part;             /* required; opened with the layout's ECC and OOB layout */
     struct nk_fs_allocator allocator; /* required */
     enum nk_fs_tags_place tags_place;
-    uint16_t tags_offset;       /* OOB tags: offset within the free (auto-placed) OOB bytes */
-    bool no_tags_ecc;           /* OOB tags: 16 bytes without the 12-byte code */
-    bool no_bad_block_markers;  /* OOB byte 0 is tag data (mkyaffs2): never read markers */
-    bool no_summaries;          /* ignore block summaries: read every page's tags */
-    bool read_only;             /* must be true in this version */
-    uint32_t object_buckets;    /* object hash buckets, power of two; 0 = from the size */
-    nk_fs_report_fn report;     /* optional problem callback */
+    uint16_t tags_offset;      /* OOB tags: offset within the free (auto-placed) OOB bytes */
+    bool no_tags_ecc;          /* OOB tags: 16 bytes without the 12-byte code */
+    bool no_bad_block_markers; /* OOB byte 0 is tag data (mkyaffs2): never read markers */
+    bool no_summaries;         /* ignore block summaries: read every page's tags */
+    bool read_only;            /* must be true in this version */
+    uint32_t object_buckets;   /* object hash buckets, power of two; 0 = from the size */
+    nk_fs_report_fn report;    /* optional problem callback */
     void *report_ctx;
 };
 
@@ -329,12 +328,12 @@ int nk_fs_unmount(struct nk_fs *fs);
 void nk_fs_ram_usage(const struct nk_fs *fs, size_t *now, size_t *peak);
 
 struct nk_fs_statfs {
-    uint32_t chunk_bytes;     /* file bytes per chunk */
+    uint32_t chunk_bytes; /* file bytes per chunk */
     uint32_t chunks_per_block;
     uint32_t blocks, blocks_bad, blocks_empty;
-    uint64_t bytes_total;     /* good blocks x chunks x chunk_bytes */
-    uint64_t bytes_free;      /* unwritten chunks x chunk_bytes */
-    uint64_t bytes_live;      /* live chunks x chunk_bytes */
+    uint64_t bytes_total; /* good blocks x chunks x chunk_bytes */
+    uint64_t bytes_free;  /* unwritten chunks x chunk_bytes */
+    uint64_t bytes_live;  /* live chunks x chunk_bytes */
     uint32_t objects;
     uint32_t name_max;
     bool read_only;
@@ -387,7 +386,7 @@ int nk_fs_readlink(struct nk_fs *fs, const char *path, char *buf, size_t size);
 /* An open file: caller-owned, no allocation. Fields are private. */
 struct nk_fs_file {
     struct nk_fs *fs;
-    struct nk_fs_obj *obj; /* the file object (a hard link's target) */
+    struct nk_fs_obj *obj;   /* the file object (a hard link's target) */
     struct nk_fs_obj *named; /* the object the path named */
     uint64_t pos;
     uint32_t flags;

@@ -15,8 +15,8 @@ struct nk_fs_checker {
     int error; /* a device error other than ECC */
 };
 
-static void nk_fs_check_report(struct nk_fs_checker *c, enum nk_fs_problem_kind kind,
-                               uint32_t page, uint32_t obj_id, uint32_t chunk_id, uint32_t other)
+static void nk_fs_check_report(struct nk_fs_checker *c, enum nk_fs_problem_kind kind, uint32_t page,
+                               uint32_t obj_id, uint32_t chunk_id, uint32_t other)
 {
     c->result->problems[kind]++;
     nk_fs_report(c->fs, kind, page, obj_id, chunk_id, other);
@@ -52,8 +52,8 @@ static int nk_fs_check_data_chunk(void *ctx, uint32_t chunk_id, uint32_t page)
     }
     struct nk_fs_tags tags;
     int status = nk_fs_tags_from_buffers(c->fs, &tags);
-    if (status >= 0 && (status == NK_FS_TAGS_UNWRITTEN || tags.obj_id != c->obj->id ||
-                        tags.chunk_id != chunk_id))
+    if (status >= 0 &&
+        (status == NK_FS_TAGS_UNWRITTEN || tags.obj_id != c->obj->id || tags.chunk_id != chunk_id))
         nk_fs_check_report(c, NK_FS_PROBLEM_CHUNK_MISMATCH, page, c->obj->id, chunk_id,
                            tags.obj_id);
     return 0;
@@ -198,19 +198,17 @@ size_t nk_fs_problem_format(const struct nk_fs_problem *p, char *buf, size_t siz
                          "%u ignored",
                          name, where, obj, chunk);
     case NK_FS_PROBLEM_BLOCK_SEQUENCE:
-        return nk_format(buf, size, "%s%s: sequence number 0x%x out of range, block ignored",
-                         name, where, other);
+        return nk_format(buf, size, "%s%s: sequence number 0x%x out of range, block ignored", name,
+                         where, other);
     case NK_FS_PROBLEM_HEADER_UNREADABLE:
-        return nk_format(buf, size, "%s%s: header of obj %u failed data ECC", name, where,
-                         obj);
+        return nk_format(buf, size, "%s%s: header of obj %u failed data ECC", name, where, obj);
     case NK_FS_PROBLEM_HEADER_INVALID:
         return nk_format(buf, size, "%s%s: header of obj %u: %s", name, where, obj,
                          other < 4 && other > 0 ? nk_fs_header_faults[other]
-                                                      : "unknown object type");
+                                                : "unknown object type");
     case NK_FS_PROBLEM_DANGLING_CHUNK:
         return nk_format(buf, size, "%s%s: data of obj %u without a live file header%s", name,
-                         where, obj,
-                         other == 0 ? " (kept as lost+found/obj<id>)" : " (dropped)");
+                         where, obj, other == 0 ? " (kept as lost+found/obj<id>)" : " (dropped)");
     case NK_FS_PROBLEM_ORPHAN:
         return nk_format(buf, size, "%s%s: obj %u has no usable parent %u, moved to lost+found",
                          name, where, obj, other);
@@ -221,8 +219,8 @@ size_t nk_fs_problem_format(const struct nk_fs_problem *p, char *buf, size_t siz
         return nk_format(buf, size, "%s%s: obj %u has the same name as obj %u in its directory",
                          name, where, obj, other);
     case NK_FS_PROBLEM_DATA_ECC:
-        return nk_format(buf, size, "%s%s: chunk %u of obj %u uncorrectable (reads give EIO)",
-                         name, where, chunk, obj);
+        return nk_format(buf, size, "%s%s: chunk %u of obj %u uncorrectable (reads give EIO)", name,
+                         where, chunk, obj);
     case NK_FS_PROBLEM_CHUNK_MISMATCH:
         return nk_format(buf, size, "%s%s: page no longer holds chunk %u of obj %u", name, where,
                          chunk, obj);

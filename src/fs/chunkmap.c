@@ -196,8 +196,7 @@ static int nk_fs_map_walk_node(const struct nk_fs *fs, const void *node, unsigne
     return 0;
 }
 
-int nk_fs_map_walk(const struct nk_fs *fs, const struct nk_fs_obj *obj, nk_fs_map_fn fn,
-                   void *ctx)
+int nk_fs_map_walk(const struct nk_fs *fs, const struct nk_fs_obj *obj, nk_fs_map_fn fn, void *ctx)
 {
     if (obj->map_height == NK_FS_MAP_EMPTY)
         return 0;

@@ -44,9 +44,8 @@ static void nk_fs_describe_tags(struct nk_fs_text *t, int status, const struct n
         nk_fs_text_add(t, "tags: unwritten (sequence 0xffffffff): an erased page");
         return;
     }
-    nk_format(line, sizeof line, "tags: seq 0x%x obj %u chunk %u n_bytes %u%s", seq,
-              obj, chunk, n_bytes,
-              status == NK_FS_TAGS_CORRECTED ? " (tags ECC corrected one bit)" : "");
+    nk_format(line, sizeof line, "tags: seq 0x%x obj %u chunk %u n_bytes %u%s", seq, obj, chunk,
+              n_bytes, status == NK_FS_TAGS_CORRECTED ? " (tags ECC corrected one bit)" : "");
     nk_fs_text_add(t, line);
     if (seq == NK_FS_SEQ_CHECKPOINT) {
         nk_fs_text_add(t, "meaning: YAFFS2 checkpoint data (ignored by nandkit's scan)");
@@ -56,19 +55,17 @@ static void nk_fs_describe_tags(struct nk_fs_text *t, int status, const struct n
         nk_format(line, sizeof line,
                   "meaning: object header (extra tags): %s, parent %u, %s %u%s%s",
                   nk_fs_type_name(tags->extra_type), parent,
-                  tags->extra_type == NK_FS_TYPE_HARDLINK ? "target" : "size",
-                  extra, tags->extra_shrink ? ", shrink" : "",
+                  tags->extra_type == NK_FS_TYPE_HARDLINK ? "target" : "size", extra,
+                  tags->extra_shrink ? ", shrink" : "",
                   tags->extra_shadows ? ", shadows another object" : "");
     } else if (obj == NK_FS_OBJ_SUMMARY) {
-        nk_format(line, sizeof line, "meaning: block summary chunk %u (%u bytes)", chunk,
-                  n_bytes);
+        nk_format(line, sizeof line, "meaning: block summary chunk %u (%u bytes)", chunk, n_bytes);
     } else if (chunk == 0) {
         nk_format(line, sizeof line, "meaning: object header of obj %u (plain tags: read the page)",
                   obj);
     } else {
         unsigned long long first = (unsigned long long)(chunk - 1) * chunk_bytes;
-        nk_format(line, sizeof line, "meaning: data of obj %u, file bytes %llu..%llu",
-                  obj, first,
+        nk_format(line, sizeof line, "meaning: data of obj %u, file bytes %llu..%llu", obj, first,
                   first + (n_bytes ? n_bytes : 1) - 1);
     }
     nk_fs_text_add(t, line);
@@ -99,9 +96,9 @@ int nk_fs_page_describe(const struct nk_fs_config *config, uint32_t page, char *
             goto out;
         }
         struct nk_fs_tags tags;
-        int status = inband ? nk_fs_tags_decode(data + page_size - NK_FS_TAGS_BYTES, false, &tags)
-                            : nk_fs_tags_decode(oob + config->tags_offset,
-                                                !config->no_tags_ecc, &tags);
+        int status =
+            inband ? nk_fs_tags_decode(data + page_size - NK_FS_TAGS_BYTES, false, &tags)
+                   : nk_fs_tags_decode(oob + config->tags_offset, !config->no_tags_ecc, &tags);
         nk_fs_describe_tags(&t, status, &tags, inband ? page_size - NK_FS_TAGS_BYTES : page_size);
         if (dev->ecc.placement == NK_ECC_PLACEMENT_NONE)
             nk_format(line, sizeof line, "data ECC: none in this layout");

@@ -113,14 +113,12 @@ static int32_t nk_fs_read_at(struct nk_fs_file *file, uint8_t *buf, size_t len, 
         uint32_t n = fs->chunk_bytes - in_chunk;
         if (n > len - done)
             n = (uint32_t)(len - done);
-        uint32_t page = index < NK_FS_CHUNK_ID_MAX
-                            ? nk_fs_map_get(fs, obj, (uint32_t)index + 1)
-                            : NK_FS_NONE;
+        uint32_t page =
+            index < NK_FS_CHUNK_ID_MAX ? nk_fs_map_get(fs, obj, (uint32_t)index + 1) : NK_FS_NONE;
         if (page == NK_FS_NONE) {
             memset(buf + done, 0, n);
         } else {
-            int err = nk_fs_chunk_read(fs, obj, (uint32_t)index + 1, page, in_chunk, buf + done,
-                                       n);
+            int err = nk_fs_chunk_read(fs, obj, (uint32_t)index + 1, page, in_chunk, buf + done, n);
             if (err)
                 return err;
         }

@@ -75,7 +75,7 @@ struct nk_fs_obj {
         struct nk_fs_obj *children; /* directories */
         uint32_t equiv_id;          /* hard links: target object id */
     } u;
-    uint64_t size;         /* files: bytes (while scanning without a header: extent seen) */
+    uint64_t size; /* files: bytes (while scanning without a header: extent seen) */
     uint32_t id;
     uint32_t parent_id;
     uint32_t hdr_page;     /* page of the newest header, NK_FS_NONE without one */
@@ -108,8 +108,7 @@ void nk_fs_map_free(struct nk_fs *fs, struct nk_fs_obj *obj);
 /* Calls `fn` for every mapped chunk in increasing chunk id order; stops and
  * returns the first non-zero value it returns. */
 typedef int (*nk_fs_map_fn)(void *ctx, uint32_t chunk_id, uint32_t page);
-int nk_fs_map_walk(const struct nk_fs *fs, const struct nk_fs_obj *obj, nk_fs_map_fn fn,
-                   void *ctx);
+int nk_fs_map_walk(const struct nk_fs *fs, const struct nk_fs_obj *obj, nk_fs_map_fn fn, void *ctx);
 
 /* Bytes of RAM a map node of each kind takes (for the design figures). */
 size_t nk_fs_map_leaf_bytes(const struct nk_fs *fs);

@@ -85,7 +85,8 @@ int nk_fs_header_decode(const uint8_t *chunk, size_t len, bool inband, struct nk
     hdr->rdev = nk_fs_get_le32(chunk + NK_FS_HDR_RDEV);
     /* With in-band tags on small pages the last header words can be
      * overwritten by the tags, so YAFFS2 reads the in-band copies there. */
-    uint32_t shadows = nk_fs_get_le32(chunk + (inband ? NK_FS_HDR_INBAND_SHADOWS : NK_FS_HDR_SHADOWS));
+    uint32_t shadows =
+        nk_fs_get_le32(chunk + (inband ? NK_FS_HDR_INBAND_SHADOWS : NK_FS_HDR_SHADOWS));
     uint32_t shrink = nk_fs_get_le32(chunk + (inband ? NK_FS_HDR_INBAND_SHRINK : NK_FS_HDR_SHRINK));
     /* The field is a signed int in YAFFS2: only positive values shadow. */
     hdr->shadows = (shadows != 0 && shadows < 0x80000000u) ? shadows : 0;

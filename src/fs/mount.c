@@ -46,7 +46,7 @@ const char *nk_fs_layout_name(enum nk_fs_layout layout)
 {
     unsigned i = (unsigned)layout;
     return i < sizeof nk_fs_layout_names / sizeof nk_fs_layout_names[0] ? nk_fs_layout_names[i]
-                                                                         : "?";
+                                                                        : "?";
 }
 
 void nk_fs_report(struct nk_fs *fs, enum nk_fs_problem_kind kind, uint32_t page, uint32_t obj_id,
@@ -142,9 +142,8 @@ static int nk_fs_setup_geometry(struct nk_fs *fs)
      * chunks, in n chunks that each start with a 16-byte header. */
     uint32_t sum_bytes = fs->pages_per_block * 12u;
     uint32_t chunks = (sum_bytes + fs->chunk_bytes - 1) / (fs->chunk_bytes - 16u);
-    fs->summary_chunks = (chunks >= 1 && chunks < fs->pages_per_block && chunks < 256)
-                             ? (uint8_t)chunks
-                             : 0;
+    fs->summary_chunks =
+        (chunks >= 1 && chunks < fs->pages_per_block && chunks < 256) ? (uint8_t)chunks : 0;
     return 0;
 }
 

@@ -113,8 +113,8 @@ int nk_fs_obj_header(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_heade
     /* Tags that fail their own ECC on a page whose data passed are let
      * through (the scan vouched for the page); tags that decode to another
      * owner mean the page changed under us. */
-    if (status >= 0 && (status == NK_FS_TAGS_UNWRITTEN || tags.obj_id != obj->id ||
-                        tags.chunk_id != 0))
+    if (status >= 0 &&
+        (status == NK_FS_TAGS_UNWRITTEN || tags.obj_id != obj->id || tags.chunk_id != 0))
         return -NK_EIO;
     return nk_fs_header_decode(fs->page_buf, fs->chunk_bytes,
                                fs->config.tags_place == NK_FS_TAGS_INBAND, hdr);
@@ -253,8 +253,8 @@ int nk_fs_obj_stat(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_stat *s
         src = obj; /* a dangling hard link shows itself */
     st->obj_id = obj->id;
     st->ino = src->id;
-    st->type = obj->type == NK_FS_TYPE_UNKNOWN && nk_fs_obj_is_dir(obj) ? NK_FS_TYPE_DIR
-                                                                        : obj->type;
+    st->type =
+        obj->type == NK_FS_TYPE_UNKNOWN && nk_fs_obj_is_dir(obj) ? NK_FS_TYPE_DIR : obj->type;
     st->nlink = 1;
     st->has_header = src->hdr_page != NK_FS_NONE;
 

@@ -275,8 +275,8 @@ static int nk_fs_shadow(struct nk_fs *fs, uint32_t id)
     return 0;
 }
 
-static int nk_fs_header_chunk(struct nk_fs *fs, struct nk_fs_obj *obj, const struct nk_fs_tags *tags,
-                              uint32_t page)
+static int nk_fs_header_chunk(struct nk_fs *fs, struct nk_fs_obj *obj,
+                              const struct nk_fs_tags *tags, uint32_t page)
 {
     struct nk_fs_hdr_info info;
     if (obj->flags & NK_FS_OBJ_VALID) {
@@ -374,8 +374,7 @@ static int nk_fs_scan_chunk(struct nk_fs *fs, uint32_t seq, uint32_t page,
         return 0; /* a summary chunk of a block read page by page */
     if (!nk_fs_tags_valid(fs, tags, seq)) {
         fs->stats.tags_invalid++;
-        nk_fs_report(fs, NK_FS_PROBLEM_TAGS_INVALID, page, tags->obj_id, tags->chunk_id,
-                     tags->seq);
+        nk_fs_report(fs, NK_FS_PROBLEM_TAGS_INVALID, page, tags->obj_id, tags->chunk_id, tags->seq);
         return 0;
     }
     if (tags->obj_id == NK_FS_OBJ_ROOT || tags->obj_id == NK_FS_OBJ_LOST_FOUND) {
@@ -390,8 +389,7 @@ static int nk_fs_scan_chunk(struct nk_fs *fs, uint32_t seq, uint32_t page,
     if (tags->obj_id < NK_FS_OBJ_FIRST_USER) {
         /* Reserved ids other than the summary's are never written. */
         fs->stats.tags_invalid++;
-        nk_fs_report(fs, NK_FS_PROBLEM_TAGS_INVALID, page, tags->obj_id, tags->chunk_id,
-                     tags->seq);
+        nk_fs_report(fs, NK_FS_PROBLEM_TAGS_INVALID, page, tags->obj_id, tags->chunk_id, tags->seq);
         return 0;
     }
     struct nk_fs_obj *obj = nk_fs_obj_get(fs, tags->obj_id);
@@ -528,8 +526,8 @@ static int nk_fs_scan_block(struct nk_fs *fs, struct nk_fs_scan *scan, uint32_t 
             if (err == -NK_EIO) {
                 last->state = NK_FS_PAGE_BAD;
                 fs->stats.torn_chunks++;
-                nk_fs_report(fs, NK_FS_PROBLEM_TORN_CHUNK, base + written - 1,
-                             last->tags.obj_id, last->tags.chunk_id, 0);
+                nk_fs_report(fs, NK_FS_PROBLEM_TORN_CHUNK, base + written - 1, last->tags.obj_id,
+                             last->tags.chunk_id, 0);
             } else if (err) {
                 return err;
             }
@@ -558,8 +556,8 @@ int nk_fs_scan(struct nk_fs *fs)
     if (err)
         return nk_diag_set(&fs->diag, err, "reading block states failed: %s", nk_strerror(err));
 
-    size_t order_bytes = (size_t)(fs->stats.blocks_in_use ? fs->stats.blocks_in_use : 1) *
-                         sizeof *scan.order;
+    size_t order_bytes =
+        (size_t)(fs->stats.blocks_in_use ? fs->stats.blocks_in_use : 1) * sizeof *scan.order;
     size_t pages_bytes = (size_t)fs->pages_per_block * sizeof *scan.pages;
     scan.summary_bytes = (size_t)fs->pages_per_block * NK_FS_SUMMARY_ENTRY;
     scan.order = nk_fs_mem_alloc(fs, order_bytes);

@@ -86,8 +86,8 @@ int nk_fs_tags_ecc_correct(uint8_t tags[NK_FS_TAGS_BYTES], const uint8_t ecc[NK_
     /* One data bit: one bit of each column pair, complementary lines. */
     if ((d_column & 0xc0u) == 0 && ((d_column ^ (d_column >> 1)) & 0x15u) == 0x15u &&
         (d_line ^ d_prime) == 0xffffffffu && d_line < NK_FS_TAGS_BYTES) {
-        unsigned bit = ((d_column >> 5) & 1u) << 2 | ((d_column >> 3) & 1u) << 1 |
-                       ((d_column >> 1) & 1u);
+        unsigned bit =
+            ((d_column >> 5) & 1u) << 2 | ((d_column >> 3) & 1u) << 1 | ((d_column >> 1) & 1u);
         tags[d_line] ^= (uint8_t)(1u << bit);
         return 1;
     }

@@ -33,10 +33,9 @@ struct nk_fs_testdev {
 /* Opens the device: `image_path` NULL for an erased chip in memory, else
  * that image read-only (missing trailing blocks read as erased). Returns 0
  * or a negative error with the reason in `why` (NK_DIAG_LEN bytes). */
-static inline int nk_fs_testdev_open(struct nk_fs_testdev *d, uint32_t page_size,
-                                     uint32_t oob_size, uint32_t pages_per_block,
-                                     uint32_t blocks, enum nk_fs_layout layout,
-                                     const char *image_path, char *why)
+static inline int nk_fs_testdev_open(struct nk_fs_testdev *d, uint32_t page_size, uint32_t oob_size,
+                                     uint32_t pages_per_block, uint32_t blocks,
+                                     enum nk_fs_layout layout, const char *image_path, char *why)
 {
     memset(d, 0, sizeof *d);
     d->layout = layout;
