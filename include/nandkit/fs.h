@@ -336,6 +336,8 @@ struct nk_fs_statfs {
     uint64_t bytes_live;  /* live chunks x chunk_bytes */
     uint32_t objects;
     uint32_t name_max;
+    uint64_t reads_corrected; /* page reads since mount that needed bitflip correction */
+    uint64_t reads_failed;    /* page reads since mount that were uncorrectable (EIO) */
     bool read_only;
 };
 

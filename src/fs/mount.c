@@ -267,6 +267,8 @@ int nk_fs_statfs(struct nk_fs *fs, struct nk_fs_statfs *st)
     st->bytes_live = (uint64_t)fs->stats.chunks_live * fs->chunk_bytes;
     st->objects = fs->object_count;
     st->name_max = NK_FS_NAME_MAX;
+    st->reads_corrected = fs->ecc_corrected_reads;
+    st->reads_failed = fs->ecc_failed_reads;
     st->read_only = true;
     return 0;
 }
