@@ -134,9 +134,11 @@ static int nk_extract_compare(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void nk_extract_dir(struct nk_extract *x, const char *path, const char *host);
+static void nk_extract_dir(struct nk_extract *x, const char *path, const char *host,
+                           unsigned depth);
 
-static void nk_extract_entry(struct nk_extract *x, const char *path, const char *host)
+static void nk_extract_entry(struct nk_extract *x, const char *path, const char *host,
+                             unsigned depth)
 {
     struct nk_fs_stat st;
     int err = nk_fs_lstat(x->fs, path, &st);
@@ -150,7 +152,7 @@ static void nk_extract_entry(struct nk_extract *x, const char *path, const char 
             nk_extract_warn(x, "cannot create", host, errno);
             return;
         }
-        nk_extract_dir(x, path, host);
+        nk_extract_dir(x, path, host, depth + 1);
         /* Mode and times last: a read-only directory must still take its
          * children, and adding them would change its mtime. */
         nk_extract_owner(host, &st);
@@ -184,8 +186,17 @@ static void nk_extract_entry(struct nk_extract *x, const char *path, const char 
     }
 }
 
-static void nk_extract_dir(struct nk_extract *x, const char *path, const char *host)
+/* Deeper trees only come from corrupted images; stop before the stack does. */
+#define NK_EXTRACT_MAX_DEPTH 256
+
+static void nk_extract_dir(struct nk_extract *x, const char *path, const char *host, unsigned depth)
 {
+    if (depth > NK_EXTRACT_MAX_DEPTH) {
+        fprintf(stderr, "nandkit: %s: more than %d directory levels, not extracted\n", path,
+                NK_EXTRACT_MAX_DEPTH);
+        x->status = 1;
+        return;
+    }
     struct nk_fs_dir dir;
     int err = nk_fs_dir_open(x->fs, &dir, path);
     if (err) {
@@ -217,7 +228,7 @@ static void nk_extract_dir(struct nk_extract *x, const char *path, const char *h
         char child[8192], host_child[8192];
         nk_tool_path_join(child, sizeof child, path, names[i]);
         nk_tool_path_join(host_child, sizeof host_child, host, names[i]);
-        nk_extract_entry(x, child, host_child);
+        nk_extract_entry(x, child, host_child, depth);
         free(names[i]);
     }
     free(names);
@@ -252,7 +263,7 @@ static int nk_extract_run(int argc, char **argv)
     }
     struct nk_extract x = {.fs = &t.fs, .buf = malloc(65536)};
     if (x.buf)
-        nk_extract_dir(&x, "/", dest);
+        nk_extract_dir(&x, "/", dest, 0);
     else
         x.status = nk_tool_error("out of memory");
     for (size_t i = 0; i < x.link_count; i++)

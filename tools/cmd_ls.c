@@ -134,8 +134,17 @@ static char **nk_ls_names(struct nk_ls *ls, const char *path)
     return names;
 }
 
-static void nk_ls_dir(struct nk_ls *ls, const char *path)
+/* Deeper trees only come from corrupted images; stop before the stack does. */
+#define NK_LS_MAX_DEPTH 256
+
+static void nk_ls_dir(struct nk_ls *ls, const char *path, unsigned depth)
 {
+    if (depth > NK_LS_MAX_DEPTH) {
+        fprintf(stderr, "nandkit: %s: more than %d directory levels, not listed\n", path,
+                NK_LS_MAX_DEPTH);
+        ls->status = 1;
+        return;
+    }
     char **names = nk_ls_names(ls, path);
     if (!names)
         return;
@@ -145,7 +154,7 @@ static void nk_ls_dir(struct nk_ls *ls, const char *path)
         nk_ls_entry(ls, child, ls->recursive || ls->json ? child : *name);
         struct nk_fs_stat st;
         if (ls->recursive && nk_fs_lstat(ls->fs, child, &st) == 0 && st.type == NK_FS_TYPE_DIR)
-            nk_ls_dir(ls, child);
+            nk_ls_dir(ls, child, depth + 1);
         free(*name);
     }
     free(names);
@@ -196,7 +205,7 @@ static int nk_ls_run(int argc, char **argv)
     if (ls.json)
         printf("[");
     if (st.type == NK_FS_TYPE_DIR)
-        nk_ls_dir(&ls, path);
+        nk_ls_dir(&ls, path, 0);
     else
         nk_ls_entry(&ls, path, path);
     if (ls.json)
