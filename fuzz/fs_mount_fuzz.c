@@ -10,7 +10,8 @@
  * Input: one flags byte, then records:
  *   byte 0      page index (mod 64)
  *   byte 1      bits 0..6: data length / 16 (0..127 -> 0..2032 bytes);
- *               bit 7: program raw (no ECC computed: the data ECC is junk)
+ *               bit 7: program raw (no ECC computed: the data ECC is junk;
+ *               OOB bytes 0 and 1, the bad-block marker, take data byte 0)
  *   bytes 2..29 the 28 tag bytes (OOB free bytes 0..27, or for in-band the
  *               first 16 become the last 16 bytes of the page)
  *   then        the data bytes; the rest of the page stays 0xFF
@@ -138,6 +139,8 @@ static void build(struct fuzz_dev *d, enum nk_fs_layout layout, const uint8_t *i
             uint32_t at = layout == NK_FS_LAYOUT_MKYAFFS2 ? 0 : 2;
             if (layout != NK_FS_LAYOUT_INBAND)
                 memcpy(oob + at, r + 2, 28);
+            if (layout != NK_FS_LAYOUT_MKYAFFS2 && data_len > 0)
+                oob[0] = oob[1] = data[0];
             nk_part_program_page(&d->part, p, data, oob, NK_OOB_RAW);
         } else {
             if (layout != NK_FS_LAYOUT_INBAND)

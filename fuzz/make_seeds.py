@@ -68,6 +68,42 @@ def chunks_of(image, page_size, oob_size, layout, blocks):
     return out
 
 
+def history_of(image, page_size, oob_size, layout, nblocks):
+    """Chunks of the objects that were truncated, deleted or renamed over,
+    in the order they were written (blocks by sequence number): stale
+    copies, shrink headers, deletions and shadows, the scan's hard cases.
+    Headers all kept, data chunks thinned to fit a seed."""
+    blocks = []
+    for b in range(nblocks):
+        off = b * 64 * (page_size + oob_size)
+        page = image[off: off + page_size + oob_size]
+        tags = (page[page_size - 16: page_size] if layout == "inband"
+                else page[page_size + 2: page_size + 18])
+        seq = struct.unpack("<I", tags[:4])[0]
+        if 0x1000 <= seq < 0xEFFFFF00:
+            blocks.append((seq, b))
+    chunks = chunks_of(image, page_size, oob_size, layout, [b for _, b in sorted(blocks)])
+    shrunk, deleted = [], []
+    for obj, chunk, nbytes, data in chunks:
+        if chunk & 0x80000000:
+            o = obj & 0x0FFFFFFF
+            if (chunk & 0x0FFFFFFF) in (3, 4):
+                if o not in deleted:
+                    deleted.append(o)
+            elif chunk & 0x60000000 and o not in shrunk:
+                shrunk.append(o)
+    wanted = set(shrunk[:2] + deleted[:2])
+    picked = [c for c in chunks if (c[0] & 0x0FFFFFFF) in wanted]
+    last_header = {}
+    for i, c in enumerate(picked):
+        if c[1] & 0x80000000 or c[1] == 0:
+            last_header[c[0] & 0x0FFFFFFF] = i
+    must = set(last_header.values())
+    step = max(1, len(picked) // (56 - len(must)))
+    keep = must | set(range(0, len(picked), step))
+    return [c for i, c in enumerate(picked) if i in keep][:56]
+
+
 def build_seed(chunks, layout, summaries):
     flags = {"linux": 0, "mkyaffs2": 1, "inband": 2}[layout]
     recs = []
@@ -96,28 +132,50 @@ def build_seed(chunks, layout, summaries):
 def main():
     fixtures, out_dir = sys.argv[1], sys.argv[2]
     os.makedirs(out_dir, exist_ok=True)
+    # (image, layout, blocks, summaries, headers first): contiguous history
+    # from several places (stale copies, shrinks, deletions as written), and
+    # headers-first selections that build large trees.
     plans = [
-        ("mkyaffs2-2k", "mkyaffs2", range(0, 2), False),
-        ("linux-2k-nockpt", "linux", range(20, 40), False),
-        ("linux-2k-nockpt", "linux", range(20, 40), True),
-        ("linux-2k-nockpt", "linux", range(0, 3), True),
-        ("inband-2k", "inband", range(20, 40), False),
-        ("inband-2k", "inband", range(20, 40), True),
+        ("mkyaffs2-2k", "mkyaffs2", range(0, 2), False, False),
+        ("mkyaffs2-2k", "mkyaffs2", range(3, 6), False, False),
+        ("linux-2k-nockpt", "linux", range(20, 40), False, True),
+        ("linux-2k-nockpt", "linux", range(20, 40), True, True),
+        ("linux-2k-nockpt", "linux", range(0, 3), True, False),
+        ("linux-2k-nockpt", "linux", range(26, 28), False, False),
+        ("linux-2k-nockpt", "linux", range(47, 49), True, False),
+        ("linux-2k-nockpt", "linux", range(150, 160), False, False),
+        ("linux-2k-nockpt", "linux", range(200, 256), True, False),
+        ("inband-2k", "inband", range(20, 40), False, True),
+        ("inband-2k", "inband", range(20, 40), True, True),
+        ("inband-2k", "inband", range(49, 51), False, False),
     ]
+    extra = [("linux-2k-nockpt", "linux", 256), ("inband-2k", "inband", 256)]
     images = {}
-    for n, (name, layout, blocks, summaries) in enumerate(plans):
+    for n, (name, layout, blocks, summaries, headers_first) in enumerate(plans):
         if name not in images:
             with lzma.open(os.path.join(fixtures, "yaffs2", name + ".img.xz")) as f:
                 images[name] = f.read()
         chunks = chunks_of(images[name], PAGE, OOB, layout, blocks)
-        # Headers first so that the tree forms, then data.
-        chunks.sort(key=lambda c: 0 if (c[1] == 0 or c[1] & 0x80000000) else 1)
+        if headers_first:
+            chunks.sort(key=lambda c: 0 if (c[1] == 0 or c[1] & 0x80000000) else 1)
         seed = build_seed(chunks, layout, summaries)
         path = os.path.join(out_dir, "seed-%d-%s-%s%s" % (n, name, layout,
                                                          "-summary" if summaries else ""))
         with open(path, "wb") as f:
             f.write(seed)
         print(path, len(seed))
+    for m, (name, layout, nblocks) in enumerate(extra):
+        if name not in images:
+            with lzma.open(os.path.join(fixtures, "yaffs2", name + ".img.xz")) as f:
+                images[name] = f.read()
+        chunks = history_of(images[name], PAGE, OOB, layout, nblocks)
+        for summaries in (False, True):
+            seed = build_seed(chunks, layout, summaries)
+            path = os.path.join(out_dir, "seed-history-%d-%s%s" % (m, name,
+                                                                   "-summary" if summaries else ""))
+            with open(path, "wb") as f:
+                f.write(seed)
+            print(path, len(seed))
 
 
 if __name__ == "__main__":
