@@ -965,7 +965,10 @@ static void test_read_api_errors(void **state)
         entries++;
     assert_int_equal(entries, 2); /* d and lost+found */
     assert_int_equal(nk_fs_dir_rewind(&d), 0);
+    assert_int_equal(nk_fs_dir_stat(&d, &st), -NK_EINVAL); /* nothing read yet */
     assert_int_equal(nk_fs_dir_read(&d, &e), 1);
+    assert_int_equal(nk_fs_dir_stat(&d, &st), 0);
+    assert_int_equal(st.obj_id, e.obj_id);
     assert_int_equal(nk_fs_dir_close(&d), 0);
 
     struct nk_fs_statfs sf;

@@ -49,10 +49,16 @@ static const char *nk_ls_type_name(uint8_t type)
     }
 }
 
-static void nk_ls_entry(struct nk_ls *ls, const char *path, const char *shown)
+/* Lists one entry; `known` is its stat when the caller has it already. */
+static void nk_ls_entry(struct nk_ls *ls, const char *path, const char *shown,
+                        const struct nk_fs_stat *known)
 {
     struct nk_fs_stat st;
-    int err = nk_fs_lstat(ls->fs, path, &st);
+    int err = 0;
+    if (known)
+        st = *known;
+    else
+        err = nk_fs_lstat(ls->fs, path, &st);
     if (err) {
         fprintf(stderr, "nandkit: %s: %s\n", path, nk_strerror(err));
         ls->status = 1;
@@ -93,13 +99,20 @@ static void nk_ls_entry(struct nk_ls *ls, const char *path, const char *shown)
     printf("\n");
 }
 
+struct nk_ls_item {
+    char *name;
+    struct nk_fs_stat st;
+    int err;
+};
+
 static int nk_ls_compare(const void *a, const void *b)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    return strcmp(((const struct nk_ls_item *)a)->name, ((const struct nk_ls_item *)b)->name);
 }
 
-/* The names in directory `path`, sorted; NULL-terminated, malloc'd. */
-static char **nk_ls_names(struct nk_ls *ls, const char *path)
+/* The entries of directory `path` with their stats (taken while listing,
+ * without a lookup each), sorted by name; *count set. malloc'd. */
+static struct nk_ls_item *nk_ls_items(struct nk_ls *ls, const char *path, size_t *count)
 {
     struct nk_fs_dir dir;
     int err = nk_fs_dir_open(ls->fs, &dir, path);
@@ -108,30 +121,31 @@ static char **nk_ls_names(struct nk_ls *ls, const char *path)
         ls->status = 1;
         return NULL;
     }
-    size_t count = 0, cap = 16;
-    char **names = malloc(cap * sizeof *names);
+    size_t n = 0, cap = 16;
+    struct nk_ls_item *items = malloc(cap * sizeof *items);
     struct nk_fs_dirent entry;
-    while (names && (err = nk_fs_dir_read(&dir, &entry)) != 0) {
+    while (items && (err = nk_fs_dir_read(&dir, &entry)) != 0) {
         if (err < 0) {
             fprintf(stderr, "nandkit: %s: an entry is unreadable: %s\n", path, nk_strerror(err));
             ls->status = 1;
             continue;
         }
-        if (count + 1 >= cap) {
+        if (n == cap) {
             cap *= 2;
-            char **grown = realloc(names, cap * sizeof *names);
+            struct nk_ls_item *grown = realloc(items, cap * sizeof *items);
             if (!grown)
                 break;
-            names = grown;
+            items = grown;
         }
-        names[count++] = strdup(entry.name);
+        items[n].name = strdup(entry.name);
+        items[n].err = nk_fs_dir_stat(&dir, &items[n].st);
+        n++;
     }
     nk_fs_dir_close(&dir);
-    if (!names)
-        return NULL;
-    names[count] = NULL;
-    qsort(names, count, sizeof *names, nk_ls_compare);
-    return names;
+    if (items)
+        qsort(items, n, sizeof *items, nk_ls_compare);
+    *count = n;
+    return items;
 }
 
 /* Deeper trees only come from corrupted images; stop before the stack does. */
@@ -145,19 +159,24 @@ static void nk_ls_dir(struct nk_ls *ls, const char *path, unsigned depth)
         ls->status = 1;
         return;
     }
-    char **names = nk_ls_names(ls, path);
-    if (!names)
+    size_t count = 0;
+    struct nk_ls_item *items = nk_ls_items(ls, path, &count);
+    if (!items)
         return;
-    for (char **name = names; *name; name++) {
+    for (size_t i = 0; i < count; i++) {
         char child[8192];
-        nk_tool_path_join(child, sizeof child, path, *name);
-        nk_ls_entry(ls, child, ls->recursive || ls->json ? child : *name);
-        struct nk_fs_stat st;
-        if (ls->recursive && nk_fs_lstat(ls->fs, child, &st) == 0 && st.type == NK_FS_TYPE_DIR)
-            nk_ls_dir(ls, child, depth + 1);
-        free(*name);
+        nk_tool_path_join(child, sizeof child, path, items[i].name);
+        if (items[i].err) {
+            fprintf(stderr, "nandkit: %s: %s\n", child, nk_strerror(items[i].err));
+            ls->status = 1;
+        } else {
+            nk_ls_entry(ls, child, ls->recursive || ls->json ? child : items[i].name, &items[i].st);
+            if (ls->recursive && items[i].st.type == NK_FS_TYPE_DIR)
+                nk_ls_dir(ls, child, depth + 1);
+        }
+        free(items[i].name);
     }
-    free(names);
+    free(items);
 }
 
 static int nk_ls_run(int argc, char **argv)
@@ -207,7 +226,7 @@ static int nk_ls_run(int argc, char **argv)
     if (st.type == NK_FS_TYPE_DIR)
         nk_ls_dir(&ls, path, 0);
     else
-        nk_ls_entry(&ls, path, path);
+        nk_ls_entry(&ls, path, path, NULL);
     if (ls.json)
         printf("%s]\n", ls.first ? "" : "\n");
     nk_tool_fs_close(&t);

@@ -426,6 +426,7 @@ struct nk_fs_dir {
     struct nk_fs *fs;
     struct nk_fs_obj *dir;
     struct nk_fs_obj *next;
+    struct nk_fs_obj *last; /* the entry nk_fs_dir_read() returned last */
     bool open;
 };
 
@@ -443,6 +444,11 @@ int nk_fs_dir_open(struct nk_fs *fs, struct nk_fs_dir *dir, const char *path);
  * `entry` filled, 0 at the end, -NK_EIO when this entry's header failed ECC
  * (the entry is skipped: the next call continues), -NK_EBADF. */
 int nk_fs_dir_read(struct nk_fs_dir *dir, struct nk_fs_dirent *entry);
+
+/* Stats the entry nk_fs_dir_read() returned last, as nk_fs_lstat() of its
+ * path would but without a lookup (O(1) instead of O(entries)). Returns 0,
+ * -NK_EINVAL when no entry was read, -NK_EIO, -NK_EBADF. */
+int nk_fs_dir_stat(struct nk_fs_dir *dir, struct nk_fs_stat *st);
 
 /* Restarts the listing. */
 int nk_fs_dir_rewind(struct nk_fs_dir *dir);

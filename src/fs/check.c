@@ -98,28 +98,74 @@ static void nk_fs_check_header(struct nk_fs_checker *c, struct nk_fs_obj *obj)
         nk_fs_check_report(c, NK_FS_PROBLEM_HEADER_INVALID, obj->hdr_page, obj->id, 0, 3);
 }
 
-/* Two children of one directory with the same name: the hash narrows the
- * pairs down, a name copy settles them. */
-static void nk_fs_check_duplicates(struct nk_fs_checker *c, struct nk_fs_obj *dir)
+static void nk_fs_sift_by_hash(struct nk_fs_obj **v, uint32_t root, uint32_t n)
+{
+    for (;;) {
+        uint32_t child = 2 * root + 1;
+        if (child >= n)
+            return;
+        if (child + 1 < n && v[child]->name_hash < v[child + 1]->name_hash)
+            child++;
+        if (v[root]->name_hash >= v[child]->name_hash)
+            return;
+        struct nk_fs_obj *t = v[root];
+        v[root] = v[child];
+        v[child] = t;
+        root = child;
+    }
+}
+
+/* Compares the names of `a` and `b` (one copied, one in the page cache). */
+static void nk_fs_check_pair(struct nk_fs_checker *c, struct nk_fs_obj *a, struct nk_fs_obj *b)
 {
     char name[NK_FS_NAME_MAX + 1];
-    for (struct nk_fs_obj *a = dir->u.children; a && !c->error; a = a->sibling) {
-        bool named = false;
-        int len = 0;
-        for (struct nk_fs_obj *b = a->sibling; b; b = b->sibling) {
-            if (a->name_hash != b->name_hash)
-                continue;
-            if (!named) {
-                len = nk_fs_obj_name(c->fs, a, name);
-                if (len < 0)
-                    break;
-                named = true;
-            }
-            int same = nk_fs_obj_name_equals(c->fs, b, name, (size_t)len);
-            if (same > 0)
-                nk_fs_check_report(c, NK_FS_PROBLEM_DUPLICATE_NAME, b->hdr_page, b->id, 0, a->id);
-        }
+    int len = nk_fs_obj_name(c->fs, a, name);
+    if (len >= 0 && nk_fs_obj_name_equals(c->fs, b, name, (size_t)len) > 0)
+        nk_fs_check_report(c, NK_FS_PROBLEM_DUPLICATE_NAME, b->hdr_page, b->id, 0, a->id);
+}
+
+/* Runs of equal hashes longer than this are only compared neighbour to
+ * neighbour: crafted collisions must not make the check quadratic. */
+#define NK_FS_CHECK_RUN_MAX 64u
+
+/* Two children of one directory with the same name: the children sorted by
+ * their 16-bit name hash (heap sort, in a temporary array), then names
+ * compared only within runs of equal hashes. O(n log n) per directory. */
+static void nk_fs_check_duplicates(struct nk_fs_checker *c, struct nk_fs_obj *dir)
+{
+    uint32_t n = 0;
+    for (struct nk_fs_obj *o = dir->u.children; o; o = o->sibling)
+        n++;
+    if (n < 2)
+        return;
+    struct nk_fs_obj **v = nk_fs_mem_alloc(c->fs, (size_t)n * sizeof *v);
+    if (!v) {
+        c->error = -NK_ENOMEM;
+        return;
     }
+    uint32_t i = 0;
+    for (struct nk_fs_obj *o = dir->u.children; o; o = o->sibling)
+        v[i++] = o;
+    for (i = n / 2; i-- > 0;)
+        nk_fs_sift_by_hash(v, i, n);
+    for (uint32_t end = n; end > 1; end--) {
+        struct nk_fs_obj *t = v[0];
+        v[0] = v[end - 1];
+        v[end - 1] = t;
+        nk_fs_sift_by_hash(v, 0, end - 1);
+    }
+    for (uint32_t start = 0; start < n && !c->error;) {
+        uint32_t end = start + 1;
+        while (end < n && v[end]->name_hash == v[start]->name_hash)
+            end++;
+        for (uint32_t a = start; a < end; a++) {
+            uint32_t last = end - start <= NK_FS_CHECK_RUN_MAX ? end : (a + 2 < end ? a + 2 : end);
+            for (uint32_t b = a + 1; b < last; b++)
+                nk_fs_check_pair(c, v[a], v[b]);
+        }
+        start = end;
+    }
+    nk_fs_mem_free(c->fs, v, (size_t)n * sizeof *v);
 }
 
 int nk_fs_check(struct nk_fs *fs, struct nk_fs_check_result *result)

@@ -31,6 +31,7 @@ int nk_fs_dir_read(struct nk_fs_dir *dir, struct nk_fs_dirent *entry)
     if (!obj)
         return 0;
     dir->next = obj->sibling;
+    dir->last = obj;
     int len = nk_fs_obj_name(dir->fs, obj, entry->name);
     if (len < 0)
         return len;
@@ -39,11 +40,21 @@ int nk_fs_dir_read(struct nk_fs_dir *dir, struct nk_fs_dirent *entry)
     return 1;
 }
 
+int nk_fs_dir_stat(struct nk_fs_dir *dir, struct nk_fs_stat *st)
+{
+    if (!dir || !dir->open || !dir->fs->mounted)
+        return -NK_EBADF;
+    if (!dir->last)
+        return -NK_EINVAL;
+    return nk_fs_obj_stat(dir->fs, dir->last, st);
+}
+
 int nk_fs_dir_rewind(struct nk_fs_dir *dir)
 {
     if (!dir || !dir->open)
         return -NK_EBADF;
     dir->next = dir->dir->u.children;
+    dir->last = NULL;
     return 0;
 }
 
