@@ -167,6 +167,8 @@ static void walk(struct nk_fs *fs, const char *path, unsigned depth)
         if (r < 0)
             continue;
         entries_seen++;
+        struct nk_fs_stat dst;
+        nk_fs_dir_stat(&dir, &dst);
         if (strlen(e.name) > NK_FS_NAME_MAX || strchr(e.name, '/') || e.name[0] == '\0')
             abort(); /* readdir must only hand out names a path can reach */
         char child[4096];
