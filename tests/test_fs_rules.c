@@ -802,6 +802,36 @@ static void test_a_block_summary_gives_the_same_tree_as_the_pages(void **state)
     }
 }
 
+static void test_a_partition_numbers_its_own_blocks(void **state)
+{
+    (void)state;
+    /* A file system in blocks 4..11 of the chip: pages, sequence order and
+     * the summary's block number are all partition-relative. */
+    struct img *m = img_new(NK_FS_LAYOUT_LINUX);
+    struct nk_part whole = m->dev.part;
+    assert_int_equal(nk_part_init(&m->dev.part, &m->dev.nand, "fs", 4, 8, 0), 0);
+    put_header(m, 0, 0,
+               &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "f", .size = 62 * 2048});
+    for (uint32_t p = 1; p < 63; p++)
+        put_data(m, 0, p, SEQ, 300, p, 2048, (uint8_t)(p + 3));
+    put_summary(m, 0, SEQ, 0);
+    /* Outside the partition: must not be seen. */
+    m->dev.part = whole;
+    put_header(m, 2, 0, &(struct hdr){.obj = 301, .parent = 1, .type = 1, .name = "outside"});
+    assert_int_equal(nk_part_init(&m->dev.part, &m->dev.nand, "fs", 4, 8, 0), 0);
+    img_mount(m);
+    assert_int_equal(m->fs.stats.blocks_from_summary, 1);
+    char names[256];
+    list_dir(m, "/", names, sizeof names);
+    assert_string_equal(names, "f,lost+found");
+    uint8_t *buf;
+    assert_int_equal(slurp(m, "/f", &buf), 62 * 2048);
+    for (uint32_t c = 0; c < 62; c++)
+        expect_bytes(buf, c * 2048, (c + 1) * 2048, (uint8_t)(c + 4));
+    free(buf);
+    img_free(m);
+}
+
 /* ----- layouts and odd values ---------------------------------------------------------------- */
 
 static void test_inband_tags_leave_2032_bytes_per_chunk(void **state)
@@ -1015,6 +1045,7 @@ int main(void)
         cmocka_unit_test(test_an_uncorrectable_chunk_fails_only_its_read),
         cmocka_unit_test(test_bad_blocks_are_skipped_but_mkyaffs2_has_no_markers),
         cmocka_unit_test(test_a_block_summary_gives_the_same_tree_as_the_pages),
+        cmocka_unit_test(test_a_partition_numbers_its_own_blocks),
         cmocka_unit_test(test_inband_tags_leave_2032_bytes_per_chunk),
         cmocka_unit_test(test_absurd_values_are_survived),
         cmocka_unit_test(test_duplicate_names_are_reported_by_the_check),
