@@ -357,8 +357,7 @@ static void test_erase_failure_in_use_is_recorded_worn_in_both_tables(void **sta
     assert_int_equal(nk_nand_block_is_bad(&d.nand, 100), 1);
     uint8_t page[PAGE];
     for (int copy = 0; copy < 2; copy++) {
-        peek(&d, (uint32_t)(copy ? t.bbt.info.mirror_block : t.bbt.info.main_block), 0, page,
-             PAGE);
+        peek(&d, (uint32_t)(copy ? t.bbt.info.mirror_block : t.bbt.info.main_block), 0, page, PAGE);
         assert_int_equal(page[25], 0xfe); /* block 100 = bits 1..0 of byte 25 = 10 */
     }
     /* Programs and erases of it are refused from now on, without touching it. */
@@ -439,9 +438,8 @@ static void test_reserved_blocks_are_refused_by_ordinary_writes(void **state)
         assert_non_null(strstr(d.nand.diag.text, "reserved for the bad-block table"));
     }
     uint8_t data[PAGE] = {0};
-    assert_int_equal(nk_nand_program_page(&d.nand, (BLOCKS - 1) * PPB + 5, data, NULL,
-                                          NK_OOB_PLACE),
-                     -NK_EIO);
+    assert_int_equal(
+        nk_nand_program_page(&d.nand, (BLOCKS - 1) * PPB + 5, data, NULL, NK_OOB_PLACE), -NK_EIO);
     assert_int_equal(nk_nand_erase_block(&d.nand, BLOCKS - 5), 0);
     detach(&d, &t);
     nk_test_dev_close(&d);

@@ -74,10 +74,14 @@ static void test_majority_vote_matches_linux(void **state)
     for (char *line = strtok((char *)text, "\n"); line; line = strtok(NULL, "\n")) {
         cJSON *rec = cJSON_Parse(line);
         uint8_t raw[3 * 256], expected[256], out[256], selected[256];
-        assert_int_equal(nk_test_unhex(cJSON_GetObjectItem(rec, "copy0")->valuestring, raw, 256), 256);
-        assert_int_equal(nk_test_unhex(cJSON_GetObjectItem(rec, "copy1")->valuestring, raw + 256, 256), 256);
-        assert_int_equal(nk_test_unhex(cJSON_GetObjectItem(rec, "copy2")->valuestring, raw + 512, 256), 256);
-        assert_int_equal(nk_test_unhex(cJSON_GetObjectItem(rec, "majority")->valuestring, expected, 256), 256);
+        assert_int_equal(nk_test_unhex(cJSON_GetObjectItem(rec, "copy0")->valuestring, raw, 256),
+                         256);
+        assert_int_equal(
+            nk_test_unhex(cJSON_GetObjectItem(rec, "copy1")->valuestring, raw + 256, 256), 256);
+        assert_int_equal(
+            nk_test_unhex(cJSON_GetObjectItem(rec, "copy2")->valuestring, raw + 512, 256), 256);
+        assert_int_equal(
+            nk_test_unhex(cJSON_GetObjectItem(rec, "majority")->valuestring, expected, 256), 256);
         const uint8_t *copies[3] = {raw, raw + 256, raw + 512};
         nk_onfi_majority(copies, 3, 256, out);
         assert_memory_equal(out, expected, 256);
@@ -119,7 +123,8 @@ static void test_fixture_pages_decode_as_documented(void **state)
         struct nk_chip_info info;
         struct nk_diag diag;
         memset(&info, 0, sizeof info);
-        assert_int_equal(nk_onfi_parse(page, ext_len ? ext : NULL, (uint32_t)ext_len, &info, &diag), 0);
+        assert_int_equal(nk_onfi_parse(page, ext_len ? ext : NULL, (uint32_t)ext_len, &info, &diag),
+                         0);
         assert_string_equal(info.vendor, cJSON_GetObjectItem(d, "manufacturer")->valuestring);
         assert_string_equal(info.model, cJSON_GetObjectItem(d, "model")->valuestring);
         assert_int_equal(info.page_size, json_uint(d, "byte_per_page"));
@@ -209,8 +214,8 @@ static void test_identify_recovers_by_majority_vote(void **state)
     read_hex_page("onfi/micron-MT29F4G08ABADAWP.hex", page, sizeof page);
     struct script s;
     make_onfi_script(&s, page);
-    flip(s.bytes + 20, 80 * 8 + 3);     /* page size field in copy 0 */
-    flip(s.bytes + 20 + 256, 92 * 8);   /* pages per block in copy 1 */
+    flip(s.bytes + 20, 80 * 8 + 3);       /* page size field in copy 0 */
+    flip(s.bytes + 20 + 256, 92 * 8);     /* pages per block in copy 1 */
     flip(s.bytes + 20 + 512, 96 * 8 + 1); /* blocks per LUN in copy 2 */
     struct nk_chip chip;
     assert_int_equal(identify_with_script(&s, &chip), 0);
@@ -321,8 +326,8 @@ static void test_table_lookup_by_name(void **state)
 {
     (void)state;
     assert_non_null(nk_chip_table_find("k9f1g08u0a"));
-    assert_non_null(nk_chip_table_find("K9F1208"));       /* unique prefix */
-    assert_null(nk_chip_table_find("K9F"));               /* ambiguous prefix */
+    assert_non_null(nk_chip_table_find("K9F1208")); /* unique prefix */
+    assert_null(nk_chip_table_find("K9F"));         /* ambiguous prefix */
     assert_null(nk_chip_table_find("NOPE"));
     unsigned n = 0;
     while (nk_chip_table_entry(n))

@@ -345,6 +345,45 @@ static void test_small_tables_match_full_tables(void **state)
     }
 }
 
+/* Other fields and step sizes (m = 10, 12, 13 with a tail that is not a
+ * whole 16 or 8 bytes, 15): the sliced encoder agrees with the byte-wise
+ * one of the small build, and random errors up to t are corrected. */
+static void test_other_step_sizes(void **state)
+{
+    (void)state;
+    static const struct {
+        unsigned step, m, t;
+    } cases[] = {{100, 10, 3}, {256, 12, 4},  {256, 12, 9},  {520, 13, 5},
+                 {523, 13, 8}, {2048, 15, 4}, {2048, 15, 16}};
+    for (unsigned c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        unsigned step = cases[c].step, t = cases[c].t;
+        struct nk_bch full, small;
+        size_t full_size = nk_bch_workspace_size(cases[c].m, t, 0);
+        size_t small_size = nk_bch_workspace_size(cases[c].m, t, NK_BCH_SMALL_TABLES);
+        void *a = malloc(full_size), *b = malloc(small_size);
+        assert_int_equal(nk_bch_init(&full, step, t, 0, a, full_size), 0);
+        assert_int_equal(nk_bch_init(&small, step, t, NK_BCH_SMALL_TABLES, b, small_size), 0);
+        assert_int_equal(full.m, cases[c].m);
+        uint8_t clean[2048], data[2048], good[64], other[64], read[64], calc[64];
+        uint64_t seed = 31 * c + 7;
+        for (unsigned trial = 0; trial < 40; trial++) {
+            nk_test_random(clean, step, seed + trial);
+            nk_bch_calculate(&full, clean, good);
+            nk_bch_calculate(&small, clean, other);
+            assert_memory_equal(good, other, full.ecc_bytes);
+            unsigned k = 1 + trial % t, chosen[64];
+            memcpy(data, clean, step);
+            memcpy(read, good, full.ecc_bytes);
+            flip_random(data, read, &full, k, &seed, chosen);
+            nk_bch_calculate(&full, data, calc);
+            assert_int_equal(nk_bch_correct(&full, data, read, calc, NULL), (int)k);
+            assert_memory_equal(data, clean, step);
+        }
+        free(a);
+        free(b);
+    }
+}
+
 static void test_clean_step_returns_zero(void **state)
 {
     (void)state;
@@ -454,6 +493,7 @@ int main(void)
         cmocka_unit_test(test_many_random_decodes_bch8_512),
         cmocka_unit_test(test_beyond_t_never_claims_more_than_t),
         cmocka_unit_test(test_small_tables_match_full_tables),
+        cmocka_unit_test(test_other_step_sizes),
         cmocka_unit_test(test_clean_step_returns_zero),
         cmocka_unit_test(test_pad_bit_flips_are_not_errors),
         cmocka_unit_test(test_engine_wraps_bch),

@@ -41,12 +41,10 @@ static const char *nk_state_name(int state)
 
 static int nk_badblocks_run(int argc, char **argv)
 {
-    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
-                                            {"scan", no_argument, NULL, 's'},
-                                            {"dry-run", no_argument, NULL, 'n'},
-                                            {"mark", required_argument, NULL, 'm'},
-                                            {"json", no_argument, NULL, 'j'},
-                                            {NULL, 0, NULL, 0}};
+    static const struct option options[] = {
+        NK_TOOL_IMAGE_LONG_OPTIONS,          {"scan", no_argument, NULL, 's'},
+        {"dry-run", no_argument, NULL, 'n'}, {"mark", required_argument, NULL, 'm'},
+        {"json", no_argument, NULL, 'j'},    {NULL, 0, NULL, 0}};
     struct nk_tool_image_opts opts;
     nk_tool_image_opts_init(&opts);
     struct nk_bbt_config config;
@@ -140,8 +138,7 @@ static int nk_badblocks_run(int argc, char **argv)
         printf("mirror table ");
         if (info->mirror_block >= 0)
             printf("block %d, version %u%s\n", info->mirror_block, info->mirror_version,
-                   info->mirror_written ? (config.dry_run ? " (would write)" : " (written)")
-                                        : "");
+                   info->mirror_written ? (config.dry_run ? " (would write)" : " (written)") : "");
         else
             printf("none\n");
         if (info->scanned)

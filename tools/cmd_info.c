@@ -102,10 +102,15 @@ static void nk_info_print_text(const struct nk_chip_info *info, uint32_t bad)
         printf("ecc required  %u bit(s) per %u bytes\n", info->ecc_strength, info->ecc_step);
     else
         printf("ecc required  not stated\n");
-    printf("bad blocks    %u found; marker at OOB byte %u of %s%s%s\n", bad, info->bbm_offset,
-           info->bbm_pages & NK_BBM_FIRST_PAGE ? "page 0 " : "",
-           info->bbm_pages & NK_BBM_SECOND_PAGE ? "page 1 " : "",
-           info->bbm_pages & NK_BBM_LAST_PAGE ? "last page" : "");
+    const char *pages = "page 0";
+    if ((info->bbm_pages & NK_BBM_SECOND_PAGE) && (info->bbm_pages & NK_BBM_LAST_PAGE))
+        pages = "pages 0, 1 and the last";
+    else if (info->bbm_pages & NK_BBM_SECOND_PAGE)
+        pages = "pages 0 and 1";
+    else if (info->bbm_pages == NK_BBM_LAST_PAGE)
+        pages = "the last page";
+    printf("bad blocks    %u found; factory marker at OOB byte %u of %s\n", bad, info->bbm_offset,
+           pages);
     if (info->max_bad_blocks)
         printf("              datasheet allows up to %u\n", info->max_bad_blocks);
     printf("timing        tR %.1f us, tPROG %.1f us, tBERS %.1f us, tCBSY %.1f us, tRST %.1f us\n",
@@ -136,9 +141,9 @@ static void nk_info_print_json(const struct nk_chip_info *info, uint32_t bad)
            "\"blocks\":%u,\"luns\":%u,\"col_cycles\":%u,\"row_cycles\":%u,\"bits_per_cell\":%u,"
            "\"nop\":%u,\"ecc_strength\":%u,\"ecc_step\":%u,\"bad_blocks\":%u,"
            "\"bbm_offset\":%u,\"bbm_pages\":%u,",
-           info->onfi_version, info->page_size, info->oob_size, info->pages_per_block,
-           info->blocks, info->luns, info->col_cycles, info->row_cycles, info->bits_per_cell,
-           info->nop, info->ecc_strength, info->ecc_step, bad, info->bbm_offset, info->bbm_pages);
+           info->onfi_version, info->page_size, info->oob_size, info->pages_per_block, info->blocks,
+           info->luns, info->col_cycles, info->row_cycles, info->bits_per_cell, info->nop,
+           info->ecc_strength, info->ecc_step, bad, info->bbm_offset, info->bbm_pages);
     printf("\"timing_ns\":{\"tR\":%u,\"tPROG\":%u,\"tBERS\":%u,\"tCBSY\":%u,\"tRST\":%u,\"tRC\":%u,"
            "\"tWC\":%u,\"tADL\":%u,\"tWB\":%u,\"tWHR\":%u,\"tCCS\":%u},",
            t->tR_ns, t->tPROG_ns, t->tBERS_ns, t->tCBSY_ns, t->tRST_ns, t->tRC_ns, t->tWC_ns,
@@ -152,9 +157,8 @@ static void nk_info_print_json(const struct nk_chip_info *info, uint32_t bad)
 
 static int nk_info_run(int argc, char **argv)
 {
-    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
-                                            {"json", no_argument, NULL, 'j'},
-                                            {NULL, 0, NULL, 0}};
+    static const struct option options[] = {
+        NK_TOOL_IMAGE_LONG_OPTIONS, {"json", no_argument, NULL, 'j'}, {NULL, 0, NULL, 0}};
     struct nk_tool_image_opts opts;
     nk_tool_image_opts_init(&opts);
     opts.read_only = true;
@@ -206,7 +210,8 @@ static int nk_info_run(int argc, char **argv)
         if (!err)
             err = nk_info_count_bad(&nand, &bad);
         if (err) {
-            int code = nk_tool_error("identification failed: %s", nand.diag.text[0] ? nand.diag.text : nk_strerror(err));
+            int code = nk_tool_error("identification failed: %s",
+                                     nand.diag.text[0] ? nand.diag.text : nk_strerror(err));
             free(ws);
             nk_sim_close(sim);
             return code;

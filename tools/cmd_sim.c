@@ -33,8 +33,8 @@ static void nk_sim_help(FILE *out)
 
 static int nk_sim_list(void)
 {
-    printf("%-16s %-10s %6s %5s %5s %7s  %s\n", "preset", "vendor", "page", "oob", "ppb",
-           "blocks", "size");
+    printf("%-16s %-10s %6s %5s %5s %7s  %s\n", "preset", "vendor", "page", "oob", "ppb", "blocks",
+           "size");
     for (unsigned i = 0; nk_sim_preset_name(i); i++) {
         struct nk_sim_params params;
         if (nk_sim_preset(nk_sim_preset_name(i), &params) != 0)
@@ -68,9 +68,12 @@ static int nk_parse_bad_blocks(const char *text, int *count, uint32_t **list, un
         char *end;
         errno = 0;
         unsigned long long v = strtoull(p, &end, 0);
-        if (end == p || errno || (*end && *end != ',') || v > UINT32_MAX)
+        if (end == p || errno || (*end && *end != ',') || v > UINT32_MAX) {
+            free(*list);
+            *list = NULL;
             return nk_tool_fail("bad --bad-blocks '%s': '%.*s' is not a block number", text,
                                 (int)strcspn(p, ","), p);
+        }
         (*list)[(*len)++] = (uint32_t)v;
         p = *end ? end + 1 : end;
     }
@@ -93,36 +96,43 @@ static int nk_sim_create(int argc, char **argv)
     optind = 1;
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
         int handled = nk_tool_image_option(&opts, opt, optarg);
-        if (handled == 2)
-            return 2;
-        if (handled)
+        if (handled == 1)
             continue;
-        if (opt == 'b') {
-            int status = nk_parse_bad_blocks(optarg, &bad_count, &bad_list, &bad_len);
-            if (status)
-                return status;
-        } else {
-            return nk_tool_fail("sim create: unknown option (see nandkit sim --help)");
+        int status = handled;
+        if (!status && opt == 'b') {
+            free(bad_list);
+            bad_list = NULL;
+            status = nk_parse_bad_blocks(optarg, &bad_count, &bad_list, &bad_len);
+        } else if (!status) {
+            status = nk_tool_fail("sim create: unknown option (see nandkit sim --help)");
+        }
+        if (status) {
+            free(bad_list);
+            return status;
         }
     }
-    if (optind >= argc)
-        return nk_tool_fail("sim create needs an IMAGE path");
+    if (optind >= argc || optind + 1 < argc) {
+        free(bad_list);
+        if (optind >= argc)
+            return nk_tool_fail("sim create needs an IMAGE path");
+        return nk_tool_fail("sim create: unexpected argument '%s'", argv[optind + 1]);
+    }
     opts.path = argv[optind++];
-    if (optind < argc)
-        return nk_tool_fail("sim create: unexpected argument '%s'", argv[optind]);
 
     struct nk_sim_params params;
     int status = nk_tool_params_from_opts(&opts, &params);
-    if (status)
-        return status;
-    for (unsigned i = 0; i < bad_len; i++) {
+    for (unsigned i = 0; !status && i < bad_len; i++) {
         if (bad_list[i] >= params.chip.blocks)
-            return nk_tool_fail("--bad-blocks: block %u out of range (the chip has %u blocks)",
-                                bad_list[i], params.chip.blocks);
+            status = nk_tool_fail("--bad-blocks: block %u out of range (the chip has %u blocks)",
+                                  bad_list[i], params.chip.blocks);
     }
-    if (bad_count > 0 && (uint32_t)bad_count > params.chip.blocks / 2)
-        return nk_tool_fail("--bad-blocks %d: more than half of the %u blocks", bad_count,
-                            params.chip.blocks);
+    if (!status && bad_count > 0 && (uint32_t)bad_count > params.chip.blocks / 2)
+        status = nk_tool_fail("--bad-blocks %d: more than half of the %u blocks", bad_count,
+                              params.chip.blocks);
+    if (status) {
+        free(bad_list);
+        return status;
+    }
 
     struct nk_sim_config config;
     memset(&config, 0, sizeof config);
@@ -141,8 +151,8 @@ static int nk_sim_create(int argc, char **argv)
         return nk_tool_error("%s", why[0] ? why : nk_strerror(err));
     nk_sim_close(sim);
     const struct nk_chip_info *c = &params.chip;
-    printf("created %s: %s %s, %u blocks of %u x (%u + %u) bytes\n", opts.path, c->vendor,
-           c->model, c->blocks, c->pages_per_block, c->page_size, c->oob_size);
+    printf("created %s: %s %s, %u blocks of %u x (%u + %u) bytes\n", opts.path, c->vendor, c->model,
+           c->blocks, c->pages_per_block, c->page_size, c->oob_size);
     return 0;
 }
 

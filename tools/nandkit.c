@@ -8,10 +8,12 @@
 #include "tool.h"
 
 static const struct nk_tool_command *const nk_commands[] = {
+    &nk_cmd_bench,
     &nk_cmd_info,
     &nk_cmd_sim,
     &nk_cmd_dump,
     &nk_cmd_badblocks,
+    &nk_cmd_ecc,
     &nk_cmd_ls,
     &nk_cmd_cat,
     &nk_cmd_extract,
@@ -30,26 +32,31 @@ static void nk_usage(FILE *out)
     fprintf(out, "\nRun `nandkit COMMAND --help` for a command's options.\n");
 }
 
+/* One line on stderr; returns `status`. */
+static int nk_tool_report(int status, const char *format, va_list args)
+{
+    fputs("nandkit: ", stderr);
+    vfprintf(stderr, format, args);
+    fputc('\n', stderr);
+    return status;
+}
+
 int nk_tool_fail(const char *format, ...)
 {
     va_list args;
     va_start(args, format);
-    fputs("nandkit: ", stderr);
-    vfprintf(stderr, format, args);
-    fputc('\n', stderr);
+    int status = nk_tool_report(2, format, args);
     va_end(args);
-    return 2;
+    return status;
 }
 
 int nk_tool_error(const char *format, ...)
 {
     va_list args;
     va_start(args, format);
-    fputs("nandkit: ", stderr);
-    vfprintf(stderr, format, args);
-    fputc('\n', stderr);
+    int status = nk_tool_report(1, format, args);
     va_end(args);
-    return 1;
+    return status;
 }
 
 bool nk_tool_is_help(const char *arg)

@@ -22,6 +22,8 @@ extern const struct nk_tool_command nk_cmd_info;
 extern const struct nk_tool_command nk_cmd_sim;
 extern const struct nk_tool_command nk_cmd_dump;
 extern const struct nk_tool_command nk_cmd_badblocks;
+extern const struct nk_tool_command nk_cmd_ecc;
+extern const struct nk_tool_command nk_cmd_bench;
 extern const struct nk_tool_command nk_cmd_ls;
 extern const struct nk_tool_command nk_cmd_cat;
 extern const struct nk_tool_command nk_cmd_extract;

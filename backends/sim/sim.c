@@ -66,20 +66,6 @@ void nk_sim_protocol_error(struct nk_sim *sim, uint8_t byte, const char *what)
     nk_sim_emit(sim, NK_SIM_EVENT_PROTOCOL, NK_SIM_OP_KIND_COUNT, UINT32_MAX, 0, 0, byte, what);
 }
 
-static int nk_sim_why(char *why, int err, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int nk_sim_why(char *why, int err, const char *format, ...)
-{
-    if (why) {
-        va_list args;
-        va_start(args, format);
-        nk_vformat(why, NK_DIAG_LEN, format, args);
-        va_end(args);
-    }
-    return err;
-}
-
 /* ----- open / close ---------------------------------------------------------- */
 
 static bool nk_sim_all_zero(const uint8_t *p, size_t n)
@@ -133,11 +119,12 @@ static int nk_sim_resolve_part(const struct nk_sim_config *config, struct nk_sim
         for (unsigned i = 0; nk_sim_preset_name(i); i++)
             len += nk_format(names + len, sizeof names - len, "%s%s", i ? ", " : "",
                              nk_sim_preset_name(i));
-        return nk_sim_why(why, -NK_ENOENT, "unknown chip '%s' (known: %s)", config->preset, names);
+        return nk_diag_write(why, -NK_ENOENT, "unknown chip '%s' (known: %s)", config->preset,
+                             names);
     }
     if (config->image_path && !config->create && !config->no_sidecar)
         return nk_sim_sidecar_part(config->image_path, params, why);
-    return nk_sim_why(why, -NK_EINVAL, "no chip given: name a preset or a geometry");
+    return nk_diag_write(why, -NK_EINVAL, "no chip given: name a preset or a geometry");
 }
 
 int nk_sim_open(struct nk_sim **out, const struct nk_sim_config *config, char *why)
@@ -145,11 +132,11 @@ int nk_sim_open(struct nk_sim **out, const struct nk_sim_config *config, char *w
     if (why)
         why[0] = '\0';
     if (!out || !config)
-        return nk_sim_why(why, -NK_EINVAL, "no configuration");
+        return nk_diag_write(why, -NK_EINVAL, "no configuration");
     *out = NULL;
     struct nk_sim *sim = calloc(1, sizeof *sim);
     if (!sim)
-        return nk_sim_why(why, -NK_ENOMEM, "out of memory");
+        return nk_diag_write(why, -NK_ENOMEM, "out of memory");
     sim->fd = -1;
     int err = nk_sim_resolve_part(config, &sim->params, why);
     if (err)
@@ -199,14 +186,14 @@ int nk_sim_open(struct nk_sim **out, const struct nk_sim_config *config, char *w
     sim->scratch = malloc(sim->page_bytes);
     sim->flip_pos = malloc(NK_SIM_FLIP_MAX * sizeof *sim->flip_pos);
     if (!sim->reg || !sim->page_buf || !sim->scratch || !sim->flip_pos) {
-        err = nk_sim_why(why, -NK_ENOMEM, "out of memory for %u-byte page registers",
-                         sim->page_bytes);
+        err = nk_diag_write(why, -NK_ENOMEM, "out of memory for %u-byte page registers",
+                            sim->page_bytes);
         goto fail;
     }
     memset(sim->reg, 0xff, sim->page_bytes);
     err = nk_sim_build_param_buffers(sim);
     if (err) {
-        nk_sim_why(why, err, "out of memory");
+        nk_diag_write(why, err, "out of memory");
         goto fail;
     }
     err = nk_sim_array_init(sim, config, why);

@@ -62,20 +62,6 @@ static uint32_t nk_crc32(uint32_t crc, const uint8_t *data, size_t len)
     return ~crc;
 }
 
-static int nk_why(char *why, int err, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int nk_why(char *why, int err, const char *format, ...)
-{
-    if (why) {
-        va_list args;
-        va_start(args, format);
-        nk_vformat(why, NK_DIAG_LEN, format, args);
-        va_end(args);
-    }
-    return err;
-}
-
 /* ----- file helpers ---------------------------------------------------------- */
 
 static int nk_pread_full(int fd, uint8_t *buf, size_t len, uint64_t offset)
@@ -323,7 +309,7 @@ static int nk_sim_sidecar_write(struct nk_sim *sim, char *why)
     size_t size = nk_sidecar_size(c->blocks);
     uint8_t *buf = calloc(1, size);
     if (!buf)
-        return nk_why(why, -NK_ENOMEM, "out of memory for the sidecar");
+        return nk_diag_write(why, -NK_ENOMEM, "out of memory for the sidecar");
     memcpy(buf, NK_SIDECAR_MAGIC, 8);
     nk_put32(buf + 8, NK_SIDECAR_VERSION);
     nk_put32(buf + 12, NK_SIDECAR_HEADER);
@@ -350,16 +336,16 @@ static int nk_sim_sidecar_write(struct nk_sim *sim, char *why)
     int err = 0;
     if (!nk_sim_sidecar_path(sim->image_path, path, sizeof path)) {
         free(buf);
-        return nk_why(why, -NK_EINVAL, "image path too long");
+        return nk_diag_write(why, -NK_EINVAL, "image path too long");
     }
     nk_format(tmp, sizeof tmp, "%s.tmp", path);
     FILE *f = fopen(tmp, "wb");
     if (!f || fwrite(buf, 1, size, f) != size)
-        err = nk_why(why, -NK_EIO, "cannot write sidecar %s: %s", tmp, strerror(errno));
+        err = nk_diag_write(why, -NK_EIO, "cannot write sidecar %s: %s", tmp, strerror(errno));
     if (f && fclose(f) && !err)
-        err = nk_why(why, -NK_EIO, "cannot write sidecar %s: %s", tmp, strerror(errno));
+        err = nk_diag_write(why, -NK_EIO, "cannot write sidecar %s: %s", tmp, strerror(errno));
     if (!err && rename(tmp, path))
-        err = nk_why(why, -NK_EIO, "cannot rename sidecar to %s: %s", path, strerror(errno));
+        err = nk_diag_write(why, -NK_EIO, "cannot rename sidecar to %s: %s", path, strerror(errno));
     free(buf);
     return err;
 }
@@ -370,38 +356,38 @@ static int nk_sidecar_read(const char *image_path, uint8_t **out, size_t *out_si
 {
     char path[4096];
     if (!nk_sim_sidecar_path(image_path, path, sizeof path))
-        return nk_why(why, -NK_EINVAL, "image path too long");
+        return nk_diag_write(why, -NK_EINVAL, "image path too long");
     FILE *f = fopen(path, "rb");
     if (!f)
-        return errno == ENOENT
-                   ? 1
-                   : nk_why(why, -NK_EIO, "cannot open sidecar %s: %s", path, strerror(errno));
+        return errno == ENOENT ? 1
+                               : nk_diag_write(why, -NK_EIO, "cannot open sidecar %s: %s", path,
+                                               strerror(errno));
     int err = 0;
     uint8_t *buf = NULL;
     long size = -1;
     if (fseek(f, 0, SEEK_END) == 0)
         size = ftell(f);
     if (size < (long)(NK_SIDECAR_HEADER + 4) || fseek(f, 0, SEEK_SET)) {
-        err = nk_why(why, -NK_EILSEQ, "sidecar %s is truncated", path);
+        err = nk_diag_write(why, -NK_EILSEQ, "sidecar %s is truncated", path);
         goto out;
     }
     buf = malloc((size_t)size);
     if (!buf) {
-        err = nk_why(why, -NK_ENOMEM, "out of memory for sidecar %s", path);
+        err = nk_diag_write(why, -NK_ENOMEM, "out of memory for sidecar %s", path);
         goto out;
     }
     if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
-        err = nk_why(why, -NK_EIO, "cannot read sidecar %s", path);
+        err = nk_diag_write(why, -NK_EIO, "cannot read sidecar %s", path);
         goto out;
     }
     if (memcmp(buf, NK_SIDECAR_MAGIC, 8) || nk_get32(buf + 8) != NK_SIDECAR_VERSION ||
         nk_get32(buf + 12) != NK_SIDECAR_HEADER || nk_get32(buf + 40) != NK_SIDECAR_RECORD) {
-        err = nk_why(why, -NK_EILSEQ, "%s is not a nandkit sidecar (version 1)", path);
+        err = nk_diag_write(why, -NK_EILSEQ, "%s is not a nandkit sidecar (version 1)", path);
         goto out;
     }
     if ((size_t)size != nk_sidecar_size(nk_get32(buf + 28)) ||
         nk_get32(buf + (size_t)size - 4) != nk_crc32(0, buf, (size_t)size - 4)) {
-        err = nk_why(why, -NK_EILSEQ, "sidecar %s is corrupt (size or CRC)", path);
+        err = nk_diag_write(why, -NK_EILSEQ, "sidecar %s is corrupt (size or CRC)", path);
         goto out;
     }
 out:
@@ -421,9 +407,9 @@ int nk_sim_sidecar_part(const char *image_path, struct nk_sim_params *params, ch
     size_t size;
     int err = nk_sidecar_read(image_path, &buf, &size, why);
     if (err == 1)
-        return nk_why(why, -NK_EINVAL,
-                      "image %s has no sidecar: give the chip (preset) or the geometry",
-                      image_path);
+        return nk_diag_write(why, -NK_EINVAL,
+                             "image %s has no sidecar: give the chip (preset) or the geometry",
+                             image_path);
     if (err)
         return err;
     char model[33];
@@ -451,7 +437,7 @@ static int nk_sim_sidecar_load(struct nk_sim *sim, char *why)
     const struct nk_chip_info *c = &sim->params.chip;
     if (nk_get32(buf + 16) != c->page_size || nk_get32(buf + 20) != c->oob_size ||
         nk_get32(buf + 24) != c->pages_per_block || nk_get32(buf + 28) != c->blocks) {
-        err = nk_why(
+        err = nk_diag_write(
             why, -NK_EINVAL,
             "sidecar of %s describes %u+%u bytes x %u pages x %u blocks, not %u+%u x %u x %u",
             sim->image_path, nk_get32(buf + 16), nk_get32(buf + 20), nk_get32(buf + 24),
@@ -481,8 +467,9 @@ static int nk_sim_factory_bad(struct nk_sim *sim, const struct nk_sim_config *co
         for (unsigned i = 0; i < config->factory_bad_list_len; i++) {
             uint32_t block = config->factory_bad_list[i];
             if (block >= blocks)
-                return nk_why(why, -NK_EINVAL,
-                              "factory-bad block %u is beyond the chip's %u blocks", block, blocks);
+                return nk_diag_write(why, -NK_EINVAL,
+                                     "factory-bad block %u is beyond the chip's %u blocks", block,
+                                     blocks);
             sim->blocks[block].flags |= NK_SIM_BLOCK_FACTORY_BAD;
         }
         return 0;
@@ -493,8 +480,8 @@ static int nk_sim_factory_bad(struct nk_sim *sim, const struct nk_sim_config *co
     if (count == 0)
         return 0;
     if ((unsigned long)count >= blocks)
-        return nk_why(why, -NK_EINVAL, "%ld factory-bad blocks do not fit in %u blocks", count,
-                      blocks);
+        return nk_diag_write(why, -NK_EINVAL, "%ld factory-bad blocks do not fit in %u blocks",
+                             count, blocks);
     /* Block 0 is guaranteed good, as datasheets promise. */
     uint64_t rng = nk_sim_hash(sim->seed, 0xfac70badull, 0);
     for (long chosen = 0; chosen < count;) {
@@ -513,20 +500,20 @@ static int nk_sim_image_open(struct nk_sim *sim, const struct nk_sim_config *con
     uint64_t chip_bytes = (uint64_t)sim->rows * sim->page_bytes;
     sim->image_path = strdup(path);
     if (!sim->image_path)
-        return nk_why(why, -NK_ENOMEM, "out of memory");
+        return nk_diag_write(why, -NK_ENOMEM, "out of memory");
     if (config->create) {
         if (config->read_only)
-            return nk_why(why, -NK_EINVAL, "cannot create image %s read-only", path);
+            return nk_diag_write(why, -NK_EINVAL, "cannot create image %s read-only", path);
         sim->fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
         if (sim->fd < 0)
-            return nk_why(why, -NK_EIO, "cannot create image %s: %s", path, strerror(errno));
+            return nk_diag_write(why, -NK_EIO, "cannot create image %s: %s", path, strerror(errno));
         sim->file_size = 0;
         int err = nk_sim_factory_bad(sim, config, why);
         if (!err && config->full_image)
             err = nk_sim_file_fill_to(sim, chip_bytes);
         if (err)
             return err == -NK_EIO
-                       ? nk_why(why, err, "cannot write image %s: %s", path, strerror(errno))
+                       ? nk_diag_write(why, err, "cannot write image %s: %s", path, strerror(errno))
                        : err;
         if (!sim->no_sidecar)
             return nk_sim_sidecar_write(sim, why);
@@ -535,23 +522,24 @@ static int nk_sim_image_open(struct nk_sim *sim, const struct nk_sim_config *con
     sim->fd = open(path, config->read_only ? O_RDONLY : O_RDWR);
     if (sim->fd < 0) {
         if (errno == ENOENT)
-            return nk_why(why, -NK_ENOENT, "image %s: no such file", path);
-        return nk_why(why, -NK_EIO, "cannot open image %s: %s", path, strerror(errno));
+            return nk_diag_write(why, -NK_ENOENT, "image %s: no such file", path);
+        return nk_diag_write(why, -NK_EIO, "cannot open image %s: %s", path, strerror(errno));
     }
     struct stat st;
     if (fstat(sim->fd, &st))
-        return nk_why(why, -NK_EIO, "cannot stat image %s: %s", path, strerror(errno));
+        return nk_diag_write(why, -NK_EIO, "cannot stat image %s: %s", path, strerror(errno));
     if (!S_ISREG(st.st_mode))
-        return nk_why(why, -NK_EINVAL, "image %s is not a regular file", path);
+        return nk_diag_write(why, -NK_EINVAL, "image %s is not a regular file", path);
     uint64_t size = (uint64_t)st.st_size;
     if (size % sim->page_bytes)
-        return nk_why(why, -NK_EINVAL,
-                      "image %s: size %llu is not a multiple of the page+OOB size %u (%u+%u)", path,
-                      (unsigned long long)size, sim->page_bytes, sim->params.chip.page_size,
-                      sim->params.chip.oob_size);
+        return nk_diag_write(
+            why, -NK_EINVAL,
+            "image %s: size %llu is not a multiple of the page+OOB size %u (%u+%u)", path,
+            (unsigned long long)size, sim->page_bytes, sim->params.chip.page_size,
+            sim->params.chip.oob_size);
     if (size > chip_bytes)
-        return nk_why(why, -NK_EINVAL, "image %s: %llu bytes is larger than the chip (%llu)", path,
-                      (unsigned long long)size, (unsigned long long)chip_bytes);
+        return nk_diag_write(why, -NK_EINVAL, "image %s: %llu bytes is larger than the chip (%llu)",
+                             path, (unsigned long long)size, (unsigned long long)chip_bytes);
     sim->file_size = size;
     if (sim->no_sidecar)
         return 0;
@@ -562,7 +550,8 @@ int nk_sim_array_init(struct nk_sim *sim, const struct nk_sim_config *config, ch
 {
     sim->blocks = calloc(sim->params.chip.blocks, sizeof *sim->blocks);
     if (!sim->blocks)
-        return nk_why(why, -NK_ENOMEM, "out of memory for %u blocks", sim->params.chip.blocks);
+        return nk_diag_write(why, -NK_ENOMEM, "out of memory for %u blocks",
+                             sim->params.chip.blocks);
     if (!config->image_path)
         return nk_sim_factory_bad(sim, config, why);
     return nk_sim_image_open(sim, config, why);
@@ -593,7 +582,8 @@ int nk_sim_array_sync(struct nk_sim *sim, char *why)
         if (sim->blocks[i].flags & (NK_SIM_BLK_DIRTY | NK_SIM_BLK_STALE))
             err = nk_sim_block_write(sim, i);
     if (err)
-        return nk_why(why, err, "cannot write image %s: %s", sim->image_path, strerror(errno));
+        return nk_diag_write(why, err, "cannot write image %s: %s", sim->image_path,
+                             strerror(errno));
     if (!sim->no_sidecar)
         err = nk_sim_sidecar_write(sim, why);
     return err;

@@ -34,12 +34,12 @@ static int nk_sim_ecc_read_code(void *ctx, uint8_t *code)
      * no code. */
     if (!port->ecc_armed || port->ecc_count < port->ecc_step)
         return -NK_EPROTO;
-    uint64_t host_start = port->sim->measure_host_time ? nk_sim_host_ns() : 0;
+    uint64_t host_start = port->sim->measure_host_time ? nk_sim_host_clock(port->sim) : 0;
     nk_hamming_calculate(port->ecc_buf, port->ecc_step,
                          (port->flags & NK_SIM_PORT_ECC_SM_ORDER) != 0, code);
     port->ecc_armed = false;
     if (port->sim->measure_host_time)
-        port->sim->counters.host_ns += nk_sim_host_ns() - host_start;
+        port->sim->counters.host_ns += nk_sim_host_clock(port->sim) - host_start;
     return 0;
 }
 

@@ -215,6 +215,8 @@ int nk_sim_port_set_data_loop(void *ctx, enum nk_data_loop loop);
 const struct nk_ctrl *nk_sim_port_setup(struct nk_sim *sim, unsigned flags, unsigned ecc_step,
                                         const struct nk_ctrl_ops *ecc_ops);
 uint64_t nk_sim_host_ns(void);
+/* nk_sim_host_ns() for measure_host_time, counted in counters.clock_reads. */
+uint64_t nk_sim_host_clock(struct nk_sim *sim);
 
 /* ----- sim_chip.c ----- */
 /* Registers, state and features as at power-on. */

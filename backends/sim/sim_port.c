@@ -28,6 +28,12 @@ uint64_t nk_sim_host_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t nk_sim_host_clock(struct nk_sim *sim)
+{
+    sim->counters.clock_reads++;
+    return nk_sim_host_ns();
+}
+
 /* The CPU side of a data transfer: a byte loop (one access per byte, as a
  * plain loop over an 8-bit data register) or an unrolled loop of 32-bit
  * register accesses. This is board-glue code, not simulator bookkeeping:
@@ -37,7 +43,7 @@ uint64_t nk_sim_host_ns(void)
 static void nk_sim_port_loop(struct nk_sim_port *port, uint8_t *buf, uint32_t len, bool to_reg)
 {
     struct nk_sim *sim = port->sim;
-    uint64_t start = sim->measure_host_time ? nk_sim_host_ns() : 0;
+    uint64_t start = sim->measure_host_time ? nk_sim_host_clock(sim) : 0;
     if (port->loop == NK_DATA_LOOP_BYTE) {
         volatile uint8_t *reg = port->window;
         if (to_reg) {
@@ -71,7 +77,7 @@ static void nk_sim_port_loop(struct nk_sim_port *port, uint8_t *buf, uint32_t le
         }
     }
     if (sim->measure_host_time)
-        sim->loop_ns += nk_sim_host_ns() - start;
+        sim->loop_ns += nk_sim_host_clock(sim) - start;
 }
 
 /* Power fails if the clock would pass the scheduled cut. Returns true when
@@ -180,8 +186,8 @@ static int nk_sim_instr(struct nk_sim_port *port, const struct nk_instr *instr)
         for (uint32_t done = 0; done < len;) {
             uint32_t piece = len - done < NK_SIM_WINDOW ? len - done : NK_SIM_WINDOW;
             nk_sim_port_loop(port, (uint8_t *)buf + done, piece, true);
-            nk_sim_chip_write(sim, port->window, piece,
-                              first_byte + (uint64_t)done * t->tWC_ns, t->tWC_ns);
+            nk_sim_chip_write(sim, port->window, piece, first_byte + (uint64_t)done * t->tWC_ns,
+                              t->tWC_ns);
             done += piece;
         }
         nk_sim_ecc_capture(port, NK_ECC_DIR_WRITE, buf, len);
@@ -272,7 +278,7 @@ int nk_sim_port_exec_op(void *ctx, const struct nk_op *op)
         return -NK_EIO;
     if (!op || (op->count && !op->instrs))
         return -NK_EIO;
-    uint64_t host_start = sim->measure_host_time ? nk_sim_host_ns() : 0;
+    uint64_t host_start = sim->measure_host_time ? nk_sim_host_clock(sim) : 0;
     int err = 0;
     if (op->chip_select != 0) {
         err = nk_sim_floating(sim, op);
@@ -281,7 +287,7 @@ int nk_sim_port_exec_op(void *ctx, const struct nk_op *op)
             err = nk_sim_instr(port, &op->instrs[i]);
     }
     if (sim->measure_host_time) {
-        uint64_t spent = nk_sim_host_ns() - host_start;
+        uint64_t spent = nk_sim_host_clock(sim) - host_start;
         sim->counters.host_ns += spent > sim->loop_ns ? spent - sim->loop_ns : 0;
         sim->counters.loop_ns += sim->loop_ns;
         sim->loop_ns = 0;

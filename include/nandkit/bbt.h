@@ -35,29 +35,29 @@ enum nk_bbt_state {
 
 /* Where the tables are and what attaching did. */
 struct nk_bbt_info {
-    int32_t main_block;     /* -1 when none */
+    int32_t main_block; /* -1 when none */
     uint8_t main_version;
-    int32_t mirror_block;   /* -1 when none */
+    int32_t mirror_block; /* -1 when none */
     uint8_t mirror_version;
-    bool scanned;           /* factory markers were scanned (no usable table) */
-    bool main_written;      /* the main table was (or, in a dry run, would be) written */
+    bool scanned;      /* factory markers were scanned (no usable table) */
+    bool main_written; /* the main table was (or, in a dry run, would be) written */
     bool mirror_written;
-    bool scrubbed;          /* a table read with bitflips and was rewritten */
-    uint32_t factory_bad;   /* counts over the whole chip */
+    bool scrubbed;        /* a table read with bitflips and was rewritten */
+    uint32_t factory_bad; /* counts over the whole chip */
     uint32_t worn;
 };
 
 /* How to attach. Zero every field you do not set. */
 struct nk_bbt_config {
-    void *memory;        /* nk_bbt_memory_size() bytes (4-byte aligned) */
+    void *memory; /* nk_bbt_memory_size() bytes (4-byte aligned) */
     size_t memory_size;
-    bool dry_run;        /* read and scan only: never program or erase */
-    bool force_scan;     /* ignore tables on flash; scan the markers (then write, unless dry) */
+    bool dry_run;    /* read and scan only: never program or erase */
+    bool force_scan; /* ignore tables on flash; scan the markers (then write, unless dry) */
 };
 
 struct nk_bbt {
-    uint8_t *entries;    /* 2 bits per block, NK_BBT_* values */
-    uint8_t *page;       /* page_size + oob_size bytes of I/O buffer */
+    uint8_t *entries; /* 2 bits per block, NK_BBT_* values */
+    uint8_t *page;    /* page_size + oob_size bytes of I/O buffer */
     uint32_t blocks;
     bool dry_run;
     struct nk_bbt_info info;

@@ -19,49 +19,49 @@
 
 /* Command opcodes (ONFI / common legacy set). */
 enum nk_nand_cmd {
-    NK_CMD_READ0 = 0x00,           /* read (1st cycle); small page: first half */
-    NK_CMD_READ1 = 0x01,           /* small page: second half pointer */
-    NK_CMD_RNDOUT = 0x05,          /* change read column (1st cycle) */
-    NK_CMD_PAGEPROG = 0x10,        /* program confirm */
-    NK_CMD_CACHEDPROG = 0x15,      /* cache program confirm */
-    NK_CMD_READOOB = 0x50,         /* small page: spare area pointer */
-    NK_CMD_ERASE1 = 0x60,          /* block erase setup */
-    NK_CMD_STATUS = 0x70,          /* read status */
-    NK_CMD_SEQIN = 0x80,           /* program setup (serial data in) */
-    NK_CMD_RNDIN = 0x85,           /* change write column */
-    NK_CMD_READID = 0x90,          /* read ID */
-    NK_CMD_ERASE2 = 0xd0,          /* erase confirm */
-    NK_CMD_PARAM = 0xec,           /* read parameter page */
-    NK_CMD_GET_FEATURES = 0xee,    /* get features */
-    NK_CMD_SET_FEATURES = 0xef,    /* set features */
-    NK_CMD_RESET = 0xff,           /* reset */
-    NK_CMD_READSTART = 0x30,       /* read confirm (large page) */
-    NK_CMD_RNDOUTSTART = 0xe0,     /* change read column confirm */
+    NK_CMD_READ0 = 0x00,        /* read (1st cycle); small page: first half */
+    NK_CMD_READ1 = 0x01,        /* small page: second half pointer */
+    NK_CMD_RNDOUT = 0x05,       /* change read column (1st cycle) */
+    NK_CMD_PAGEPROG = 0x10,     /* program confirm */
+    NK_CMD_CACHEDPROG = 0x15,   /* cache program confirm */
+    NK_CMD_READOOB = 0x50,      /* small page: spare area pointer */
+    NK_CMD_ERASE1 = 0x60,       /* block erase setup */
+    NK_CMD_STATUS = 0x70,       /* read status */
+    NK_CMD_SEQIN = 0x80,        /* program setup (serial data in) */
+    NK_CMD_RNDIN = 0x85,        /* change write column */
+    NK_CMD_READID = 0x90,       /* read ID */
+    NK_CMD_ERASE2 = 0xd0,       /* erase confirm */
+    NK_CMD_PARAM = 0xec,        /* read parameter page */
+    NK_CMD_GET_FEATURES = 0xee, /* get features */
+    NK_CMD_SET_FEATURES = 0xef, /* set features */
+    NK_CMD_RESET = 0xff,        /* reset */
+    NK_CMD_READSTART = 0x30,    /* read confirm (large page) */
+    NK_CMD_RNDOUTSTART = 0xe0,  /* change read column confirm */
 };
 
 /* Status register bits. */
-#define NK_STATUS_FAIL 0x01u     /* last program/erase failed (on-die ECC: uncorrectable) */
-#define NK_STATUS_FAIL_N1 0x02u  /* previous (cache) operation failed */
-#define NK_STATUS_REWRITE 0x08u  /* on-die ECC (Micron): rewrite recommended */
-#define NK_STATUS_READY 0x40u    /* array ready (not busy) */
-#define NK_STATUS_WP_N 0x80u     /* not write protected */
+#define NK_STATUS_FAIL 0x01u    /* last program/erase failed (on-die ECC: uncorrectable) */
+#define NK_STATUS_FAIL_N1 0x02u /* previous (cache) operation failed */
+#define NK_STATUS_REWRITE 0x08u /* on-die ECC (Micron): rewrite recommended */
+#define NK_STATUS_READY 0x40u   /* array ready (not busy) */
+#define NK_STATUS_WP_N 0x80u    /* not write protected */
 
 /* Datasheet timings, in nanoseconds. The array times are the values the
  * benchmarker uses for the datasheet limit (typical, as the reference
  * system's figures); *_max_ns bound the WAIT_READY timeouts. 0 = unknown. */
 struct nk_chip_timing {
-    uint32_t tR_ns;       /* array to data register */
-    uint32_t tPROG_ns;    /* page program */
-    uint32_t tBERS_ns;    /* block erase */
-    uint32_t tCBSY_ns;    /* cache program busy */
-    uint32_t tRST_ns;     /* reset */
-    uint32_t tRC_ns;      /* read cycle */
-    uint32_t tWC_ns;      /* write cycle */
-    uint32_t tADL_ns;     /* address to data loading */
-    uint32_t tWB_ns;      /* WE high to busy */
-    uint32_t tWHR_ns;     /* WE high to RE low (status, ID) */
-    uint32_t tCCS_ns;     /* change column setup */
-    uint32_t tR_max_ns;   /* worst case, for timeouts */
+    uint32_t tR_ns;     /* array to data register */
+    uint32_t tPROG_ns;  /* page program */
+    uint32_t tBERS_ns;  /* block erase */
+    uint32_t tCBSY_ns;  /* cache program busy */
+    uint32_t tRST_ns;   /* reset */
+    uint32_t tRC_ns;    /* read cycle */
+    uint32_t tWC_ns;    /* write cycle */
+    uint32_t tADL_ns;   /* address to data loading */
+    uint32_t tWB_ns;    /* WE high to busy */
+    uint32_t tWHR_ns;   /* WE high to RE low (status, ID) */
+    uint32_t tCCS_ns;   /* change column setup */
+    uint32_t tR_max_ns; /* worst case, for timeouts */
     uint32_t tPROG_max_ns;
     uint32_t tBERS_max_ns;
 };
@@ -77,9 +77,9 @@ struct nk_chip_timing {
 #define NK_CHIP_SMALL_PAGE 0x0004u    /* 512-byte page command set (00h/01h/50h pointers) */
 #define NK_CHIP_CACHE_PROGRAM 0x0008u /* 80h..15h supported */
 #define NK_CHIP_GET_SET_FEATURES 0x0010u
-#define NK_CHIP_ON_DIE_ECC 0x0020u    /* has an internal ECC engine (Micron style) */
-#define NK_CHIP_RANDOM_OUT 0x0040u    /* 05h/E0h change read column */
-#define NK_CHIP_BUS16 0x0080u         /* x16 data bus */
+#define NK_CHIP_ON_DIE_ECC 0x0020u /* has an internal ECC engine (Micron style) */
+#define NK_CHIP_RANDOM_OUT 0x0040u /* 05h/E0h change read column */
+#define NK_CHIP_BUS16 0x0080u      /* x16 data bus */
 
 /* Everything nandkit knows about a part. */
 struct nk_chip_info {
@@ -87,22 +87,22 @@ struct nk_chip_info {
     char model[32];
     uint8_t id[8]; /* READ ID (address 00h) bytes */
     uint8_t id_len;
-    uint32_t page_size;       /* data bytes per page */
-    uint32_t oob_size;        /* spare bytes per page */
+    uint32_t page_size; /* data bytes per page */
+    uint32_t oob_size;  /* spare bytes per page */
     uint32_t pages_per_block;
-    uint32_t blocks;          /* on this chip select, all LUNs */
+    uint32_t blocks; /* on this chip select, all LUNs */
     uint8_t luns;
-    uint8_t col_cycles;       /* address cycles for the column */
-    uint8_t row_cycles;       /* address cycles for the row (page) */
+    uint8_t col_cycles; /* address cycles for the column */
+    uint8_t row_cycles; /* address cycles for the row (page) */
     uint8_t bits_per_cell;
-    uint8_t nop;              /* partial programs allowed per page (0 = unknown) */
-    uint8_t ecc_strength;     /* required correction, bits per ecc_step (0 = none/unknown) */
-    uint16_t ecc_step;        /* bytes per ECC step of the requirement */
-    uint8_t bbm_pages;        /* NK_BBM_* */
-    uint16_t bbm_offset;      /* OOB byte of the factory marker (0 large, 5 small page) */
-    uint16_t onfi_version;    /* e.g. 23 for ONFI 2.3; 0 when not ONFI */
-    uint32_t features;        /* NK_CHIP_* */
-    uint32_t max_bad_blocks;  /* datasheet worst case per chip (0 = unknown) */
+    uint8_t nop;             /* partial programs allowed per page (0 = unknown) */
+    uint8_t ecc_strength;    /* required correction, bits per ecc_step (0 = none/unknown) */
+    uint16_t ecc_step;       /* bytes per ECC step of the requirement */
+    uint8_t bbm_pages;       /* NK_BBM_* */
+    uint16_t bbm_offset;     /* OOB byte of the factory marker (0 large, 5 small page) */
+    uint16_t onfi_version;   /* e.g. 23 for ONFI 2.3; 0 when not ONFI */
+    uint32_t features;       /* NK_CHIP_* */
+    uint32_t max_bad_blocks; /* datasheet worst case per chip (0 = unknown) */
     struct nk_chip_timing timing;
 };
 
@@ -111,7 +111,7 @@ struct nk_chip {
     const struct nk_ctrl *ctrl;
     unsigned chip_select;
     struct nk_chip_info info;
-    struct nk_diag diag;  /* last failure reason */
+    struct nk_diag diag; /* last failure reason */
 };
 
 /* ----- identification ---------------------------------------------------- */

@@ -173,8 +173,7 @@ static inline struct nk_instr nk_instr_data_in(uint8_t *buf, uint32_t len, uint3
     return i;
 }
 
-static inline struct nk_instr nk_instr_data_out(const uint8_t *buf, uint32_t len,
-                                                uint32_t delay_ns)
+static inline struct nk_instr nk_instr_data_out(const uint8_t *buf, uint32_t len, uint32_t delay_ns)
 {
     struct nk_instr i;
     i.type = NK_INSTR_DATA_OUT;

@@ -15,6 +15,16 @@
 
 #define NK_DIAG_LEN 160
 
+/* printf-style checking of the formats below. Where uint32_t is not
+ * `unsigned int` (newlib on arm-none-eabi makes it `unsigned long`, same
+ * width) "%u" with a uint32_t is correct at run time but the check warns;
+ * such targets define NK_NO_FORMAT_CHECK and rely on the host build's check. */
+#if defined(__GNUC__) && !defined(NK_NO_FORMAT_CHECK)
+#define NK_PRINTF_FORMAT(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define NK_PRINTF_FORMAT(fmt, args)
+#endif
+
 struct nk_diag {
     char text[NK_DIAG_LEN]; /* NUL-terminated; empty when nothing was reported */
 };
@@ -26,19 +36,15 @@ void nk_diag_clear(struct nk_diag *diag);
  * and returns `err`, so a failing function can `return nk_diag_set(...)`.
  * Supported conversions: %s %c %d %u %x %ld %lu %lx %lld %llu %llx %zu %%,
  * with an optional field width and '0' flag (e.g. %02x). */
-int nk_diag_set(struct nk_diag *diag, int err, const char *format, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+int nk_diag_set(struct nk_diag *diag, int err, const char *format, ...) NK_PRINTF_FORMAT(3, 4);
+
+/* As nk_diag_set() into a plain NK_DIAG_LEN-byte buffer (`text` may be
+ * NULL): for APIs that report a reason through a `char *why` argument. */
+int nk_diag_write(char *text, int err, const char *format, ...) NK_PRINTF_FORMAT(3, 4);
 
 /* As nk_diag_set() but into a plain buffer of `size` bytes; returns the
  * length written (excluding the NUL, truncated to fit). */
-size_t nk_format(char *buf, size_t size, const char *format, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+size_t nk_format(char *buf, size_t size, const char *format, ...) NK_PRINTF_FORMAT(3, 4);
 size_t nk_vformat(char *buf, size_t size, const char *format, va_list args);
 
 #endif /* NANDKIT_DIAG_H */

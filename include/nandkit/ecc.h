@@ -49,14 +49,14 @@ struct nk_ecc_ops {
 /* An ECC engine. Filled by one of the nk_ecc_*_init() functions below; the
  * struct and whatever `ctx` points to are owned by the caller. */
 struct nk_ecc_engine {
-    const struct nk_ecc_ops *ops; /* NULL for the "none" engine */
+    const struct nk_ecc_ops *ops; /* NULL for the "none" and on-die engines */
     void *ctx;                    /* engine state (e.g. struct nk_bch *) */
     const char *name;             /* "none", "hamming256", "bch8-512", "hw", "on-die" */
     uint16_t step_size;           /* data bytes per step */
     uint8_t bytes_per_step;       /* code bytes per step */
     uint8_t strength;             /* correctable bits per step */
     enum nk_ecc_placement placement;
-    const struct nk_ctrl *ctrl;   /* controller engines: the port */
+    const struct nk_ctrl *ctrl; /* controller engines: the port */
 };
 
 /* Largest code of any engine here, bytes per step (BCH t=16..32, m=14). */
@@ -92,23 +92,24 @@ int nk_ecc_hamming_init(struct nk_ecc_engine *engine, unsigned step_size, bool s
  * caller-supplied workspace; see nk_bch_workspace_size(). Opaque beyond the
  * fields documented here. */
 struct nk_bch {
-    unsigned m;             /* field degree: 13 (512-byte steps) or 14 (1024) */
-    unsigned t;             /* correctable bits */
-    unsigned step_size;     /* data bytes per step */
-    unsigned ecc_bits;      /* m * t (the generator's degree) */
-    unsigned ecc_bytes;     /* ceil(ecc_bits / 8) */
+    unsigned m;         /* field degree: 13 (512-byte steps) or 14 (1024) */
+    unsigned t;         /* correctable bits */
+    unsigned step_size; /* data bytes per step */
+    unsigned ecc_bits;  /* m * t (the generator's degree) */
+    unsigned ecc_bytes; /* ceil(ecc_bits / 8) */
     uint8_t erased_mask[NK_ECC_MAX_BYTES_PER_STEP]; /* ~encode(0xFF...) */
-    void *tables;           /* in the workspace */
+    void *tables;                                   /* in the workspace */
     size_t tables_size;
-    unsigned flags;         /* NK_BCH_* chosen at init */
-    char name[16];          /* "bch8-512": the engine's name */
+    unsigned flags; /* NK_BCH_* chosen at init */
+    char name[16];  /* "bch8-512": the engine's name */
 };
 
 /* Table-size choice for nk_bch_init(). */
 #define NK_BCH_SMALL_TABLES 0x1u /* byte-at-a-time encoder; less RAM, slower */
 
 /* Bytes of workspace nk_bch_init() needs for (m, t, flags); 0 when the
- * parameters are unsupported. */
+ * parameters are unsupported. E.g. m=13 t=8: 92264 (52 KiB with
+ * NK_BCH_SMALL_TABLES); docs/ecc.md lists the others. */
 size_t nk_bch_workspace_size(unsigned m, unsigned t, unsigned flags);
 
 /* Sets up a codec for `step_size` data bytes (as Linux: m = fls(1 +
@@ -116,8 +117,8 @@ size_t nk_bch_workspace_size(unsigned m, unsigned t, unsigned flags);
  * to 15 is accepted) and strength t (1..32 within the field's limit) using
  * `workspace` (`size` bytes, any alignment). Returns 0, -NK_EINVAL for
  * unsupported m/t/step, or -NK_ENOMEM when `size` is too small. */
-int nk_bch_init(struct nk_bch *bch, unsigned step_size, unsigned t, unsigned flags,
-                void *workspace, size_t size);
+int nk_bch_init(struct nk_bch *bch, unsigned step_size, unsigned t, unsigned flags, void *workspace,
+                size_t size);
 
 /* Stored (masked) code of one step: what Linux's nand_ecc_sw_bch_calculate()
  * writes. `ecc` receives bch->ecc_bytes bytes. */
@@ -179,9 +180,10 @@ struct nk_oob_layout {
  * free 8-15. 8-byte OOB: ECC 0-2, free 3-7 (minus marker). */
 int nk_oob_layout_small_page(struct nk_oob_layout *layout, unsigned oob_size);
 
-/* Linux's large-page legacy Hamming layout: `ecc_total` bytes ending...
- * at 40..63 for 64-byte OOB and 80..127 for 128-byte OOB; free from 2 up
- * to the ECC. Returns 0 or -NK_EINVAL when the code does not fit. */
+/* Linux's large-page legacy Hamming layout: `ecc_total` code bytes from 40
+ * (64-byte OOB) or 80 (128-byte OOB); free from 2 up to the code and after
+ * it (other OOB sizes: as nk_oob_layout_large). Returns 0 or -NK_EINVAL
+ * when the code does not fit. */
 int nk_oob_layout_large_hamming(struct nk_oob_layout *layout, unsigned oob_size,
                                 unsigned ecc_total);
 
@@ -194,7 +196,9 @@ int nk_oob_layout_large(struct nk_oob_layout *layout, unsigned oob_size, unsigne
 int nk_oob_layout_all_free(struct nk_oob_layout *layout, unsigned oob_size, unsigned first_free);
 
 /* The Linux default layout for a page geometry and engine (small page,
- * large-page Hamming, or large-page BCH/other; none → all free from 2). */
+ * large-page Hamming, or large-page BCH/other; no code in the OOB: small
+ * page free 8-15, else all free from 2). -NK_EINVAL when a small-page OOB
+ * cannot hold the code (Linux wants an explicit layout there). */
 int nk_oob_layout_default(struct nk_oob_layout *layout, unsigned page_size, unsigned oob_size,
                           const struct nk_ecc_engine *engine);
 

@@ -45,13 +45,13 @@ struct nk_nand_stats {
     uint64_t bytes_written;      /* bytes moved onto the chip */
     uint64_t ecc_corrected_bits; /* bitflips corrected (erased steps included) */
     uint64_t ecc_corrected_steps;
-    uint64_t ecc_failed_steps;   /* uncorrectable steps */
-    uint64_t ecc_failed_pages;   /* reads that returned -NK_EBADMSG */
-    uint64_t scrub_reports;      /* reads that returned -NK_EUCLEAN */
-    uint64_t program_failures;   /* FAIL status on program */
-    uint64_t erase_failures;     /* FAIL status on erase */
-    uint64_t refused_bad;        /* operations refused because the block is bad */
-    uint64_t busy_ns;            /* time spent inside device calls (needs a clock) */
+    uint64_t ecc_failed_steps; /* uncorrectable steps */
+    uint64_t ecc_failed_pages; /* reads that returned -NK_EBADMSG */
+    uint64_t scrub_reports;    /* reads that returned -NK_EUCLEAN */
+    uint64_t program_failures; /* FAIL status on program */
+    uint64_t erase_failures;   /* FAIL status on erase */
+    uint64_t refused_bad;      /* operations refused because the block is bad */
+    uint64_t busy_ns;          /* time spent inside device calls (needs a clock) */
 };
 
 /* An authority on bad blocks outside nandkit, e.g. the Linux kernel's table
@@ -66,19 +66,19 @@ struct nk_badblock_ops {
 
 /* How to open a device. Zero every field you do not set. */
 struct nk_nand_config {
-    const struct nk_ctrl *ctrl;      /* required */
+    const struct nk_ctrl *ctrl; /* required */
     unsigned chip_select;
-    const struct nk_chip_info *chip; /* NULL: identify through the port */
-    const struct nk_ecc_engine *ecc; /* NULL: no ECC. Copied; its ctx must outlive the device */
+    const struct nk_chip_info *chip;    /* NULL: identify through the port */
+    const struct nk_ecc_engine *ecc;    /* NULL: no ECC. Copied; its ctx must outlive the device */
     const struct nk_oob_layout *layout; /* NULL: Linux default for geometry and engine */
-    void *workspace;                 /* nk_nand_workspace_size() bytes, 4-byte aligned */
+    void *workspace;                    /* nk_nand_workspace_size() bytes, 4-byte aligned */
     size_t workspace_size;
-    const struct nk_clock *clock;    /* optional: busy-time statistics */
-    const struct nk_lock *lock;      /* optional: taken around every public call */
+    const struct nk_clock *clock;            /* optional: busy-time statistics */
+    const struct nk_lock *lock;              /* optional: taken around every public call */
     const struct nk_badblock_ops *badblocks; /* optional: external bad-block authority */
-    unsigned bitflip_threshold;      /* 0: ceil(3/4 * strength) (1 for strength 1) */
-    bool read_only;                  /* refuse program/erase with -NK_EROFS */
-    bool skip_reset;                 /* with `chip` given: do not RESET at open */
+    unsigned bitflip_threshold;              /* 0: ceil(3/4 * strength) (1 for strength 1) */
+    bool read_only;                          /* refuse program/erase with -NK_EROFS */
+    bool skip_reset;                         /* with `chip` given: do not RESET at open */
 };
 
 /* An open device. Fields are read-only for users; use the functions. */
@@ -86,21 +86,23 @@ struct nk_nand {
     struct nk_chip chip;
     struct nk_ecc_engine ecc;
     struct nk_oob_layout layout;
-    uint8_t *page_buf;  /* page_size + oob_size bytes of scratch */
-    uint8_t *ecc_calc;  /* oob_size bytes */
-    uint8_t *ecc_read;  /* oob_size bytes */
+    uint8_t *page_buf; /* page_size + oob_size bytes of scratch */
+    uint8_t *ecc_calc; /* oob_size bytes */
+    uint8_t *ecc_read; /* oob_size bytes */
     struct nk_clock clock;
     struct nk_lock lock;
-    unsigned ecc_steps;       /* steps per page */
-    unsigned ecc_total;       /* code bytes per page */
-    unsigned free_bytes;      /* user OOB bytes per page (layout) */
+    unsigned ecc_steps;      /* steps per page */
+    unsigned ecc_total;      /* code bytes per page */
+    unsigned free_bytes;     /* user OOB bytes per page (layout) */
+    uint16_t ecc_span_start; /* OOB bytes holding all code bytes: read alone on */
+    uint16_t ecc_span_len;   /* data-only reads (0 = read the whole OOB) */
     unsigned bitflip_threshold;
-    unsigned last_bitflips;   /* of the last read */
+    unsigned last_bitflips; /* of the last read */
     bool read_only;
-    struct nk_bbt *bbt;       /* bad-block table, or NULL: markers are read */
+    struct nk_bbt *bbt;               /* bad-block table, or NULL: markers are read */
     struct nk_badblock_ops badblocks; /* external authority (is_bad NULL: none) */
     struct nk_nand_stats stats;
-    struct nk_diag diag;      /* last failure reason */
+    struct nk_diag diag; /* last failure reason */
 };
 
 /* Workspace bytes a device on `info` needs. */

@@ -29,8 +29,8 @@ struct nk_part {
  * = to the end of the device, BBT area excluded). Returns 0 or -NK_EINVAL
  * (dev->diag names the range) when the range leaves the device or overlaps
  * the BBT area without NK_PART_ALLOW_BBT_AREA. */
-int nk_part_init(struct nk_part *part, struct nk_nand *dev, const char *name,
-                 uint32_t first_block, uint32_t block_count, unsigned flags);
+int nk_part_init(struct nk_part *part, struct nk_nand *dev, const char *name, uint32_t first_block,
+                 uint32_t block_count, unsigned flags);
 
 /* Checks that `other` and `part` do not overlap: 0 or -NK_EINVAL. */
 int nk_part_check_overlap(const struct nk_part *part, const struct nk_part *other);

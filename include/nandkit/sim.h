@@ -143,9 +143,11 @@ struct nk_sim_counters {
     uint64_t bus_ns;           /* virtual time in command/address/data cycles */
     uint64_t busy_wait_ns;     /* virtual time spent in WAIT_READY until ready */
     uint64_t delay_ns;         /* virtual time added by instruction delays (tADL, tWHR...) */
-    uint64_t host_ns;          /* host time inside the simulator's bookkeeping (measure_host_time) */
-    uint64_t loop_ns;          /* host time in the port's data loops: board-glue code, not
-                                  included in host_ns (measure_host_time) */
+    uint64_t host_ns;     /* host time inside the simulator's bookkeeping (measure_host_time) */
+    uint64_t loop_ns;     /* host time in the port's data loops: board-glue code, not
+                             included in host_ns (measure_host_time) */
+    uint64_t clock_reads; /* host clock reads made for these measurements: their cost
+                             (about 20 ns each) is measurement overhead, not library time */
 };
 
 /* One trace event. Pointers inside are valid during the callback only. */

@@ -156,3 +156,14 @@ int nk_diag_set(struct nk_diag *diag, int err, const char *format, ...)
     }
     return err;
 }
+
+int nk_diag_write(char *text, int err, const char *format, ...)
+{
+    if (text) {
+        va_list args;
+        va_start(args, format);
+        nk_vformat(text, NK_DIAG_LEN, format, args);
+        va_end(args);
+    }
+    return err;
+}

@@ -21,6 +21,15 @@ const char *nk_chip_vendor_name(uint8_t manufacturer_id);
 /* Sets bbm_pages/bbm_offset from the manufacturer's factory-marker rule. */
 void nk_chip_apply_bbm_rule(struct nk_chip_info *info);
 
+/* Index of the highest set bit of `v` (0 for 0 and 1). */
+static inline unsigned nk_chip_log2(uint32_t v)
+{
+    unsigned n = 0;
+    while (v >>= 1)
+        n++;
+    return n;
+}
+
 /* Completes `info` from the legacy model table when its ID matches a known
  * model (typical array timings, bad-block rule); returns true on a match. */
 bool nk_chip_table_refine(struct nk_chip_info *info);

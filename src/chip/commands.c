@@ -181,6 +181,22 @@ static uint8_t nk_small_pointer(const struct nk_chip *chip, uint32_t column, uin
     return NK_CMD_READ0;
 }
 
+/* Adds a change-column sequence: `first` + column cycles (+ `last` when not
+ * zero), with the delay the chip needs before the data that follows. */
+static void nk_op_column(struct nk_chip *chip, struct nk_oplist *ops, uint8_t first, uint8_t last,
+                         uint32_t column)
+{
+    uint8_t cycles[NK_MAX_ADDR_CYCLES];
+    unsigned n = nk_addr_cycles(chip, 0, column, true, cycles) - chip->info.row_cycles;
+    nk_op_cmd(ops, first, 0);
+    if (last) {
+        nk_op_addr(ops, cycles, n, 0);
+        nk_op_cmd(ops, last, nk_tccs(chip));
+    } else {
+        nk_op_addr(ops, cycles, n, NK_T(chip, tADL_ns));
+    }
+}
+
 /* ----- simple commands --------------------------------------------------------- */
 
 int nk_chip_reset(struct nk_chip *chip)
@@ -324,11 +340,7 @@ int nk_chip_read_column(struct nk_chip *chip, uint32_t column)
         return nk_diag_set(&chip->diag, -NK_ENOTSUP,
                            "small-page part has no random data out (05h)");
     struct nk_oplist ops = {.count = 0};
-    uint8_t cycles[NK_MAX_ADDR_CYCLES];
-    unsigned n = nk_addr_cycles(chip, 0, column, true, cycles) - chip->info.row_cycles;
-    nk_op_cmd(&ops, NK_CMD_RNDOUT, 0);
-    nk_op_addr(&ops, cycles, n, 0);
-    nk_op_cmd(&ops, NK_CMD_RNDOUTSTART, nk_tccs(chip));
+    nk_op_column(chip, &ops, NK_CMD_RNDOUT, NK_CMD_RNDOUTSTART, column);
     return nk_op_exec(chip, &ops);
 }
 
@@ -370,11 +382,7 @@ int nk_chip_read_page(struct nk_chip *chip, uint32_t row, const struct nk_xfer *
                     return err;
                 ops.count = 0;
             }
-            uint8_t cycles[NK_MAX_ADDR_CYCLES];
-            unsigned n = nk_addr_cycles(chip, 0, x->column, true, cycles) - chip->info.row_cycles;
-            nk_op_cmd(&ops, NK_CMD_RNDOUT, 0);
-            nk_op_addr(&ops, cycles, n, 0);
-            nk_op_cmd(&ops, NK_CMD_RNDOUTSTART, nk_tccs(chip));
+            nk_op_column(chip, &ops, NK_CMD_RNDOUT, NK_CMD_RNDOUTSTART, x->column);
         }
         if (ops.count + 1 > NK_MAX_INSTRS) {
             int err = nk_op_exec(chip, &ops);
@@ -387,8 +395,8 @@ int nk_chip_read_page(struct nk_chip *chip, uint32_t row, const struct nk_xfer *
     }
     int err = nk_op_exec(chip, &ops);
     if (err == -NK_ETIMEDOUT)
-        return nk_diag_set(&chip->diag, err, "read of page %u: chip still busy after %u us",
-                           row, timeout);
+        return nk_diag_set(&chip->diag, err, "read of page %u: chip still busy after %u us", row,
+                           timeout);
     return err;
 }
 
@@ -415,8 +423,8 @@ static void nk_op_program_setup(struct nk_chip *chip, struct nk_oplist *ops, uin
 static int nk_check_status(struct nk_chip *chip, uint8_t status, const char *what, uint32_t row)
 {
     if (status & NK_STATUS_FAIL)
-        return nk_diag_set(&chip->diag, -NK_EIO, "%s of page %u failed (status 0x%02x)", what,
-                           row, status);
+        return nk_diag_set(&chip->diag, -NK_EIO, "%s of page %u failed (status 0x%02x)", what, row,
+                           status);
     if (!(status & NK_STATUS_WP_N))
         return nk_diag_set(&chip->diag, -NK_EROFS,
                            "%s of page %u refused: chip is write protected (status 0x%02x)", what,
@@ -457,13 +465,9 @@ int nk_chip_write_data(struct nk_chip *chip, const uint8_t *buf, uint32_t len)
 int nk_chip_write_column(struct nk_chip *chip, uint32_t column)
 {
     if (nk_small_page(chip))
-        return nk_diag_set(&chip->diag, -NK_ENOTSUP,
-                           "small-page part has no random data in (85h)");
+        return nk_diag_set(&chip->diag, -NK_ENOTSUP, "small-page part has no random data in (85h)");
     struct nk_oplist ops = {.count = 0};
-    uint8_t cycles[NK_MAX_ADDR_CYCLES];
-    unsigned n = nk_addr_cycles(chip, 0, column, true, cycles) - chip->info.row_cycles;
-    nk_op_cmd(&ops, NK_CMD_RNDIN, 0);
-    nk_op_addr(&ops, cycles, n, NK_T(chip, tADL_ns));
+    nk_op_column(chip, &ops, NK_CMD_RNDIN, 0, column);
     return nk_op_exec(chip, &ops);
 }
 
@@ -511,10 +515,7 @@ int nk_chip_program_page(struct nk_chip *chip, uint32_t row, const struct nk_xfe
                     return err;
                 ops.count = 0;
             }
-            uint8_t cycles[NK_MAX_ADDR_CYCLES];
-            unsigned n = nk_addr_cycles(chip, 0, x->column, true, cycles) - chip->info.row_cycles;
-            nk_op_cmd(&ops, NK_CMD_RNDIN, 0);
-            nk_op_addr(&ops, cycles, n, NK_T(chip, tADL_ns));
+            nk_op_column(chip, &ops, NK_CMD_RNDIN, 0, x->column);
         }
         if (ops.count + 3 > NK_MAX_INSTRS) {
             int err = nk_op_exec(chip, &ops);

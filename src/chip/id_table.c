@@ -36,10 +36,19 @@ static const struct nk_chip_info nk_chip_models[] = {
         .bbm_offset = 0,
         .features = NK_CHIP_CACHE_PROGRAM | NK_CHIP_RANDOM_OUT,
         .max_bad_blocks = 20,
-        .timing = {.tR_ns = 25 * NK_US, .tPROG_ns = 300 * NK_US, .tBERS_ns = 2 * NK_MS,
-                   .tCBSY_ns = 3 * NK_US, .tRST_ns = 5 * NK_US, .tRC_ns = 30, .tWC_ns = 30,
-                   .tADL_ns = 70, .tWB_ns = 100, .tWHR_ns = 60, .tCCS_ns = 0,
-                   .tR_max_ns = 25 * NK_US, .tPROG_max_ns = 700 * NK_US,
+        .timing = {.tR_ns = 25 * NK_US,
+                   .tPROG_ns = 300 * NK_US,
+                   .tBERS_ns = 2 * NK_MS,
+                   .tCBSY_ns = 3 * NK_US,
+                   .tRST_ns = 5 * NK_US,
+                   .tRC_ns = 30,
+                   .tWC_ns = 30,
+                   .tADL_ns = 70,
+                   .tWB_ns = 100,
+                   .tWHR_ns = 60,
+                   .tCCS_ns = 0,
+                   .tR_max_ns = 25 * NK_US,
+                   .tPROG_max_ns = 700 * NK_US,
                    .tBERS_max_ns = 3 * NK_MS},
     },
     {
@@ -62,10 +71,19 @@ static const struct nk_chip_info nk_chip_models[] = {
         .bbm_offset = 0,
         .features = NK_CHIP_CACHE_PROGRAM | NK_CHIP_RANDOM_OUT,
         .max_bad_blocks = 40,
-        .timing = {.tR_ns = 25 * NK_US, .tPROG_ns = 200 * NK_US, .tBERS_ns = 1500 * NK_US,
-                   .tCBSY_ns = 3 * NK_US, .tRST_ns = 5 * NK_US, .tRC_ns = 25, .tWC_ns = 25,
-                   .tADL_ns = 100, .tWB_ns = 100, .tWHR_ns = 60, .tCCS_ns = 0,
-                   .tR_max_ns = 25 * NK_US, .tPROG_max_ns = 700 * NK_US,
+        .timing = {.tR_ns = 25 * NK_US,
+                   .tPROG_ns = 200 * NK_US,
+                   .tBERS_ns = 1500 * NK_US,
+                   .tCBSY_ns = 3 * NK_US,
+                   .tRST_ns = 5 * NK_US,
+                   .tRC_ns = 25,
+                   .tWC_ns = 25,
+                   .tADL_ns = 100,
+                   .tWB_ns = 100,
+                   .tWHR_ns = 60,
+                   .tCCS_ns = 0,
+                   .tR_max_ns = 25 * NK_US,
+                   .tPROG_max_ns = 700 * NK_US,
                    .tBERS_max_ns = 10 * NK_MS},
     },
     {
@@ -88,10 +106,18 @@ static const struct nk_chip_info nk_chip_models[] = {
         .bbm_offset = 5,
         .features = NK_CHIP_SMALL_PAGE,
         .max_bad_blocks = 80,
-        .timing = {.tR_ns = 15 * NK_US, .tPROG_ns = 200 * NK_US, .tBERS_ns = 2 * NK_MS,
-                   .tRST_ns = 5 * NK_US, .tRC_ns = 50, .tWC_ns = 50, .tADL_ns = 100,
-                   .tWB_ns = 100, .tWHR_ns = 60, .tR_max_ns = 15 * NK_US,
-                   .tPROG_max_ns = 500 * NK_US, .tBERS_max_ns = 3 * NK_MS},
+        .timing = {.tR_ns = 15 * NK_US,
+                   .tPROG_ns = 200 * NK_US,
+                   .tBERS_ns = 2 * NK_MS,
+                   .tRST_ns = 5 * NK_US,
+                   .tRC_ns = 50,
+                   .tWC_ns = 50,
+                   .tADL_ns = 100,
+                   .tWB_ns = 100,
+                   .tWHR_ns = 60,
+                   .tR_max_ns = 15 * NK_US,
+                   .tPROG_max_ns = 500 * NK_US,
+                   .tBERS_max_ns = 3 * NK_MS},
     },
     {
         .vendor = "Micron",
@@ -115,10 +141,19 @@ static const struct nk_chip_info nk_chip_models[] = {
         .features = NK_CHIP_ONFI | NK_CHIP_CACHE_PROGRAM | NK_CHIP_RANDOM_OUT |
                     NK_CHIP_GET_SET_FEATURES | NK_CHIP_ON_DIE_ECC,
         .max_bad_blocks = 40,
-        .timing = {.tR_ns = 25 * NK_US, .tPROG_ns = 200 * NK_US, .tBERS_ns = 700 * NK_US,
-                   .tCBSY_ns = 3 * NK_US, .tRST_ns = 5 * NK_US, .tRC_ns = 20, .tWC_ns = 20,
-                   .tADL_ns = 70, .tWB_ns = 100, .tWHR_ns = 60, .tCCS_ns = 100,
-                   .tR_max_ns = 25 * NK_US, .tPROG_max_ns = 600 * NK_US,
+        .timing = {.tR_ns = 25 * NK_US,
+                   .tPROG_ns = 200 * NK_US,
+                   .tBERS_ns = 700 * NK_US,
+                   .tCBSY_ns = 3 * NK_US,
+                   .tRST_ns = 5 * NK_US,
+                   .tRC_ns = 20,
+                   .tWC_ns = 20,
+                   .tADL_ns = 70,
+                   .tWB_ns = 100,
+                   .tWHR_ns = 60,
+                   .tCCS_ns = 100,
+                   .tR_max_ns = 25 * NK_US,
+                   .tPROG_max_ns = 600 * NK_US,
                    .tBERS_max_ns = 3 * NK_MS},
     },
     {
@@ -141,10 +176,19 @@ static const struct nk_chip_info nk_chip_models[] = {
         .bbm_offset = 0,
         .features = NK_CHIP_CACHE_PROGRAM | NK_CHIP_RANDOM_OUT,
         .max_bad_blocks = 20,
-        .timing = {.tR_ns = 25 * NK_US, .tPROG_ns = 300 * NK_US, .tBERS_ns = 3 * NK_MS,
-                   .tCBSY_ns = 3 * NK_US, .tRST_ns = 5 * NK_US, .tRC_ns = 25, .tWC_ns = 25,
-                   .tADL_ns = 70, .tWB_ns = 100, .tWHR_ns = 60, .tR_max_ns = 25 * NK_US,
-                   .tPROG_max_ns = 700 * NK_US, .tBERS_max_ns = 5 * NK_MS},
+        .timing = {.tR_ns = 25 * NK_US,
+                   .tPROG_ns = 300 * NK_US,
+                   .tBERS_ns = 3 * NK_MS,
+                   .tCBSY_ns = 3 * NK_US,
+                   .tRST_ns = 5 * NK_US,
+                   .tRC_ns = 25,
+                   .tWC_ns = 25,
+                   .tADL_ns = 70,
+                   .tWB_ns = 100,
+                   .tWHR_ns = 60,
+                   .tR_max_ns = 25 * NK_US,
+                   .tPROG_max_ns = 700 * NK_US,
+                   .tBERS_max_ns = 5 * NK_MS},
     },
     {
         .vendor = "Hynix",
@@ -166,10 +210,19 @@ static const struct nk_chip_info nk_chip_models[] = {
         .bbm_offset = 0,
         .features = NK_CHIP_CACHE_PROGRAM | NK_CHIP_RANDOM_OUT,
         .max_bad_blocks = 20,
-        .timing = {.tR_ns = 25 * NK_US, .tPROG_ns = 200 * NK_US, .tBERS_ns = 2 * NK_MS,
-                   .tCBSY_ns = 3 * NK_US, .tRST_ns = 5 * NK_US, .tRC_ns = 30, .tWC_ns = 30,
-                   .tADL_ns = 100, .tWB_ns = 100, .tWHR_ns = 60, .tR_max_ns = 25 * NK_US,
-                   .tPROG_max_ns = 700 * NK_US, .tBERS_max_ns = 3 * NK_MS},
+        .timing = {.tR_ns = 25 * NK_US,
+                   .tPROG_ns = 200 * NK_US,
+                   .tBERS_ns = 2 * NK_MS,
+                   .tCBSY_ns = 3 * NK_US,
+                   .tRST_ns = 5 * NK_US,
+                   .tRC_ns = 30,
+                   .tWC_ns = 30,
+                   .tADL_ns = 100,
+                   .tWB_ns = 100,
+                   .tWHR_ns = 60,
+                   .tR_max_ns = 25 * NK_US,
+                   .tPROG_max_ns = 700 * NK_US,
+                   .tBERS_max_ns = 3 * NK_MS},
     },
 };
 
@@ -179,17 +232,17 @@ static const struct nk_chip_info nk_chip_models[] = {
 struct nk_device_code {
     uint8_t code;
     uint16_t size_mib;
-    uint16_t page_size;    /* 0: large page, geometry from the extended ID */
-    uint16_t block_kib;    /* small page only */
+    uint16_t page_size; /* 0: large page, geometry from the extended ID */
+    uint16_t block_kib; /* small page only */
 };
 
 static const struct nk_device_code nk_device_codes[] = {
-    {0x73, 16, 512, 16},   {0x75, 32, 512, 16},   {0x76, 64, 512, 16},   {0x79, 128, 512, 16},
-    {0x71, 256, 512, 16},  {0x35, 32, 512, 16},   {0x36, 64, 512, 16},   {0x78, 128, 512, 16},
-    {0xa1, 128, 0, 0},     {0xf1, 128, 0, 0},     {0xd1, 128, 0, 0},     {0xaa, 256, 0, 0},
-    {0xda, 256, 0, 0},     {0xac, 512, 0, 0},     {0xdc, 512, 0, 0},     {0xa3, 1024, 0, 0},
-    {0xd3, 1024, 0, 0},    {0xa5, 2048, 0, 0},    {0xd5, 2048, 0, 0},    {0xd7, 4096, 0, 0},
-    {0xde, 8192, 0, 0},    {0x48, 2048, 0, 0},    {0x68, 4096, 0, 0},    {0x88, 8192, 0, 0},
+    {0x73, 16, 512, 16},  {0x75, 32, 512, 16}, {0x76, 64, 512, 16}, {0x79, 128, 512, 16},
+    {0x71, 256, 512, 16}, {0x35, 32, 512, 16}, {0x36, 64, 512, 16}, {0x78, 128, 512, 16},
+    {0xa1, 128, 0, 0},    {0xf1, 128, 0, 0},   {0xd1, 128, 0, 0},   {0xaa, 256, 0, 0},
+    {0xda, 256, 0, 0},    {0xac, 512, 0, 0},   {0xdc, 512, 0, 0},   {0xa3, 1024, 0, 0},
+    {0xd3, 1024, 0, 0},   {0xa5, 2048, 0, 0},  {0xd5, 2048, 0, 0},  {0xd7, 4096, 0, 0},
+    {0xde, 8192, 0, 0},   {0x48, 2048, 0, 0},  {0x68, 4096, 0, 0},  {0x88, 8192, 0, 0},
 };
 
 struct nk_vendor {
@@ -305,18 +358,10 @@ void nk_chip_apply_bbm_rule(struct nk_chip_info *info)
         info->bbm_pages = NK_BBM_FIRST_PAGE;
 }
 
-static unsigned nk_log2(uint32_t v)
-{
-    unsigned n = 0;
-    while (v >>= 1)
-        n++;
-    return n;
-}
-
 /* Row cycles needed to address `pages` pages. */
 static uint8_t nk_row_cycles_for(uint32_t pages)
 {
-    return (uint8_t)(nk_log2(pages - 1) / 8 + 1);
+    return (uint8_t)(nk_chip_log2(pages - 1) / 8 + 1);
 }
 
 int nk_chip_lookup_id(const uint8_t *id, unsigned id_len, struct nk_chip_info *info)
@@ -372,7 +417,7 @@ int nk_chip_lookup_id(const uint8_t *id, unsigned id_len, struct nk_chip_info *i
     info->blocks = (uint32_t)(size / block_bytes);
     info->row_cycles = nk_row_cycles_for(info->blocks * info->pages_per_block);
     nk_chip_apply_bbm_rule(info);
-    nk_format(info->model, sizeof info->model, "NAND %uMiB (ID %02x %02x)", code->size_mib,
-              id[0], id[1]);
+    nk_format(info->model, sizeof info->model, "NAND %uMiB (ID %02x %02x)", code->size_mib, id[0],
+              id[1]);
     return 0;
 }

@@ -92,14 +92,6 @@ void nk_onfi_timing_mode(unsigned mode, struct nk_chip_timing *timing)
     timing->tADL_ns = mode == 0 ? 200 : 70;
 }
 
-static unsigned nk_highest_bit(uint32_t v)
-{
-    unsigned n = 0;
-    while (v >>= 1)
-        n++;
-    return n;
-}
-
 static bool nk_is_power_of_two(uint32_t v)
 {
     return v && !(v & (v - 1));
@@ -109,8 +101,7 @@ static bool nk_is_power_of_two(uint32_t v)
 static int nk_param_check_geometry(const struct nk_chip_info *info, struct nk_diag *diag,
                                    const char *what)
 {
-    if (!nk_is_power_of_two(info->page_size) || info->page_size < 256 ||
-        info->page_size > 65536)
+    if (!nk_is_power_of_two(info->page_size) || info->page_size < 256 || info->page_size > 65536)
         return nk_diag_set(diag, -NK_EINVAL, "%s page: bad page size %u", what, info->page_size);
     if (info->oob_size == 0 || info->oob_size > 4096)
         return nk_diag_set(diag, -NK_EINVAL, "%s page: bad spare size %u", what, info->oob_size);
@@ -120,8 +111,8 @@ static int nk_param_check_geometry(const struct nk_chip_info *info, struct nk_di
     if (info->blocks == 0 || info->luns == 0)
         return nk_diag_set(diag, -NK_EINVAL, "%s page: no blocks (%u blocks, %u LUNs)", what,
                            info->blocks, info->luns);
-    if (info->col_cycles == 0 || info->row_cycles == 0 || info->col_cycles + info->row_cycles >
-                                                              NK_MAX_ADDR_CYCLES)
+    if (info->col_cycles == 0 || info->row_cycles == 0 ||
+        info->col_cycles + info->row_cycles > NK_MAX_ADDR_CYCLES)
         return nk_diag_set(diag, -NK_EINVAL, "%s page: bad address cycles (%u column, %u row)",
                            what, info->col_cycles, info->row_cycles);
     return 0;
@@ -175,7 +166,7 @@ int nk_onfi_parse(const uint8_t page[256], const uint8_t *ext, uint32_t ext_len,
     uint32_t blocks_per_lun = nk_le32(page + 96);
     /* Linux truncates a non-power-of-two block count per LUN. */
     if (blocks_per_lun && !nk_is_power_of_two(blocks_per_lun))
-        blocks_per_lun = 1u << nk_highest_bit(blocks_per_lun);
+        blocks_per_lun = 1u << nk_chip_log2(blocks_per_lun);
     info->luns = page[100];
     info->blocks = blocks_per_lun * info->luns;
     info->row_cycles = page[101] & 0x0f;
@@ -194,7 +185,7 @@ int nk_onfi_parse(const uint8_t page[256], const uint8_t *ext, uint32_t ext_len,
 
     struct nk_chip_timing *t = &info->timing;
     uint16_t modes = nk_le16(page + 129);
-    nk_onfi_timing_mode(modes ? nk_highest_bit(modes & 0x3f) : 0, t);
+    nk_onfi_timing_mode(modes ? nk_chip_log2(modes & 0x3f) : 0, t);
     t->tPROG_max_ns = (uint32_t)nk_le16(page + 133) * 1000u;
     t->tBERS_max_ns = (uint32_t)nk_le16(page + 135) * 1000u;
     t->tR_max_ns = (uint32_t)nk_le16(page + 137) * 1000u;
@@ -241,7 +232,7 @@ int nk_jedec_parse(const uint8_t page[512], struct nk_chip_info *info, struct nk
     info->nop = page[103];
     struct nk_chip_timing *t = &info->timing;
     uint16_t speed = nk_le16(page + 144);
-    nk_onfi_timing_mode(speed ? nk_highest_bit(speed & 0x3f) : 0, t);
+    nk_onfi_timing_mode(speed ? nk_chip_log2(speed & 0x3f) : 0, t);
     t->tPROG_max_ns = (uint32_t)nk_le16(page + 153) * 1000u;
     t->tBERS_max_ns = (uint32_t)nk_le16(page + 155) * 1000u;
     t->tR_max_ns = (uint32_t)nk_le16(page + 157) * 1000u;

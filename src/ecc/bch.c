@@ -69,13 +69,23 @@ static bool nk_bch_params(unsigned m, unsigned t, unsigned *words)
     return true;
 }
 
+/* Encoder tables: 16 slices for one-word codes (16 bytes a round), 8 for
+ * longer ones (the larger tables would not stay in a 32-48 KiB L1 cache),
+ * 1 (byte at a time) with small tables. */
+static unsigned nk_bch_slices(unsigned words, unsigned flags)
+{
+    if (flags & NK_BCH_SMALL_TABLES)
+        return 1;
+    return words == 1 ? 16u : 8u;
+}
+
 size_t nk_bch_workspace_size(unsigned m, unsigned t, unsigned flags)
 {
     unsigned words;
     if (!nk_bch_params(m, t, &words))
         return 0;
     size_t n = ((size_t)1 << m) - 1u;
-    size_t slices = (flags & NK_BCH_SMALL_TABLES) ? 1u : 8u;
+    size_t slices = nk_bch_slices(words, flags);
     size_t size = 8u; /* slack to align the caller's pointer */
     size += nk_align8(sizeof(struct nk_bch_tables));
     size += slices * 256u * words * sizeof(uint64_t);
@@ -95,42 +105,118 @@ static inline uint64_t nk_load_be64(const uint8_t *p)
            (uint64_t)p[6] << 8 | (uint64_t)p[7];
 }
 
+/* Complete unrolling of the short fixed loops below keeps the register in
+ * CPU registers; gcc -O2 would otherwise leave them rolled. */
+#if defined(__GNUC__)
+#define NK_UNROLL _Pragma("GCC unroll 8")
+#else
+#define NK_UNROLL
+#endif
+/* An empty asm that "changes" x: the compiler must keep x as computed, so
+ * it cannot re-associate the XOR tree below into one long chain. */
+#if defined(__GNUC__)
+#define NK_OPAQUE(x) __asm__("" : "+r"(x))
+#else
+#define NK_OPAQUE(x) ((void)0)
+#endif
+
 /* Feeds `len` message bytes into the remainder register (W words, W a
- * compile-time constant at each expansion so the register stays in CPU
- * registers). */
-static inline void nk_bch_feed_w(const struct nk_bch_tables *tb, uint64_t *state,
-                                 const uint8_t *data, size_t len, const unsigned W)
+ * compile-time constant at each expansion). */
+/* The eight bytes of a 64-bit chunk, top byte first, as table indexes. */
+struct nk_bch_bytes {
+    size_t b[8];
+};
+
+static NK_ALWAYS_INLINE struct nk_bch_bytes nk_bch_split(uint64_t v)
 {
-    uint64_t r[NK_BCH_WORDS_MAX];
+    struct nk_bch_bytes x;
+    x.b[0] = (size_t)(v >> 56);
+    x.b[1] = (size_t)(v >> 48) & 0xffu;
+    x.b[2] = (size_t)(v >> 40) & 0xffu;
+    x.b[3] = (size_t)(v >> 32) & 0xffu;
+    x.b[4] = (size_t)(v >> 24) & 0xffu;
+    x.b[5] = (size_t)(v >> 16) & 0xffu;
+    x.b[6] = (size_t)(v >> 8) & 0xffu;
+    x.b[7] = (size_t)v & 0xffu;
+    return x;
+}
+
+/* The XOR of the entries the eight bytes select in eight consecutive slices
+ * starting at `tab`, word w. A balanced tree: the next round waits on this
+ * result, so its dependency chain is kept short. */
+static NK_ALWAYS_INLINE uint64_t nk_bch_slices8(const uint64_t *tab, const struct nk_bch_bytes *x,
+                                                unsigned w, const unsigned W)
+{
+    const size_t slice = 256u * W;
+    const uint64_t *col = tab + 256u * w;
+    uint64_t x01 = col[x->b[0]] ^ col[slice + x->b[1]];
+    uint64_t x23 = col[2 * slice + x->b[2]] ^ col[3 * slice + x->b[3]];
+    uint64_t x45 = col[4 * slice + x->b[4]] ^ col[5 * slice + x->b[5]];
+    uint64_t x67 = col[6 * slice + x->b[6]] ^ col[7 * slice + x->b[7]];
+    if (w == 0) {
+        /* only the top word feeds the next round's lookups */
+        NK_OPAQUE(x01);
+        NK_OPAQUE(x23);
+        NK_OPAQUE(x45);
+        NK_OPAQUE(x67);
+    }
+    return (x01 ^ x23) ^ (x45 ^ x67);
+}
+
+static NK_ALWAYS_INLINE void nk_bch_feed_w(const struct nk_bch_tables *tb, uint64_t *state,
+                                           const uint8_t *data, size_t len, const unsigned W)
+{
+    uint64_t r[NK_BCH_WORDS_MAX] = {0};
     size_t i = 0;
+    if (W < 1 || W > NK_BCH_WORDS_MAX)
+        return; /* never: tells the compiler the bounds */
+    NK_UNROLL
     for (unsigned w = 0; w < W; w++)
         r[w] = state[w];
-    if (tb->slices == 8) {
+    const size_t slice = 256u * W;
+    if (W == 1 && tb->slices == 16) {
+        /* A one-word remainder (t <= 4) is consumed whole by the first 8
+         * bytes of a 16-byte round; the other 8 bytes' lookups do not wait
+         * on it, so a round costs the latency of an 8-byte one. */
         const uint64_t *tab = tb->encode;
-        for (; i + 8 <= len; i += 8) {
-            uint64_t v = r[0] ^ nk_load_be64(data + i);
-            for (unsigned w = 0; w + 1 < W; w++)
-                r[w] = r[w + 1];
-            r[W - 1] = 0;
-            for (unsigned k = 0; k < 8; k++) {
-                const uint64_t *e = tab + ((size_t)k * 256u + ((v >> (56 - 8 * k)) & 0xffu)) * W;
-                for (unsigned w = 0; w < W; w++)
-                    r[w] ^= e[w];
-            }
+        for (; i + 16 <= len; i += 16) {
+            struct nk_bch_bytes x0 = nk_bch_split(r[0] ^ nk_load_be64(data + i));
+            struct nk_bch_bytes x1 = nk_bch_split(nk_load_be64(data + i + 8));
+            r[0] = nk_bch_slices8(tab, &x0, 0, 1) ^ nk_bch_slices8(tab + 8 * slice, &x1, 0, 1);
         }
     }
-    const uint64_t *last = tb->encode + (size_t)(tb->slices - 1u) * 256u * W;
+    if (tb->slices >= 8) {
+        const uint64_t *tab = tb->encode + (tb->slices - 8u) * slice;
+        for (; i + 8 <= len; i += 8) {
+            struct nk_bch_bytes x = nk_bch_split(r[0] ^ nk_load_be64(data + i));
+            NK_UNROLL
+            for (unsigned w = 0; w < W; w++)
+                r[w] = nk_bch_slices8(tab, &x, w, W) ^ (w + 1 < W ? r[w + 1] : 0);
+        }
+    }
+    const uint64_t *last = tb->encode + (size_t)(tb->slices - 1u) * slice;
     for (; i < len; i++) {
         unsigned v = (unsigned)(r[0] >> 56) ^ data[i];
+        NK_UNROLL
         for (unsigned w = 0; w + 1 < W; w++)
             r[w] = r[w] << 8 | r[w + 1] >> 56;
         r[W - 1] <<= 8;
-        const uint64_t *e = last + (size_t)v * W;
+        const uint64_t *e = last + v;
+        NK_UNROLL
         for (unsigned w = 0; w < W; w++)
-            r[w] ^= e[w];
+            r[w] ^= e[256u * w];
     }
+    NK_UNROLL
     for (unsigned w = 0; w < W; w++)
         state[w] = r[w];
+}
+
+/* Codes up to 256 bits (t <= 19 at m = 13 or 14) get a copy of the loop
+ * specialised for their word count; longer ones share the generic one. */
+static void nk_bch_feed_long(const struct nk_bch_tables *tb, uint64_t *state, const uint8_t *data,
+                             size_t len)
+{
+    nk_bch_feed_w(tb, state, data, len, tb->words);
 }
 
 static void nk_bch_feed(const struct nk_bch_tables *tb, uint64_t *state, const uint8_t *data,
@@ -149,17 +235,8 @@ static void nk_bch_feed(const struct nk_bch_tables *tb, uint64_t *state, const u
     case 4:
         nk_bch_feed_w(tb, state, data, len, 4);
         break;
-    case 5:
-        nk_bch_feed_w(tb, state, data, len, 5);
-        break;
-    case 6:
-        nk_bch_feed_w(tb, state, data, len, 6);
-        break;
-    case 7:
-        nk_bch_feed_w(tb, state, data, len, 7);
-        break;
     default:
-        nk_bch_feed_w(tb, state, data, len, 8);
+        nk_bch_feed_long(tb, state, data, len);
         break;
     }
 }
@@ -258,15 +335,14 @@ static void nk_bch_build_gf(struct nk_bch_tables *tb, uint16_t *exp, uint16_t *l
     }
     if (x != 1)
         *primitive = false;
-    log[0] = 0;
+    log[0] = (uint16_t)NK_LOG_ZERO;
 }
 
 static void nk_bch_build_encoder(struct nk_bch_tables *tb, uint64_t *table, const uint64_t *g,
                                  unsigned ecc_bits)
 {
     unsigned words = tb->words;
-    uint64_t rows[64][NK_BCH_WORDS_MAX];
-    uint64_t reg[NK_BCH_WORDS_MAX] = {0};
+    uint64_t reg[NK_BCH_WORDS_MAX] = {0}, base[NK_BCH_WORDS_MAX];
 
     /* x^L mod g = the low L coefficients of g, left-justified: coefficient
      * of x^i at bit L-1-i from the top. */
@@ -275,26 +351,28 @@ static void nk_bch_build_encoder(struct nk_bch_tables *tb, uint64_t *table, cons
             unsigned q = ecc_bits - 1u - i;
             reg[q / 64] |= (uint64_t)1 << (63 - q % 64);
         }
-    uint64_t base[NK_BCH_WORDS_MAX];
     memcpy(base, reg, sizeof base);
-    for (unsigned j = 0; j < 64; j++) {
-        memcpy(rows[j], reg, sizeof rows[j]); /* x^(L+j) mod g */
+    /* Slice s maps a byte that is d = slices-1-s bytes from the end of the
+     * round to b(x) x^(8d + L): its single-bit entries are x^(L + j) mod g
+     * for j = 8d + bit; every other entry is the XOR of those. */
+    for (unsigned j = 0; j < 8u * tb->slices; j++) {
+        uint64_t *slice = table + (size_t)(tb->slices - 1u - j / 8u) * 256u * words;
+        for (unsigned w = 0; w < words; w++)
+            slice[256u * w + (1u << (j % 8u))] = reg[w];
         if (nk_reg_shl1(reg, words))
             for (unsigned w = 0; w < words; w++)
                 reg[w] ^= base[w];
     }
     for (unsigned s = 0; s < tb->slices; s++) {
-        unsigned k = 8u - tb->slices + s; /* slice k: byte k of 8 (0 = top) */
         uint64_t *slice = table + (size_t)s * 256u * words;
-        memset(slice, 0, words * sizeof(uint64_t));
-        for (unsigned b = 1; b < 256; b++) {
-            unsigned low = 0;
-            while (!(b >> low & 1u))
-                low++;
-            const uint64_t *prev = slice + (size_t)(b & (b - 1u)) * words;
-            const uint64_t *row = rows[low + 8u * (7u - k)];
+        for (unsigned w = 0; w < words; w++)
+            slice[256u * w] = 0;
+        for (unsigned b = 3; b < 256; b++) {
+            if (!(b & (b - 1u)))
+                continue; /* single bits are set above */
+            unsigned low = b & (0u - b);
             for (unsigned w = 0; w < words; w++)
-                slice[(size_t)b * words + w] = prev[w] ^ row[w];
+                slice[256u * w + b] = slice[256u * w + (b & (b - 1u))] ^ slice[256u * w + low];
         }
     }
 }
@@ -398,7 +476,7 @@ int nk_bch_init(struct nk_bch *bch, unsigned step_size, unsigned t, unsigned fla
     tb->m = m;
     tb->n = n;
     tb->words = words;
-    tb->slices = (flags & NK_BCH_SMALL_TABLES) ? 1u : 8u;
+    tb->slices = nk_bch_slices(words, flags);
 
     uint64_t *encode = (uint64_t *)(void *)cursor;
     cursor += (size_t)tb->slices * 256u * words * sizeof(uint64_t);
@@ -533,16 +611,17 @@ static int nk_bch_locator(const struct nk_bch_tables *gf, const uint16_t *syn, u
     unsigned prev_d = 1, d = syn[0];
     unsigned n = gf->n;
 
-    memset(elp, 0, NK_BCH_LOCATOR_MAX * sizeof elp[0]);
-    memset(prev, 0, sizeof prev);
+    for (unsigned j = 0; j < NK_BCH_LOCATOR_MAX; j++)
+        elp[j] = prev[j] = 0;
     elp[0] = 1;
     prev[0] = 1;
 
     for (unsigned i = 0; i < t && deg <= t; i++) {
         if (d) {
             unsigned k = 2 * i - (unsigned)prev_step;
-            memcpy(saved, elp, (deg + 1) * sizeof elp[0]);
             unsigned saved_deg = deg;
+            for (unsigned j = 0; j <= deg; j++)
+                saved[j] = elp[j];
             /* elp += d / prev_d x^k prev */
             unsigned l = gf->log[d] + n - gf->log[prev_d];
             if (l >= n)
@@ -553,9 +632,10 @@ static int nk_bch_locator(const struct nk_bch_tables *gf, const uint16_t *syn, u
             unsigned grown = prev_deg + k;
             if (grown > deg) {
                 deg = grown;
-                memcpy(prev, saved, (saved_deg + 1) * sizeof prev[0]);
-                memset(prev + saved_deg + 1, 0,
-                       (NK_BCH_LOCATOR_MAX - saved_deg - 1) * sizeof prev[0]);
+                for (unsigned j = 0; j <= saved_deg; j++)
+                    prev[j] = saved[j];
+                for (unsigned j = saved_deg + 1; j <= prev_deg; j++)
+                    prev[j] = 0;
                 prev_deg = saved_deg;
                 prev_d = d;
                 prev_step = (int)(2 * i);
@@ -572,23 +652,21 @@ static int nk_bch_locator(const struct nk_bch_tables *gf, const uint16_t *syn, u
     return deg > t ? -1 : (int)deg;
 }
 
-int nk_bch_correct(const struct nk_bch *bch, uint8_t *data, const uint8_t *read_ecc,
-                   const uint8_t *calc_ecc, unsigned *errloc)
+/* The full decode of a step whose codes differ, kept out of line so the
+ * clean path below stays a short compare. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int
+nk_bch_decode(const struct nk_bch *bch, uint8_t *data, const uint8_t *read_ecc,
+              const uint8_t *calc_ecc, unsigned *errloc)
 {
     const struct nk_bch_tables *tb = nk_bch_tables(bch);
     uint8_t diff[NK_ECC_MAX_BYTES_PER_STEP];
-    unsigned any = 0, last = bch->ecc_bytes - 1u;
-
-    /* Clean step: one compare. Pad bits carry no information, so flips
-     * there are not errors. */
-    for (unsigned i = 0; i < last; i++) {
+    unsigned last = bch->ecc_bytes - 1u;
+    for (unsigned i = 0; i < last; i++)
         diff[i] = (uint8_t)(read_ecc[i] ^ calc_ecc[i]);
-        any |= diff[i];
-    }
     diff[last] = (uint8_t)((read_ecc[last] ^ calc_ecc[last]) & (0xffu << tb->pad_bits));
-    any |= diff[last];
-    if (!any)
-        return 0;
 
     uint16_t syn[2 * NK_BCH_T_MAX];
     uint16_t elp[NK_BCH_LOCATOR_MAX];
@@ -607,6 +685,8 @@ int nk_bch_correct(const struct nk_bch *bch, uint8_t *data, const uint8_t *read_
     unsigned nbits = 8u * bch->step_size + bch->ecc_bits;
     unsigned bits[NK_BCH_T_MAX];
     for (int i = 0; i < deg; i++) {
+        if (!roots[i])
+            return -NK_EBADMSG; /* cannot happen: the locator's constant is 1 */
         unsigned l = tb->log[roots[i]];
         unsigned power = l ? tb->n - l : 0u;
         if (power >= nbits)
@@ -621,6 +701,28 @@ int nk_bch_correct(const struct nk_bch *bch, uint8_t *data, const uint8_t *read_
             errloc[i] = bits[i];
     }
     return deg;
+}
+
+int nk_bch_correct(const struct nk_bch *bch, uint8_t *data, const uint8_t *read_ecc,
+                   const uint8_t *calc_ecc, unsigned *errloc)
+{
+    /* Clean step: one compare, a word at a time. Pad bits carry no
+     * information, so flips there are not errors. */
+    unsigned last = bch->ecc_bytes - 1u, i = 0;
+    uint64_t any = 0;
+    for (; i + 8 <= last; i += 8) {
+        uint64_t a, b;
+        memcpy(&a, read_ecc + i, 8);
+        memcpy(&b, calc_ecc + i, 8);
+        any |= a ^ b;
+    }
+    for (; i < last; i++)
+        any |= (uint64_t)(read_ecc[i] ^ calc_ecc[i]);
+    any |= (uint64_t)((unsigned)(read_ecc[last] ^ calc_ecc[last]) &
+                      (0xffu << nk_bch_tables(bch)->pad_bits));
+    if (!any)
+        return 0;
+    return nk_bch_decode(bch, data, read_ecc, calc_ecc, errloc);
 }
 
 /* ----- engine --------------------------------------------------------------- */

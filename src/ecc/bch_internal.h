@@ -12,20 +12,34 @@
 
 #include "nandkit/ecc.h"
 
+#if defined(__GNUC__)
+#define NK_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define NK_ALWAYS_INLINE inline
+#endif
+
 /* Limits of this implementation. */
 #define NK_BCH_M_MIN 9
 #define NK_BCH_M_MAX 15
+/* Largest strength; a build for small targets may lower it (e.g.
+ * -DNK_BCH_T_MAX=8) to shrink the decoder's stack (docs/ecc.md). */
+#ifndef NK_BCH_T_MAX
 #define NK_BCH_T_MAX 32
+#endif
+/* Coefficient arrays of the root finder, in whole 8-lane blocks. */
+#define NK_BCH_LANES_MAX ((NK_BCH_T_MAX + 7) & ~7)
 #define NK_BCH_WORDS_MAX 8 /* 64-bit words of the largest code: 512 bits */
 
 /* Everything nk_bch_init() builds, at the start of the caller's workspace;
  * the arrays follow it in the same workspace. */
 struct nk_bch_tables {
     const uint16_t *exp; /* alpha^i for 0 <= i < 2N, so exp[log a + log b] needs no mod */
-    const uint16_t *log; /* log[a] for 1 <= a <= N; log[0] is unused */
-    /* Encoder: `slices` tables of 256 entries of `words` 64-bit words; slice
-     * k maps byte b to b(x) * x^(8*(7-k) + ecc_bits) mod g(x), left-justified
-     * in the words (slice 7 alone is the byte-at-a-time table). */
+    const uint16_t *log; /* log[a] for 1 <= a <= N; log[0] = NK_LOG_ZERO */
+    /* Encoder: `slices` tables (16, 8 or 1); slice s maps byte b to
+     * b(x) * x^(8 * (slices - 1 - s) + ecc_bits) mod g(x), left-justified in
+     * `words` 64-bit words, stored as encode[(s * words + w) * 256 + b] so
+     * that each word is one indexed load. The last 8 slices are the
+     * slicing-by-8 tables, the last one the byte-at-a-time table. */
     const uint64_t *encode;
     /* Syndromes (full tables only), per odd j = 2i+1: `syndrome_divide`
      * [i][h] = h(x) * x^m mod m_j(x) for the top 8 bits h of a remainder, and
@@ -43,6 +57,10 @@ struct nk_bch_tables {
     unsigned slices;
     unsigned pad_bits;
 };
+
+/* log[0]: a marker above any real logarithm (< 2^15), so log-form code can
+ * spot a zero coefficient by its top bit. Never index exp[] with it. */
+#define NK_LOG_ZERO 0xffffu
 
 #define NK_BCH_SYNDROME_EVAL_ENTRIES 384 /* 256 for bits 0..7, 128 for bits 8..14 */
 

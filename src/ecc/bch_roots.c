@@ -31,7 +31,6 @@
 #include "ecc/bch_internal.h"
 
 #define NK_POLY_MAX (2 * NK_BCH_T_MAX + 2)
-#define NK_LOG_ZERO 0xffffu /* log-form marker of a zero coefficient */
 
 unsigned nk_gf_trace(const struct nk_bch_tables *gf, unsigned a)
 {
@@ -52,12 +51,17 @@ static unsigned nk_gf_sqrt(const struct nk_bch_tables *gf, unsigned a)
     return gf->exp[(l & 1u) ? (l + gf->n) / 2u : l / 2u];
 }
 
-static unsigned nk_highest_bit(unsigned v)
+/* Index of the highest set bit of v != 0. */
+static inline unsigned nk_highest_bit(unsigned v)
 {
+#if defined(__GNUC__)
+    return 31u - (unsigned)__builtin_clz(v);
+#else
     unsigned bit = 0;
     while (v >>= 1)
         bit++;
     return bit;
+#endif
 }
 
 /* ----- degrees 1 and 2 ----------------------------------------------------- */
@@ -107,50 +111,53 @@ static unsigned nk_roots_deg2(const struct nk_bch_tables *gf, const uint16_t *p,
 static unsigned nk_solve_affine4(const struct nk_bch_tables *gf, unsigned b, unsigned c, unsigned d,
                                  unsigned solutions[4])
 {
-    uint16_t basis[NK_BCH_M_MAX], made_of[NK_BCH_M_MAX];
-    uint16_t kernel[NK_BCH_M_MAX];
+    /* Each row packs an image (high 16 bits) with the inputs that made it
+     * (low 16 bits), so one XOR reduces both; basis[k] holds the row whose
+     * image has its top bit at k. */
+    uint32_t basis[32];
+    uint32_t kernel[2];
     unsigned kernel_count = 0;
     unsigned m = gf->m;
-    unsigned lb = b ? gf->log[b] : 0, lc = c ? gf->log[c] : 0;
-    memset(basis, 0, sizeof basis);
+    const uint16_t *exp_b = gf->exp + (b ? gf->log[b] : 0);
+    const uint16_t *exp_c = gf->exp + (c ? gf->log[c] : 0);
+    unsigned mask_b = b ? 0xffffu : 0u, mask_c = c ? 0xffffu : 0u;
+    for (unsigned k = 16; k < 16 + NK_BCH_M_MAX; k++)
+        basis[k] = 0;
 
     for (unsigned i = 0; i < m; i++) {
-        unsigned v = gf->exp[4 * i];
-        if (b)
-            v ^= gf->exp[lb + 2 * i];
-        if (c)
-            v ^= gf->exp[lc + i];
-        unsigned combo = 1u << i;
-        while (v) {
-            unsigned top = nk_highest_bit(v);
+        unsigned image = gf->exp[4 * i] ^ (exp_b[2 * i] & mask_b) ^ (exp_c[i] & mask_c);
+        uint32_t row = (uint32_t)image << 16 | 1u << i;
+        while (row >> 16) {
+            unsigned top = nk_highest_bit(row);
             if (!basis[top]) {
-                basis[top] = (uint16_t)v;
-                made_of[top] = (uint16_t)combo;
+                basis[top] = row;
                 break;
             }
-            v ^= basis[top];
-            combo ^= made_of[top];
+            row ^= basis[top];
         }
-        if (!v)
-            kernel[kernel_count++] = (uint16_t)combo;
+        if (!(row >> 16)) {
+            if (kernel_count == 2)
+                return 0; /* more than four solutions: not a quartic's */
+            kernel[kernel_count++] = row;
+        }
     }
 
-    unsigned v = d, particular = 0;
-    while (v) {
-        unsigned top = nk_highest_bit(v);
+    uint32_t row = (uint32_t)d << 16;
+    while (row >> 16) {
+        unsigned top = nk_highest_bit(row);
         if (!basis[top])
             return 0; /* d is not in the image: no solution */
-        v ^= basis[top];
-        particular ^= made_of[top];
+        row ^= basis[top];
     }
     if (kernel_count != 2)
-        return kernel_count < 2 ? 1u << kernel_count : 0u;
-    /* The combination bits are the coordinates on the polynomial basis, i.e.
-     * the field element itself. */
+        return 1u << kernel_count;
+    /* The input bits are the coordinates on the polynomial basis, i.e. the
+     * field element itself. */
+    unsigned particular = row & 0xffffu, k0 = kernel[0] & 0xffffu, k1 = kernel[1] & 0xffffu;
     solutions[0] = particular;
-    solutions[1] = particular ^ kernel[0];
-    solutions[2] = particular ^ kernel[1];
-    solutions[3] = particular ^ kernel[0] ^ kernel[1];
+    solutions[1] = particular ^ k0;
+    solutions[2] = particular ^ k1;
+    solutions[3] = particular ^ k0 ^ k1;
     return 4;
 }
 
@@ -299,69 +306,145 @@ static void nk_poly_make_monic(const struct nk_bch_tables *gf, struct nk_poly *p
         p->c[j] = (uint16_t)nk_gf_div(gf, p->c[j], lead);
 }
 
-/* gcd(a, b), monic, into a; b is destroyed. */
-static void nk_poly_gcd(const struct nk_bch_tables *gf, struct nk_poly *a, struct nk_poly *b)
+/* gcd(a, b), made monic; works in place on both and returns whichever of
+ * them holds the result. */
+static const struct nk_poly *nk_poly_gcd(const struct nk_bch_tables *gf, struct nk_poly *a,
+                                         struct nk_poly *b)
 {
     while (!nk_poly_is_zero(b)) {
         nk_poly_mod(gf, a, b);
-        struct nk_poly t = *a;
-        *a = *b;
-        *b = t;
+        struct nk_poly *t = a;
+        a = b;
+        b = t;
     }
     nk_poly_make_monic(gf, a);
+    return a;
 }
 
 /* ----- Berlekamp trace algorithm ------------------------------------------- */
 
+/* Polynomials modulo f of degree v are kept as v coefficient logs, with
+ * NK_LOG_ZERO for a zero coefficient and a flag telling whether there is
+ * any (rare: 1 in 2^m per coefficient), so the common loops need no test. */
+struct nk_logpoly {
+    uint16_t log[NK_BCH_LANES_MAX];
+    bool has_zero;
+};
+
 struct nk_bta {
     const struct nk_bch_tables *gf;
     unsigned deg;            /* v = deg f */
-    uint16_t f[NK_POLY_MAX]; /* monic f, f[deg] = 1 */
-    /* square[i - half][j]: log of coefficient j of x^(2i) mod f, for
-     * half = ceil(v/2) <= i < v (lower even powers need no reduction). */
-    uint16_t square_log[NK_BCH_T_MAX / 2 + 1][NK_BCH_T_MAX];
-    unsigned half;
-    uint16_t power[NK_BCH_M_MAX + 1][NK_BCH_T_MAX]; /* x^(2^i) mod f */
-    uint16_t trace[NK_BCH_M_MAX][NK_BCH_T_MAX];     /* Tr(alpha^k x) mod f */
+    unsigned half;           /* ceil(v/2): x^(2i) needs reducing from i = half on */
+    uint16_t f[NK_POLY_MAX]; /* monic f, f[v] = 1 */
+    struct nk_logpoly square[NK_BCH_T_MAX / 2 + 1]; /* x^(2i) mod f, i >= half */
+    struct nk_logpoly power[NK_BCH_M_MAX + 1];      /* x^(2^i) mod f */
+    uint16_t trace[NK_BCH_M_MAX][NK_BCH_LANES_MAX]; /* Tr(alpha^k x) mod f */
     uint32_t trace_ready;
 };
 
-/* out = in^2 mod f: squares each coefficient (a Frobenius map, so no cross
- * terms) and reduces the even powers at or above v with the table. */
-static void nk_bta_square(const struct nk_bta *bta, const uint16_t *in, uint16_t *out)
+/* Coefficient arrays are processed in blocks of 8 lanes so the hot loops
+ * run unrolled; lanes at and above v hold log 0 and collect junk that
+ * nothing reads. */
+static inline unsigned nk_lanes(unsigned v)
+{
+    return (v + 7u) & ~7u;
+}
+
+/* out = logs of acc[0..v); acc's padding lanes are overwritten. */
+static void nk_logpoly_from(const struct nk_bch_tables *gf, struct nk_logpoly *out, uint16_t *acc,
+                            unsigned v)
+{
+    const uint16_t *log = gf->log;
+    unsigned lanes = nk_lanes(v), marks = 0;
+    for (unsigned j = v; j < lanes; j++)
+        acc[j] = 1; /* log 1 = 0 */
+    for (unsigned j = 0; j < lanes; j += 8) {
+        uint16_t *o = out->log + j;
+        const uint16_t *a = acc + j;
+        o[0] = log[a[0]];
+        o[1] = log[a[1]];
+        o[2] = log[a[2]];
+        o[3] = log[a[3]];
+        o[4] = log[a[4]];
+        o[5] = log[a[5]];
+        o[6] = log[a[6]];
+        o[7] = log[a[7]];
+        marks |= (unsigned)(o[0] | o[1] | o[2] | o[3] | o[4] | o[5] | o[6] | o[7]);
+    }
+    /* log[0] = NK_LOG_ZERO is the only value with bit 15 set */
+    out->has_zero = (marks & 0x8000u) != 0;
+}
+
+/* acc += alpha^l * p (p in log form), over whole 8-lane blocks. */
+static NK_ALWAYS_INLINE void nk_logpoly_addmul(const struct nk_bch_tables *gf, uint16_t *acc,
+                                               const struct nk_logpoly *p, unsigned l, unsigned v)
+{
+    const uint16_t *exp = gf->exp + l;
+    const uint16_t *log = p->log;
+    if (!p->has_zero) {
+        for (unsigned j = 0; j < nk_lanes(v); j += 8) {
+            acc[j] ^= exp[log[j]];
+            acc[j + 1] ^= exp[log[j + 1]];
+            acc[j + 2] ^= exp[log[j + 2]];
+            acc[j + 3] ^= exp[log[j + 3]];
+            acc[j + 4] ^= exp[log[j + 4]];
+            acc[j + 5] ^= exp[log[j + 5]];
+            acc[j + 6] ^= exp[log[j + 6]];
+            acc[j + 7] ^= exp[log[j + 7]];
+        }
+    } else {
+        for (unsigned j = 0; j < v; j++)
+            if (log[j] != NK_LOG_ZERO)
+                acc[j] ^= exp[log[j]];
+    }
+}
+
+static inline void nk_lanes_clear(uint16_t *acc, unsigned v)
+{
+    for (unsigned j = 0; j < nk_lanes(v); j += 8) {
+        acc[j] = acc[j + 1] = acc[j + 2] = acc[j + 3] = 0;
+        acc[j + 4] = acc[j + 5] = acc[j + 6] = acc[j + 7] = 0;
+    }
+}
+
+/* out = in^2 mod f: squares each coefficient (the Frobenius map has no cross
+ * terms) and folds the even powers at or above v back with the table. */
+static void nk_bta_square(const struct nk_bta *bta, const struct nk_logpoly *in,
+                          struct nk_logpoly *out)
 {
     const struct nk_bch_tables *gf = bta->gf;
-    unsigned v = bta->deg, n = gf->n;
-    memset(out, 0, v * sizeof out[0]);
-    for (unsigned i = 0; i < v; i++) {
-        if (!in[i])
+    unsigned v = bta->deg, n = gf->n, half = bta->half;
+    uint16_t acc[NK_BCH_LANES_MAX];
+    nk_lanes_clear(acc, v);
+    for (unsigned i = 0; i < half; i++) {
+        unsigned l = in->log[i];
+        if (l != NK_LOG_ZERO)
+            acc[2 * i] ^= gf->exp[2u * l];
+    }
+    for (unsigned i = half; i < v; i++) {
+        unsigned l = in->log[i];
+        if (l == NK_LOG_ZERO)
             continue;
-        unsigned l = 2u * gf->log[in[i]];
+        l *= 2u;
         if (l >= n)
             l -= n;
-        if (2 * i < v) {
-            out[2 * i] ^= gf->exp[l];
-            continue;
-        }
-        const uint16_t *row = bta->square_log[i - bta->half];
-        for (unsigned j = 0; j < v; j++)
-            if (row[j] != NK_LOG_ZERO)
-                out[j] ^= gf->exp[l + row[j]];
+        nk_logpoly_addmul(gf, acc, &bta->square[i - half], l, v);
     }
+    nk_logpoly_from(gf, out, acc, v);
 }
 
 static void nk_bta_prepare(struct nk_bta *bta)
 {
     const struct nk_bch_tables *gf = bta->gf;
     unsigned v = bta->deg;
-    uint16_t cur[NK_BCH_T_MAX]; /* x^k mod f, starting at k = v */
+    uint16_t cur[NK_BCH_LANES_MAX]; /* x^k mod f, starting at k = v */
     memcpy(cur, bta->f, v * sizeof cur[0]);
     bta->half = (v + 1) / 2;
     for (unsigned k = v;; k++) {
         if (!(k & 1u) && k / 2 >= bta->half) {
-            uint16_t *row = bta->square_log[k / 2 - bta->half];
-            for (unsigned j = 0; j < v; j++)
-                row[j] = cur[j] ? gf->log[cur[j]] : (uint16_t)NK_LOG_ZERO;
+            uint16_t copy[NK_BCH_LANES_MAX];
+            memcpy(copy, cur, v * sizeof cur[0]);
+            nk_logpoly_from(gf, &bta->square[k / 2 - bta->half], copy, v);
         }
         if (k == 2 * v - 2)
             break;
@@ -383,14 +466,11 @@ static const uint16_t *nk_bta_trace(struct nk_bta *bta, unsigned k)
         return t;
     const struct nk_bch_tables *gf = bta->gf;
     unsigned v = bta->deg;
-    memset(t, 0, v * sizeof t[0]);
+    nk_lanes_clear(t, v);
     unsigned e = k; /* log of alpha^(k 2^i) */
     for (unsigned i = 0; i < gf->m; i++) {
-        const uint16_t *p = bta->power[i];
-        for (unsigned j = 0; j < v; j++)
-            if (p[j])
-                t[j] ^= gf->exp[e + gf->log[p[j]]];
-        e = 2 * e;
+        nk_logpoly_addmul(gf, t, &bta->power[i], e, v);
+        e *= 2u;
         if (e >= gf->n)
             e -= gf->n;
     }
@@ -406,20 +486,21 @@ static unsigned nk_bta_split(struct nk_bta *bta, const struct nk_poly *g, unsign
     if (g->deg <= 4)
         return g->deg ? nk_roots_small(gf, g->c, g->deg, roots) : 0;
     for (; k < gf->m; k++) {
-        struct nk_poly h, rest;
+        struct nk_poly a, b;
         const uint16_t *t = nk_bta_trace(bta, k);
-        rest.deg = bta->deg - 1;
-        memcpy(rest.c, t, bta->deg * sizeof t[0]);
-        nk_poly_trim(&rest);
-        nk_poly_mod(gf, &rest, g);
-        h = *g;
-        nk_poly_gcd(gf, &h, &rest);
-        if (h.deg == 0 || h.deg == g->deg)
+        b.deg = bta->deg - 1;
+        memcpy(b.c, t, bta->deg * sizeof t[0]);
+        nk_poly_trim(&b);
+        if (g->deg < bta->deg)
+            nk_poly_mod(gf, &b, g);
+        a = *g;
+        const struct nk_poly *h = nk_poly_gcd(gf, &a, &b);
+        if (h->deg == 0 || h->deg == g->deg)
             continue; /* alpha^k gives every root the same trace */
         struct nk_poly q, work = *g;
-        nk_poly_div(gf, &work, &h, &q);
-        unsigned found = nk_bta_split(bta, &h, k + 1, roots);
-        if (found != h.deg)
+        nk_poly_div(gf, &work, h, &q);
+        unsigned found = nk_bta_split(bta, h, k + 1, roots);
+        if (found != h->deg)
             return found;
         return found + nk_bta_split(bta, &q, k + 1, roots + found);
     }
@@ -439,11 +520,11 @@ static unsigned nk_roots_bta(const struct nk_bch_tables *gf, const uint16_t *pol
 
     /* x^(2^i) mod f for i = 0..m; f splits into distinct linear factors
      * exactly when x^(2^m) = x mod f. */
-    memset(bta.power[0], 0, deg * sizeof bta.power[0][0]);
-    bta.power[0][1] = 1;
+    uint16_t x[NK_BCH_LANES_MAX] = {0, 1};
+    nk_logpoly_from(gf, &bta.power[0], x, deg);
     for (unsigned i = 0; i < gf->m; i++)
-        nk_bta_square(&bta, bta.power[i], bta.power[i + 1]);
-    if (memcmp(bta.power[gf->m], bta.power[0], deg * sizeof bta.power[0][0]) != 0)
+        nk_bta_square(&bta, &bta.power[i], &bta.power[i + 1]);
+    if (memcmp(bta.power[gf->m].log, bta.power[0].log, deg * sizeof x[0]) != 0)
         return 0;
 
     struct nk_poly f;

@@ -169,19 +169,22 @@ void nk_hamming_calculate(const uint8_t *data, unsigned step_size, bool sm_order
     ecc[2] = (uint8_t)last;
 }
 
-/* Odd bits (1, 3, 5, 7) of a byte gathered into a nibble: the address a
- * single-bit error syndrome points at. */
-static inline unsigned nk_hamming_gather_odd(unsigned b)
-{
-    return (b >> 1 & 1u) | (b >> 2 & 2u) | (b >> 3 & 4u) | (b >> 4 & 8u);
-}
-
-static inline unsigned nk_popcount8(unsigned b)
-{
-    b = b - (b >> 1 & 0x55u);
-    b = (b & 0x33u) + (b >> 2 & 0x33u);
-    return (b + (b >> 4)) & 0x0fu;
-}
+/* Odd bits (1, 3, 5, 7) of a byte gathered into a nibble: the part of an
+ * address a single-bit error syndrome points at. */
+static const uint8_t nk_hamming_odd_bits[256] = {
+#define NK_ODD(b) (uint8_t)(((b) >> 1 & 1u) | ((b) >> 2 & 2u) | ((b) >> 3 & 4u) | ((b) >> 4 & 8u))
+#define NK_ODD4(n) NK_ODD(n), NK_ODD((n) + 1u), NK_ODD((n) + 2u), NK_ODD((n) + 3u)
+#define NK_ODD16(n) NK_ODD4(n), NK_ODD4((n) + 4u), NK_ODD4((n) + 8u), NK_ODD4((n) + 12u)
+#define NK_ODD64(n) NK_ODD16(n), NK_ODD16((n) + 16u), NK_ODD16((n) + 32u), NK_ODD16((n) + 48u)
+    NK_ODD64(0u),
+    NK_ODD64(64u),
+    NK_ODD64(128u),
+    NK_ODD64(192u),
+#undef NK_ODD64
+#undef NK_ODD16
+#undef NK_ODD4
+#undef NK_ODD
+};
 
 int nk_hamming_correct(uint8_t *data, unsigned step_size, bool sm_order, const uint8_t read_ecc[3],
                        const uint8_t calc_ecc[3])
@@ -196,26 +199,24 @@ int nk_hamming_correct(uint8_t *data, unsigned step_size, bool sm_order, const u
         hi = (unsigned)(read_ecc[0] ^ calc_ecc[0]);
     }
     col = (unsigned)(read_ecc[2] ^ calc_ecc[2]);
-
-    if ((lo | hi | col) == 0)
+    unsigned syndrome = lo | hi << 8 | col << 16;
+    if (!syndrome)
         return 0;
 
     /* A single data-bit error flips exactly one of each (even, odd) parity
      * pair. For 256-byte steps the two constant low bits of the column byte
      * are not checked, as Linux does not check them. */
-    unsigned col_pairs = step_size == 512 ? 0x55u : 0x54u;
-    if (((lo ^ lo >> 1) & 0x55u) == 0x55u && ((hi ^ hi >> 1) & 0x55u) == 0x55u &&
-        ((col ^ col >> 1) & col_pairs) == col_pairs) {
-        unsigned byte = nk_hamming_gather_odd(hi) << 4 | nk_hamming_gather_odd(lo);
+    unsigned pairs = step_size == 512 ? 0x555555u : 0x545555u;
+    if (((syndrome ^ syndrome >> 1) & pairs) == pairs) {
+        unsigned byte = (unsigned)nk_hamming_odd_bits[hi] << 4 | nk_hamming_odd_bits[lo];
         if (step_size == 512)
             byte |= (col >> 1 & 1u) << 8;
-        unsigned bit = nk_hamming_gather_odd(col >> 2);
-        data[byte] ^= (uint8_t)(1u << bit);
+        data[byte] ^= (uint8_t)(1u << nk_hamming_odd_bits[col >> 2]);
         return 1;
     }
 
     /* One flipped bit in the stored code itself: nothing to repair in data. */
-    if (nk_popcount8(lo) + nk_popcount8(hi) + nk_popcount8(col) == 1)
+    if (!(syndrome & (syndrome - 1u)))
         return 1;
 
     return -NK_EBADMSG;

@@ -44,8 +44,7 @@ int nk_oob_layout_small_page(struct nk_oob_layout *layout, unsigned oob_size)
     return -NK_EINVAL;
 }
 
-int nk_oob_layout_large_hamming(struct nk_oob_layout *layout, unsigned oob_size,
-                                unsigned ecc_total)
+int nk_oob_layout_large_hamming(struct nk_oob_layout *layout, unsigned oob_size, unsigned ecc_total)
 {
     nk_layout_clear(layout);
     unsigned offset;
@@ -58,7 +57,11 @@ int nk_oob_layout_large_hamming(struct nk_oob_layout *layout, unsigned oob_size,
     if (offset + ecc_total > oob_size)
         return -NK_EINVAL;
     nk_layout_add(layout->ecc, &layout->ecc_count, offset, ecc_total);
+    /* Linux's two free sections: before the code and after it (the second
+     * is empty when the code reaches the end, e.g. 8 x 3 bytes at 40). */
     nk_layout_add(layout->free, &layout->free_count, 2, offset - 2);
+    nk_layout_add(layout->free, &layout->free_count, offset + ecc_total,
+                  oob_size - offset - ecc_total);
     return 0;
 }
 
@@ -98,7 +101,11 @@ int nk_oob_layout_default(struct nk_oob_layout *layout, unsigned page_size, unsi
         }
         return nk_oob_layout_all_free(layout, oob_size, 2);
     }
-    if (page_size <= 512 && ecc_total <= 6 && (oob_size == 16 || oob_size == 8)) {
+    if (oob_size == 16 || oob_size == 8) {
+        /* Small pages: Linux places at most 6 code bytes around the marker
+         * at byte 5 and wants an explicit layout for anything larger. */
+        if (ecc_total > (oob_size == 16 ? 6u : 3u))
+            return -NK_EINVAL;
         int err = nk_oob_layout_small_page(layout, oob_size);
         if (!err && ecc_total < 6 && oob_size == 16) {
             /* Fewer code bytes than the layout reserves: trim the regions. */

@@ -103,8 +103,7 @@ int nk_nand_block_mark_bad(struct nk_nand *dev, uint32_t block)
     if (bad)
         return 0;
     if (dev->read_only)
-        return nk_diag_set(&dev->diag, -NK_EROFS, "marking block %u bad refused: read-only",
-                           block);
+        return nk_diag_set(&dev->diag, -NK_EROFS, "marking block %u bad refused: read-only", block);
     return nk_nand_block_write_marker(dev, block);
 }
 

@@ -83,9 +83,9 @@ static void nk_bbt_encode_range(const struct nk_bbt *bbt, uint8_t *out, uint32_t
         unsigned shift = (i & 3u) * 2u;
         unsigned state = nk_bbt_get(bbt, first + i);
         if (state == NK_BBT_WORN)
-            out[i >> 2] &= (uint8_t)~(1u << shift);
+            out[i >> 2] &= (uint8_t) ~(1u << shift);
         else if (state == NK_BBT_FACTORY_BAD)
-            out[i >> 2] &= (uint8_t)~(3u << shift);
+            out[i >> 2] &= (uint8_t) ~(3u << shift);
     }
 }
 
@@ -122,8 +122,8 @@ static int nk_bbt_search(struct nk_nand *dev, struct nk_bbt *bbt)
     for (uint32_t b = nk_nand_blocks(dev); b-- > nk_bbt_first_reserved(dev);) {
         uint8_t mark[NK_BBT_PATTERN_LEN + 1];
         uint32_t page = b * nk_nand_pages_per_block(dev);
-        int err = nk_nand_read_raw_bytes(dev, page, page_size + NK_BBT_PATTERN_OFFSET, mark,
-                                         sizeof mark);
+        int err =
+            nk_nand_read_raw_bytes(dev, page, page_size + NK_BBT_PATTERN_OFFSET, mark, sizeof mark);
         if (err)
             return err;
         for (int c = NK_BBT_MAIN; c <= NK_BBT_MIRROR; c++) {
@@ -172,8 +172,8 @@ static int32_t nk_bbt_pick_block(const struct nk_nand *dev, struct nk_bbt *bbt,
                                  enum nk_bbt_copy which)
 {
     struct nk_bbt_copy_state copy = nk_bbt_copy(bbt, which);
-    struct nk_bbt_copy_state other = nk_bbt_copy(bbt, which == NK_BBT_MAIN ? NK_BBT_MIRROR
-                                                                            : NK_BBT_MAIN);
+    struct nk_bbt_copy_state other =
+        nk_bbt_copy(bbt, which == NK_BBT_MAIN ? NK_BBT_MIRROR : NK_BBT_MAIN);
     if (*copy.block >= 0) {
         unsigned state = nk_bbt_get(bbt, (uint32_t)*copy.block);
         if (state == NK_BBT_GOOD || state == NK_BBT_RESERVED)
@@ -268,7 +268,7 @@ static int nk_bbt_read_best(struct nk_nand *dev, struct nk_bbt *bbt, bool *scrub
             which = NK_BBT_MAIN;
         else
             which = nk_bbt_newer(info->mirror_version, info->main_version) > 0 ? NK_BBT_MIRROR
-                                                                                : NK_BBT_MAIN;
+                                                                               : NK_BBT_MAIN;
         memset(bbt->entries, 0, nk_bbt_entry_bytes(bbt->blocks));
         int r = nk_bbt_read_copy(dev, bbt, which);
         if (r == -NK_EBADMSG) {
@@ -288,10 +288,9 @@ int nk_bbt_attach(struct nk_nand *dev, struct nk_bbt *bbt, const struct nk_bbt_c
     if (!dev->page_buf)
         return nk_diag_set(&dev->diag, -NK_EINVAL, "device is not open");
     if (!config || !config->memory || config->memory_size < nk_bbt_memory_size(dev))
-        return nk_diag_set(&dev->diag, -NK_EINVAL,
-                           "bad-block table memory of %zu bytes too small: need %zu",
-                           config && config->memory ? config->memory_size : 0,
-                           nk_bbt_memory_size(dev));
+        return nk_diag_set(
+            &dev->diag, -NK_EINVAL, "bad-block table memory of %zu bytes too small: need %zu",
+            config && config->memory ? config->memory_size : 0, nk_bbt_memory_size(dev));
     if (nk_nand_blocks(dev) <= NK_BBT_MAX_BLOCKS)
         return nk_diag_set(&dev->diag, -NK_EINVAL, "%u blocks leave no room for a BBT",
                            nk_nand_blocks(dev));

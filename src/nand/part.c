@@ -13,8 +13,8 @@ static uint32_t nk_part_bbt_start(const struct nk_nand *dev)
     return nk_nand_blocks(dev) - nk_nand_bbt_reserved_blocks(dev);
 }
 
-int nk_part_init(struct nk_part *part, struct nk_nand *dev, const char *name,
-                 uint32_t first_block, uint32_t block_count, unsigned flags)
+int nk_part_init(struct nk_part *part, struct nk_nand *dev, const char *name, uint32_t first_block,
+                 uint32_t block_count, unsigned flags)
 {
     const char *label = name ? name : "(unnamed)";
     uint32_t blocks = nk_nand_blocks(dev);

@@ -49,16 +49,18 @@ if nandsim_load bbt=1 badblocks=5,10; then
             fail "info-$mode" "$(tr '\n' '|' </tmp/info.txt)"
         fi
     done
-    if nandkit bench --help >/dev/null 2>&1; then
-        if nandkit bench /dev/mtd0 >/tmp/bench.txt 2>&1; then
-            pass "bench" "nandkit bench /dev/mtd0 (wall time):"
+    # Blocks 100.. are free for the benchmark to erase and write; the
+    # K9F1G08U0A datasheet gives the limits nandsim's figures sit beside.
+    for mode in kernel nandkit; do
+        if nandkit bench /dev/mtd0 --mtd-ecc $mode --chip K9F1G08U0A --first-block 100 \
+            --count 64 --block-count 4 --no-progress >/tmp/bench.txt 2>&1 &&
+            grep -q "^page read (data+OOB)" /tmp/bench.txt; then
+            pass "bench-$mode" "nandkit bench /dev/mtd0 --mtd-ecc $mode (wall time):"
             sed 's/^/INFO bench | /' /tmp/bench.txt
         else
-            fail "bench" "$(tr '\n' '|' </tmp/bench.txt)"
+            fail "bench-$mode" "$(tr '\n' '|' </tmp/bench.txt)"
         fi
-    else
-        echo "PENDING bench: this nandkit has no 'bench' command yet (the benchmarker issue adds it)"
-    fi
+    done
     nk_mtd_guest time /dev/mtd0
 
     # Check 3: BBT agreement (read-only), and the CLI's view of it.

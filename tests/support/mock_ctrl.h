@@ -19,15 +19,15 @@ struct nk_mock_ctrl {
     char log[16384];
     size_t log_len;
     uint8_t last_cmd;
-    uint8_t status;          /* answered to DATA_IN after 70h */
-    unsigned busy_polls;     /* status reads that report busy before ready */
-    const uint8_t *in_data;  /* DATA_IN source after other commands; NULL: 0xA5 */
+    uint8_t status;         /* answered to DATA_IN after 70h */
+    unsigned busy_polls;    /* status reads that report busy before ready */
+    const uint8_t *in_data; /* DATA_IN source after other commands; NULL: 0xA5 */
     size_t in_len;
     size_t in_pos;
-    uint8_t out_data[8192];  /* DATA_OUT bytes since init/clear, concatenated */
+    uint8_t out_data[8192]; /* DATA_OUT bytes since init/clear, concatenated */
     size_t out_len;
-    int fail_with;           /* non-zero: exec_op returns it */
-    unsigned ops;            /* exec_op calls */
+    int fail_with; /* non-zero: exec_op returns it */
+    unsigned ops;  /* exec_op calls */
 };
 
 void nk_mock_ctrl_init(struct nk_mock_ctrl *mock, bool rb_line);

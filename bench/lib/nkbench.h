@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The page-level benchmarker behind `nandkit bench`: measures page read,
+ * program, block erase and whole-block transfers through the public device
+ * API, beside the datasheet limit, with a breakdown of where the time goes;
+ * prints a table, JSON (docs/bench.md) or an SVG chart.
+ */
+#ifndef NK_BENCH_H
+#define NK_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "nandkit/nand.h"
+#include "nandkit/sim.h"
+
+enum nk_bench_op {
+    NK_BENCH_PAGE_READ,      /* data + OOB, with ECC */
+    NK_BENCH_PAGE_READ_DATA, /* data only, with ECC */
+    NK_BENCH_PAGE_READ_OOB,  /* OOB only */
+    NK_BENCH_PAGE_PROGRAM,   /* data + OOB, with ECC */
+    NK_BENCH_BLOCK_ERASE,
+    NK_BENCH_BLOCK_READ,  /* every page of a block, data + OOB */
+    NK_BENCH_BLOCK_WRITE, /* erase + program every page of a block */
+    NK_BENCH_OP_COUNT
+};
+
+/* JSON key and table label of an op. */
+const char *nk_bench_op_key(enum nk_bench_op op);
+const char *nk_bench_op_label(enum nk_bench_op op);
+
+/* One figure: statistics of the measured time per operation and where the
+ * mean went. Times in microseconds. */
+struct nk_bench_stat {
+    unsigned count;
+    double avg_us, min_us, max_us, stddev_us;
+    double limit_us;     /* datasheet limit (0 = not applicable) */
+    double array_us;     /* mean chip busy time (tR, tPROG, tBERS) */
+    double bus_us;       /* mean bus transfer + command/address cycles + delays */
+    double ecc_cpu_us;   /* mean ECC CPU time (calibrated: engine alone) */
+    double other_cpu_us; /* mean remaining library CPU time (incl. the port's data loop) */
+};
+
+/* Where the device comes from, for the timing method. */
+enum nk_bench_clock {
+    NK_BENCH_CLOCK_SIM,  /* virtual device time + measured library CPU time */
+    NK_BENCH_CLOCK_WALL, /* wall time (real hardware, /dev/mtdN) */
+};
+
+struct nk_bench_config {
+    struct nk_nand *nand;
+    struct nk_sim *sim; /* NK_BENCH_CLOCK_SIM: the simulator behind `nand` */
+    enum nk_bench_clock clock;
+    unsigned count;       /* page operations per page figure (>= 1) */
+    unsigned block_count; /* operations per block figure (>= 1) */
+    uint32_t first_block; /* blocks the benchmark may erase and write */
+    uint32_t block_limit; /* how many from first_block (0 = to the end) */
+    uint64_t seed;        /* test data */
+    bool progress;        /* a progress line on stderr for runs over a second */
+    const char *label;    /* for the progress line */
+};
+
+struct nk_bench_result {
+    char chip[48];
+    char ecc[24];
+    char loop[12];
+    char clock[8];              /* "sim" or "wall" */
+    double ecc_page_read_us;    /* calibrated ECC CPU per page, read path */
+    double ecc_page_program_us; /* calibrated ECC CPU per page, program path */
+    struct nk_bench_stat ops[NK_BENCH_OP_COUNT];
+};
+
+/* The reference system's datasheet limits for `info`, in microseconds:
+ * read = tR + (cycles + bytes) x tRC, program = (cycles + bytes) x tWC +
+ * tPROG, erase = tBERS + cycles x tWC, with cycles = command + address
+ * cycles + confirm. Returns false when the chip has no timing data. */
+bool nk_bench_limits(const struct nk_chip_info *info, double limits[NK_BENCH_OP_COUNT]);
+
+/* Runs every figure. Returns 0, or a negative NK_E* after writing a one-line
+ * reason to `why` (NK_DIAG_LEN bytes): no timing data, no usable block, an
+ * I/O error. */
+int nk_bench_run(const struct nk_bench_config *config, struct nk_bench_result *result, char *why);
+
+/* Output. `results` holds one run, or the matrix of --compare. */
+void nk_bench_print_table(FILE *out, const struct nk_bench_result *results, unsigned count);
+void nk_bench_print_compare(FILE *out, const struct nk_bench_result *results, unsigned count);
+void nk_bench_print_json(FILE *out, const struct nk_bench_result *results, unsigned count);
+void nk_bench_write_svg(FILE *out, const struct nk_bench_result *results, unsigned count);
+
+#endif

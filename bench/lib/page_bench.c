@@ -1,0 +1,495 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Page-level measurements through the public device API.
+ *
+ * On the simulator a figure is the virtual device time of the operation
+ * (command/address/data cycles, array busy) plus the host time spent in the
+ * library path: the whole call minus the time the simulator reports for its
+ * own bookkeeping (chip model, physics, hardware ECC engine). The port's
+ * data loops are board-glue code and count as library time. ECC CPU is
+ * calibrated by running the engine alone over the same pages.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nandkit/diag.h"
+#include "nandkit/error.h"
+#include "nkbench.h"
+
+static const char *const nk_op_keys[NK_BENCH_OP_COUNT] = {
+    "page_read",   "page_read_data", "page_read_oob", "page_program",
+    "block_erase", "block_read",     "block_write",
+};
+
+static const char *const nk_op_labels[NK_BENCH_OP_COUNT] = {
+    "page read (data+OOB)", "page read (data)", "page read (OOB)", "page program",
+    "block erase",          "block read",       "block write",
+};
+
+const char *nk_bench_op_key(enum nk_bench_op op)
+{
+    return nk_op_keys[op];
+}
+
+const char *nk_bench_op_label(enum nk_bench_op op)
+{
+    return nk_op_labels[op];
+}
+
+bool nk_bench_limits(const struct nk_chip_info *info, double limits[NK_BENCH_OP_COUNT])
+{
+    const struct nk_chip_timing *t = &info->timing;
+    if (!t->tR_ns || !t->tPROG_ns || !t->tBERS_ns || !t->tRC_ns || !t->tWC_ns)
+        return false;
+    bool small = (info->features & NK_CHIP_SMALL_PAGE) != 0;
+    unsigned addr = info->col_cycles + info->row_cycles;
+    unsigned read_cycles = (small ? 1u : 2u) + addr;    /* 00h [..30h] */
+    unsigned program_cycles = (small ? 3u : 2u) + addr; /* [pointer] 80h .. 10h */
+    unsigned erase_cycles = 2u + info->row_cycles;      /* 60h .. D0h */
+    double rc = t->tRC_ns / 1e3, wc = t->tWC_ns / 1e3;
+    limits[NK_BENCH_PAGE_READ] =
+        t->tR_ns / 1e3 + (read_cycles + info->page_size + info->oob_size) * rc;
+    limits[NK_BENCH_PAGE_READ_DATA] = t->tR_ns / 1e3 + (read_cycles + info->page_size) * rc;
+    limits[NK_BENCH_PAGE_READ_OOB] = t->tR_ns / 1e3 + (read_cycles + info->oob_size) * rc;
+    limits[NK_BENCH_PAGE_PROGRAM] =
+        (program_cycles + info->page_size + info->oob_size) * wc + t->tPROG_ns / 1e3;
+    limits[NK_BENCH_BLOCK_ERASE] = t->tBERS_ns / 1e3 + erase_cycles * wc;
+    limits[NK_BENCH_BLOCK_READ] = info->pages_per_block * limits[NK_BENCH_PAGE_READ];
+    limits[NK_BENCH_BLOCK_WRITE] =
+        limits[NK_BENCH_BLOCK_ERASE] + info->pages_per_block * limits[NK_BENCH_PAGE_PROGRAM];
+    return true;
+}
+
+/* ----- timing ------------------------------------------------------------------ */
+
+static uint64_t nk_host_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+struct nk_probe {
+    uint64_t host;
+    uint64_t clock_reads; /* the simulator's measurement clock reads */
+    uint64_t sim_host;
+    uint64_t virt;
+    uint64_t busy;
+    uint64_t bus;
+};
+
+struct nk_accum {
+    unsigned n;
+    double mean, m2, min, max;
+    double array_sum, bus_sum, cpu_sum;
+};
+
+struct nk_run {
+    const struct nk_bench_config *config;
+    struct nk_nand *nand;
+    uint8_t *data; /* block of page data (ppb pages) */
+    uint8_t *oob;  /* block of OOB */
+    uint8_t *back; /* read buffer, one page */
+    uint8_t *back_oob;
+    uint32_t *blocks; /* usable blocks */
+    uint32_t block_count;
+    uint64_t started;
+    uint64_t last_progress;
+    bool progress_shown;
+    double clock_read_ns;
+    char *why;
+};
+
+static void nk_probe_take(const struct nk_run *run, struct nk_probe *p, bool end)
+{
+    struct nk_sim_counters c;
+    bool sim = run->config->clock == NK_BENCH_CLOCK_SIM;
+    if (end)
+        p->host = nk_host_ns();
+    if (sim) {
+        nk_sim_counters(run->config->sim, &c);
+        p->sim_host = c.host_ns;
+        p->clock_reads = c.clock_reads;
+        p->busy = c.busy_wait_ns;
+        p->bus = c.bus_ns + c.delay_ns;
+        p->virt = nk_sim_time_ns(run->config->sim);
+    } else {
+        p->sim_host = p->busy = p->bus = p->virt = p->clock_reads = 0;
+    }
+    if (!end)
+        p->host = nk_host_ns();
+}
+
+/* Host cost of one clock read (median), measured once per run: the
+ * simulator's and the probe's own clock reads are measurement overhead. */
+static double nk_clock_read_ns(void)
+{
+    enum { BATCHES = 9, READS = 2000 };
+    double per[BATCHES];
+    for (unsigned b = 0; b < BATCHES; b++) {
+        uint64_t t0 = nk_host_ns();
+        for (unsigned i = 0; i < READS; i++)
+            (void)nk_host_ns();
+        per[b] = (double)(nk_host_ns() - t0) / (READS + 1);
+    }
+    for (unsigned i = 1; i < BATCHES; i++) {
+        for (unsigned j = i; j > 0 && per[j - 1] > per[j]; j--) {
+            double t = per[j];
+            per[j] = per[j - 1];
+            per[j - 1] = t;
+        }
+    }
+    return per[BATCHES / 2];
+}
+
+static void nk_accum_add(struct nk_accum *a, const struct nk_probe *p0, const struct nk_probe *p1,
+                         enum nk_bench_clock clock, double clock_read_ns)
+{
+    double host = (double)(p1->host - p0->host);
+    double total, cpu;
+    if (clock == NK_BENCH_CLOCK_SIM) {
+        double bookkeeping = (double)(p1->sim_host - p0->sim_host) +
+                             (double)(p1->clock_reads - p0->clock_reads + 1) * clock_read_ns;
+        cpu = host > bookkeeping ? host - bookkeeping : 0.0;
+        total = (double)(p1->virt - p0->virt) + cpu;
+        a->array_sum += (double)(p1->busy - p0->busy);
+        a->bus_sum += (double)(p1->bus - p0->bus);
+    } else {
+        cpu = 0.0;
+        total = host;
+    }
+    total /= 1e3;
+    a->cpu_sum += cpu / 1e3;
+    a->n++;
+    double delta = total - a->mean;
+    a->mean += delta / a->n;
+    a->m2 += delta * (total - a->mean);
+    if (a->n == 1 || total < a->min)
+        a->min = total;
+    if (a->n == 1 || total > a->max)
+        a->max = total;
+}
+
+static void nk_accum_finish(const struct nk_accum *a, struct nk_bench_stat *s, double ecc_cpu)
+{
+    s->count = a->n;
+    s->avg_us = a->mean;
+    s->min_us = a->min;
+    s->max_us = a->max;
+    s->stddev_us = a->n > 1 ? sqrt(a->m2 / (a->n - 1)) : 0.0;
+    if (!a->n)
+        return;
+    s->array_us = a->array_sum / a->n / 1e3;
+    s->bus_us = a->bus_sum / a->n / 1e3;
+    double cpu = a->cpu_sum / a->n;
+    s->ecc_cpu_us = ecc_cpu < cpu ? ecc_cpu : cpu;
+    s->other_cpu_us = cpu - s->ecc_cpu_us;
+}
+
+static void nk_progress(struct nk_run *run, const char *what, unsigned done, unsigned total)
+{
+    if (!run->config->progress)
+        return;
+    uint64_t now = nk_host_ns();
+    if (now - run->started < 1000000000ull || now - run->last_progress < 100000000ull)
+        return;
+    run->last_progress = now;
+    run->progress_shown = true;
+    fprintf(stderr, "\rbench: %s%s%s %u/%u   ", run->config->label ? run->config->label : "",
+            run->config->label ? ": " : "", what, done, total);
+    fflush(stderr);
+}
+
+/* ----- the operations ------------------------------------------------------------ */
+
+static int nk_fail(struct nk_run *run, int err, const char *what, uint32_t where)
+{
+    nk_format(run->why, NK_DIAG_LEN, "%s %u failed: %s%s%s", what, where, nk_strerror(err),
+              run->nand->diag.text[0] ? " - " : "", run->nand->diag.text);
+    return err;
+}
+
+static bool nk_read_ok(int r)
+{
+    return r >= 0 || r == -NK_EUCLEAN;
+}
+
+/* Erases block `b` and programs every page with the prepared data. */
+static int nk_fill_block(struct nk_run *run, uint32_t block)
+{
+    struct nk_nand *nand = run->nand;
+    uint32_t ppb = nk_nand_pages_per_block(nand);
+    int err = nk_nand_erase_block(nand, block);
+    if (err)
+        return nk_fail(run, err, "erase of block", block);
+    for (uint32_t p = 0; p < ppb; p++) {
+        err = nk_nand_program_page(nand, block * ppb + p,
+                                   run->data + (size_t)p * nk_nand_page_size(nand),
+                                   run->oob + (size_t)p * nand->free_bytes, NK_OOB_AUTO);
+        if (err)
+            return nk_fail(run, err, "program of page", block * ppb + p);
+    }
+    return 0;
+}
+
+static int nk_bench_programs(struct nk_run *run, struct nk_accum *acc)
+{
+    struct nk_nand *nand = run->nand;
+    uint32_t ppb = nk_nand_pages_per_block(nand), page_size = nk_nand_page_size(nand);
+    unsigned count = run->config->count;
+    for (unsigned i = 0; i < count; i++) {
+        uint32_t slot = i % (run->block_count * ppb);
+        uint32_t block = run->blocks[slot / ppb], p = slot % ppb;
+        if (p == 0) {
+            int err = nk_nand_erase_block(nand, block);
+            if (err)
+                return nk_fail(run, err, "erase of block", block);
+        }
+        struct nk_probe p0, p1;
+        nk_probe_take(run, &p0, false);
+        int err = nk_nand_program_page(nand, block * ppb + p, run->data + (size_t)p * page_size,
+                                       run->oob + (size_t)p * nand->free_bytes, NK_OOB_AUTO);
+        nk_probe_take(run, &p1, true);
+        if (err)
+            return nk_fail(run, err, "program of page", block * ppb + p);
+        nk_accum_add(acc, &p0, &p1, run->config->clock, run->clock_read_ns);
+        nk_progress(run, "page program", i + 1, count);
+    }
+    return 0;
+}
+
+static int nk_bench_reads(struct nk_run *run, enum nk_bench_op op, struct nk_accum *acc)
+{
+    struct nk_nand *nand = run->nand;
+    uint32_t ppb = nk_nand_pages_per_block(nand);
+    unsigned count = run->config->count;
+    for (unsigned i = 0; i < count; i++) {
+        uint32_t page = run->blocks[0] * ppb + i % ppb;
+        uint8_t *data = op == NK_BENCH_PAGE_READ_OOB ? NULL : run->back;
+        uint8_t *oob = op == NK_BENCH_PAGE_READ_DATA ? NULL : run->back_oob;
+        struct nk_probe p0, p1;
+        nk_probe_take(run, &p0, false);
+        int r = nk_nand_read_page(nand, page, data, oob, NK_OOB_PLACE);
+        nk_probe_take(run, &p1, true);
+        if (!nk_read_ok(r))
+            return nk_fail(run, r, "read of page", page);
+        nk_accum_add(acc, &p0, &p1, run->config->clock, run->clock_read_ns);
+        nk_progress(run, nk_op_labels[op], i + 1, count);
+    }
+    return 0;
+}
+
+static int nk_bench_blocks(struct nk_run *run, struct nk_accum *erase, struct nk_accum *write,
+                           struct nk_accum *read)
+{
+    struct nk_nand *nand = run->nand;
+    uint32_t ppb = nk_nand_pages_per_block(nand), page_size = nk_nand_page_size(nand);
+    unsigned count = run->config->block_count;
+    for (unsigned i = 0; i < count; i++) {
+        uint32_t block = run->blocks[i % run->block_count];
+        struct nk_probe p0, p1;
+        nk_probe_take(run, &p0, false);
+        int err = nk_nand_erase_block(nand, block);
+        nk_probe_take(run, &p1, true);
+        if (err)
+            return nk_fail(run, err, "erase of block", block);
+        nk_accum_add(erase, &p0, &p1, run->config->clock, run->clock_read_ns);
+
+        nk_probe_take(run, &p0, false);
+        err = nk_nand_erase_block(nand, block);
+        for (uint32_t p = 0; !err && p < ppb; p++)
+            err = nk_nand_program_page(nand, block * ppb + p, run->data + (size_t)p * page_size,
+                                       run->oob + (size_t)p * nand->free_bytes, NK_OOB_AUTO);
+        nk_probe_take(run, &p1, true);
+        if (err)
+            return nk_fail(run, err, "write of block", block);
+        nk_accum_add(write, &p0, &p1, run->config->clock, run->clock_read_ns);
+
+        nk_probe_take(run, &p0, false);
+        for (uint32_t p = 0; !err && p < ppb; p++) {
+            int r =
+                nk_nand_read_page(nand, block * ppb + p, run->back, run->back_oob, NK_OOB_PLACE);
+            if (!nk_read_ok(r))
+                err = r;
+        }
+        nk_probe_take(run, &p1, true);
+        if (err)
+            return nk_fail(run, err, "read of block", block);
+        nk_accum_add(read, &p0, &p1, run->config->clock, run->clock_read_ns);
+        nk_progress(run, "block erase/write/read", i + 1, count);
+    }
+    return 0;
+}
+
+/* ----- ECC calibration --------------------------------------------------------------- */
+
+static int nk_compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median over batches of the engine's CPU per page on the benchmark data:
+ * calculate every step (program), plus the compare with the stored code
+ * (read, clean page). */
+static void nk_calibrate_ecc(struct nk_run *run, struct nk_bench_result *result)
+{
+    const struct nk_ecc_engine *ecc = &run->nand->ecc;
+    result->ecc_page_read_us = result->ecc_page_program_us = 0.0;
+    if (ecc->placement != NK_ECC_PLACEMENT_SOFTWARE || !ecc->ops)
+        return;
+    uint32_t page_size = nk_nand_page_size(run->nand), ppb = nk_nand_pages_per_block(run->nand);
+    unsigned steps = page_size / ecc->step_size, bytes = ecc->bytes_per_step;
+    uint8_t *codes = malloc((size_t)steps * bytes), *stored = malloc((size_t)steps * bytes);
+    enum { BATCHES = 9, PAGES = 64 };
+    double program[BATCHES], read[BATCHES];
+    volatile unsigned sink = 0;
+    for (unsigned b = 0; b < BATCHES; b++) {
+        uint64_t t0 = nk_host_ns();
+        for (unsigned p = 0; p < PAGES; p++) {
+            const uint8_t *page = run->data + (size_t)(p % ppb) * page_size;
+            for (unsigned s = 0; s < steps; s++)
+                ecc->ops->calculate(ecc, page + (size_t)s * ecc->step_size, codes + s * bytes);
+        }
+        uint64_t t1 = nk_host_ns();
+        memcpy(stored, codes, (size_t)steps * bytes);
+        for (unsigned p = 0; p < PAGES; p++) {
+            const uint8_t *page = run->data + (size_t)(p % ppb) * page_size;
+            for (unsigned s = 0; s < steps; s++) {
+                ecc->ops->calculate(ecc, page + (size_t)s * ecc->step_size, codes + s * bytes);
+                sink += memcmp(codes + s * bytes, stored + s * bytes, bytes) != 0;
+            }
+        }
+        uint64_t t2 = nk_host_ns();
+        program[b] = (double)(t1 - t0) / PAGES / 1e3;
+        read[b] = (double)(t2 - t1) / PAGES / 1e3;
+    }
+    (void)sink;
+    qsort(program, BATCHES, sizeof program[0], nk_compare_doubles);
+    qsort(read, BATCHES, sizeof read[0], nk_compare_doubles);
+    result->ecc_page_program_us = program[BATCHES / 2];
+    result->ecc_page_read_us = read[BATCHES / 2];
+    free(codes);
+    free(stored);
+}
+
+/* ----- driver ----------------------------------------------------------------------- */
+
+static void nk_fill_random(uint8_t *buf, size_t len, uint64_t seed)
+{
+    uint64_t state = seed * 0x9e3779b97f4a7c15ull + 1;
+    for (size_t i = 0; i < len; i++) {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        buf[i] = (uint8_t)(state >> 24);
+    }
+}
+
+static int nk_pick_blocks(struct nk_run *run)
+{
+    const struct nk_bench_config *config = run->config;
+    uint32_t total = nk_nand_blocks(run->nand);
+    uint32_t end = config->block_limit ? config->first_block + config->block_limit : total;
+    if (end > total)
+        end = total;
+    uint32_t want = config->block_count > 2 ? config->block_count : 2;
+    uint32_t ppb = nk_nand_pages_per_block(run->nand);
+    uint32_t for_programs = (config->count + ppb - 1) / ppb;
+    if (for_programs > want)
+        want = for_programs;
+    run->blocks = calloc(want, sizeof *run->blocks);
+    run->block_count = 0;
+    for (uint32_t b = config->first_block; b < end && run->block_count < want; b++) {
+        int bad = nk_nand_block_is_bad(run->nand, b);
+        if (bad < 0)
+            return nk_fail(run, bad, "bad-block check of block", b);
+        if (!bad)
+            run->blocks[run->block_count++] = b;
+    }
+    if (run->block_count == 0) {
+        nk_format(run->why, NK_DIAG_LEN, "no good block to benchmark in blocks %u..%u",
+                  config->first_block, end ? end - 1 : 0);
+        return -NK_ENOSPC;
+    }
+    return 0;
+}
+
+int nk_bench_run(const struct nk_bench_config *config, struct nk_bench_result *result, char *why)
+{
+    memset(result, 0, sizeof *result);
+    struct nk_nand *nand = config->nand;
+    const struct nk_chip_info *info = &nand->chip.info;
+    double limits[NK_BENCH_OP_COUNT] = {0};
+    bool have_limits = nk_bench_limits(info, limits);
+    if (!have_limits && config->clock == NK_BENCH_CLOCK_WALL) {
+        /* Real hardware is worth timing even without a datasheet to compare. */
+        memset(limits, 0, sizeof limits);
+    } else if (!have_limits) {
+        nk_format(why, NK_DIAG_LEN,
+                  "%s has no datasheet timing (tR, tPROG, tBERS, tRC, tWC): no limit to "
+                  "compare against",
+                  info->model[0] ? info->model : "the chip");
+        return -NK_EINVAL;
+    }
+    if (config->clock == NK_BENCH_CLOCK_SIM && !config->sim) {
+        nk_format(why, NK_DIAG_LEN, "simulated timing needs the simulator");
+        return -NK_EINVAL;
+    }
+    nk_format(result->chip, sizeof result->chip, "%s", info->model);
+    nk_format(result->ecc, sizeof result->ecc, "%s", nand->ecc.name ? nand->ecc.name : "none");
+    nk_format(result->clock, sizeof result->clock, "%s",
+              config->clock == NK_BENCH_CLOCK_SIM ? "sim" : "wall");
+
+    struct nk_run run;
+    memset(&run, 0, sizeof run);
+    run.config = config;
+    run.nand = nand;
+    run.why = why;
+    run.started = run.last_progress = nk_host_ns();
+    run.clock_read_ns = config->clock == NK_BENCH_CLOCK_SIM ? nk_clock_read_ns() : 0.0;
+    uint32_t ppb = nk_nand_pages_per_block(nand), page_size = nk_nand_page_size(nand);
+    run.data = malloc((size_t)ppb * page_size);
+    run.oob = malloc((size_t)ppb * (nand->free_bytes ? nand->free_bytes : 1));
+    run.back = malloc(page_size);
+    run.back_oob = malloc(nk_nand_oob_size(nand));
+    nk_fill_random(run.data, (size_t)ppb * page_size, config->seed);
+    nk_fill_random(run.oob, (size_t)ppb * nand->free_bytes, config->seed + 1);
+
+    struct nk_accum acc[NK_BENCH_OP_COUNT];
+    memset(acc, 0, sizeof acc);
+    int err = nk_pick_blocks(&run);
+    if (!err)
+        err = nk_bench_programs(&run, &acc[NK_BENCH_PAGE_PROGRAM]);
+    if (!err)
+        err = nk_fill_block(&run, run.blocks[0]);
+    for (int op = NK_BENCH_PAGE_READ; !err && op <= NK_BENCH_PAGE_READ_OOB; op++)
+        err = nk_bench_reads(&run, (enum nk_bench_op)op, &acc[op]);
+    if (!err)
+        err = nk_bench_blocks(&run, &acc[NK_BENCH_BLOCK_ERASE], &acc[NK_BENCH_BLOCK_WRITE],
+                              &acc[NK_BENCH_BLOCK_READ]);
+    if (!err)
+        nk_calibrate_ecc(&run, result);
+    if (run.progress_shown)
+        fprintf(stderr, "\r%60s\r", "");
+
+    double ecc_cpu[NK_BENCH_OP_COUNT] = {0};
+    ecc_cpu[NK_BENCH_PAGE_READ] = ecc_cpu[NK_BENCH_PAGE_READ_DATA] = result->ecc_page_read_us;
+    ecc_cpu[NK_BENCH_PAGE_PROGRAM] = result->ecc_page_program_us;
+    ecc_cpu[NK_BENCH_BLOCK_READ] = ppb * result->ecc_page_read_us;
+    ecc_cpu[NK_BENCH_BLOCK_WRITE] = ppb * result->ecc_page_program_us;
+    for (int op = 0; op < NK_BENCH_OP_COUNT; op++) {
+        nk_accum_finish(&acc[op], &result->ops[op], ecc_cpu[op]);
+        result->ops[op].limit_us = limits[op];
+    }
+    free(run.data);
+    free(run.oob);
+    free(run.back);
+    free(run.back_oob);
+    free(run.blocks);
+    return err;
+}

@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: MIT */
+/* nandkit bench: page-level benchmark beside the datasheet limit. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "image.h"
+#include "nandkit/error.h"
+#include "nkbench.h"
+#include "tool.h"
+
+enum nk_bench_ecc {
+    NK_ECC_MODE_NONE,
+    NK_ECC_MODE_HAMMING,
+    NK_ECC_MODE_BCH4,
+    NK_ECC_MODE_BCH8,
+    NK_ECC_MODE_HW,
+    NK_ECC_MODE_COUNT
+};
+
+static const char *const nk_ecc_mode_names[NK_ECC_MODE_COUNT] = {"none", "hamming", "bch4", "bch8",
+                                                                 "hw"};
+
+static void nk_bench_help(FILE *out)
+{
+    fprintf(out,
+            "usage: nandkit bench [--chip NAME] [--ecc MODE] [--loop byte|unrolled] [options]\n"
+            "       nandkit bench IMAGE (--chip NAME | --geometry P,O,N,B) [options]\n"
+            "       nandkit bench /dev/mtdN [--mtd-ecc kernel|nandkit] [options]\n\n"
+            "Measures page read (data+OOB, data only, OOB only), page program, block erase and\n"
+            "whole-block read/write through the device API (ECC, checks and locking included)\n"
+            "and prints each figure (average, min, max, deviation) beside the datasheet limit:\n"
+            "read = tR + (cycles + bytes) x tRC, program = (cycles + bytes) x tWC + tPROG,\n"
+            "erase = tBERS + cycles x tWC. On the simulator a figure is virtual device time\n"
+            "plus the measured host CPU time of the library path (the simulator's own\n"
+            "bookkeeping excluded); the breakdown shows array busy, bus transfer, ECC CPU and\n"
+            "other CPU. On /dev/mtdN it is wall time. The benchmark erases and writes the\n"
+            "blocks it uses (from --first-block on) of an IMAGE or device.\n\n"
+            "Options:\n"
+            "  --chip NAME             simulator preset (default K9F1G08U0A)\n"
+            "  --ecc MODE              none, hamming (Linux software Hamming, 256-byte steps;\n"
+            "                          default), bch4, bch8 (Linux software BCH, 512-byte\n"
+            "                          steps) or hw (the simulated controller's Hamming engine,\n"
+            "                          512-byte steps, computing during the transfer)\n"
+            "  --loop byte|unrolled    the port's data-transfer loop (default unrolled)\n"
+            "  --unroll                same as --loop unrolled\n"
+            "  --compare               every ECC mode x both loops, with the speedups\n"
+            "  --count N               page operations per figure (default 256)\n"
+            "  --block-count N         block operations per figure (default 8)\n"
+            "  --first-block N         first block the benchmark may use (default 0)\n"
+            "  --json                  JSON instead of the table (schema: docs/bench.md)\n"
+            "  --svg FILE              also draw the figures as an SVG chart\n"
+            "  --seed S                seed of the test data and simulated faults\n"
+            "  --no-progress           no progress line on stderr\n"
+            "  --geometry P,O,N,B      geometry of IMAGE (instead of --chip)\n"
+            "  --mtd-ecc kernel|nandkit  /dev/mtdN: the kernel's ECC (default) or raw + nandkit's\n"
+            "                          (with /dev/mtdN, --chip NAME gives the datasheet timing\n"
+            "                          for the limits; without it only the figures are shown)\n");
+}
+
+struct nk_bench_options {
+    struct nk_tool_image_opts image;
+    enum nk_bench_ecc ecc;
+    bool ecc_given;
+    enum nk_data_loop loop;
+    bool compare, json;
+    const char *svg;
+    unsigned count, block_count;
+    uint32_t first_block;
+    bool progress;
+};
+
+/* One benchmark run on a freshly opened simulator. */
+static int nk_bench_sim_run(const struct nk_bench_options *o, enum nk_bench_ecc mode,
+                            enum nk_data_loop loop, struct nk_bench_result *result)
+{
+    struct nk_sim_params params;
+    int status = nk_tool_params_from_opts(&o->image, &params);
+    if (status)
+        return status;
+    struct nk_sim_config config;
+    memset(&config, 0, sizeof config);
+    config.params = &params;
+    config.image_path = o->image.path;
+    config.seed = o->image.seed;
+    config.factory_bad_blocks = o->image.path ? 0 : -1;
+    config.measure_host_time = true;
+    struct nk_sim *sim;
+    char why[NK_DIAG_LEN] = "";
+    int err = nk_sim_open(&sim, &config, why);
+    if (err)
+        return nk_tool_fail("%s", why[0] ? why : nk_strerror(err));
+
+    const struct nk_ctrl *ctrl =
+        mode == NK_ECC_MODE_HW ? nk_sim_ctrl_hw_ecc(sim, 512) : nk_sim_ctrl(sim);
+    struct nk_ecc_engine ecc;
+    struct nk_bch bch;
+    void *bch_ws = NULL;
+    switch (mode) {
+    case NK_ECC_MODE_NONE:
+        nk_ecc_none_init(&ecc);
+        break;
+    case NK_ECC_MODE_HAMMING:
+        err = nk_ecc_hamming_init(&ecc, 256, false);
+        break;
+    case NK_ECC_MODE_BCH4:
+    case NK_ECC_MODE_BCH8: {
+        unsigned t = mode == NK_ECC_MODE_BCH4 ? 4 : 8;
+        size_t size = nk_bch_workspace_size(13, t, 0);
+        bch_ws = malloc(size);
+        err = nk_bch_init(&bch, 512, t, 0, bch_ws, size);
+        if (!err)
+            nk_ecc_bch_engine_init(&ecc, &bch);
+        break;
+    }
+    case NK_ECC_MODE_HW:
+    default:
+        err = nk_ecc_hw_init(&ecc, ctrl);
+        break;
+    }
+    size_t ws_size = nk_nand_workspace_size(&nk_sim_params(sim)->chip);
+    void *ws = malloc(ws_size);
+    struct nk_nand nand;
+    if (!err) {
+        struct nk_nand_config nc;
+        memset(&nc, 0, sizeof nc);
+        nc.ctrl = ctrl;
+        nc.ecc = &ecc;
+        nc.workspace = ws;
+        nc.workspace_size = ws_size;
+        err = nk_nand_open(&nand, &nc);
+        if (err)
+            status = nk_tool_fail("%s", nand.diag.text[0] ? nand.diag.text : nk_strerror(err));
+        else if (nk_nand_set_data_loop(&nand, loop) != 0)
+            status = nk_tool_error("the simulated controller refused the data loop");
+    } else {
+        status = nk_tool_fail("ECC mode %s does not fit this chip", nk_ecc_mode_names[mode]);
+    }
+    if (!status) {
+        char label[48];
+        snprintf(label, sizeof label, "%s/%s", nk_ecc_mode_names[mode],
+                 loop == NK_DATA_LOOP_BYTE ? "byte" : "unrolled");
+        struct nk_bench_config bc;
+        memset(&bc, 0, sizeof bc);
+        bc.nand = &nand;
+        bc.sim = sim;
+        bc.clock = NK_BENCH_CLOCK_SIM;
+        bc.count = o->count;
+        bc.block_count = o->block_count;
+        bc.first_block = o->first_block;
+        bc.block_limit = nk_nand_blocks(&nand) > 4 + o->first_block
+                             ? nk_nand_blocks(&nand) - 4 - o->first_block
+                             : 0; /* leave the BBT area alone */
+        bc.seed = o->image.seed;
+        bc.progress = o->progress;
+        bc.label = label;
+        err = nk_bench_run(&bc, result, why);
+        if (err)
+            status = nk_tool_error("benchmark failed: %s", why);
+        snprintf(result->loop, sizeof result->loop, "%s",
+                 loop == NK_DATA_LOOP_BYTE ? "byte" : "unrolled");
+        snprintf(result->ecc, sizeof result->ecc, "%s", nk_ecc_mode_names[mode]);
+    }
+    free(ws);
+    free(bch_ws);
+    nk_sim_close(sim);
+    return status;
+}
+
+static int nk_bench_mtd_run(const struct nk_bench_options *o, struct nk_bench_result *result)
+{
+    if (o->ecc_given)
+        return nk_tool_fail("--ecc applies to the simulator; on %s use --mtd-ecc kernel|nandkit",
+                            o->image.path);
+    if (o->compare)
+        return nk_tool_fail("--compare needs the simulator (its controller models the ECC "
+                            "and loop variants)");
+    /* --chip names the part behind the device, for the datasheet limits. */
+    struct nk_sim_params part;
+    if (o->image.chip && nk_sim_preset(o->image.chip, &part) != 0)
+        return nk_tool_fail("unknown chip '%s' (run `nandkit sim list` for the presets)",
+                            o->image.chip);
+    struct nk_tool_image_opts opts = o->image;
+    opts.chip = NULL;
+    struct nk_tool_image image;
+    int status = nk_tool_image_open(&image, &opts);
+    if (status)
+        return status;
+    if (o->image.chip)
+        image.nand.chip.info.timing = part.chip.timing;
+    struct nk_bench_config bc;
+    memset(&bc, 0, sizeof bc);
+    bc.nand = &image.nand;
+    bc.clock = NK_BENCH_CLOCK_WALL;
+    bc.count = o->count;
+    bc.block_count = o->block_count;
+    bc.first_block = o->first_block;
+    bc.seed = o->image.seed;
+    bc.progress = o->progress;
+    bc.label = o->image.path;
+    char why[NK_DIAG_LEN] = "";
+    int err = nk_bench_run(&bc, result, why);
+    if (err)
+        status = nk_tool_error("benchmark failed: %s", why);
+    snprintf(result->loop, sizeof result->loop, "%s", "n/a");
+    nk_tool_image_close(&image);
+    return status;
+}
+
+static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
+{
+    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
+                                            {"ecc", required_argument, NULL, 'e'},
+                                            {"loop", required_argument, NULL, 'l'},
+                                            {"unroll", no_argument, NULL, 'u'},
+                                            {"compare", no_argument, NULL, 'c'},
+                                            {"count", required_argument, NULL, 'n'},
+                                            {"block-count", required_argument, NULL, 'b'},
+                                            {"first-block", required_argument, NULL, 'f'},
+                                            {"json", no_argument, NULL, 'j'},
+                                            {"svg", required_argument, NULL, 's'},
+                                            {"no-progress", no_argument, NULL, 'q'},
+                                            {NULL, 0, NULL, 0}};
+    nk_tool_image_opts_init(&o->image);
+    o->ecc = NK_ECC_MODE_HAMMING;
+    o->loop = NK_DATA_LOOP_UNROLLED;
+    o->count = 256;
+    o->block_count = 8;
+    o->progress = isatty(STDERR_FILENO);
+    int opt;
+    uint64_t v;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        int handled = nk_tool_image_option(&o->image, opt, optarg);
+        if (handled == 2)
+            return 2;
+        if (handled)
+            continue;
+        switch (opt) {
+        case 'e': {
+            bool found = false;
+            for (int m = 0; m < NK_ECC_MODE_COUNT; m++) {
+                if (strcasecmp(optarg, nk_ecc_mode_names[m]) == 0) {
+                    o->ecc = (enum nk_bench_ecc)m;
+                    found = true;
+                }
+            }
+            if (!found)
+                return nk_tool_fail("unknown --ecc '%s' (none, hamming, bch4, bch8 or hw)", optarg);
+            o->ecc_given = true;
+            break;
+        }
+        case 'l':
+            if (strcmp(optarg, "byte") == 0)
+                o->loop = NK_DATA_LOOP_BYTE;
+            else if (strcmp(optarg, "unrolled") == 0)
+                o->loop = NK_DATA_LOOP_UNROLLED;
+            else
+                return nk_tool_fail("unknown --loop '%s' (byte or unrolled)", optarg);
+            break;
+        case 'u':
+            o->loop = NK_DATA_LOOP_UNROLLED;
+            break;
+        case 'c':
+            o->compare = true;
+            break;
+        case 'n':
+            if (!nk_tool_parse_u64(optarg, &v) || v == 0 || v > 1000000)
+                return nk_tool_fail("bad --count '%s': 1 to 1000000 operations", optarg);
+            o->count = (unsigned)v;
+            break;
+        case 'b':
+            if (!nk_tool_parse_u64(optarg, &v) || v == 0 || v > 100000)
+                return nk_tool_fail("bad --block-count '%s': 1 to 100000 operations", optarg);
+            o->block_count = (unsigned)v;
+            break;
+        case 'f':
+            if (!nk_tool_parse_u64(optarg, &v) || v > UINT32_MAX)
+                return nk_tool_fail("bad --first-block '%s': a block number", optarg);
+            o->first_block = (uint32_t)v;
+            break;
+        case 'j':
+            o->json = true;
+            break;
+        case 's':
+            o->svg = optarg;
+            break;
+        case 'q':
+            o->progress = false;
+            break;
+        default:
+            return nk_tool_fail("bench: unknown option (see nandkit bench --help)");
+        }
+    }
+    if (optind < argc)
+        o->image.path = argv[optind++];
+    if (optind < argc)
+        return nk_tool_fail("bench: unexpected argument '%s'", argv[optind]);
+    if (!o->image.path && !o->image.chip && !o->image.geometry)
+        o->image.chip = "K9F1G08U0A";
+    if (!o->image.path && o->image.geometry)
+        return nk_tool_fail("--geometry describes an IMAGE; give one, or use --chip NAME");
+    return 0;
+}
+
+static int nk_bench_cmd(int argc, char **argv)
+{
+    struct nk_bench_options o;
+    memset(&o, 0, sizeof o);
+    int status = nk_bench_parse(argc, argv, &o);
+    if (status)
+        return status;
+
+    struct nk_bench_result results[2 * NK_ECC_MODE_COUNT];
+    unsigned count = 0;
+    if (nk_tool_path_is_mtd(o.image.path)) {
+        status = nk_bench_mtd_run(&o, &results[0]);
+        count = 1;
+    } else if (o.compare) {
+        for (int m = 0; m < NK_ECC_MODE_COUNT && !status; m++) {
+            for (int l = 0; l < 2 && !status; l++) {
+                enum nk_data_loop loop = l ? NK_DATA_LOOP_UNROLLED : NK_DATA_LOOP_BYTE;
+                status = nk_bench_sim_run(&o, (enum nk_bench_ecc)m, loop, &results[count++]);
+            }
+        }
+    } else {
+        status = nk_bench_sim_run(&o, o.ecc, o.loop, &results[0]);
+        count = 1;
+    }
+    if (status)
+        return status;
+
+    if (o.json)
+        nk_bench_print_json(stdout, results, count);
+    else if (o.compare)
+        nk_bench_print_compare(stdout, results, count);
+    else
+        nk_bench_print_table(stdout, results, count);
+    if (o.svg) {
+        FILE *f = fopen(o.svg, "w");
+        if (!f)
+            return nk_tool_error("cannot write --svg '%s'", o.svg);
+        nk_bench_write_svg(f, results, count);
+        if (fclose(f) != 0)
+            return nk_tool_error("cannot write --svg '%s'", o.svg);
+    }
+    return 0;
+}
+
+const struct nk_tool_command nk_cmd_bench = {
+    .name = "bench",
+    .summary = "page read/program/erase timing beside the datasheet limit",
+    .run = nk_bench_cmd,
+    .help = nk_bench_help,
+};

@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nandkit ecc: compute or check the ECC of raw data with nandkit's software
+ * engines, to compare a bootloader's, a controller's or Linux's codes with
+ * ours.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nandkit/ecc.h"
+#include "nandkit/error.h"
+#include "tool.h"
+
+static void nk_ecc_help(FILE *out)
+{
+    fprintf(out,
+            "usage: nandkit ecc calc    --scheme S FILE\n"
+            "       nandkit ecc correct --scheme S FILE (--ecc HEX[,HEX...] | --ecc-file F)"
+            " [-o OUT]\n"
+            "       nandkit ecc check   --scheme S FILE (--ecc HEX[,HEX...] | --ecc-file F)\n\n"
+            "FILE holds whole ECC steps of raw data.\n"
+            "  calc     prints one line per step: the code bytes as stored in the OOB\n"
+            "           (lowercase hex, Linux's byte order and erased-page mask).\n"
+            "  correct  takes one stored code per step and prints per step 'clean',\n"
+            "           'corrected N' (N bits, code-byte flips included) or\n"
+            "           'uncorrectable'; with -o writes the corrected data (uncorrectable\n"
+            "           steps as read). Exit status 1 when any step is uncorrectable.\n"
+            "  check    the same report as correct, writing nothing.\n"
+            "Steps are judged as Linux's software engines judge them; an erased step\n"
+            "with more flips than the code corrects is reported uncorrectable (the\n"
+            "device layer's erased-page rule is not applied here).\n\n"
+            "Options:\n"
+            "  --scheme S      hamming256, hamming512 (Linux byte order),\n"
+            "                  hamming256-sm, hamming512-sm (SmartMedia byte order),\n"
+            "                  bchT-512 or bchT-1024 for T = 1..32 (e.g. bch4-512,\n"
+            "                  bch8-512, bch8-1024, bch16-1024: Linux's software BCH)\n"
+            "  --ecc HEX,...   the stored codes, one per step, comma-separated\n"
+            "  --ecc-file F    the stored codes, one per line (e.g. calc's output)\n"
+            "  -o, --output OUT  where correct writes the corrected data\n");
+}
+
+/* A scheme ready to run: an engine and, for BCH, its codec. */
+struct nk_ecc_scheme {
+    struct nk_ecc_engine engine;
+    struct nk_bch bch;
+    void *workspace;
+};
+
+static int nk_ecc_scheme_open(struct nk_ecc_scheme *s, const char *name)
+{
+    memset(s, 0, sizeof *s);
+    static const struct {
+        const char *name;
+        unsigned step;
+        bool sm_order;
+    } hamming[] = {
+        {"hamming256", 256, false},
+        {"hamming512", 512, false},
+        {"hamming256-sm", 256, true},
+        {"hamming512-sm", 512, true},
+    };
+    for (size_t i = 0; i < sizeof hamming / sizeof hamming[0]; i++)
+        if (strcmp(name, hamming[i].name) == 0)
+            return nk_ecc_hamming_init(&s->engine, hamming[i].step, hamming[i].sm_order) ? 2 : 0;
+
+    unsigned t = 0, step = 0;
+    char tail;
+    if (sscanf(name, "bch%u-%u%c", &t, &step, &tail) != 2 || strncmp(name, "bch", 3) != 0 ||
+        (step != 512 && step != 1024))
+        return nk_tool_fail("unknown scheme '%s' (hamming256, hamming512, hamming256-sm, "
+                            "hamming512-sm, bchT-512, bchT-1024)",
+                            name);
+    if (t < 1 || t > 32)
+        return nk_tool_fail("scheme '%s': strength %u out of range (1..32)", name, t);
+    unsigned m = step == 512 ? 13 : 14;
+    size_t size = nk_bch_workspace_size(m, t, 0);
+    s->workspace = size ? malloc(size) : NULL;
+    if (!s->workspace)
+        return nk_tool_error("scheme '%s': out of memory", name);
+    int err = nk_bch_init(&s->bch, step, t, 0, s->workspace, size);
+    if (err) {
+        free(s->workspace);
+        s->workspace = NULL;
+        return nk_tool_fail("scheme '%s' not supported: %s", name, nk_strerror(err));
+    }
+    nk_ecc_bch_engine_init(&s->engine, &s->bch);
+    return 0;
+}
+
+static void nk_ecc_scheme_close(struct nk_ecc_scheme *s)
+{
+    free(s->workspace);
+}
+
+/* Reads the whole file; returns 0 or 2 after printing the reason. */
+static int nk_ecc_read_file(const char *path, uint8_t **data, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return nk_tool_fail("cannot open '%s': %s", path, strerror(errno));
+    size_t cap = 1u << 16, len = 0;
+    uint8_t *buf = malloc(cap);
+    while (buf) {
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (len < cap)
+            break;
+        uint8_t *bigger = realloc(buf, cap * 2);
+        if (!bigger) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = bigger;
+        cap *= 2;
+    }
+    bool failed = ferror(f) != 0;
+    fclose(f);
+    if (!buf)
+        return nk_tool_error("'%s': out of memory", path);
+    if (failed) {
+        free(buf);
+        return nk_tool_fail("cannot read '%s'", path);
+    }
+    *data = buf;
+    *size = len;
+    return 0;
+}
+
+static int nk_hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Parses one code of exactly `bytes` bytes from text[0..len). */
+static int nk_ecc_parse_code(const char *text, size_t len, unsigned step_index, unsigned bytes,
+                             const char *scheme, uint8_t *out)
+{
+    for (size_t i = 0; i < len; i++)
+        if (nk_hex_value(text[i]) < 0)
+            return nk_tool_fail("bad hex '%.*s' in the code of step %u", (int)len, text,
+                                step_index);
+    if (len != 2u * bytes)
+        return nk_tool_fail("code '%.*s' of step %u has %zu hex digits; %s needs %u (%u bytes)",
+                            (int)len, text, step_index, len, scheme, 2 * bytes, bytes);
+    for (unsigned i = 0; i < bytes; i++)
+        out[i] = (uint8_t)(nk_hex_value(text[2 * i]) << 4 | nk_hex_value(text[2 * i + 1]));
+    return 0;
+}
+
+/* Splits `list` at `separator` (and trims CR/space around entries) into
+ * `steps` codes. */
+static int nk_ecc_parse_codes(const char *list, char separator, const char *origin, unsigned steps,
+                              unsigned bytes, const char *scheme, uint8_t *codes)
+{
+    unsigned count = 0;
+    const char *p = list;
+    while (*p) {
+        const char *end = strchr(p, separator);
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *start = p;
+        while (len && (*start == ' ' || *start == '\t')) {
+            start++;
+            len--;
+        }
+        while (len && (start[len - 1] == ' ' || start[len - 1] == '\t' || start[len - 1] == '\r'))
+            len--;
+        if (len || separator == ',') {
+            if (count < steps) {
+                int err = nk_ecc_parse_code(start, len, count, bytes, scheme,
+                                            codes + (size_t)count * bytes);
+                if (err)
+                    return err;
+            }
+            count++;
+        }
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    if (count != steps)
+        return nk_tool_fail("%s holds %u code%s; the file has %u step%s", origin, count,
+                            count == 1 ? "" : "s", steps, steps == 1 ? "" : "s");
+    return 0;
+}
+
+enum nk_ecc_action { NK_ECC_CALC, NK_ECC_CORRECT, NK_ECC_CHECK };
+
+static int nk_ecc_run(int argc, char **argv)
+{
+    static const struct option options[] = {{"scheme", required_argument, NULL, 's'},
+                                            {"ecc", required_argument, NULL, 'e'},
+                                            {"ecc-file", required_argument, NULL, 'f'},
+                                            {"output", required_argument, NULL, 'o'},
+                                            {NULL, 0, NULL, 0}};
+    const char *scheme_name = NULL, *ecc_list = NULL, *ecc_file = NULL, *output = NULL;
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
+        switch (opt) {
+        case 's':
+            scheme_name = optarg;
+            break;
+        case 'e':
+            ecc_list = optarg;
+            break;
+        case 'f':
+            ecc_file = optarg;
+            break;
+        case 'o':
+            output = optarg;
+            break;
+        default:
+            return nk_tool_fail("ecc: unknown option (see nandkit ecc --help)");
+        }
+    }
+    if (optind >= argc)
+        return nk_tool_fail("ecc needs an action: calc, correct or check (see nandkit ecc "
+                            "--help)");
+    const char *action_name = argv[optind++];
+    enum nk_ecc_action action;
+    if (strcmp(action_name, "calc") == 0)
+        action = NK_ECC_CALC;
+    else if (strcmp(action_name, "correct") == 0)
+        action = NK_ECC_CORRECT;
+    else if (strcmp(action_name, "check") == 0)
+        action = NK_ECC_CHECK;
+    else
+        return nk_tool_fail("unknown ecc action '%s' (calc, correct or check)", action_name);
+    if (optind >= argc)
+        return nk_tool_fail("ecc %s needs a FILE", action_name);
+    const char *path = argv[optind++];
+    if (optind < argc)
+        return nk_tool_fail("ecc: unexpected argument '%s'", argv[optind]);
+    if (!scheme_name)
+        return nk_tool_fail("ecc %s needs --scheme", action_name);
+    if (action == NK_ECC_CALC && (ecc_list || ecc_file || output))
+        return nk_tool_fail("ecc calc takes no --ecc, --ecc-file or -o");
+    if (action != NK_ECC_CALC && !ecc_list == !ecc_file)
+        return nk_tool_fail("ecc %s needs the stored codes: --ecc HEX,... or --ecc-file F",
+                            action_name);
+    if (action == NK_ECC_CHECK && output)
+        return nk_tool_fail("ecc check writes nothing: use ecc correct -o");
+
+    struct nk_ecc_scheme scheme;
+    int status = nk_ecc_scheme_open(&scheme, scheme_name);
+    if (status)
+        return status;
+    const struct nk_ecc_engine *engine = &scheme.engine;
+    unsigned step = engine->step_size, bytes = engine->bytes_per_step;
+
+    uint8_t *data = NULL, *codes = NULL;
+    char *code_text = NULL;
+    size_t size = 0;
+    status = nk_ecc_read_file(path, &data, &size);
+    if (status)
+        goto out;
+    if (size == 0 || size % step) {
+        status = nk_tool_fail("'%s' holds %zu bytes: not a whole number of %u-byte %s steps", path,
+                              size, step, scheme_name);
+        goto out;
+    }
+    unsigned steps = (unsigned)(size / step);
+
+    if (action == NK_ECC_CALC) {
+        uint8_t code[NK_ECC_MAX_BYTES_PER_STEP];
+        for (unsigned s = 0; s < steps; s++) {
+            engine->ops->calculate(engine, data + (size_t)s * step, code);
+            for (unsigned i = 0; i < bytes; i++)
+                printf("%02x", code[i]);
+            putchar('\n');
+        }
+        status = fflush(stdout) ? nk_tool_error("cannot write the output") : 0;
+        goto out;
+    }
+
+    codes = malloc((size_t)steps * bytes);
+    if (!codes) {
+        status = nk_tool_error("out of memory");
+        goto out;
+    }
+    if (ecc_file) {
+        size_t text_size;
+        uint8_t *text;
+        status = nk_ecc_read_file(ecc_file, &text, &text_size);
+        if (status)
+            goto out;
+        code_text = malloc(text_size + 1);
+        if (!code_text) {
+            free(text);
+            status = nk_tool_error("out of memory");
+            goto out;
+        }
+        memcpy(code_text, text, text_size);
+        code_text[text_size] = 0;
+        free(text);
+        if (strlen(code_text) != text_size) {
+            status = nk_tool_fail("'%s' is not a text file of hex codes", ecc_file);
+            goto out;
+        }
+        char origin[300];
+        snprintf(origin, sizeof origin, "'%s'", ecc_file);
+        status = nk_ecc_parse_codes(code_text, '\n', origin, steps, bytes, scheme_name, codes);
+    } else {
+        status = nk_ecc_parse_codes(ecc_list, ',', "--ecc", steps, bytes, scheme_name, codes);
+    }
+    if (status)
+        goto out;
+
+    bool any_uncorrectable = false;
+    uint8_t calc[NK_ECC_MAX_BYTES_PER_STEP];
+    for (unsigned s = 0; s < steps; s++) {
+        uint8_t *chunk = data + (size_t)s * step;
+        engine->ops->calculate(engine, chunk, calc);
+        int ret = engine->ops->correct(engine, chunk, codes + (size_t)s * bytes, calc);
+        if (ret == 0) {
+            printf("clean\n");
+        } else if (ret > 0) {
+            printf("corrected %d\n", ret);
+        } else {
+            printf("uncorrectable\n");
+            any_uncorrectable = true;
+        }
+    }
+    if (fflush(stdout)) {
+        status = nk_tool_error("cannot write the output");
+        goto out;
+    }
+    if (output) {
+        FILE *f = fopen(output, "wb");
+        if (!f) {
+            status = nk_tool_error("cannot create '%s': %s", output, strerror(errno));
+            goto out;
+        }
+        bool ok = fwrite(data, 1, size, f) == size;
+        ok = (fclose(f) == 0) && ok;
+        if (!ok) {
+            status = nk_tool_error("cannot write '%s'", output);
+            goto out;
+        }
+    }
+    status = any_uncorrectable ? 1 : 0;
+out:
+    free(code_text);
+    free(codes);
+    free(data);
+    nk_ecc_scheme_close(&scheme);
+    return status;
+}
+
+const struct nk_tool_command nk_cmd_ecc = {
+    .name = "ecc",
+    .summary = "compute, check or correct ECC of raw data (Hamming, BCH)",
+    .run = nk_ecc_run,
+    .help = nk_ecc_help,
+};
