@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fsimage.h"
 #include "image.h"
 #include "nandkit/error.h"
 #include "tool.h"
@@ -16,7 +17,9 @@ static void nk_dump_help(FILE *out)
             "                    [--layout L] [--raw]\n\n"
             "Prints page N of the image: data and OOB in hex as stored, then the result of\n"
             "reading it through the layout's ECC (clean, bitflips corrected, uncorrectable,\n"
-            "or no ECC for mkyaffs2).\n\n"
+            "or no ECC for mkyaffs2), then the page's YAFFS2 tags where --layout puts them,\n"
+            "decoded: sequence number, object, chunk, byte count, the extra header fields,\n"
+            "what the page is, and the tags ECC status.\n\n"
             "Options:\n" NK_TOOL_IMAGE_HELP
             "  --page N                page number (0 = block 0, page 0)\n"
             "  --raw                   skip the ECC check\n");
@@ -105,6 +108,17 @@ static int nk_dump_run(int argc, char **argv)
             else
                 printf("ecc: read failed: %s\n", nk_strerror(err));
         }
+    }
+    if (!raw) {
+        struct nk_fs_config fs_config;
+        memset(&fs_config, 0, sizeof fs_config);
+        fs_config.part = &image.part;
+        fs_config.allocator = nk_tool_heap_allocator();
+        enum nk_fs_layout layout = nk_tool_fs_layout(image.layout);
+        nk_fs_config_layout(&fs_config, layout);
+        char text[1024];
+        if (nk_fs_page_describe(&fs_config, (uint32_t)page, text, sizeof text) >= 0)
+            printf("yaffs2 (--layout %s):\n%s", nk_fs_layout_name(layout), text);
     }
     free(data);
     free(oob);

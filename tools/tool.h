@@ -24,6 +24,10 @@ extern const struct nk_tool_command nk_cmd_dump;
 extern const struct nk_tool_command nk_cmd_badblocks;
 extern const struct nk_tool_command nk_cmd_ecc;
 extern const struct nk_tool_command nk_cmd_bench;
+extern const struct nk_tool_command nk_cmd_ls;
+extern const struct nk_tool_command nk_cmd_cat;
+extern const struct nk_tool_command nk_cmd_extract;
+extern const struct nk_tool_command nk_cmd_fsck;
 
 /* Prints "nandkit: MESSAGE" on stderr and returns exit status 2 (bad input)
  * so callers can `return nk_tool_fail(...)`. */

@@ -1,0 +1,491 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The file system: YAFFS2's on-flash format on a partition.
+ *
+ * nandkit mounts devices and images written by YAFFS2 (Linux, YAFFS Direct,
+ * mkyaffs2image) by scanning the tags of every block, newest block first,
+ * and resolving each object's newest header and data chunks as YAFFS2 does
+ * (docs/fs-format.md). The RAM it keeps is small and accounted for
+ * (docs/fs-design.md): the caller supplies an allocator, or a static pool
+ * through nk_fs_pool_init(). The core never calls malloc.
+ *
+ * This version mounts read-only: mount, unmount, open/read/pread/lseek/close,
+ * stat/lstat/fstat, opendir/readdir/closedir, readlink, statfs and a
+ * structure check (fsck). Writing comes in part 2; handles and structures are
+ * shaped for it.
+ *
+ * Errors are negative NK_E* values (nandkit/error.h). Data that fails the
+ * ECC is never returned: the read fails with -NK_EIO and the file system
+ * stays usable. A corrupted image never crashes or hangs a mount: every value
+ * read from flash is bounds-checked, parent chains are checked for cycles,
+ * and absurd sizes are clamped.
+ *
+ * The file system is not thread-safe by itself; serialise calls on one
+ * `struct nk_fs` (the device's lock only covers device calls).
+ */
+#ifndef NANDKIT_FS_H
+#define NANDKIT_FS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nandkit/diag.h"
+#include "nandkit/ecc.h"
+#include "nandkit/part.h"
+
+/* ----- limits and constants -------------------------------------------------------- */
+
+#define NK_FS_NAME_MAX 255  /* bytes in a name (YAFFS2 stores up to 255) */
+#define NK_FS_ALIAS_MAX 159 /* bytes in a symlink target */
+#define NK_FS_SYMLOOP_MAX 8 /* symlinks followed in one path lookup */
+#define NK_FS_NONE 0xffffffffu
+
+/* Object types, numbered as YAFFS2 stores them. */
+enum nk_fs_type {
+    NK_FS_TYPE_UNKNOWN = 0,
+    NK_FS_TYPE_FILE = 1,
+    NK_FS_TYPE_SYMLINK = 2,
+    NK_FS_TYPE_DIR = 3,
+    NK_FS_TYPE_HARDLINK = 4,
+    NK_FS_TYPE_SPECIAL = 5, /* device node, FIFO or socket: see the mode */
+};
+
+/* Reserved object ids. */
+#define NK_FS_OBJ_ROOT 1u
+#define NK_FS_OBJ_LOST_FOUND 2u
+#define NK_FS_OBJ_UNLINKED 3u /* pseudo-directory: parent of unlinked objects */
+#define NK_FS_OBJ_DELETED 4u  /* pseudo-directory: parent of deleted objects */
+#define NK_FS_OBJ_SUMMARY 0x10u
+#define NK_FS_OBJ_CHECKPOINT 0x20u
+#define NK_FS_OBJ_FIRST_USER 0x100u /* ordinary objects have ids from here */
+#define NK_FS_OBJ_MAX 0x3ffffu      /* YAFFS2 never allocates a higher id */
+
+/* Sequence numbers. */
+#define NK_FS_SEQ_CHECKPOINT 0x21u
+#define NK_FS_SEQ_LOWEST 0x1000u
+#define NK_FS_SEQ_HIGHEST 0xefffff00u
+#define NK_FS_SEQ_UNWRITTEN 0xffffffffu
+
+#define NK_FS_CHUNK_ID_MAX 0x0fffffffu /* highest data chunk id */
+
+/* st_mode type bits as YAFFS2 stores them (Linux values). */
+#define NK_FS_S_IFMT 0170000u
+#define NK_FS_S_IFSOCK 0140000u
+#define NK_FS_S_IFLNK 0120000u
+#define NK_FS_S_IFREG 0100000u
+#define NK_FS_S_IFBLK 0060000u
+#define NK_FS_S_IFDIR 0040000u
+#define NK_FS_S_IFCHR 0020000u
+#define NK_FS_S_IFIFO 0010000u
+
+/* ----- format codecs: tags --------------------------------------------------------- */
+
+#define NK_FS_TAGS_BYTES 16     /* packed tags */
+#define NK_FS_TAGS_ECC_BYTES 12 /* YAFFS Hamming code over them */
+
+/* Packed tags2 as nandkit sees them. The "extra" header fields are filled
+ * only when the chunk is an object header written with the extra packing. */
+struct nk_fs_tags {
+    uint32_t seq;      /* block sequence number */
+    uint32_t obj_id;   /* low 28 bits of the stored object id */
+    uint32_t chunk_id; /* 0: object header; k >= 1: data chunk k */
+    uint32_t n_bytes;  /* data chunks: valid bytes; plain headers: as stored */
+    bool extra;        /* header with extra packing: the fields below are valid */
+    bool extra_shrink;
+    bool extra_shadows;           /* the header shadows an object (id in the header) */
+    uint8_t extra_type;           /* enum nk_fs_type */
+    uint32_t extra_parent_id;     /* 28 bits */
+    uint32_t extra_size_or_equiv; /* file size (< 2^31) or hard-link target id */
+};
+
+/* What decoding found. */
+enum nk_fs_tags_status {
+    NK_FS_TAGS_UNWRITTEN = 0, /* sequence 0xFFFFFFFF (erased page) */
+    NK_FS_TAGS_CLEAN = 1,     /* tags ECC matched (or no tags ECC) */
+    NK_FS_TAGS_CORRECTED = 2, /* one bit corrected (or the code itself was hit) */
+};
+
+/* Computes the 12-byte YAFFS tags ECC of 16 packed tag bytes: column parity
+ * at 0, three zero padding bytes, line parity at 4..7 and line parity prime
+ * at 8..11 (little-endian). */
+void nk_fs_tags_ecc_calc(const uint8_t tags[NK_FS_TAGS_BYTES], uint8_t ecc[NK_FS_TAGS_ECC_BYTES]);
+
+/* Checks `tags` against the stored code `ecc` (padding ignored) and corrects
+ * a single flipped tag bit in place. Returns 0 clean, 1 corrected (a tag bit
+ * or the code), -NK_EBADMSG uncorrectable. */
+int nk_fs_tags_ecc_correct(uint8_t tags[NK_FS_TAGS_BYTES], const uint8_t ecc[NK_FS_TAGS_ECC_BYTES]);
+
+/* Decodes 16 packed tag bytes (already ECC-checked). Returns
+ * NK_FS_TAGS_UNWRITTEN or NK_FS_TAGS_CLEAN; never fails. */
+int nk_fs_tags_unpack(const uint8_t raw[NK_FS_TAGS_BYTES], struct nk_fs_tags *tags);
+
+/* Decodes tags as stored in the OOB: 16 bytes, followed by the 12-byte code
+ * when `with_ecc`. `raw` is not modified. Returns an nk_fs_tags_status or
+ * -NK_EBADMSG when the code shows more than one flipped bit. */
+int nk_fs_tags_decode(const uint8_t *raw, bool with_ecc, struct nk_fs_tags *tags);
+
+/* Packs `tags` (extra packing when tags->extra and chunk_id 0) into 16
+ * bytes, plus the 12-byte code when `with_ecc` (28 bytes in all). */
+void nk_fs_tags_encode(const struct nk_fs_tags *tags, bool with_ecc, uint8_t *raw);
+
+/* ----- format codecs: object header ------------------------------------------------ */
+
+#define NK_FS_HEADER_BYTES 512
+
+/* A decoded object header. `name` and `alias` point into the chunk buffer
+ * given to nk_fs_header_decode() and stay valid as long as it does. */
+struct nk_fs_header {
+    uint32_t type; /* enum nk_fs_type as stored (may be out of range) */
+    uint32_t parent_id;
+    const uint8_t *name; /* not NUL-terminated */
+    uint16_t name_len;   /* 0..255 */
+    uint32_t mode;       /* full st_mode as stored */
+    uint32_t uid, gid, rdev;
+    uint64_t atime, mtime, ctime; /* seconds; 64-bit when the header has them */
+    uint64_t size;                /* files */
+    uint32_t equiv_id;            /* hard links */
+    const uint8_t *alias;         /* symlinks; not NUL-terminated */
+    uint16_t alias_len;           /* 0..159 */
+    uint32_t shadows;             /* id of the object this header shadows, 0 when none */
+    bool shrink;                  /* written by a truncate or to start a hole */
+};
+
+/* Decodes the header in the first NK_FS_HEADER_BYTES of `chunk` (`len`
+ * bytes, at least NK_FS_HEADER_BYTES). `inband` selects the in-band copies
+ * of the shadow and shrink fields, as YAFFS2 does with in-band tags. Unset
+ * (0xFF) words read as "not set". Returns 0 or -NK_EINVAL for a short
+ * buffer; the contents are never rejected (callers judge the type). */
+int nk_fs_header_decode(const uint8_t *chunk, size_t len, bool inband, struct nk_fs_header *hdr);
+
+/* Writes `hdr` as YAFFS2 does into `chunk` (`len` >= NK_FS_HEADER_BYTES):
+ * 0xFF everywhere first, then every field, 64-bit time and size words
+ * included, and both copies of the shadow and shrink fields. Returns 0 or
+ * -NK_EINVAL (short buffer, name or alias too long). */
+int nk_fs_header_encode(const struct nk_fs_header *hdr, uint8_t *chunk, size_t len);
+
+/* ----- memory -------------------------------------------------------------------------- */
+
+/* Where the file system gets its RAM. alloc returns `size` bytes aligned to
+ * 8, or NULL when exhausted (the operation then fails with -NK_ENOMEM and
+ * the file system stays consistent); free takes back a block with the size
+ * it was asked for. */
+struct nk_fs_allocator {
+    void *(*alloc)(void *ctx, size_t size);
+    void (*free)(void *ctx, void *ptr, size_t size);
+    void *ctx;
+};
+
+/* A static pool: carves a caller-supplied buffer. Freed blocks go on a free
+ * list per size and are reused for the same size (the file system allocates
+ * a handful of fixed sizes). Fields are private. */
+#define NK_FS_POOL_CLASSES 64 /* exact-size lists for blocks up to 512 bytes */
+struct nk_fs_pool {
+    uint8_t *next, *end;
+    void *small[NK_FS_POOL_CLASSES];
+    void *large;
+    size_t in_use, peak;
+};
+
+/* Sets up `pool` over `buffer` (`size` bytes; any alignment). */
+void nk_fs_pool_init(struct nk_fs_pool *pool, void *buffer, size_t size);
+
+/* An allocator drawing from `pool`. */
+struct nk_fs_allocator nk_fs_pool_allocator(struct nk_fs_pool *pool);
+
+/* ----- configuration and mount ------------------------------------------------------ */
+
+/* Where the tags live. */
+enum nk_fs_tags_place {
+    NK_FS_TAGS_OOB = 0,    /* in the OOB free bytes (MTD auto-placement) */
+    NK_FS_TAGS_INBAND = 1, /* in the last 16 bytes of the page data, no tags ECC */
+};
+
+/* The three layouts nandkit knows (docs/fs-format.md, "Layouts"). */
+enum nk_fs_layout {
+    NK_FS_LAYOUT_LINUX = 0,    /* tags+ECC at OOB 2..29, Linux Hamming data ECC */
+    NK_FS_LAYOUT_MKYAFFS2 = 1, /* tags+ECC at OOB 0..27, no data ECC, no markers */
+    NK_FS_LAYOUT_INBAND = 2,   /* tags in the page data, Linux Hamming over it */
+};
+
+/* Anomalies met by mount and by nk_fs_check(). */
+enum nk_fs_problem_kind {
+    NK_FS_PROBLEM_TAGS_ECC = 0,      /* tags uncorrectable: chunk ignored */
+    NK_FS_PROBLEM_TAGS_INVALID,      /* impossible tag values or wrong sequence: ignored */
+    NK_FS_PROBLEM_TORN_CHUNK,        /* last page of a block failed data ECC: ignored */
+    NK_FS_PROBLEM_BLOCK_SEQUENCE,    /* block sequence number out of range: block ignored */
+    NK_FS_PROBLEM_HEADER_UNREADABLE, /* object header failed data ECC */
+    NK_FS_PROBLEM_HEADER_INVALID,    /* object header with an unknown type or bad name */
+    NK_FS_PROBLEM_DANGLING_CHUNK,    /* data chunk of an object that is not a live file */
+    NK_FS_PROBLEM_ORPHAN,            /* parent missing, not a directory, or a cycle */
+    NK_FS_PROBLEM_DANGLING_HARDLINK, /* hard link to a missing or non-file object */
+    NK_FS_PROBLEM_DUPLICATE_NAME,    /* two live entries with one name in a directory */
+    NK_FS_PROBLEM_DATA_ECC,          /* a live chunk failed data ECC (read gives EIO) */
+    NK_FS_PROBLEM_CHUNK_MISMATCH,    /* a live chunk's tags no longer name its owner */
+    NK_FS_PROBLEM_KIND_COUNT
+};
+
+struct nk_fs_problem {
+    enum nk_fs_problem_kind kind;
+    uint32_t block;    /* partition block, NK_FS_NONE when not about one */
+    uint32_t page;     /* partition page, NK_FS_NONE when not about one */
+    uint32_t obj_id;   /* 0 when not about an object */
+    uint32_t chunk_id; /* data chunk id, 0 for headers */
+    uint32_t other;    /* kind-specific: parent id, second object id, sequence... */
+};
+
+/* Called for every problem found (may be NULL). Must not call back into the
+ * file system. */
+typedef void (*nk_fs_report_fn)(void *ctx, const struct nk_fs_problem *problem);
+
+/* How to mount. Zero every field you do not set; nk_fs_config_layout()
+ * fills the layout-dependent ones. */
+struct nk_fs_config {
+    struct nk_part *part;             /* required; opened with the layout's ECC and OOB layout */
+    struct nk_fs_allocator allocator; /* required */
+    enum nk_fs_tags_place tags_place;
+    uint16_t tags_offset;      /* OOB tags: offset within the free (auto-placed) OOB bytes */
+    bool no_tags_ecc;          /* OOB tags: 16 bytes without the 12-byte code */
+    bool no_bad_block_markers; /* OOB byte 0 is tag data (mkyaffs2): never read markers */
+    bool no_summaries;         /* ignore block summaries: read every page's tags */
+    bool read_only;            /* must be true in this version */
+    uint32_t object_buckets;   /* object hash buckets, power of two; 0 = from the size */
+    nk_fs_report_fn report;    /* optional problem callback */
+    void *report_ctx;
+};
+
+/* Fills the tags placement and marker rule of `config` for `layout`. */
+void nk_fs_config_layout(struct nk_fs_config *config, enum nk_fs_layout layout);
+
+/* Parses "linux", "mkyaffs2" or "inband". 0 or -NK_EINVAL. */
+int nk_fs_layout_parse(const char *name, enum nk_fs_layout *layout);
+
+/* The layout's name. */
+const char *nk_fs_layout_name(enum nk_fs_layout layout);
+
+/* The ECC engine and OOB layout a device needs to carry `layout` on pages
+ * of `page_size` + `oob_size` bytes (software Hamming, 256-byte steps, Linux
+ * byte order, Linux large-page layout; or none with every OOB byte free for
+ * mkyaffs2). Returns 0 or -NK_EINVAL when the geometry cannot hold it. */
+int nk_fs_layout_device(enum nk_fs_layout layout, uint32_t page_size, uint32_t oob_size,
+                        struct nk_ecc_engine *engine, struct nk_oob_layout *oob_layout);
+
+/* What the mount scan saw. */
+struct nk_fs_mount_stats {
+    uint32_t blocks_bad, blocks_empty, blocks_checkpoint, blocks_in_use, blocks_bad_sequence;
+    uint32_t blocks_from_summary; /* tags taken from a block summary */
+    uint32_t pages_tags_read;     /* tags read from flash (OOB, or page for in-band) */
+    uint32_t headers_read;        /* object headers read during the scan */
+    uint32_t chunks_seen;         /* written chunks met (summaries and stale included) */
+    uint32_t chunks_live;         /* data and header chunks in the mounted tree */
+    uint32_t tags_corrected, tags_uncorrectable, tags_invalid, torn_chunks;
+    uint32_t objects, files, dirs, symlinks, hardlinks, specials, orphans;
+    uint32_t highest_seq;
+};
+
+struct nk_fs_obj;
+struct nk_fs_block;
+
+/* A mounted file system. Fields are private; use the functions. */
+struct nk_fs {
+    struct nk_part *part;
+    struct nk_fs_config config;
+    uint32_t page_size, oob_free, chunk_bytes, pages_per_block, blocks, pages;
+    uint8_t map_bits; /* bits per chunk-map entry */
+    uint8_t summary_chunks;
+    uint8_t *page_buf; /* page_size bytes */
+    uint8_t *oob_buf;  /* oob_free bytes */
+    uint32_t cached_page;
+    struct nk_fs_block *block_info;
+    uint32_t *chunk_bits;
+    struct nk_fs_obj **buckets;
+    uint32_t bucket_mask;
+    struct nk_fs_obj *root, *lost_found;
+    uint32_t object_count;
+    uint64_t free_chunks;
+    struct nk_fs_mount_stats stats;
+    uint32_t problems[NK_FS_PROBLEM_KIND_COUNT]; /* met by the mount */
+    uint64_t ecc_corrected_reads, ecc_failed_reads;
+    size_t ram_bytes, ram_peak;
+    bool mounted;
+    struct nk_diag diag; /* reason for the last failure */
+};
+
+/* Mounts the file system on config->part by scanning it. The partition must
+ * be open with the ECC engine and OOB layout of the image's layout (see
+ * nk_fs_layout_device()). Returns 0, -NK_EINVAL (bad config or geometry;
+ * fs->diag says which), -NK_ENOTSUP (writable mount requested), -NK_ENOMEM
+ * (allocator exhausted), or a device error other than ECC (ECC failures are
+ * handled: the chunk is skipped and reported). */
+int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config);
+
+/* Releases all memory back to the allocator. Open handles become invalid.
+ * Returns 0 (or -NK_EINVAL when not mounted). */
+int nk_fs_unmount(struct nk_fs *fs);
+
+/* Bytes of RAM the mounted file system holds now and at most, from the
+ * allocator (the struct nk_fs itself not included). */
+void nk_fs_ram_usage(const struct nk_fs *fs, size_t *now, size_t *peak);
+
+struct nk_fs_statfs {
+    uint32_t chunk_bytes; /* file bytes per chunk */
+    uint32_t chunks_per_block;
+    uint32_t blocks, blocks_bad, blocks_empty;
+    uint64_t bytes_total; /* good blocks x chunks x chunk_bytes */
+    uint64_t bytes_free;  /* unwritten chunks x chunk_bytes */
+    uint64_t bytes_live;  /* live chunks x chunk_bytes */
+    uint32_t objects;
+    uint32_t name_max;
+    uint64_t reads_corrected; /* page reads since mount that needed bitflip correction */
+    uint64_t reads_failed;    /* page reads since mount that were uncorrectable (EIO) */
+    bool read_only;
+};
+
+/* Fills `st`. Returns 0. */
+int nk_fs_statfs(struct nk_fs *fs, struct nk_fs_statfs *st);
+
+/* ----- metadata ----------------------------------------------------------------------- */
+
+struct nk_fs_stat {
+    uint32_t obj_id; /* the object the name refers to (the hard-link object for a link) */
+    uint32_t ino;    /* the inode: obj_id, or the target file's id for a hard link */
+    uint8_t type;    /* enum nk_fs_type of obj_id (NK_FS_TYPE_HARDLINK for links) */
+    uint32_t mode;   /* st_mode, type bits included (the target's for a link) */
+    uint32_t uid, gid, nlink, rdev;
+    uint64_t size; /* files: bytes; symlinks: target length; others 0 */
+    uint64_t atime, mtime, ctime;
+    bool has_header; /* false for the built-in root and lost+found without one */
+};
+
+/* Stats `path` (absolute or from the root), following symlinks. Returns 0,
+ * -NK_ENOENT, -NK_ENOTDIR, -NK_ELOOP, -NK_ENAMETOOLONG, -NK_EIO (a header
+ * failed ECC). */
+int nk_fs_stat(struct nk_fs *fs, const char *path, struct nk_fs_stat *st);
+
+/* As nk_fs_stat() without following a final symlink. */
+int nk_fs_lstat(struct nk_fs *fs, const char *path, struct nk_fs_stat *st);
+
+/* Copies the target of symlink `path` into `buf` (`size` bytes, NUL added
+ * when it fits). Returns the target length, -NK_EINVAL when not a symlink,
+ * -NK_ERANGE when `size` cannot hold the target and its NUL, or a lookup
+ * error. */
+int nk_fs_readlink(struct nk_fs *fs, const char *path, char *buf, size_t size);
+
+/* ----- files ----------------------------------------------------------------------------- */
+
+#define NK_FS_O_RDONLY 0x0u
+#define NK_FS_O_WRONLY 0x1u
+#define NK_FS_O_RDWR 0x2u
+#define NK_FS_O_ACCMODE 0x3u
+#define NK_FS_O_CREAT 0x40u
+#define NK_FS_O_TRUNC 0x200u
+#define NK_FS_O_APPEND 0x400u
+
+#define NK_FS_SEEK_SET 0
+#define NK_FS_SEEK_CUR 1
+#define NK_FS_SEEK_END 2
+
+/* An open file: caller-owned, no allocation. Fields are private. */
+struct nk_fs_file {
+    struct nk_fs *fs;
+    struct nk_fs_obj *obj;   /* the file object (a hard link's target) */
+    struct nk_fs_obj *named; /* the object the path named */
+    uint64_t pos;
+    uint32_t flags;
+    bool open;
+};
+
+/* Opens `path` (following symlinks and hard links) into `file`. Only
+ * NK_FS_O_RDONLY in this version: write flags give -NK_EROFS. Returns 0,
+ * -NK_EISDIR, -NK_ENOENT, -NK_EINVAL (not a regular file or bad flags),
+ * -NK_EILSEQ (a hard link without a target), or a lookup error. */
+int nk_fs_file_open(struct nk_fs *fs, struct nk_fs_file *file, const char *path, uint32_t flags);
+
+/* Reads up to `len` bytes (capped at INT32_MAX) at the file position and
+ * advances it. Returns bytes read (0 at end of file), -NK_EIO when a chunk
+ * failed ECC or no longer holds the expected data (position unchanged),
+ * -NK_EBADF. Holes and bytes past a chunk's valid length read as zeros. */
+int32_t nk_fs_file_read(struct nk_fs_file *file, void *buf, size_t len);
+
+/* As nk_fs_file_read() at `offset`, without using or moving the position. */
+int32_t nk_fs_file_pread(struct nk_fs_file *file, void *buf, size_t len, uint64_t offset);
+
+/* Moves the position (NK_FS_SEEK_*). Returns the new position, -NK_EINVAL
+ * (bad whence, or a negative result), -NK_EBADF. */
+int64_t nk_fs_file_seek(struct nk_fs_file *file, int64_t offset, int whence);
+
+/* Stats the open file (as nk_fs_stat() of the name it was opened by). */
+int nk_fs_file_stat(struct nk_fs_file *file, struct nk_fs_stat *st);
+
+/* Closes `file`. Returns 0 or -NK_EBADF. */
+int nk_fs_file_close(struct nk_fs_file *file);
+
+/* ----- directories -------------------------------------------------------------------- */
+
+struct nk_fs_dir {
+    struct nk_fs *fs;
+    struct nk_fs_obj *dir;
+    struct nk_fs_obj *next;
+    struct nk_fs_obj *last; /* the entry nk_fs_dir_read() returned last */
+    bool open;
+};
+
+struct nk_fs_dirent {
+    char name[NK_FS_NAME_MAX + 1]; /* NUL-terminated */
+    uint32_t obj_id;
+    uint8_t type; /* enum nk_fs_type of the entry's object */
+};
+
+/* Opens directory `path` (following symlinks). Returns 0, -NK_ENOTDIR, or a
+ * lookup error. */
+int nk_fs_dir_open(struct nk_fs *fs, struct nk_fs_dir *dir, const char *path);
+
+/* Reads the next entry ("." and ".." are not listed). Returns 1 with
+ * `entry` filled, 0 at the end, -NK_EIO when this entry's header failed ECC
+ * (the entry is skipped: the next call continues), -NK_EBADF. */
+int nk_fs_dir_read(struct nk_fs_dir *dir, struct nk_fs_dirent *entry);
+
+/* Stats the entry nk_fs_dir_read() returned last, as nk_fs_lstat() of its
+ * path would but without a lookup (O(1) instead of O(entries)). Returns 0,
+ * -NK_EINVAL when no entry was read, -NK_EIO, -NK_EBADF. */
+int nk_fs_dir_stat(struct nk_fs_dir *dir, struct nk_fs_stat *st);
+
+/* Restarts the listing. */
+int nk_fs_dir_rewind(struct nk_fs_dir *dir);
+
+int nk_fs_dir_close(struct nk_fs_dir *dir);
+
+/* ----- checking ------------------------------------------------------------------------ */
+
+struct nk_fs_check_result {
+    uint32_t problems[NK_FS_PROBLEM_KIND_COUNT]; /* mount's and the check's */
+    uint32_t problem_total;
+    uint32_t objects_checked;
+    uint32_t chunks_read;
+    uint32_t chunks_corrected; /* live chunks read with corrected bitflips */
+    uint64_t bitflips_corrected;
+};
+
+/* Checks the mounted structure: reads every live header (names, types,
+ * duplicates in a directory) and every live data chunk through the ECC,
+ * and adds the problems mount met. Every problem goes to config.report.
+ * Returns 0 (see result->problem_total) or a device error other than ECC. */
+int nk_fs_check(struct nk_fs *fs, struct nk_fs_check_result *result);
+
+/* A short constant name for a problem kind ("tags-ecc", "orphan", ...). */
+const char *nk_fs_problem_name(enum nk_fs_problem_kind kind);
+
+/* One line describing `problem` into `buf`. Returns the length. */
+size_t nk_fs_problem_format(const struct nk_fs_problem *problem, char *buf, size_t size);
+
+/* ----- inspection --------------------------------------------------------------------- */
+
+/* Describes the tags of partition page `page` in lines of text (placement
+ * per `config`, of which part, allocator, tags_place, tags_offset and
+ * no_tags_ecc are used; no mount needed): sequence, object, chunk, bytes,
+ * extra header fields, what they mean, the tags ECC status and the data ECC
+ * status. Returns the length written, or -NK_EINVAL / -NK_ENOMEM / a device
+ * error. */
+int nk_fs_page_describe(const struct nk_fs_config *config, uint32_t page, char *buf, size_t size);
+
+#endif /* NANDKIT_FS_H */

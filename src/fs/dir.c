@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Directory listing. A handle is a cursor into the directory's child list;
+ * names are read from the headers as entries are handed out.
+ */
+#include <string.h>
+
+#include "fs/fs_internal.h"
+
+int nk_fs_dir_open(struct nk_fs *fs, struct nk_fs_dir *dir, const char *path)
+{
+    memset(dir, 0, sizeof *dir);
+    struct nk_fs_obj *obj;
+    int err = nk_fs_path_lookup(fs, path, true, &obj);
+    if (err)
+        return err;
+    if (!nk_fs_obj_is_dir(obj))
+        return -NK_ENOTDIR;
+    dir->fs = fs;
+    dir->dir = obj;
+    dir->next = obj->u.children;
+    dir->open = true;
+    return 0;
+}
+
+int nk_fs_dir_read(struct nk_fs_dir *dir, struct nk_fs_dirent *entry)
+{
+    if (!dir || !dir->open || !dir->fs->mounted)
+        return -NK_EBADF;
+    struct nk_fs_obj *obj = dir->next;
+    if (!obj)
+        return 0;
+    dir->next = obj->sibling;
+    dir->last = obj;
+    int len = nk_fs_obj_name(dir->fs, obj, entry->name);
+    if (len < 0)
+        return len;
+    entry->obj_id = obj->id;
+    entry->type = obj->type;
+    return 1;
+}
+
+int nk_fs_dir_stat(struct nk_fs_dir *dir, struct nk_fs_stat *st)
+{
+    if (!dir || !dir->open || !dir->fs->mounted)
+        return -NK_EBADF;
+    if (!dir->last)
+        return -NK_EINVAL;
+    return nk_fs_obj_stat(dir->fs, dir->last, st);
+}
+
+int nk_fs_dir_rewind(struct nk_fs_dir *dir)
+{
+    if (!dir || !dir->open)
+        return -NK_EBADF;
+    dir->next = dir->dir->u.children;
+    dir->last = NULL;
+    return 0;
+}
+
+int nk_fs_dir_close(struct nk_fs_dir *dir)
+{
+    if (!dir || !dir->open)
+        return -NK_EBADF;
+    dir->open = false;
+    return 0;
+}

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading files: open, read, pread, seek, fstat, close.
+ *
+ * A read walks the chunk map: a missing chunk is a hole (zeros); a present
+ * one is read through the ECC and its tags checked against the owner and
+ * chunk id the map expects, so a page that changed under the map is an
+ * error, never someone else's data. Bytes past a chunk's valid count read
+ * as zeros. Whole aligned chunks go straight into the caller's buffer.
+ */
+#include <string.h>
+
+#include "fs/fs_internal.h"
+
+int nk_fs_file_open(struct nk_fs *fs, struct nk_fs_file *file, const char *path, uint32_t flags)
+{
+    memset(file, 0, sizeof *file);
+    if ((flags & NK_FS_O_ACCMODE) != NK_FS_O_RDONLY ||
+        (flags & (NK_FS_O_CREAT | NK_FS_O_TRUNC | NK_FS_O_APPEND)))
+        return -NK_EROFS;
+    if (flags & ~(NK_FS_O_ACCMODE | NK_FS_O_CREAT | NK_FS_O_TRUNC | NK_FS_O_APPEND))
+        return -NK_EINVAL;
+    struct nk_fs_obj *obj;
+    int err = nk_fs_path_lookup(fs, path, true, &obj);
+    if (err)
+        return err;
+    if (nk_fs_obj_is_dir(obj))
+        return -NK_EISDIR;
+    struct nk_fs_obj *target = nk_fs_obj_target(fs, obj);
+    if (!target)
+        return -NK_EILSEQ;
+    if (target->type != NK_FS_TYPE_FILE)
+        return -NK_EINVAL;
+    file->fs = fs;
+    file->obj = target;
+    file->named = obj;
+    file->flags = flags;
+    file->open = true;
+    return 0;
+}
+
+static bool nk_fs_file_ok(const struct nk_fs_file *file)
+{
+    return file && file->open && file->fs && file->fs->mounted;
+}
+
+/* Copies bytes [offset, offset + len) of data chunk `chunk_id` at `page`
+ * into `dst`. */
+static int nk_fs_chunk_read(struct nk_fs *fs, const struct nk_fs_obj *obj, uint32_t chunk_id,
+                            uint32_t page, uint32_t offset, uint8_t *dst, uint32_t len)
+{
+    bool direct = offset == 0 && len == fs->chunk_bytes && fs->config.tags_place == NK_FS_TAGS_OOB;
+    int err;
+    if (direct) {
+        err = nk_part_read_page(fs->part, page, dst, fs->oob_buf, NK_OOB_AUTO);
+        if (fs->cached_page != NK_FS_NONE)
+            fs->cached_page = NK_FS_NONE; /* oob_buf was reused */
+        if (err == -NK_EBADMSG) {
+            fs->ecc_failed_reads++;
+            return -NK_EIO;
+        }
+        if (err < 0 && err != -NK_EUCLEAN)
+            return err;
+        if (err != 0)
+            fs->ecc_corrected_reads++;
+    } else {
+        err = nk_fs_page_load(fs, page);
+        if (err)
+            return err;
+    }
+    struct nk_fs_tags tags;
+    int status = nk_fs_tags_from_buffers(fs, &tags);
+    uint32_t valid = fs->chunk_bytes;
+    if (status >= 0) {
+        if (status == NK_FS_TAGS_UNWRITTEN || tags.obj_id != obj->id || tags.chunk_id != chunk_id)
+            return -NK_EIO;
+        if (tags.n_bytes < valid)
+            valid = tags.n_bytes;
+    }
+    /* Tags failing their own ECC on a page whose data passed: the scan
+     * vouched for the page, and the data ECC for its bytes. */
+    if (direct) {
+        if (valid < len)
+            memset(dst + valid, 0, len - valid);
+        return 0;
+    }
+    uint32_t end = offset + len;
+    uint32_t copy_end = end < valid ? end : valid;
+    if (copy_end > offset)
+        memcpy(dst, fs->page_buf + offset, copy_end - offset);
+    else
+        copy_end = offset;
+    if (end > copy_end)
+        memset(dst + (copy_end - offset), 0, end - copy_end);
+    return 0;
+}
+
+static int32_t nk_fs_read_at(struct nk_fs_file *file, uint8_t *buf, size_t len, uint64_t offset)
+{
+    struct nk_fs *fs = file->fs;
+    const struct nk_fs_obj *obj = file->obj;
+    if (offset >= obj->size || len == 0)
+        return 0;
+    if (len > INT32_MAX)
+        len = INT32_MAX;
+    if (len > obj->size - offset)
+        len = (size_t)(obj->size - offset);
+    size_t done = 0;
+    while (done < len) {
+        uint64_t pos = offset + done;
+        uint64_t index = pos / fs->chunk_bytes;
+        uint32_t in_chunk = (uint32_t)(pos % fs->chunk_bytes);
+        uint32_t n = fs->chunk_bytes - in_chunk;
+        if (n > len - done)
+            n = (uint32_t)(len - done);
+        uint32_t page =
+            index < NK_FS_CHUNK_ID_MAX ? nk_fs_map_get(fs, obj, (uint32_t)index + 1) : NK_FS_NONE;
+        if (page == NK_FS_NONE) {
+            memset(buf + done, 0, n);
+        } else {
+            int err = nk_fs_chunk_read(fs, obj, (uint32_t)index + 1, page, in_chunk, buf + done, n);
+            if (err)
+                return err;
+        }
+        done += n;
+    }
+    return (int32_t)done;
+}
+
+int32_t nk_fs_file_pread(struct nk_fs_file *file, void *buf, size_t len, uint64_t offset)
+{
+    if (!nk_fs_file_ok(file))
+        return -NK_EBADF;
+    if (!buf && len)
+        return -NK_EINVAL;
+    return nk_fs_read_at(file, buf, len, offset);
+}
+
+int32_t nk_fs_file_read(struct nk_fs_file *file, void *buf, size_t len)
+{
+    int32_t n = nk_fs_file_pread(file, buf, len, file ? file->pos : 0);
+    if (n > 0)
+        file->pos += (uint64_t)n;
+    return n;
+}
+
+int64_t nk_fs_file_seek(struct nk_fs_file *file, int64_t offset, int whence)
+{
+    if (!nk_fs_file_ok(file))
+        return -NK_EBADF;
+    int64_t base;
+    switch (whence) {
+    case NK_FS_SEEK_SET:
+        base = 0;
+        break;
+    case NK_FS_SEEK_CUR:
+        base = (int64_t)file->pos;
+        break;
+    case NK_FS_SEEK_END:
+        base = (int64_t)file->obj->size;
+        break;
+    default:
+        return -NK_EINVAL;
+    }
+    if ((offset > 0 && base > INT64_MAX - offset) || base + offset < 0)
+        return -NK_EINVAL;
+    file->pos = (uint64_t)(base + offset);
+    return (int64_t)file->pos;
+}
+
+int nk_fs_file_stat(struct nk_fs_file *file, struct nk_fs_stat *st)
+{
+    if (!nk_fs_file_ok(file))
+        return -NK_EBADF;
+    return nk_fs_obj_stat(file->fs, file->named, st);
+}
+
+int nk_fs_file_close(struct nk_fs_file *file)
+{
+    if (!file || !file->open)
+        return -NK_EBADF;
+    file->open = false;
+    file->obj = file->named = NULL;
+    return 0;
+}

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * File-system internals shared between the files of src/fs/.
+ *
+ * The RAM model (docs/fs-design.md): one `struct nk_fs_obj` per live object
+ * in a hash table keyed by object id; directories hold a singly linked list
+ * of their children; a file holds a chunk map (chunk id -> page) packed at
+ * fs->map_bits bits per entry; one `struct nk_fs_block` per block and one bit
+ * per page. Names, modes, times and symlink targets stay on flash and are
+ * read on demand through the one-page cache fs->page_buf.
+ */
+#ifndef NK_FS_INTERNAL_H
+#define NK_FS_INTERNAL_H
+
+#include "nandkit/error.h"
+#include "nandkit/fs.h"
+
+/* ----- little-endian fields -------------------------------------------------------- */
+
+static inline uint32_t nk_fs_get_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline void nk_fs_put_le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+/* ----- blocks ------------------------------------------------------------------------ */
+
+enum nk_fs_block_state {
+    NK_FS_BLOCK_UNKNOWN = 0,
+    NK_FS_BLOCK_BAD,        /* marker or BBT: never touched */
+    NK_FS_BLOCK_EMPTY,      /* first page unwritten */
+    NK_FS_BLOCK_CHECKPOINT, /* YAFFS checkpoint data: skipped */
+    NK_FS_BLOCK_IN_USE,     /* holds file-system chunks */
+    NK_FS_BLOCK_JUNK,       /* written, but no usable sequence number */
+};
+
+/* Per-block RAM: 8 bytes. */
+struct nk_fs_block {
+    uint32_t seq;
+    uint16_t live;   /* live chunks (headers and data) */
+    uint8_t state;   /* enum nk_fs_block_state */
+    uint8_t written; /* pages written (first unwritten page), 255 = all of >= 255 */
+};
+
+/* ----- objects ----------------------------------------------------------------------- */
+
+/* Object flags. */
+#define NK_FS_OBJ_VALID 0x01u    /* its newest header has been seen */
+#define NK_FS_OBJ_DEAD 0x02u     /* deleted, unlinked or shadowed: freed after the scan */
+#define NK_FS_OBJ_HASHED 0x04u   /* name_hash holds the hash of its name */
+#define NK_FS_OBJ_ORPHAN 0x08u   /* moved into lost+found */
+#define NK_FS_OBJ_LINKED 0x10u   /* a file with hard links to it */
+#define NK_FS_OBJ_WALKING 0x20u  /* resolve: on the parent walk in progress */
+#define NK_FS_OBJ_ROOTED 0x40u   /* resolve: its parent chain reaches the root */
+#define NK_FS_OBJ_DANGLING 0x80u /* a hard link without a usable target */
+
+/* Chunk-map shapes (nk_fs_obj.map_height). */
+#define NK_FS_MAP_EMPTY 0xffu  /* no data chunk */
+#define NK_FS_MAP_INLINE 0xfeu /* only chunk 1, its page in u.inline_page */
+/* 0..NK_FS_MAP_MAX_HEIGHT: a tree rooted at u.map_root */
+
+struct nk_fs_obj {
+    struct nk_fs_obj *hash_next; /* same hash bucket */
+    struct nk_fs_obj *sibling;   /* next child of the same directory */
+    union {
+        void *map_root;             /* files: chunk map tree */
+        uint32_t inline_page;       /* files: page of chunk 1 (NK_FS_MAP_INLINE) */
+        struct nk_fs_obj *children; /* directories */
+        uint32_t equiv_id;          /* hard links: target object id */
+    } u;
+    uint64_t size; /* files: bytes (while scanning without a header: extent seen) */
+    uint32_t id;
+    uint32_t parent_id;
+    uint32_t hdr_page;     /* page of the newest header, NK_FS_NONE without one */
+    uint32_t shrink_limit; /* scan: older data chunks above this id are dead */
+    uint16_t name_hash;
+    uint8_t type;       /* enum nk_fs_type; UNKNOWN until a header says */
+    uint8_t flags;      /* NK_FS_OBJ_* */
+    uint8_t map_height; /* NK_FS_MAP_* or tree height */
+};
+
+/* ----- memory (alloc.c) ----------------------------------------------------------------- */
+
+void *nk_fs_mem_alloc(struct nk_fs *fs, size_t size);
+void nk_fs_mem_free(struct nk_fs *fs, void *ptr, size_t size);
+
+/* ----- chunk maps (chunkmap.c) ------------------------------------------------------------ */
+
+#define NK_FS_MAP_MAX_HEIGHT 8
+
+/* Page of data chunk `chunk_id` of `obj`, or NK_FS_NONE. */
+uint32_t nk_fs_map_get(const struct nk_fs *fs, const struct nk_fs_obj *obj, uint32_t chunk_id);
+
+/* Sets chunk `chunk_id` (1..NK_FS_CHUNK_ID_MAX) to `page`. 0 or -NK_ENOMEM
+ * (the map is unchanged then). */
+int nk_fs_map_set(struct nk_fs *fs, struct nk_fs_obj *obj, uint32_t chunk_id, uint32_t page);
+
+/* Frees the whole map. */
+void nk_fs_map_free(struct nk_fs *fs, struct nk_fs_obj *obj);
+
+/* Calls `fn` for every mapped chunk in increasing chunk id order; stops and
+ * returns the first non-zero value it returns. */
+typedef int (*nk_fs_map_fn)(void *ctx, uint32_t chunk_id, uint32_t page);
+int nk_fs_map_walk(const struct nk_fs *fs, const struct nk_fs_obj *obj, nk_fs_map_fn fn, void *ctx);
+
+/* Bytes of RAM a map node of each kind takes (for the design figures). */
+size_t nk_fs_map_leaf_bytes(const struct nk_fs *fs);
+size_t nk_fs_map_node_bytes(void);
+
+/* ----- objects (object.c) ------------------------------------------------------------------ */
+
+struct nk_fs_obj *nk_fs_obj_find(const struct nk_fs *fs, uint32_t id);
+
+/* Finds `id` or creates it (type UNKNOWN, no header). NULL on -NK_ENOMEM. */
+struct nk_fs_obj *nk_fs_obj_get(struct nk_fs *fs, uint32_t id);
+
+/* Unhooks `obj` from the hash table and frees it with its map. */
+void nk_fs_obj_free(struct nk_fs *fs, struct nk_fs_obj *obj);
+
+/* Frees every object. */
+void nk_fs_obj_free_all(struct nk_fs *fs);
+
+/* Iterates every object: start with NULL, returns NULL after the last. */
+struct nk_fs_obj *nk_fs_obj_next(const struct nk_fs *fs, const struct nk_fs_obj *obj,
+                                 uint32_t *bucket);
+
+/* 16-bit hash of a name. */
+uint16_t nk_fs_name_hash(const uint8_t *name, size_t len);
+
+/* Whether `obj` is a directory (root and lost+found included). */
+bool nk_fs_obj_is_dir(const struct nk_fs_obj *obj);
+
+/* The name of `obj` into `name` (NK_FS_NAME_MAX + 1 bytes, NUL-terminated):
+ * from its header, or "objN" without one. Sets its name hash. Returns the
+ * length or -NK_EIO when the header failed ECC. */
+int nk_fs_obj_name(struct nk_fs *fs, struct nk_fs_obj *obj, char *name);
+
+/* Sets the name hash of `obj` from its decoded header. */
+void nk_fs_obj_hash_header(struct nk_fs_obj *obj, const struct nk_fs_header *hdr);
+
+/* Whether `obj` is named `name` (`len` bytes): 1 or 0, or -NK_EIO when its
+ * header failed ECC. Uses and sets the name hash. */
+int nk_fs_obj_name_equals(struct nk_fs *fs, struct nk_fs_obj *obj, const char *name, size_t len);
+
+/* Reads the newest header of `obj` (through the page cache) into `hdr`,
+ * whose pointers then refer to fs->page_buf. Returns 0, -NK_ENOENT when the
+ * object has no header, -NK_EIO on ECC failure or a header that no longer
+ * belongs to the object. */
+int nk_fs_obj_header(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header *hdr);
+
+/* The file a hard link leads to (or `obj` itself), NULL when dangling. */
+struct nk_fs_obj *nk_fs_obj_target(const struct nk_fs *fs, struct nk_fs_obj *obj);
+
+/* Fills `st` for `obj`. */
+int nk_fs_obj_stat(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_stat *st);
+
+/* ----- flash access (mount.c) -------------------------------------------------------------- */
+
+/* Reads partition page `page` with ECC into fs->page_buf (and the free OOB
+ * bytes into fs->oob_buf), or returns at once when it is cached. Returns 0
+ * (corrected bitflips included), -NK_EIO when uncorrectable, or a device
+ * error. */
+int nk_fs_page_load(struct nk_fs *fs, uint32_t page);
+
+/* Decodes the tags of the page just read into fs->page_buf / fs->oob_buf. */
+int nk_fs_tags_from_buffers(const struct nk_fs *fs, struct nk_fs_tags *tags);
+
+/* Reports a problem to the configured callback. */
+void nk_fs_report(struct nk_fs *fs, enum nk_fs_problem_kind kind, uint32_t page, uint32_t obj_id,
+                  uint32_t chunk_id, uint32_t other);
+
+/* ----- scan and resolve (scan.c, resolve.c) ----------------------------------------------- */
+
+int nk_fs_scan(struct nk_fs *fs);
+int nk_fs_resolve(struct nk_fs *fs);
+
+/* ----- paths (path.c) ------------------------------------------------------------------------ */
+
+/* Looks `path` up. With `follow`, a final symlink is followed. Returns 0 and
+ * *out, or a negative error. */
+int nk_fs_path_lookup(struct nk_fs *fs, const char *path, bool follow, struct nk_fs_obj **out);
+
+#endif /* NK_FS_INTERNAL_H */

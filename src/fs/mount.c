@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Mount and unmount, configuration, the one-page cache, statfs.
+ */
+#include <string.h>
+
+#include "fs/fs_internal.h"
+
+void nk_fs_config_layout(struct nk_fs_config *config, enum nk_fs_layout layout)
+{
+    config->tags_offset = 0;
+    config->no_tags_ecc = false;
+    switch (layout) {
+    case NK_FS_LAYOUT_MKYAFFS2:
+        /* Tags from OOB byte 0, where a marker would be: no markers. */
+        config->tags_place = NK_FS_TAGS_OOB;
+        config->no_bad_block_markers = true;
+        break;
+    case NK_FS_LAYOUT_INBAND:
+        config->tags_place = NK_FS_TAGS_INBAND;
+        config->no_bad_block_markers = false;
+        break;
+    case NK_FS_LAYOUT_LINUX:
+    default:
+        config->tags_place = NK_FS_TAGS_OOB;
+        config->no_bad_block_markers = false;
+        break;
+    }
+}
+
+static const char *const nk_fs_layout_names[] = {"linux", "mkyaffs2", "inband"};
+
+int nk_fs_layout_parse(const char *name, enum nk_fs_layout *layout)
+{
+    for (unsigned i = 0; name && i < sizeof nk_fs_layout_names / sizeof nk_fs_layout_names[0];
+         i++) {
+        if (strcmp(name, nk_fs_layout_names[i]) == 0) {
+            *layout = (enum nk_fs_layout)i;
+            return 0;
+        }
+    }
+    return -NK_EINVAL;
+}
+
+const char *nk_fs_layout_name(enum nk_fs_layout layout)
+{
+    unsigned i = (unsigned)layout;
+    return i < sizeof nk_fs_layout_names / sizeof nk_fs_layout_names[0] ? nk_fs_layout_names[i]
+                                                                        : "?";
+}
+
+void nk_fs_report(struct nk_fs *fs, enum nk_fs_problem_kind kind, uint32_t page, uint32_t obj_id,
+                  uint32_t chunk_id, uint32_t other)
+{
+    /* Mount's tally; nk_fs_check() counts its own. */
+    if ((unsigned)kind < NK_FS_PROBLEM_KIND_COUNT && !fs->mounted)
+        fs->problems[kind]++;
+    if (!fs->config.report)
+        return;
+    struct nk_fs_problem problem = {
+        .kind = kind,
+        .block = page == NK_FS_NONE ? NK_FS_NONE : page / fs->pages_per_block,
+        .page = page,
+        .obj_id = obj_id,
+        .chunk_id = chunk_id,
+        .other = other,
+    };
+    fs->config.report(fs->config.report_ctx, &problem);
+}
+
+int nk_fs_page_load(struct nk_fs *fs, uint32_t page)
+{
+    if (page == fs->cached_page)
+        return 0;
+    fs->cached_page = NK_FS_NONE;
+    int err = nk_part_read_page(fs->part, page, fs->page_buf, fs->oob_buf, NK_OOB_AUTO);
+    if (err == -NK_EBADMSG) {
+        fs->ecc_failed_reads++;
+        return -NK_EIO;
+    }
+    if (err < 0 && err != -NK_EUCLEAN)
+        return err;
+    if (err != 0)
+        fs->ecc_corrected_reads++;
+    fs->cached_page = page;
+    return 0;
+}
+
+int nk_fs_tags_from_buffers(const struct nk_fs *fs, struct nk_fs_tags *tags)
+{
+    if (fs->config.tags_place == NK_FS_TAGS_INBAND)
+        return nk_fs_tags_decode(fs->page_buf + fs->page_size - NK_FS_TAGS_BYTES, false, tags);
+    return nk_fs_tags_decode(fs->oob_buf + fs->config.tags_offset, !fs->config.no_tags_ecc, tags);
+}
+
+/* Bits to store page + 1 for every page of the partition. */
+static uint8_t nk_fs_bits_for(uint32_t pages)
+{
+    uint8_t bits = 1;
+    while (bits < 32 && (pages >> bits) != 0)
+        bits++;
+    return bits;
+}
+
+static int nk_fs_setup_geometry(struct nk_fs *fs)
+{
+    const struct nk_fs_config *config = &fs->config;
+    struct nk_part *part = config->part;
+    struct nk_nand *dev = part->dev;
+    fs->part = part;
+    fs->page_size = nk_nand_page_size(dev);
+    fs->pages_per_block = nk_nand_pages_per_block(dev);
+    fs->blocks = part->block_count;
+    fs->oob_free = dev->free_bytes;
+    if (fs->pages_per_block == 0 || fs->pages_per_block > 0xffffu || fs->blocks == 0 ||
+        (uint64_t)fs->blocks * fs->pages_per_block > 0xfffffffeu)
+        return nk_diag_set(&fs->diag, -NK_EINVAL, "unusable geometry: %u blocks of %u pages",
+                           (unsigned)fs->blocks, (unsigned)fs->pages_per_block);
+    fs->pages = fs->blocks * fs->pages_per_block;
+
+    if (config->tags_place == NK_FS_TAGS_INBAND) {
+        fs->chunk_bytes = fs->page_size - NK_FS_TAGS_BYTES;
+    } else if (config->tags_place == NK_FS_TAGS_OOB) {
+        fs->chunk_bytes = fs->page_size;
+        unsigned need = NK_FS_TAGS_BYTES + (config->no_tags_ecc ? 0u : NK_FS_TAGS_ECC_BYTES);
+        if ((unsigned)config->tags_offset + need > fs->oob_free)
+            return nk_diag_set(&fs->diag, -NK_EINVAL,
+                               "tags need %u OOB bytes at free offset %u but the OOB layout has "
+                               "%u free bytes",
+                               need, (unsigned)config->tags_offset, (unsigned)fs->oob_free);
+    } else {
+        return nk_diag_set(&fs->diag, -NK_EINVAL, "unknown tags placement %d",
+                           (int)config->tags_place);
+    }
+    if (fs->page_size < NK_FS_HEADER_BYTES + NK_FS_TAGS_BYTES)
+        return nk_diag_set(&fs->diag, -NK_EINVAL,
+                           "%u-byte pages are too small for YAFFS2 object headers",
+                           (unsigned)fs->page_size);
+    fs->map_bits = nk_fs_bits_for(fs->pages);
+
+    /* Block summaries as YAFFS2 sizes them: the tags of all but the last n
+     * chunks, in n chunks that each start with a 16-byte header. */
+    uint32_t sum_bytes = fs->pages_per_block * 12u;
+    uint32_t chunks = (sum_bytes + fs->chunk_bytes - 1) / (fs->chunk_bytes - 16u);
+    fs->summary_chunks =
+        (chunks >= 1 && chunks < fs->pages_per_block && chunks < 256) ? (uint8_t)chunks : 0;
+    return 0;
+}
+
+static void nk_fs_release(struct nk_fs *fs)
+{
+    nk_fs_obj_free_all(fs);
+    nk_fs_mem_free(fs, fs->buckets, ((size_t)fs->bucket_mask + 1) * sizeof *fs->buckets);
+    fs->buckets = NULL;
+    nk_fs_mem_free(fs, fs->chunk_bits, ((size_t)fs->pages + 31) / 32 * sizeof(uint32_t));
+    fs->chunk_bits = NULL;
+    nk_fs_mem_free(fs, fs->block_info, (size_t)fs->blocks * sizeof *fs->block_info);
+    fs->block_info = NULL;
+    nk_fs_mem_free(fs, fs->oob_buf, fs->oob_free ? fs->oob_free : 1u);
+    fs->oob_buf = NULL;
+    nk_fs_mem_free(fs, fs->page_buf, fs->page_size);
+    fs->page_buf = NULL;
+    fs->root = fs->lost_found = NULL;
+    fs->mounted = false;
+}
+
+static uint32_t nk_fs_bucket_count(const struct nk_fs *fs)
+{
+    uint32_t wanted = fs->config.object_buckets;
+    if (wanted && (wanted & (wanted - 1)) == 0 && wanted <= (1u << 20))
+        return wanted;
+    /* About one bucket per block, within 32..4096: a few objects per chain
+     * on a typical image, at one pointer per block. */
+    uint32_t count = 32;
+    while (count < fs->blocks && count < 4096)
+        count <<= 1;
+    return count;
+}
+
+static int nk_fs_alloc_tables(struct nk_fs *fs)
+{
+    fs->page_buf = nk_fs_mem_alloc(fs, fs->page_size);
+    fs->oob_buf = nk_fs_mem_alloc(fs, fs->oob_free ? fs->oob_free : 1u);
+    fs->block_info = nk_fs_mem_alloc(fs, (size_t)fs->blocks * sizeof *fs->block_info);
+    fs->chunk_bits = nk_fs_mem_alloc(fs, ((size_t)fs->pages + 31) / 32 * sizeof(uint32_t));
+    uint32_t buckets = nk_fs_bucket_count(fs);
+    fs->buckets = nk_fs_mem_alloc(fs, (size_t)buckets * sizeof *fs->buckets);
+    if (fs->buckets) {
+        /* Emptied at once: a failed mount frees through the table. */
+        fs->bucket_mask = buckets - 1;
+        for (uint32_t b = 0; b < buckets; b++)
+            fs->buckets[b] = NULL;
+    }
+    if (!fs->page_buf || !fs->oob_buf || !fs->block_info || !fs->chunk_bits || !fs->buckets)
+        return nk_diag_set(&fs->diag, -NK_ENOMEM, "out of memory for the file-system tables");
+    memset(fs->block_info, 0, (size_t)fs->blocks * sizeof *fs->block_info);
+    memset(fs->chunk_bits, 0, ((size_t)fs->pages + 31) / 32 * sizeof(uint32_t));
+
+    fs->root = nk_fs_obj_get(fs, NK_FS_OBJ_ROOT);
+    fs->lost_found = nk_fs_obj_get(fs, NK_FS_OBJ_LOST_FOUND);
+    if (!fs->root || !fs->lost_found)
+        return nk_diag_set(&fs->diag, -NK_ENOMEM, "out of memory for the root directory");
+    fs->root->type = fs->lost_found->type = NK_FS_TYPE_DIR;
+    fs->root->parent_id = NK_FS_OBJ_ROOT;
+    fs->lost_found->parent_id = NK_FS_OBJ_ROOT;
+    return 0;
+}
+
+int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config)
+{
+    memset(fs, 0, sizeof *fs);
+    fs->cached_page = NK_FS_NONE;
+    if (!config || !config->part || !config->part->dev)
+        return nk_diag_set(&fs->diag, -NK_EINVAL, "no partition given");
+    if (!config->allocator.alloc || !config->allocator.free)
+        return nk_diag_set(&fs->diag, -NK_EINVAL, "no allocator given");
+    if (!config->read_only)
+        return nk_diag_set(&fs->diag, -NK_ENOTSUP,
+                           "writable mounts are not supported yet: set read_only");
+    fs->config = *config;
+    int err = nk_fs_setup_geometry(fs);
+    if (!err)
+        err = nk_fs_alloc_tables(fs);
+    if (!err)
+        err = nk_fs_scan(fs);
+    if (!err)
+        err = nk_fs_resolve(fs);
+    if (err) {
+        if (!fs->diag.text[0])
+            nk_diag_set(&fs->diag, err, "mount failed: %s", nk_strerror(err));
+        nk_fs_release(fs);
+        return err;
+    }
+    fs->mounted = true;
+    return 0;
+}
+
+int nk_fs_unmount(struct nk_fs *fs)
+{
+    if (!fs->mounted)
+        return -NK_EINVAL;
+    nk_fs_release(fs);
+    return 0;
+}
+
+void nk_fs_ram_usage(const struct nk_fs *fs, size_t *now, size_t *peak)
+{
+    if (now)
+        *now = fs->ram_bytes;
+    if (peak)
+        *peak = fs->ram_peak;
+}
+
+int nk_fs_statfs(struct nk_fs *fs, struct nk_fs_statfs *st)
+{
+    memset(st, 0, sizeof *st);
+    if (!fs->mounted)
+        return -NK_EINVAL;
+    st->chunk_bytes = fs->chunk_bytes;
+    st->chunks_per_block = fs->pages_per_block;
+    st->blocks = fs->blocks;
+    st->blocks_bad = fs->stats.blocks_bad;
+    st->blocks_empty = fs->stats.blocks_empty;
+    uint64_t good = fs->blocks - fs->stats.blocks_bad;
+    st->bytes_total = good * fs->pages_per_block * fs->chunk_bytes;
+    st->bytes_free = fs->free_chunks * fs->chunk_bytes;
+    st->bytes_live = (uint64_t)fs->stats.chunks_live * fs->chunk_bytes;
+    st->objects = fs->object_count;
+    st->name_max = NK_FS_NAME_MAX;
+    st->reads_corrected = fs->ecc_corrected_reads;
+    st->reads_failed = fs->ecc_failed_reads;
+    st->read_only = true;
+    return 0;
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/* nandkit cat: a file of a YAFFS2 image to standard output. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fsimage.h"
+#include "nandkit/error.h"
+#include "tool.h"
+
+static void nk_cat_help(FILE *out)
+{
+    fprintf(out,
+            "usage: nandkit cat IMAGE PATH (--geometry P,O,N[,B] | --chip NAME) [--layout L]\n\n"
+            "Mounts the YAFFS2 file system in IMAGE read-only and writes file PATH (symlinks\n"
+            "and hard links followed) to standard output. Data that fails the ECC is never\n"
+            "written: the command stops with an error instead.\n\n"
+            "Options:\n" NK_TOOL_IMAGE_HELP
+            "\nExit status: 0 written, 1 not found or unreadable, 2 bad input.\n");
+}
+
+static int nk_cat_run(int argc, char **argv)
+{
+    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+    struct nk_tool_image_opts opts;
+    nk_tool_image_opts_init(&opts);
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        int handled = nk_tool_image_option(&opts, opt, optarg);
+        if (handled == 2)
+            return 2;
+        if (!handled)
+            return nk_tool_fail("cat: unknown option (see nandkit cat --help)");
+    }
+    if (argc - optind != 2)
+        return nk_tool_fail("cat needs IMAGE and PATH (see nandkit cat --help)");
+    opts.path = argv[optind];
+    const char *path = argv[optind + 1];
+
+    struct nk_tool_fs t;
+    int status = nk_tool_fs_open(&t, &opts, NULL, NULL);
+    if (status)
+        return status;
+    struct nk_fs_file file;
+    int err = nk_fs_file_open(&t.fs, &file, path, NK_FS_O_RDONLY);
+    if (err) {
+        nk_tool_fs_close(&t);
+        return nk_tool_error("%s: %s in the image", path, nk_strerror(err));
+    }
+    enum { CHUNK = 64 * 1024 };
+    uint8_t *buf = malloc(CHUNK);
+    int32_t n = 0;
+    uint64_t done = 0;
+    while (buf && (n = nk_fs_file_read(&file, buf, CHUNK)) > 0) {
+        if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n) {
+            n = -NK_EIO;
+            break;
+        }
+        done += (uint64_t)n;
+    }
+    free(buf);
+    nk_fs_file_close(&file);
+    nk_tool_fs_close(&t);
+    if (fflush(stdout) != 0)
+        return nk_tool_error("%s: writing standard output failed", path);
+    if (n < 0)
+        return nk_tool_error("%s: read failed at byte %llu: %s", path, (unsigned long long)done,
+                             nk_strerror(n));
+    return 0;
+}
+
+const struct nk_tool_command nk_cmd_cat = {
+    .name = "cat",
+    .summary = "write a file of a YAFFS2 image to standard output",
+    .run = nk_cat_run,
+    .help = nk_cat_help,
+};

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: MIT */
+/* nandkit extract: a YAFFS2 image's tree into a host directory. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsimage.h"
+#include "nandkit/error.h"
+#include "tool.h"
+
+static void nk_extract_help(FILE *out)
+{
+    fprintf(out,
+            "usage: nandkit extract IMAGE DEST_DIR (--geometry P,O,N[,B] | --chip NAME)\n"
+            "                       [--layout L]\n\n"
+            "Mounts the YAFFS2 file system in IMAGE read-only and recreates its tree under\n"
+            "DEST_DIR (created if missing; existing entries are not overwritten): files,\n"
+            "directories, symlinks (verbatim targets), hard links as hard links, and\n"
+            "lost+found. Permission bits (setuid, setgid, sticky included) and modification\n"
+            "times are kept; owners too when run as root. Device nodes, FIFOs and sockets are\n"
+            "skipped with a warning.\n\n"
+            "Options:\n" NK_TOOL_IMAGE_HELP
+            "\nExit status: 0 extracted, 1 something could not be read or written, 2 bad input.\n");
+}
+
+struct nk_link_seen {
+    uint32_t ino;
+    char *host_path;
+};
+
+struct nk_extract {
+    struct nk_fs *fs;
+    int status;
+    struct nk_link_seen *links; /* files with hard links: first host path */
+    size_t link_count, link_cap;
+    uint8_t *buf;
+};
+
+static void nk_extract_warn(struct nk_extract *x, const char *what, const char *path, int err)
+{
+    fprintf(stderr, "nandkit: %s %s: %s\n", what, path, err < 0 ? nk_strerror(err) : strerror(err));
+    x->status = 1;
+}
+
+static void nk_extract_times(const char *host, const struct nk_fs_stat *st, bool symlink)
+{
+    struct timespec times[2];
+    times[0].tv_sec = (time_t)st->atime;
+    times[0].tv_nsec = 0;
+    times[1].tv_sec = (time_t)st->mtime;
+    times[1].tv_nsec = 0;
+    utimensat(AT_FDCWD, host, times, symlink ? AT_SYMLINK_NOFOLLOW : 0);
+}
+
+static void nk_extract_owner(const char *host, const struct nk_fs_stat *st)
+{
+    if (geteuid() == 0 && lchown(host, st->uid, st->gid) != 0)
+        fprintf(stderr, "nandkit: warning: cannot set the owner of %s\n", host);
+}
+
+static const char *nk_extract_linked(struct nk_extract *x, uint32_t ino)
+{
+    for (size_t i = 0; i < x->link_count; i++) {
+        if (x->links[i].ino == ino)
+            return x->links[i].host_path;
+    }
+    return NULL;
+}
+
+static void nk_extract_remember(struct nk_extract *x, uint32_t ino, const char *host)
+{
+    if (x->link_count == x->link_cap) {
+        size_t cap = x->link_cap ? 2 * x->link_cap : 16;
+        struct nk_link_seen *grown = realloc(x->links, cap * sizeof *grown);
+        if (!grown)
+            return;
+        x->links = grown;
+        x->link_cap = cap;
+    }
+    x->links[x->link_count].ino = ino;
+    x->links[x->link_count].host_path = strdup(host);
+    x->link_count++;
+}
+
+static void nk_extract_file(struct nk_extract *x, const char *path, const char *host,
+                            const struct nk_fs_stat *st)
+{
+    if (st->nlink > 1) {
+        const char *first = nk_extract_linked(x, st->ino);
+        if (first) {
+            if (link(first, host) != 0)
+                nk_extract_warn(x, "cannot link", host, errno);
+            return;
+        }
+    }
+    struct nk_fs_file file;
+    int err = nk_fs_file_open(x->fs, &file, path, NK_FS_O_RDONLY);
+    if (err) {
+        nk_extract_warn(x, "cannot open", path, err);
+        return;
+    }
+    int fd = open(host, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) {
+        nk_extract_warn(x, "cannot create", host, errno);
+        nk_fs_file_close(&file);
+        return;
+    }
+    int32_t n;
+    while ((n = nk_fs_file_read(&file, x->buf, 65536)) > 0) {
+        if (write(fd, x->buf, (size_t)n) != n) {
+            nk_extract_warn(x, "cannot write", host, errno);
+            break;
+        }
+    }
+    if (n < 0)
+        nk_extract_warn(x, "cannot read", path, n);
+    nk_fs_file_close(&file);
+    close(fd);
+    nk_extract_owner(host, st);
+    if (chmod(host, st->mode & 07777u) != 0)
+        nk_extract_warn(x, "cannot set the mode of", host, errno);
+    nk_extract_times(host, st, false);
+    if (st->nlink > 1)
+        nk_extract_remember(x, st->ino, host);
+}
+
+static int nk_extract_compare(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void nk_extract_dir(struct nk_extract *x, const char *path, const char *host,
+                           unsigned depth);
+
+static void nk_extract_entry(struct nk_extract *x, const char *path, const char *host,
+                             unsigned depth)
+{
+    struct nk_fs_stat st;
+    int err = nk_fs_lstat(x->fs, path, &st);
+    if (err) {
+        nk_extract_warn(x, "cannot stat", path, err);
+        return;
+    }
+    switch (st.type) {
+    case NK_FS_TYPE_DIR:
+        if (mkdir(host, 0700) != 0 && errno != EEXIST) {
+            nk_extract_warn(x, "cannot create", host, errno);
+            return;
+        }
+        nk_extract_dir(x, path, host, depth + 1);
+        /* Mode and times last: a read-only directory must still take its
+         * children, and adding them would change its mtime. */
+        nk_extract_owner(host, &st);
+        if (chmod(host, st.mode & 07777u) != 0)
+            nk_extract_warn(x, "cannot set the mode of", host, errno);
+        nk_extract_times(host, &st, false);
+        break;
+    case NK_FS_TYPE_SYMLINK: {
+        char target[NK_FS_ALIAS_MAX + 1];
+        err = nk_fs_readlink(x->fs, path, target, sizeof target);
+        if (err < 0) {
+            nk_extract_warn(x, "cannot read link", path, err);
+            return;
+        }
+        if (symlink(target, host) != 0) {
+            nk_extract_warn(x, "cannot create", host, errno);
+            return;
+        }
+        nk_extract_owner(host, &st);
+        nk_extract_times(host, &st, true);
+        break;
+    }
+    case NK_FS_TYPE_FILE:
+    case NK_FS_TYPE_HARDLINK:
+        nk_extract_file(x, path, host, &st);
+        break;
+    default:
+        fprintf(stderr, "nandkit: warning: %s is a special file (mode 0%o): skipped\n", path,
+                st.mode);
+        break;
+    }
+}
+
+/* Deeper trees only come from corrupted images; stop before the stack does. */
+#define NK_EXTRACT_MAX_DEPTH 256
+
+static void nk_extract_dir(struct nk_extract *x, const char *path, const char *host, unsigned depth)
+{
+    if (depth > NK_EXTRACT_MAX_DEPTH) {
+        fprintf(stderr, "nandkit: %s: more than %d directory levels, not extracted\n", path,
+                NK_EXTRACT_MAX_DEPTH);
+        x->status = 1;
+        return;
+    }
+    struct nk_fs_dir dir;
+    int err = nk_fs_dir_open(x->fs, &dir, path);
+    if (err) {
+        nk_extract_warn(x, "cannot list", path, err);
+        return;
+    }
+    size_t count = 0, cap = 16;
+    char **names = malloc(cap * sizeof *names);
+    struct nk_fs_dirent entry;
+    while (names && (err = nk_fs_dir_read(&dir, &entry)) != 0) {
+        if (err < 0) {
+            nk_extract_warn(x, "unreadable entry in", path, err);
+            continue;
+        }
+        if (count == cap) {
+            cap *= 2;
+            char **grown = realloc(names, cap * sizeof *names);
+            if (!grown)
+                break;
+            names = grown;
+        }
+        names[count++] = strdup(entry.name);
+    }
+    nk_fs_dir_close(&dir);
+    if (!names)
+        return;
+    qsort(names, count, sizeof *names, nk_extract_compare);
+    for (size_t i = 0; i < count; i++) {
+        char child[8192], host_child[8192];
+        nk_tool_path_join(child, sizeof child, path, names[i]);
+        nk_tool_path_join(host_child, sizeof host_child, host, names[i]);
+        nk_extract_entry(x, child, host_child, depth);
+        free(names[i]);
+    }
+    free(names);
+}
+
+static int nk_extract_run(int argc, char **argv)
+{
+    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+    struct nk_tool_image_opts opts;
+    nk_tool_image_opts_init(&opts);
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        int handled = nk_tool_image_option(&opts, opt, optarg);
+        if (handled == 2)
+            return 2;
+        if (!handled)
+            return nk_tool_fail("extract: unknown option (see nandkit extract --help)");
+    }
+    if (argc - optind != 2)
+        return nk_tool_fail("extract needs IMAGE and DEST_DIR (see nandkit extract --help)");
+    opts.path = argv[optind];
+    const char *dest = argv[optind + 1];
+
+    struct nk_tool_fs t;
+    int status = nk_tool_fs_open(&t, &opts, NULL, NULL);
+    if (status)
+        return status;
+    if (mkdir(dest, 0755) != 0 && errno != EEXIST) {
+        nk_tool_fs_close(&t);
+        return nk_tool_fail("cannot create %s: %s", dest, strerror(errno));
+    }
+    struct nk_extract x = {.fs = &t.fs, .buf = malloc(65536)};
+    if (x.buf)
+        nk_extract_dir(&x, "/", dest, 0);
+    else
+        x.status = nk_tool_error("out of memory");
+    for (size_t i = 0; i < x.link_count; i++)
+        free(x.links[i].host_path);
+    free(x.links);
+    free(x.buf);
+    nk_tool_fs_close(&t);
+    return x.status;
+}
+
+const struct nk_tool_command nk_cmd_extract = {
+    .name = "extract",
+    .summary = "copy a YAFFS2 image's tree into a host directory",
+    .run = nk_extract_run,
+    .help = nk_extract_help,
+};

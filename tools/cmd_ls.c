@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/* nandkit ls: list a directory (or the whole tree) of a YAFFS2 image. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fsimage.h"
+#include "nandkit/error.h"
+#include "tool.h"
+
+static void nk_ls_help(FILE *out)
+{
+    fprintf(out,
+            "usage: nandkit ls [-R] [--json] IMAGE [PATH] (--geometry P,O,N[,B] | --chip NAME)\n"
+            "                  [--layout L]\n\n"
+            "Mounts the YAFFS2 file system in IMAGE read-only and lists directory PATH\n"
+            "(default /), sorted by name: mode, links, uid, gid, size, mtime (UTC), name, and\n"
+            "for a symlink its target. A PATH that is not a directory lists itself. With -R\n"
+            "every entry below PATH is listed with its full path.\n\n"
+            "Options:\n" NK_TOOL_IMAGE_HELP "  -R, --recursive         the whole tree below PATH\n"
+            "  --json                  a JSON array of {path, type (file, dir, symlink,\n"
+            "                          hardlink, special), size, mode (octal string), uid, gid,\n"
+            "                          mtime, nlink, obj_id, ino, link_target (symlinks),\n"
+            "                          hardlink_target_id (hard links)}\n\n"
+            "Exit status: 0 listed, 1 an entry could not be read, 2 bad input.\n");
+}
+
+struct nk_ls {
+    struct nk_fs *fs;
+    bool json, recursive, first;
+    int status;
+};
+
+static const char *nk_ls_type_name(uint8_t type)
+{
+    switch (type) {
+    case NK_FS_TYPE_FILE:
+        return "file";
+    case NK_FS_TYPE_DIR:
+        return "dir";
+    case NK_FS_TYPE_SYMLINK:
+        return "symlink";
+    case NK_FS_TYPE_HARDLINK:
+        return "hardlink";
+    default:
+        return "special";
+    }
+}
+
+/* Lists one entry; `known` is its stat when the caller has it already. */
+static void nk_ls_entry(struct nk_ls *ls, const char *path, const char *shown,
+                        const struct nk_fs_stat *known)
+{
+    struct nk_fs_stat st;
+    int err = 0;
+    if (known)
+        st = *known;
+    else
+        err = nk_fs_lstat(ls->fs, path, &st);
+    if (err) {
+        fprintf(stderr, "nandkit: %s: %s\n", path, nk_strerror(err));
+        ls->status = 1;
+        return;
+    }
+    char target[NK_FS_ALIAS_MAX + 1] = "";
+    if (st.type == NK_FS_TYPE_SYMLINK && nk_fs_readlink(ls->fs, path, target, sizeof target) < 0)
+        ls->status = 1;
+    if (ls->json) {
+        printf("%s\n  {\"path\": ", ls->first ? "" : ",");
+        ls->first = false;
+        nk_tool_json_string(stdout, path);
+        printf(", \"type\": \"%s\", \"size\": %llu, \"mode\": \"0%o\", \"uid\": %u, \"gid\": %u, "
+               "\"mtime\": %llu, \"nlink\": %u, \"obj_id\": %u, \"ino\": %u",
+               nk_ls_type_name(st.type), (unsigned long long)st.size, st.mode, st.uid, st.gid,
+               (unsigned long long)st.mtime, st.nlink, st.obj_id, st.ino);
+        if (st.type == NK_FS_TYPE_SYMLINK) {
+            printf(", \"link_target\": ");
+            nk_tool_json_string(stdout, target);
+        }
+        if (st.type == NK_FS_TYPE_HARDLINK)
+            printf(", \"hardlink_target_id\": %u", st.ino);
+        printf("}");
+        return;
+    }
+    char mode[11], when[32] = "?";
+    nk_tool_mode_string(st.mode, mode);
+    time_t t = (time_t)st.mtime;
+    struct tm tm;
+    if (gmtime_r(&t, &tm))
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
+    printf("%s %3u %5u %5u %10llu %s %s", mode, st.nlink, st.uid, st.gid,
+           (unsigned long long)st.size, when, shown);
+    if (st.type == NK_FS_TYPE_SYMLINK)
+        printf(" -> %s", target);
+    if (st.type == NK_FS_TYPE_HARDLINK)
+        printf("  (hard link to object %u)", st.ino);
+    printf("\n");
+}
+
+struct nk_ls_item {
+    char *name;
+    struct nk_fs_stat st;
+    int err;
+};
+
+static int nk_ls_compare(const void *a, const void *b)
+{
+    return strcmp(((const struct nk_ls_item *)a)->name, ((const struct nk_ls_item *)b)->name);
+}
+
+/* The entries of directory `path` with their stats (taken while listing,
+ * without a lookup each), sorted by name; *count set. malloc'd. */
+static struct nk_ls_item *nk_ls_items(struct nk_ls *ls, const char *path, size_t *count)
+{
+    struct nk_fs_dir dir;
+    int err = nk_fs_dir_open(ls->fs, &dir, path);
+    if (err) {
+        fprintf(stderr, "nandkit: %s: %s\n", path, nk_strerror(err));
+        ls->status = 1;
+        return NULL;
+    }
+    size_t n = 0, cap = 16;
+    struct nk_ls_item *items = malloc(cap * sizeof *items);
+    struct nk_fs_dirent entry;
+    while (items && (err = nk_fs_dir_read(&dir, &entry)) != 0) {
+        if (err < 0) {
+            fprintf(stderr, "nandkit: %s: an entry is unreadable: %s\n", path, nk_strerror(err));
+            ls->status = 1;
+            continue;
+        }
+        if (n == cap) {
+            cap *= 2;
+            struct nk_ls_item *grown = realloc(items, cap * sizeof *items);
+            if (!grown)
+                break;
+            items = grown;
+        }
+        items[n].name = strdup(entry.name);
+        items[n].err = nk_fs_dir_stat(&dir, &items[n].st);
+        n++;
+    }
+    nk_fs_dir_close(&dir);
+    if (items)
+        qsort(items, n, sizeof *items, nk_ls_compare);
+    *count = n;
+    return items;
+}
+
+/* Deeper trees only come from corrupted images; stop before the stack does. */
+#define NK_LS_MAX_DEPTH 256
+
+static void nk_ls_dir(struct nk_ls *ls, const char *path, unsigned depth)
+{
+    if (depth > NK_LS_MAX_DEPTH) {
+        fprintf(stderr, "nandkit: %s: more than %d directory levels, not listed\n", path,
+                NK_LS_MAX_DEPTH);
+        ls->status = 1;
+        return;
+    }
+    size_t count = 0;
+    struct nk_ls_item *items = nk_ls_items(ls, path, &count);
+    if (!items)
+        return;
+    for (size_t i = 0; i < count; i++) {
+        char child[8192];
+        nk_tool_path_join(child, sizeof child, path, items[i].name);
+        if (items[i].err) {
+            fprintf(stderr, "nandkit: %s: %s\n", child, nk_strerror(items[i].err));
+            ls->status = 1;
+        } else {
+            nk_ls_entry(ls, child, ls->recursive || ls->json ? child : items[i].name, &items[i].st);
+            if (ls->recursive && items[i].st.type == NK_FS_TYPE_DIR)
+                nk_ls_dir(ls, child, depth + 1);
+        }
+        free(items[i].name);
+    }
+    free(items);
+}
+
+static int nk_ls_run(int argc, char **argv)
+{
+    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
+                                            {"recursive", no_argument, NULL, 'R'},
+                                            {"json", no_argument, NULL, 'j'},
+                                            {NULL, 0, NULL, 0}};
+    struct nk_tool_image_opts opts;
+    nk_tool_image_opts_init(&opts);
+    struct nk_ls ls = {.first = true};
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "R", options, NULL)) != -1) {
+        int handled = nk_tool_image_option(&opts, opt, optarg);
+        if (handled == 2)
+            return 2;
+        if (handled)
+            continue;
+        if (opt == 'R')
+            ls.recursive = true;
+        else if (opt == 'j')
+            ls.json = true;
+        else
+            return nk_tool_fail("ls: unknown option (see nandkit ls --help)");
+    }
+    if (optind >= argc)
+        return nk_tool_fail("ls needs an IMAGE (see nandkit ls --help)");
+    opts.path = argv[optind++];
+    const char *path = optind < argc ? argv[optind++] : "/";
+    if (optind < argc)
+        return nk_tool_fail("ls: unexpected argument '%s'", argv[optind]);
+
+    struct nk_tool_fs t;
+    int status = nk_tool_fs_open(&t, &opts, NULL, NULL);
+    if (status)
+        return status;
+    ls.fs = &t.fs;
+    struct nk_fs_stat st;
+    int err = nk_fs_stat(ls.fs, path, &st);
+    if (err) {
+        nk_tool_fs_close(&t);
+        return nk_tool_error("%s: %s in the image", path, nk_strerror(err));
+    }
+    if (ls.json)
+        printf("[");
+    if (st.type == NK_FS_TYPE_DIR)
+        nk_ls_dir(&ls, path, 0);
+    else
+        nk_ls_entry(&ls, path, path, NULL);
+    if (ls.json)
+        printf("%s]\n", ls.first ? "" : "\n");
+    nk_tool_fs_close(&t);
+    return ls.status;
+}
+
+const struct nk_tool_command nk_cmd_ls = {
+    .name = "ls",
+    .summary = "list files in a YAFFS2 image",
+    .run = nk_ls_run,
+    .help = nk_ls_help,
+};

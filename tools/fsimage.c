@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+#include "fsimage.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "nandkit/error.h"
+#include "tool.h"
+
+enum nk_fs_layout nk_tool_fs_layout(enum nk_tool_layout layout)
+{
+    switch (layout) {
+    case NK_TOOL_LAYOUT_MKYAFFS2:
+        return NK_FS_LAYOUT_MKYAFFS2;
+    case NK_TOOL_LAYOUT_INBAND:
+        return NK_FS_LAYOUT_INBAND;
+    case NK_TOOL_LAYOUT_LINUX:
+    default:
+        return NK_FS_LAYOUT_LINUX;
+    }
+}
+
+static void *nk_tool_heap_alloc(void *ctx, size_t size)
+{
+    (void)ctx;
+    return malloc(size);
+}
+
+static void nk_tool_heap_free(void *ctx, void *ptr, size_t size)
+{
+    (void)ctx;
+    (void)size;
+    free(ptr);
+}
+
+struct nk_fs_allocator nk_tool_heap_allocator(void)
+{
+    struct nk_fs_allocator allocator = {nk_tool_heap_alloc, nk_tool_heap_free, NULL};
+    return allocator;
+}
+
+/* Whether any page 0 of the device holds data: tells an image whose tags
+ * are where this layout does not look from an erased one. */
+static bool nk_tool_has_data(struct nk_tool_fs *t)
+{
+    struct nk_nand *nand = &t->image.nand;
+    uint32_t page_size = nk_nand_page_size(nand), oob_size = nk_nand_oob_size(nand);
+    uint8_t *buf = malloc((size_t)page_size + oob_size);
+    bool found = false;
+    for (uint32_t b = 0; buf && b < t->image.part.block_count && !found; b++) {
+        uint32_t page = (t->image.part.first_block + b) * nk_nand_pages_per_block(nand);
+        if (nk_nand_read_page(nand, page, buf, buf + page_size, NK_OOB_RAW) < 0)
+            continue;
+        for (uint32_t i = 0; i < page_size + oob_size && !found; i++)
+            found = buf[i] != 0xff;
+    }
+    free(buf);
+    return found;
+}
+
+/* A mount that "worked" but found no file system where one should be. */
+static int nk_tool_check_plausible(struct nk_tool_fs *t, const struct nk_tool_image_opts *opts)
+{
+    const struct nk_fs_mount_stats *s = &t->fs.stats;
+    const char *what = opts->geometry ? opts->geometry : opts->chip;
+    const char *flag = opts->geometry ? "--geometry" : "--chip";
+    uint32_t blocks = t->fs.blocks;
+    if (s->blocks_in_use == 0 && s->blocks_bad > 0 && s->blocks_bad + s->blocks_empty == blocks &&
+        s->blocks_bad > blocks / 2)
+        return nk_tool_fail("%u of %u blocks look bad (marker bytes set) and none holds YAFFS2 "
+                            "data with --layout %s and %s %s: wrong %s, or an image without "
+                            "markers (--layout mkyaffs2)?",
+                            (unsigned)s->blocks_bad, (unsigned)blocks, t->layout_name, flag, what,
+                            flag);
+    if (s->blocks_bad_sequence > s->blocks_in_use)
+        return nk_tool_fail("%u of %u written blocks have no usable YAFFS2 tags with --layout %s "
+                            "and %s %s: wrong --layout or %s?",
+                            (unsigned)s->blocks_bad_sequence,
+                            (unsigned)(s->blocks_bad_sequence + s->blocks_in_use), t->layout_name,
+                            flag, what, flag);
+    uint32_t bad_tags = s->tags_uncorrectable + s->tags_invalid;
+    if (s->blocks_in_use > 0 && bad_tags > s->chunks_seen / 2)
+        return nk_tool_fail("%u of %u chunks have unreadable or impossible tags with --layout %s "
+                            "and %s %s: wrong --layout or %s?",
+                            (unsigned)bad_tags, (unsigned)(s->chunks_seen + bad_tags),
+                            t->layout_name, flag, what, flag);
+    if (s->blocks_in_use == 0 && s->blocks_checkpoint == 0 && nk_tool_has_data(t))
+        return nk_tool_fail("the image holds data but no YAFFS2 tags where --layout %s puts them "
+                            "(%s %s): wrong --layout or %s?",
+                            t->layout_name, flag, what, flag);
+    return 0;
+}
+
+int nk_tool_fs_open(struct nk_tool_fs *t, struct nk_tool_image_opts *opts, nk_fs_report_fn report,
+                    void *report_ctx)
+{
+    memset(t, 0, sizeof *t);
+    opts->read_only = true;
+    int status = nk_tool_image_open(&t->image, opts);
+    if (status)
+        return status;
+    const struct nk_chip_info *info = &t->image.params.chip;
+    uint64_t block_bytes = ((uint64_t)info->page_size + info->oob_size) * info->pages_per_block;
+    struct stat st;
+    if (opts->path && stat(opts->path, &st) == 0 && (uint64_t)st.st_size % block_bytes != 0) {
+        nk_tool_image_close(&t->image);
+        return nk_tool_fail("image '%s' is %llu bytes, not a whole number of %llu-byte blocks: "
+                            "truncated, or wrong %s?",
+                            opts->path, (unsigned long long)st.st_size,
+                            (unsigned long long)block_bytes,
+                            opts->geometry ? "--geometry" : "--chip");
+    }
+    enum nk_fs_layout layout = nk_tool_fs_layout(t->image.layout);
+    t->layout_name = nk_fs_layout_name(layout);
+    t->config.part = &t->image.part;
+    t->config.allocator = nk_tool_heap_allocator();
+    t->config.read_only = true;
+    t->config.report = report;
+    t->config.report_ctx = report_ctx;
+    nk_fs_config_layout(&t->config, layout);
+    int err = nk_fs_mount(&t->fs, &t->config);
+    if (err) {
+        nk_tool_image_close(&t->image);
+        if (err == -NK_EINVAL)
+            return nk_tool_fail("cannot mount with --layout %s: %s", t->layout_name,
+                                t->fs.diag.text);
+        return nk_tool_error("mount failed: %s",
+                             t->fs.diag.text[0] ? t->fs.diag.text : nk_strerror(err));
+    }
+    t->mounted = true;
+    status = nk_tool_check_plausible(t, opts);
+    if (status) {
+        nk_tool_fs_close(t);
+        return status;
+    }
+    return 0;
+}
+
+void nk_tool_fs_close(struct nk_tool_fs *t)
+{
+    if (t->mounted)
+        nk_fs_unmount(&t->fs);
+    t->mounted = false;
+    nk_tool_image_close(&t->image);
+}
+
+void nk_tool_mode_string(uint32_t mode, char out[11])
+{
+    static const char types[] = "?pc?d?b?-?l?s???";
+    out[0] = types[(mode >> 12) & 0xf];
+    const char *rwx = "rwxrwxrwx";
+    for (int i = 0; i < 9; i++)
+        out[1 + i] = (mode & (0400u >> i)) ? rwx[i] : '-';
+    if (mode & 04000u)
+        out[3] = (mode & 0100u) ? 's' : 'S';
+    if (mode & 02000u)
+        out[6] = (mode & 0010u) ? 's' : 'S';
+    if (mode & 01000u)
+        out[9] = (mode & 0001u) ? 't' : 'T';
+    out[10] = '\0';
+}
+
+/* Length of the valid UTF-8 sequence at `s`, 0 when invalid. */
+static size_t nk_tool_utf8_len(const unsigned char *s)
+{
+    unsigned char c = s[0];
+    size_t n;
+    uint32_t cp;
+    if (c < 0x80)
+        return 1;
+    if ((c & 0xe0) == 0xc0) {
+        n = 2;
+        cp = c & 0x1f;
+    } else if ((c & 0xf0) == 0xe0) {
+        n = 3;
+        cp = c & 0x0f;
+    } else if ((c & 0xf8) == 0xf0) {
+        n = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < min[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+void nk_tool_json_string(FILE *out, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    fputc('"', out);
+    while (*p) {
+        if (*p == '"' || *p == '\\') {
+            fprintf(out, "\\%c", *p++);
+        } else if (*p < 0x20) {
+            fprintf(out, "\\u%04x", *p++);
+        } else {
+            size_t n = nk_tool_utf8_len(p);
+            if (n == 0) {
+                fprintf(out, "\\u%04x", *p++);
+            } else {
+                fwrite(p, 1, n, out);
+                p += n;
+            }
+        }
+    }
+    fputc('"', out);
+}
+
+void nk_tool_path_join(char *out, size_t size, const char *dir, const char *name)
+{
+    size_t len = strlen(dir);
+    if (len && dir[len - 1] == '/')
+        snprintf(out, size, "%s%s", dir, name);
+    else
+        snprintf(out, size, "%s/%s", dir, name);
+}

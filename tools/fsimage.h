@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The file-system commands' shared step: open an image read-only per the
+ * image options, mount its YAFFS2 file system with the --layout placement,
+ * and turn a mount that finds nothing sensible into a one-line "wrong
+ * --layout or --geometry?" error.
+ */
+#ifndef NK_TOOL_FSIMAGE_H
+#define NK_TOOL_FSIMAGE_H
+
+#include <stdio.h>
+
+#include "image.h"
+#include "nandkit/fs.h"
+
+struct nk_tool_fs {
+    struct nk_tool_image image;
+    struct nk_fs fs;
+    struct nk_fs_config config;
+    const char *layout_name;
+    bool mounted;
+};
+
+/* The nk_fs layout for a --layout value. */
+enum nk_fs_layout nk_tool_fs_layout(enum nk_tool_layout layout);
+
+/* An allocator over malloc/free. */
+struct nk_fs_allocator nk_tool_heap_allocator(void);
+
+/* Opens `opts` (forced read-only) and mounts. `report` (may be NULL) gets
+ * every problem the mount meets. Returns 0, or prints one line naming the
+ * problem and returns the exit status (2 for bad input). */
+int nk_tool_fs_open(struct nk_tool_fs *t, struct nk_tool_image_opts *opts, nk_fs_report_fn report,
+                    void *report_ctx);
+
+void nk_tool_fs_close(struct nk_tool_fs *t);
+
+/* "drwxr-xr-x"-style rendering of an st_mode into `out` (11 bytes). */
+void nk_tool_mode_string(uint32_t mode, char out[11]);
+
+/* Prints `s` as a JSON string (quotes included); bytes that are not valid
+ * UTF-8 come out as \u00XX. */
+void nk_tool_json_string(FILE *out, const char *s);
+
+/* Joins a directory path and a name ("/" + "a" = "/a"). */
+void nk_tool_path_join(char *out, size_t size, const char *dir, const char *name);
+
+#endif
