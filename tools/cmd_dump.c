@@ -12,17 +12,16 @@
 
 static void nk_dump_help(FILE *out)
 {
-    fprintf(out,
-            "usage: nandkit dump IMAGE --page N (--geometry P,O,N[,B] | --chip NAME)\n"
-            "                    [--layout L] [--raw]\n\n"
-            "Prints page N of the image: data and OOB in hex as stored, then the result of\n"
-            "reading it through the layout's ECC (clean, bitflips corrected, uncorrectable,\n"
-            "or no ECC for mkyaffs2), then the page's YAFFS2 tags where --layout puts them,\n"
-            "decoded: sequence number, object, chunk, byte count, the extra header fields,\n"
-            "what the page is, and the tags ECC status.\n\n"
-            "Options:\n" NK_TOOL_IMAGE_HELP
-            "  --page N                page number (0 = block 0, page 0)\n"
-            "  --raw                   skip the ECC check\n");
+    fprintf(out, "usage: nandkit dump IMAGE --page N (--geometry P,O,N[,B] | --chip NAME)\n"
+                 "                    [--layout L] [--raw]\n\n"
+                 "Prints page N of the image: data and OOB in hex as stored, then the result of\n"
+                 "reading it through the layout's ECC (clean, bitflips corrected, uncorrectable,\n"
+                 "or no ECC for mkyaffs2), then the page's YAFFS2 tags where --layout puts them,\n"
+                 "decoded: sequence number, object, chunk, byte count, the extra header fields,\n"
+                 "what the page is, and the tags ECC status.\n\n"
+                 "Options:\n" NK_TOOL_IMAGE_HELP
+                 "  --page N                page number (0 = block 0, page 0)\n"
+                 "  --raw                   skip the ECC check\n");
 }
 
 static int nk_dump_run(int argc, char **argv)

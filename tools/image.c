@@ -247,8 +247,8 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
         err = nk_part_init(&image->part, &image->nand, "image", 0, 0,
                            opts->read_only ? NK_PART_READ_ONLY : 0);
     if (err) {
-        int code = nk_tool_fail("%s", image->nand.diag.text[0] ? image->nand.diag.text
-                                                               : nk_strerror(err));
+        int code =
+            nk_tool_fail("%s", image->nand.diag.text[0] ? image->nand.diag.text : nk_strerror(err));
         nk_tool_image_close(image);
         return code;
     }

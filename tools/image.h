@@ -27,9 +27,9 @@ enum nk_tool_layout {
 
 /* What the user asked for on the command line. */
 struct nk_tool_image_opts {
-    const char *path;        /* image file, or NULL for a memory chip */
-    const char *chip;        /* --chip NAME */
-    const char *geometry;    /* --geometry PAGE,OOB,PPB[,BLOCKS] */
+    const char *path;     /* image file, or NULL for a memory chip */
+    const char *chip;     /* --chip NAME */
+    const char *geometry; /* --geometry PAGE,OOB,PPB[,BLOCKS] */
     enum nk_tool_layout layout;
     bool layout_given;
     uint64_t seed;
@@ -67,8 +67,8 @@ enum {
     "                          (blocks default to the image size)\n"                               \
     "  --layout L              linux (default), mkyaffs2 or inband\n"                              \
     "  --seed S                seed of every simulated fault (default 1)\n"                        \
-    "  --power-cut-after N     lose power at flash operation N (writes only)\n"                   \
-    "  --mtd-ecc kernel|nandkit  /dev/mtdN: the kernel corrects (default), or raw access\n"      \
+    "  --power-cut-after N     lose power at flash operation N (writes only)\n"                    \
+    "  --mtd-ecc kernel|nandkit  /dev/mtdN: the kernel corrects (default), or raw access\n"        \
     "                          with nandkit's twin of the kernel's ECC\n"
 
 void nk_tool_image_opts_init(struct nk_tool_image_opts *opts);

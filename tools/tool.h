@@ -12,9 +12,9 @@
 
 struct nk_tool_command {
     const char *name;
-    const char *summary;          /* one line for `nandkit --help` */
+    const char *summary;               /* one line for `nandkit --help` */
     int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
-    void (*help)(FILE *out);      /* full usage for `nandkit CMD --help` */
+    void (*help)(FILE *out);           /* full usage for `nandkit CMD --help` */
 };
 
 /* Every subcommand, defined in its own tools/cmd_*.c file. */

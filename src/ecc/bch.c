@@ -512,7 +512,8 @@ static void nk_bch_build_combine(struct nk_bch_tables *tb, uint64_t *combine, un
             uint64_t reg[NK_BCH_WORDS_MAX] = {0};
             reg[j / 8] = (uint64_t)v << (56 - 8 * (j % 8));
             for (unsigned done = 0; done < half; done += sizeof zeros)
-                nk_bch_feed(tb, reg, zeros, half - done < sizeof zeros ? half - done : sizeof zeros);
+                nk_bch_feed(tb, reg, zeros,
+                            half - done < sizeof zeros ? half - done : sizeof zeros);
             combine[((size_t)j * 256u + v) * 2u] = reg[0];
             combine[((size_t)j * 256u + v) * 2u + 1u] = reg[1];
         }
