@@ -37,6 +37,7 @@ struct nk_tool_image_opts {
     bool create;             /* create an erased image (sim create) */
     int64_t power_cut_after; /* --power-cut-after N, -1 = never */
     bool mtd_raw;            /* --mtd-ecc nandkit: raw MTD access, nandkit's ECC */
+    bool no_sidecar;         /* image files: neither read nor write IMAGE.nksim */
 };
 
 /* Long options every image command accepts; getopt_long returns these. */

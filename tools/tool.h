@@ -28,6 +28,7 @@ extern const struct nk_tool_command nk_cmd_ls;
 extern const struct nk_tool_command nk_cmd_cat;
 extern const struct nk_tool_command nk_cmd_extract;
 extern const struct nk_tool_command nk_cmd_fsck;
+extern const struct nk_tool_command nk_cmd_mkimage;
 
 /* Prints "nandkit: MESSAGE" on stderr and returns exit status 2 (bad input)
  * so callers can `return nk_tool_fail(...)`. */

@@ -1,0 +1,715 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nandkit mkimage: a YAFFS2 file system built from a host tree, as
+ * mkyaffs2image does, on an image file (created when missing) or /dev/mtdN.
+ *
+ * Two passes. The plan walks SRC_DIR with lstat/readdir, names sorted
+ * bytewise so that the same tree always gives the same image, and checks
+ * everything a user can get wrong (names, symlink targets, the space it
+ * needs) before the image is touched. The build then streams the plan
+ * through nk_fs_build_*: the root's attributes, each directory's header
+ * before its children, file data read in 64 KiB pieces.
+ */
+#define _GNU_SOURCE /* major(), minor() */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fsimage.h"
+#include "image.h"
+#include "nandkit/error.h"
+#include "tool.h"
+
+static void nk_mkimage_help(FILE *out)
+{
+    fprintf(out,
+            "usage: nandkit mkimage SRC_DIR IMAGE (--geometry P,O,N[,B] | --chip NAME)\n"
+            "                       [--layout L] [--blocks N] [--all-root] [--no-progress]\n"
+            "       nandkit mkimage SRC_DIR /dev/mtdN [--mtd-ecc kernel|nandkit] [--blocks N]\n\n"
+            "Builds a YAFFS2 file system holding the tree under SRC_DIR, as mkyaffs2image does:\n"
+            "regular files, directories, symlinks, hard links (names of one inode become one\n"
+            "file and YAFFS2 hard-link objects), device nodes, FIFOs and sockets, with their\n"
+            "mode (setuid, setgid, sticky included), owner and times. Directory entries are\n"
+            "taken in bytewise name order, so one tree always gives the same image. A\n"
+            "top-level lost+found directory becomes YAFFS2's own lost+found.\n\n"
+            "IMAGE is created when missing, sparse as `nandkit sim create` makes it: the file\n"
+            "ends with the last block written, as mkyaffs2image's output does, and reads back\n"
+            "with --geometry P,O,N. No IMAGE.nksim sidecar is made (one that exists is kept\n"
+            "up to date).\n\n"
+            "An existing image or /dev/mtdN is overwritten: every good block of the file\n"
+            "system's blocks is erased (bad ones are skipped; a block that fails to erase is\n"
+            "marked bad), then written in order, each block with the next sequence number\n"
+            "from 0x1000, object ids from 0x100. See docs/fs-format.md, \"Building an image\".\n\n"
+            "Names of up to 255 bytes and symlink targets of up to 159 bytes are stored whole;\n"
+            "longer ones are refused (nothing is truncated). Nothing is written when the tree\n"
+            "does not fit: the error names the space needed and the space there is.\n\n"
+            "Options:\n" NK_TOOL_IMAGE_HELP
+            "  --blocks N              build in the first N blocks (default: all; with\n"
+            "                          --geometry P,O,N it also sizes a new image)\n"
+            "  --all-root              store uid and gid 0 for everything\n"
+            "  --no-progress           no progress lines on stderr (shown after a second)\n\n"
+            "Exit status: 0 built, 1 a read or write failed, 2 bad input (missing SRC_DIR, a\n"
+            "name or symlink target too long, an image too small).\n");
+}
+
+/* ----- the plan --------------------------------------------------------------------------- */
+
+#define NK_MKIMAGE_NO_PARENT ((size_t)-1)
+#define NK_MKIMAGE_READ_BYTES 65536
+
+enum nk_mkimage_role {
+    NK_MKIMAGE_OBJECT = 0, /* an ordinary object */
+    NK_MKIMAGE_LOST_FOUND, /* SRC_DIR/lost+found: YAFFS2's built-in directory */
+    NK_MKIMAGE_SKIPPED,    /* the image itself, inside SRC_DIR */
+};
+
+struct nk_mkimage_node {
+    char *path;      /* host path */
+    size_t name_off; /* the name within `path` */
+    size_t parent;   /* node index, NK_MKIMAGE_NO_PARENT for the root's children */
+    size_t link_of;  /* hard links: node index of the file */
+    struct stat st;
+    char *target;    /* symlinks */
+    uint8_t type;    /* enum nk_fs_type */
+    uint8_t role;    /* enum nk_mkimage_role */
+    uint32_t obj_id; /* given by the build */
+};
+
+struct nk_mkimage_inode {
+    dev_t dev;
+    ino_t ino;
+    size_t node;
+};
+
+struct nk_mkimage {
+    const char *src;
+    const char *image_path;
+    struct stat root_st;
+    struct nk_mkimage_node *nodes;
+    size_t count, cap;
+    struct nk_mkimage_inode *inodes; /* files with more than one name */
+    size_t inode_count, inode_cap;
+    bool image_exists;
+    struct stat image_st, sidecar_st;
+    bool sidecar_exists;
+    bool all_root;
+    bool progress;
+    /* The build. */
+    struct nk_fs_builder builder;
+    uint64_t chunks_needed;
+    struct timespec start;
+    double last_report;
+    bool reported;
+    uint8_t *buf;
+};
+
+static double nk_mkimage_elapsed(const struct nk_mkimage *m)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - m->start.tv_sec) + (double)(now.tv_nsec - m->start.tv_nsec) / 1e9;
+}
+
+static bool nk_mkimage_grow(void **array, size_t *cap, size_t count, size_t size)
+{
+    if (count < *cap)
+        return true;
+    size_t grown_cap = *cap ? 2 * *cap : 64;
+    void *grown = realloc(*array, grown_cap * size);
+    if (!grown)
+        return false;
+    *array = grown;
+    *cap = grown_cap;
+    return true;
+}
+
+static bool nk_mkimage_same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+static uint8_t nk_mkimage_type(mode_t mode)
+{
+    switch (mode & S_IFMT) {
+    case S_IFREG:
+        return NK_FS_TYPE_FILE;
+    case S_IFDIR:
+        return NK_FS_TYPE_DIR;
+    case S_IFLNK:
+        return NK_FS_TYPE_SYMLINK;
+    case S_IFCHR:
+    case S_IFBLK:
+    case S_IFIFO:
+    case S_IFSOCK:
+        return NK_FS_TYPE_SPECIAL;
+    default:
+        return NK_FS_TYPE_UNKNOWN;
+    }
+}
+
+static int nk_mkimage_compare(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The node of an earlier name of this inode, or NK_MKIMAGE_NO_PARENT (and
+ * this node remembered as its first name). */
+static size_t nk_mkimage_link_of(struct nk_mkimage *m, size_t node)
+{
+    const struct stat *st = &m->nodes[node].st;
+    for (size_t i = 0; i < m->inode_count; i++) {
+        if (m->inodes[i].dev == st->st_dev && m->inodes[i].ino == st->st_ino)
+            return m->inodes[i].node;
+    }
+    if (nk_mkimage_grow((void **)&m->inodes, &m->inode_cap, m->inode_count, sizeof *m->inodes))
+        m->inodes[m->inode_count++] = (struct nk_mkimage_inode){st->st_dev, st->st_ino, node};
+    return NK_MKIMAGE_NO_PARENT;
+}
+
+static int nk_mkimage_plan_dir(struct nk_mkimage *m, const char *dir_path, size_t parent,
+                               unsigned depth);
+
+/* Opens without touching the source's access times where the system allows
+ * (O_NOATIME: owner or root), so that building leaves the tree as it was
+ * and two builds of one tree give the same image. */
+static int nk_mkimage_open_source(const char *path, int flags)
+{
+#ifdef O_NOATIME
+    int fd = open(path, flags | O_NOATIME);
+    if (fd >= 0 || errno != EPERM)
+        return fd;
+#endif
+    return open(path, flags);
+}
+
+/* Adds `path` (lstat'ed into `st`) under `parent`. */
+static int nk_mkimage_plan_entry(struct nk_mkimage *m, char *path, size_t name_off,
+                                 const struct stat *st, size_t parent, unsigned depth)
+{
+    const char *name = path + name_off;
+    size_t name_len = strlen(name);
+    if (name_len > NK_FS_NAME_MAX) {
+        int status = nk_tool_fail("%.*s/%.40s...: a name of %zu bytes, YAFFS2 stores at most %d",
+                                  (int)(name_off - 1), path, name, name_len, NK_FS_NAME_MAX);
+        free(path);
+        return status;
+    }
+    uint8_t type = nk_mkimage_type(st->st_mode);
+    if (type == NK_FS_TYPE_UNKNOWN) {
+        fprintf(stderr, "nandkit: warning: %s: unknown file type (mode 0%o), skipped\n", path,
+                (unsigned)st->st_mode);
+        free(path);
+        return 0;
+    }
+    if (!nk_mkimage_grow((void **)&m->nodes, &m->cap, m->count, sizeof *m->nodes)) {
+        free(path);
+        return nk_tool_error("out of memory planning %s", m->src);
+    }
+    size_t index = m->count++;
+    struct nk_mkimage_node *n = &m->nodes[index];
+    memset(n, 0, sizeof *n);
+    n->path = path;
+    n->name_off = name_off;
+    n->parent = parent;
+    n->link_of = NK_MKIMAGE_NO_PARENT;
+    n->st = *st;
+    n->type = type;
+    if ((m->image_exists && nk_mkimage_same_file(st, &m->image_st)) ||
+        (m->sidecar_exists && nk_mkimage_same_file(st, &m->sidecar_st))) {
+        fprintf(stderr, "nandkit: warning: %s is the image being built: left out\n", path);
+        n->role = NK_MKIMAGE_SKIPPED;
+        return 0;
+    }
+    if (parent == NK_MKIMAGE_NO_PARENT && strcmp(name, "lost+found") == 0) {
+        if (type != NK_FS_TYPE_DIR)
+            return nk_tool_fail("%s is not a directory: YAFFS2 keeps that name in the root for "
+                                "its own lost+found",
+                                path);
+        n->role = NK_MKIMAGE_LOST_FOUND;
+    }
+    if (type == NK_FS_TYPE_SYMLINK) {
+        char target[NK_FS_ALIAS_MAX + 2];
+        ssize_t len = readlink(path, target, sizeof target);
+        if (len < 0)
+            return nk_tool_error("cannot read symlink %s: %s", path, strerror(errno));
+        if ((size_t)len > NK_FS_ALIAS_MAX)
+            return nk_tool_fail("%s: a symlink target of %lld bytes, YAFFS2 stores at most %d",
+                                path, (long long)st->st_size, NK_FS_ALIAS_MAX);
+        target[len] = '\0';
+        n->target = strdup(target);
+        if (!n->target)
+            return nk_tool_error("out of memory planning %s", m->src);
+    } else if (type == NK_FS_TYPE_FILE && st->st_nlink > 1) {
+        size_t first = nk_mkimage_link_of(m, index);
+        if (first != NK_MKIMAGE_NO_PARENT) {
+            n = &m->nodes[index];
+            n->type = NK_FS_TYPE_HARDLINK;
+            n->link_of = first;
+        }
+    } else if (type == NK_FS_TYPE_DIR) {
+        return nk_mkimage_plan_dir(m, path, index, depth + 1);
+    }
+    return 0;
+}
+
+/* Deeper trees than this are surely a loop of bind mounts. */
+#define NK_MKIMAGE_MAX_DEPTH 256
+
+static int nk_mkimage_plan_dir(struct nk_mkimage *m, const char *dir_path, size_t parent,
+                               unsigned depth)
+{
+    if (depth > NK_MKIMAGE_MAX_DEPTH)
+        return nk_tool_fail("%s: more than %d directory levels", dir_path, NK_MKIMAGE_MAX_DEPTH);
+    int fd = nk_mkimage_open_source(dir_path, O_RDONLY | O_DIRECTORY);
+    DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!dir && fd >= 0)
+        close(fd);
+    if (!dir)
+        return nk_tool_error("cannot read directory %s: %s", dir_path, strerror(errno));
+    char **names = NULL;
+    size_t count = 0, cap = 0;
+    int status = 0;
+    struct dirent *entry;
+    errno = 0;
+    while (!status && (entry = readdir(dir)) != NULL) {
+        if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
+            continue;
+        char *copy = strdup(entry->d_name);
+        if (!copy || !nk_mkimage_grow((void **)&names, &cap, count, sizeof *names)) {
+            free(copy);
+            status = nk_tool_error("out of memory reading %s", dir_path);
+            break;
+        }
+        names[count++] = copy;
+        errno = 0;
+    }
+    if (!status && errno)
+        status = nk_tool_error("cannot read directory %s: %s", dir_path, strerror(errno));
+    closedir(dir);
+    if (count)
+        qsort(names, count, sizeof *names, nk_mkimage_compare);
+    size_t dir_len = strlen(dir_path);
+    for (size_t i = 0; i < count && !status; i++) {
+        size_t len = dir_len + 1 + strlen(names[i]) + 1;
+        char *path = malloc(len);
+        if (!path) {
+            status = nk_tool_error("out of memory planning %s", m->src);
+            break;
+        }
+        snprintf(path, len, "%s/%s", dir_path, names[i]);
+        struct stat st;
+        if (lstat(path, &st) != 0) {
+            status = nk_tool_error("cannot stat %s: %s", path, strerror(errno));
+            free(path);
+            break;
+        }
+        status = nk_mkimage_plan_entry(m, path, dir_len + 1, &st, parent, depth);
+    }
+    for (size_t i = 0; i < count; i++)
+        free(names[i]);
+    free(names);
+    return status;
+}
+
+static void nk_mkimage_free(struct nk_mkimage *m)
+{
+    for (size_t i = 0; i < m->count; i++) {
+        free(m->nodes[i].path);
+        free(m->nodes[i].target);
+    }
+    free(m->nodes);
+    free(m->inodes);
+    free(m->buf);
+}
+
+/* ----- the build ------------------------------------------------------------------------------ */
+
+static void nk_mkimage_report(struct nk_mkimage *m, bool last)
+{
+    if (!m->progress)
+        return;
+    double t = nk_mkimage_elapsed(m);
+    if (!last && (t < 1.0 || t - m->last_report < 0.5))
+        return;
+    if (last && !m->reported)
+        return;
+    struct nk_fs_build_stats s;
+    nk_fs_build_stats_get(&m->builder, &s);
+    double done = m->chunks_needed ? (double)s.chunks_written / (double)m->chunks_needed : 1.0;
+    bool tty = isatty(STDERR_FILENO);
+    fprintf(stderr,
+            "%smkimage: %u of %u blocks erased, %llu of %llu chunks written (%.0f%%), %.1f s%s",
+            tty ? "\r" : "", s.blocks_erased + s.blocks_retired, s.blocks - s.blocks_bad,
+            (unsigned long long)s.chunks_written, (unsigned long long)m->chunks_needed,
+            100.0 * (done > 1.0 ? 1.0 : done), t, tty && !last ? "" : "\n");
+    fflush(stderr);
+    m->last_report = t;
+    m->reported = true;
+}
+
+static void nk_mkimage_progress(void *ctx, const struct nk_fs_build_stats *stats)
+{
+    (void)stats;
+    nk_mkimage_report(ctx, false);
+}
+
+/* Linux's device number encoding, as Linux YAFFS stores rdev: (major << 8)
+ * | minor for numbers below 256 (old_encode_dev), with the high bits of
+ * larger ones placed as new_encode_dev does. */
+static uint32_t nk_mkimage_rdev(dev_t rdev)
+{
+    uint32_t major_number = (uint32_t)major(rdev), minor_number = (uint32_t)minor(rdev);
+    return (minor_number & 0xffu) | (major_number << 8) | ((minor_number & ~0xffu) << 12);
+}
+
+static struct nk_fs_build_attr nk_mkimage_attr(const struct nk_mkimage *m, const struct stat *st)
+{
+    struct nk_fs_build_attr attr;
+    memset(&attr, 0, sizeof attr);
+    attr.mode = (uint32_t)st->st_mode & (NK_FS_S_IFMT | 07777u);
+    attr.uid = m->all_root ? 0 : (uint32_t)st->st_uid;
+    attr.gid = m->all_root ? 0 : (uint32_t)st->st_gid;
+    if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
+        attr.rdev = nk_mkimage_rdev(st->st_rdev);
+    attr.atime = (uint64_t)(int64_t)st->st_atim.tv_sec;
+    attr.mtime = (uint64_t)(int64_t)st->st_mtim.tv_sec;
+    attr.ctime = (uint64_t)(int64_t)st->st_ctim.tv_sec;
+    return attr;
+}
+
+static int nk_mkimage_build_error(struct nk_mkimage *m, const char *path, int err)
+{
+    return nk_tool_error("building %s failed: %s", path,
+                         m->builder.diag.text[0] ? m->builder.diag.text : nk_strerror(err));
+}
+
+static int nk_mkimage_file_data(struct nk_mkimage *m, struct nk_mkimage_node *n)
+{
+    int fd = nk_mkimage_open_source(n->path, O_RDONLY | O_NOFOLLOW);
+    if (fd < 0)
+        return nk_tool_error("cannot open %s: %s", n->path, strerror(errno));
+    uint64_t total = 0;
+    ssize_t got;
+    int status = 0;
+    while ((got = read(fd, m->buf, NK_MKIMAGE_READ_BYTES)) > 0) {
+        int err = nk_fs_build_data(&m->builder, m->buf, (size_t)got);
+        if (err) {
+            status = nk_mkimage_build_error(m, n->path, err);
+            break;
+        }
+        total += (uint64_t)got;
+        nk_mkimage_report(m, false);
+    }
+    if (got < 0 && !status)
+        status = nk_tool_error("cannot read %s: %s", n->path, strerror(errno));
+    close(fd);
+    if (!status && total != (uint64_t)n->st.st_size)
+        fprintf(stderr,
+                "nandkit: warning: %s changed while being read: %llu bytes stored, not "
+                "%llu\n",
+                n->path, (unsigned long long)total, (unsigned long long)n->st.st_size);
+    if (status)
+        return status;
+    int err = nk_fs_build_file_end(&m->builder);
+    return err ? nk_mkimage_build_error(m, n->path, err) : 0;
+}
+
+static uint32_t nk_mkimage_parent_id(const struct nk_mkimage *m, const struct nk_mkimage_node *n)
+{
+    if (n->parent == NK_MKIMAGE_NO_PARENT)
+        return NK_FS_OBJ_ROOT;
+    const struct nk_mkimage_node *p = &m->nodes[n->parent];
+    return p->role == NK_MKIMAGE_LOST_FOUND ? NK_FS_OBJ_LOST_FOUND : p->obj_id;
+}
+
+static int nk_mkimage_build(struct nk_mkimage *m)
+{
+    struct nk_fs_build_attr root = nk_mkimage_attr(m, &m->root_st);
+    int err = nk_fs_build_builtin(&m->builder, NK_FS_OBJ_ROOT, &root);
+    if (err)
+        return nk_mkimage_build_error(m, m->src, err);
+    for (size_t i = 0; i < m->count; i++) {
+        struct nk_mkimage_node *n = &m->nodes[i];
+        if (n->role == NK_MKIMAGE_SKIPPED)
+            continue;
+        if (n->role == NK_MKIMAGE_LOST_FOUND) {
+            struct nk_fs_build_attr attr = nk_mkimage_attr(m, &n->st);
+            err = nk_fs_build_builtin(&m->builder, NK_FS_OBJ_LOST_FOUND, &attr);
+            if (err)
+                return nk_mkimage_build_error(m, n->path, err);
+            continue;
+        }
+        struct nk_fs_build_entry e;
+        memset(&e, 0, sizeof e);
+        e.type = n->type;
+        e.parent_id = nk_mkimage_parent_id(m, n);
+        e.name = n->path + n->name_off;
+        e.name_len = strlen(e.name);
+        e.attr = nk_mkimage_attr(m, &n->st);
+        if (n->type == NK_FS_TYPE_SYMLINK) {
+            e.target = n->target;
+            e.target_len = strlen(n->target);
+        } else if (n->type == NK_FS_TYPE_HARDLINK) {
+            e.equiv_id = m->nodes[n->link_of].obj_id;
+        }
+        err = nk_fs_build_object(&m->builder, &e, &n->obj_id);
+        if (err)
+            return nk_mkimage_build_error(m, n->path, err);
+        if (n->type == NK_FS_TYPE_FILE) {
+            int status = nk_mkimage_file_data(m, n);
+            if (status)
+                return status;
+        }
+    }
+    return 0;
+}
+
+/* ----- the image ------------------------------------------------------------------------------ */
+
+/* Creates a missing image file as an erased chip: an empty file, no sidecar. */
+static int nk_mkimage_create(struct nk_tool_image_opts *opts, uint64_t blocks)
+{
+    struct nk_tool_image_opts create = *opts;
+    create.create = true;
+    char geometry[96];
+    if (opts->geometry && blocks) {
+        unsigned commas = 0;
+        for (const char *p = opts->geometry; *p; p++)
+            commas += *p == ',';
+        if (commas == 2) {
+            snprintf(geometry, sizeof geometry, "%s,%llu", opts->geometry,
+                     (unsigned long long)blocks);
+            create.geometry = geometry;
+        }
+    }
+    if (create.geometry && !create.chip) {
+        unsigned commas = 0;
+        for (const char *p = create.geometry; *p; p++)
+            commas += *p == ',';
+        if (commas == 2)
+            return nk_tool_fail("a new image needs its size: --geometry %s,BLOCKS or --blocks N",
+                                create.geometry);
+    }
+    struct nk_sim_params params;
+    int status = nk_tool_params_from_opts(&create, &params);
+    if (status)
+        return status;
+    if (blocks > params.chip.blocks)
+        return nk_tool_fail("--blocks %llu: the chip has only %u blocks",
+                            (unsigned long long)blocks, params.chip.blocks);
+    struct nk_sim_config config;
+    memset(&config, 0, sizeof config);
+    config.params = &params;
+    config.image_path = opts->path;
+    config.create = true;
+    config.seed = opts->seed;
+    config.no_sidecar = true;
+    struct nk_sim *sim;
+    char why[NK_DIAG_LEN] = "";
+    int err = nk_sim_open(&sim, &config, why);
+    if (err)
+        return nk_tool_error("cannot create %s: %s", opts->path, why[0] ? why : nk_strerror(err));
+    nk_sim_close(sim);
+    /* Opened again as an existing image: the block count now comes with it. */
+    if (create.geometry != opts->geometry)
+        opts->geometry = strdup(create.geometry);
+    return 0;
+}
+
+static void nk_mkimage_human(uint64_t bytes, char *out, size_t size)
+{
+    if (bytes >= 10ull << 20)
+        snprintf(out, size, "%.1f MiB", (double)bytes / (1 << 20));
+    else
+        snprintf(out, size, "%.1f KiB", (double)bytes / 1024);
+}
+
+static int nk_mkimage_check_space(struct nk_mkimage *m, const struct nk_tool_image *image,
+                                  const struct nk_part *part)
+{
+    uint64_t need = 1; /* the root's header */
+    for (size_t i = 0; i < m->count; i++) {
+        const struct nk_mkimage_node *n = &m->nodes[i];
+        if (n->role != NK_MKIMAGE_SKIPPED)
+            need += nk_fs_build_chunks(&m->builder, n->type, (uint64_t)n->st.st_size);
+    }
+    m->chunks_needed = need;
+    const struct nk_fs_build_stats *s = &m->builder.stats;
+    if (m->count + 1 > NK_FS_OBJ_MAX - NK_FS_OBJ_FIRST_USER + 1)
+        return nk_tool_fail("%s holds %zu objects: YAFFS2 ids allow %u", m->src, m->count,
+                            NK_FS_OBJ_MAX - NK_FS_OBJ_FIRST_USER + 1);
+    if (need <= s->chunks_capacity)
+        return 0;
+    uint64_t page = (uint64_t)nk_nand_page_size(image->part.dev) + nk_nand_oob_size(part->dev);
+    uint64_t need_blocks = (need + s->pages_per_block - 1) / s->pages_per_block;
+    char need_text[32], have_text[32];
+    nk_mkimage_human(need * page, need_text, sizeof need_text);
+    nk_mkimage_human(s->chunks_capacity * page, have_text, sizeof have_text);
+    return nk_tool_fail("%s needs %llu chunks (%llu blocks, %s) but %s has %llu (%u good "
+                        "blocks of %u, %s): give more blocks or a bigger chip",
+                        m->src, (unsigned long long)need, (unsigned long long)need_blocks,
+                        need_text, m->image_path, (unsigned long long)s->chunks_capacity,
+                        s->blocks - s->blocks_bad, s->blocks, have_text);
+}
+
+static void nk_mkimage_summary(struct nk_mkimage *m, const struct nk_fs_build_stats *s,
+                               const char *layout_name, const struct nk_tool_image *image)
+{
+    printf("%s -> %s: %s layout, %u-byte chunks, %u pages per block\n", m->src, m->image_path,
+           layout_name, s->chunk_bytes, s->pages_per_block);
+    printf("objects: %u (%u files, %u directories, %u symlinks, %u hard links, %u special)\n",
+           s->objects, s->files, s->dirs, s->symlinks, s->hardlinks, s->specials);
+    printf("chunks: %llu written (%llu headers, %llu data holding %llu bytes) in %u blocks, "
+           "sequence 0x%x..0x%x\n",
+           (unsigned long long)s->chunks_written, (unsigned long long)s->header_chunks,
+           (unsigned long long)s->data_chunks, (unsigned long long)s->data_bytes, s->blocks_used,
+           s->first_seq, s->last_seq);
+    printf("blocks: %u, %u bad skipped, %u retired, %u erased; %.2f s", s->blocks, s->blocks_bad,
+           s->blocks_retired, s->blocks_erased, nk_mkimage_elapsed(m));
+    if (image->sim) /* what the same writes take on the simulated chip */
+        printf(" (%.2f s of flash time on the %s model)", (double)nk_sim_time_ns(image->sim) / 1e9,
+               image->params.chip.model);
+    printf("\n");
+}
+
+static int nk_mkimage_run(int argc, char **argv)
+{
+    enum { OPT_BLOCKS = NK_OPT_FIRST_FREE, OPT_ALL_ROOT, OPT_NO_PROGRESS };
+    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
+                                            {"blocks", required_argument, NULL, OPT_BLOCKS},
+                                            {"all-root", no_argument, NULL, OPT_ALL_ROOT},
+                                            {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+                                            {NULL, 0, NULL, 0}};
+    struct nk_tool_image_opts opts;
+    nk_tool_image_opts_init(&opts);
+    struct nk_mkimage m;
+    memset(&m, 0, sizeof m);
+    m.progress = true;
+    uint64_t blocks = 0;
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        int handled = nk_tool_image_option(&opts, opt, optarg);
+        if (handled == 2)
+            return 2;
+        if (handled)
+            continue;
+        if (opt == OPT_BLOCKS) {
+            if (!nk_tool_parse_u64(optarg, &blocks) || blocks == 0 || blocks > (1u << 24))
+                return nk_tool_fail("bad --blocks '%s': expected a block count", optarg);
+        } else if (opt == OPT_ALL_ROOT) {
+            m.all_root = true;
+        } else if (opt == OPT_NO_PROGRESS) {
+            m.progress = false;
+        } else {
+            return nk_tool_fail("mkimage: unknown option (see nandkit mkimage --help)");
+        }
+    }
+    if (argc - optind != 2)
+        return nk_tool_fail("mkimage needs SRC_DIR and IMAGE (see nandkit mkimage --help)");
+    m.src = argv[optind];
+    m.image_path = opts.path = argv[optind + 1];
+    clock_gettime(CLOCK_MONOTONIC, &m.start);
+
+    /* Plan: nothing is written before the whole tree checks out. */
+    if (lstat(m.src, &m.root_st) != 0)
+        return nk_tool_fail("cannot read SRC_DIR %s: %s", m.src, strerror(errno));
+    if (!S_ISDIR(m.root_st.st_mode))
+        return nk_tool_fail("SRC_DIR %s is not a directory", m.src);
+    bool is_mtd = nk_tool_path_is_mtd(opts.path);
+    m.image_exists = stat(opts.path, &m.image_st) == 0;
+    char sidecar[4096];
+    if (!is_mtd && nk_sim_sidecar_path(opts.path, sidecar, sizeof sidecar))
+        m.sidecar_exists = stat(sidecar, &m.sidecar_st) == 0;
+    int status = nk_mkimage_plan_dir(&m, m.src, NK_MKIMAGE_NO_PARENT, 0);
+    const char *created_geometry = NULL;
+    bool created = false, built = false;
+    bool empty_file = m.image_exists && S_ISREG(m.image_st.st_mode) && m.image_st.st_size == 0;
+    if (!status && !is_mtd && (!m.image_exists || empty_file)) {
+        const char *given = opts.geometry;
+        status = nk_mkimage_create(&opts, blocks);
+        created = status == 0;
+        if (opts.geometry != given)
+            created_geometry = opts.geometry;
+    }
+    if (status) {
+        nk_mkimage_free(&m);
+        return status;
+    }
+
+    struct nk_tool_image image;
+    opts.read_only = false;
+    opts.no_sidecar = !m.sidecar_exists; /* a raw image stays one */
+    status = nk_tool_image_open(&image, &opts);
+    free((void *)created_geometry);
+    if (status) {
+        nk_mkimage_free(&m);
+        if (created)
+            unlink(opts.path);
+        return status;
+    }
+    struct nk_part part = image.part;
+    if (blocks) {
+        if (nk_part_init(&part, &image.nand, "mkimage", 0, (uint32_t)blocks, 0) != 0) {
+            status =
+                nk_tool_fail("--blocks %llu: %s", (unsigned long long)blocks, image.nand.diag.text);
+            goto out;
+        }
+    }
+    enum nk_fs_layout layout = nk_tool_fs_layout(image.layout);
+    size_t workspace_size = nk_fs_build_workspace_size(&part);
+    void *workspace = malloc(workspace_size);
+    m.buf = malloc(NK_MKIMAGE_READ_BYTES);
+    if (!workspace || !m.buf) {
+        free(workspace);
+        status = nk_tool_error("out of memory");
+        goto out;
+    }
+    struct nk_fs_build_config config = {
+        .part = &part, .layout = layout, .progress = nk_mkimage_progress, .progress_ctx = &m};
+    int err = nk_fs_build_begin(&m.builder, &config, workspace, workspace_size);
+    if (err) {
+        status = err == -NK_EINVAL || err == -NK_ENOSPC
+                     ? nk_tool_fail("%s: %s", opts.path, m.builder.diag.text)
+                     : nk_tool_error("%s: %s", opts.path, m.builder.diag.text);
+    }
+    if (!status)
+        status = nk_mkimage_check_space(&m, &image, &part);
+    built = !status;
+    if (built) {
+        status = nk_mkimage_build(&m);
+        struct nk_fs_build_stats stats;
+        err = nk_fs_build_finish(&m.builder, &stats);
+        if (!status && err)
+            status = nk_tool_error("%s: %s", opts.path, m.builder.diag.text);
+        char why[NK_DIAG_LEN] = "";
+        if (image.sim && nk_sim_sync(image.sim, why) != 0 && !status)
+            status = nk_tool_error("writing %s failed: %s", opts.path, why);
+        nk_mkimage_report(&m, true);
+        if (!status)
+            nk_mkimage_summary(&m, &stats, nk_fs_layout_name(layout), &image);
+    }
+    free(workspace);
+out:
+    nk_tool_image_close(&image);
+    nk_mkimage_free(&m);
+    /* A refusal leaves no image behind that was not there before. */
+    if (status && created && !built)
+        unlink(opts.path);
+    return status;
+}
+
+const struct nk_tool_command nk_cmd_mkimage = {
+    .name = "mkimage",
+    .summary = "build a YAFFS2 image (or /dev/mtdN file system) from a host tree",
+    .run = nk_mkimage_run,
+    .help = nk_mkimage_help,
+};
