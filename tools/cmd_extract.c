@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "fsimage.h"
@@ -21,9 +22,9 @@ static void nk_extract_help(FILE *out)
             "Mounts the YAFFS2 file system in IMAGE read-only and recreates its tree under\n"
             "DEST_DIR (created if missing; existing entries are not overwritten): files,\n"
             "directories, symlinks (verbatim targets), hard links as hard links, and\n"
-            "lost+found. Permission bits (setuid, setgid, sticky included) and modification\n"
-            "times are kept; owners too when run as root. Device nodes, FIFOs and sockets are\n"
-            "skipped with a warning.\n\n"
+            "lost+found, FIFOs, and device nodes when run as root (otherwise, and for\n"
+            "sockets, a warning). Permission bits (setuid, setgid, sticky included) and\n"
+            "modification times are kept; owners too when run as root.\n\n"
             "Options:\n" NK_TOOL_IMAGE_HELP
             "\nExit status: 0 extracted, 1 something could not be read or written, 2 bad input.\n");
 }
@@ -129,6 +130,37 @@ static void nk_extract_file(struct nk_extract *x, const char *path, const char *
         nk_extract_remember(x, st->ino, host);
 }
 
+/* Linux's device number encoding as YAFFS2 stores rdev (old_encode_dev
+ * for small numbers, new_encode_dev beyond). */
+static dev_t nk_extract_rdev(uint32_t rdev)
+{
+    return makedev((rdev & 0xfff00u) >> 8, (rdev & 0xffu) | ((rdev >> 12) & 0xfff00u));
+}
+
+static void nk_extract_special(struct nk_extract *x, const char *path, const char *host,
+                               const struct nk_fs_stat *st)
+{
+    uint32_t format = st->mode & NK_FS_S_IFMT;
+    int made;
+    if (format == NK_FS_S_IFIFO) {
+        made = mkfifo(host, 0600);
+    } else if ((format == NK_FS_S_IFCHR || format == NK_FS_S_IFBLK) && geteuid() == 0) {
+        made = mknod(host, (mode_t)(format | 0600u), nk_extract_rdev(st->rdev));
+    } else {
+        fprintf(stderr, "nandkit: warning: %s is a %s (mode 0%o): skipped\n", path,
+                format == NK_FS_S_IFSOCK ? "socket" : "device node (root only)", st->mode);
+        return;
+    }
+    if (made != 0) {
+        nk_extract_warn(x, "cannot create", host, errno);
+        return;
+    }
+    nk_extract_owner(host, st);
+    if (chmod(host, st->mode & 07777u) != 0)
+        nk_extract_warn(x, "cannot set the mode of", host, errno);
+    nk_extract_times(host, st, false);
+}
+
 static int nk_extract_compare(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -180,8 +212,7 @@ static void nk_extract_entry(struct nk_extract *x, const char *path, const char 
         nk_extract_file(x, path, host, &st);
         break;
     default:
-        fprintf(stderr, "nandkit: warning: %s is a special file (mode 0%o): skipped\n", path,
-                st.mode);
+        nk_extract_special(x, path, host, &st);
         break;
     }
 }
