@@ -6,6 +6,8 @@
  *   nk_mtd_guest ecc DEV hamming|bchT   ECC agreement both ways
  *   nk_mtd_guest bbt DEV LIST           BBT agreement (LIST = the kernel's bad blocks)
  *   nk_mtd_guest time DEV               page/block timing through the device API
+ *   nk_mtd_guest fs DEV LIST            the kernel's view of a file system nandkit
+ *                                       built (LIST = the kernel's bad blocks)
  *
  * Every check prints one "PASS name: detail" or "FAIL name: detail" line;
  * the exit status is the number of failures (capped at 100). The kernel's
@@ -27,6 +29,7 @@
 #include "nandkit/bbt.h"
 #include "nandkit/ecc.h"
 #include "nandkit/error.h"
+#include "nandkit/fs.h"
 #include "nandkit/mtd.h"
 #include "nandkit/nand.h"
 
@@ -714,6 +717,90 @@ static int nk_time_check(const char *path)
     return 0;
 }
 
+/* ----- check 4: the kernel's view of a nandkit file system ------------------------------- */
+
+/* After `nandkit mkimage TREE DEV`: every block the kernel calls good starts
+ * with YAFFS2 tags at OOB 2.. (the first free bytes, read through the
+ * kernel's own auto-placement), with sequence numbers 0x1000, 0x1001, ... in
+ * block order and no gap at the bad blocks; every written page reads through
+ * the kernel's ECC with no correction and no failure; the free OOB bytes
+ * past the 28 of the tags are erased. */
+static int nk_fs_check_kernel(const char *path, const char *list)
+{
+    int fd = open(path, O_RDONLY);
+    struct mtd_info_user info;
+    if (fd < 0 || ioctl(fd, MEMGETINFO, &info) != 0) {
+        nk_report(false, "fs-kernel-view", "cannot open %s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return 1;
+    }
+    uint32_t blocks = (uint32_t)(info.size / info.erasesize);
+    uint32_t ppb = info.erasesize / info.writesize;
+    uint8_t *data = malloc(info.writesize);
+    uint8_t oob[256];
+    uint32_t expect_seq = NK_FS_SEQ_LOWEST, in_use = 0, pages = 0, corrected = 0, failed = 0;
+    uint32_t bad_seen = 0, problems = 0, tail_dirty = 0;
+    char bad_text[128] = "", first_problem[160] = "";
+    bool ended = false; /* an erased block was met: no file-system block may follow */
+    for (uint32_t b = 0; b < blocks; b++) {
+        loff_t offset = (loff_t)b * info.erasesize;
+        int bad = ioctl(fd, MEMGETBADBLOCK, &offset);
+        if (bad) {
+            bad_seen++;
+            size_t n = strlen(bad_text);
+            snprintf(bad_text + n, sizeof bad_text - n, "%s%u", n ? "," : "", b);
+            continue;
+        }
+        for (uint32_t p = 0; p < ppb; p++) {
+            struct nk_kernel_read r;
+            memset(oob, 0xff, sizeof oob);
+            if (nk_kernel_read(fd, &info, b * ppb + p, data, oob, 38, MTD_OPS_AUTO_OOB, &r) != 0) {
+                problems++;
+                break;
+            }
+            struct nk_fs_tags tags;
+            int status = nk_fs_tags_decode(oob, true, &tags);
+            if (status == NK_FS_TAGS_UNWRITTEN) {
+                if (p == 0)
+                    ended = true;
+                break;
+            }
+            pages++;
+            corrected += r.corrected_delta;
+            failed += r.failed_delta;
+            for (unsigned i = 28; i < 38; i++)
+                tail_dirty += oob[i] != 0xff;
+            bool ok = status == NK_FS_TAGS_CLEAN && !ended &&
+                      tags.seq == (p == 0 ? expect_seq : expect_seq - 1) && r.error == 0;
+            if (!ok && !first_problem[0])
+                snprintf(first_problem, sizeof first_problem,
+                         "block %u page %u: tags status %d seq 0x%x (expected 0x%x), read %s", b, p,
+                         status, tags.seq, p == 0 ? expect_seq : expect_seq - 1,
+                         nk_errno_name(r.error));
+            problems += !ok;
+            if (p == 0) {
+                expect_seq++;
+                in_use++;
+            }
+        }
+    }
+    bool bad_ok = strcmp(bad_text, list) == 0 ||
+                  (strncmp(bad_text, list, strlen(list)) == 0 && bad_text[strlen(list)] == ',');
+    nk_report(in_use > 0 && problems == 0 && corrected == 0 && failed == 0 && tail_dirty == 0 &&
+                  bad_ok,
+              "fs-kernel-view",
+              "%u blocks in use, sequence 0x1000..0x%x in block order past bad blocks %s; %u "
+              "pages read through the kernel's ECC: %u corrected, %u failed; tags at OOB 2..29 "
+              "%s, OOB 30..39 %s%s%s",
+              in_use, expect_seq - 1, bad_text, pages, corrected, failed,
+              problems ? "NOT all valid" : "all valid", tail_dirty ? "written" : "erased",
+              first_problem[0] ? "; first problem: " : "", first_problem);
+    free(data);
+    close(fd);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 4 && strcmp(argv[1], "ecc") == 0)
@@ -722,8 +809,11 @@ int main(int argc, char **argv)
         nk_bbt_check(argv[2], argv[3]);
     else if (argc >= 3 && strcmp(argv[1], "time") == 0)
         nk_time_check(argv[2]);
+    else if (argc >= 4 && strcmp(argv[1], "fs") == 0)
+        nk_fs_check_kernel(argv[2], argv[3]);
     else {
-        fprintf(stderr, "usage: nk_mtd_guest ecc DEV hamming|bchT | bbt DEV LIST | time DEV\n");
+        fprintf(stderr, "usage: nk_mtd_guest ecc DEV hamming|bchT | bbt DEV LIST | time DEV | "
+                        "fs DEV LIST\n");
         return 2;
     }
     return nk_failures > 100 ? 100 : (int)nk_failures;
