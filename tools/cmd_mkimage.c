@@ -56,8 +56,9 @@ static void nk_mkimage_help(FILE *out)
             "                          --geometry P,O,N it also sizes a new image)\n"
             "  --all-root              store uid and gid 0 for everything\n"
             "  --no-progress           no progress lines on stderr (shown after a second)\n\n"
-            "Exit status: 0 built, 1 a read or write failed, 2 bad input (missing SRC_DIR, a\n"
-            "name or symlink target too long, an image too small).\n");
+            "Exit status: 0 built, 1 a read or write failed, 2 bad input (missing SRC_DIR, an\n"
+            "unreadable file, a name or symlink target too long, an image too small); with\n"
+            "2 nothing was written.\n");
 }
 
 /* ----- the plan --------------------------------------------------------------------------- */
@@ -247,7 +248,11 @@ static int nk_mkimage_plan_entry(struct nk_mkimage *m, char *path, size_t name_o
         n->target = strdup(target);
         if (!n->target)
             return nk_tool_error("out of memory planning %s", m->src);
-    } else if (type == NK_FS_TYPE_FILE && st->st_nlink > 1) {
+    } else if (type == NK_FS_TYPE_FILE && access(path, R_OK) != 0) {
+        /* Found now, not halfway through writing the image. */
+        return nk_tool_fail("cannot read %s: %s", path, strerror(errno));
+    }
+    if (type == NK_FS_TYPE_FILE && st->st_nlink > 1) {
         size_t first = nk_mkimage_link_of(m, index);
         if (first != NK_MKIMAGE_NO_PARENT) {
             n = &m->nodes[index];
@@ -620,7 +625,7 @@ static int nk_mkimage_run(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &m.start);
 
     /* Plan: nothing is written before the whole tree checks out. */
-    if (lstat(m.src, &m.root_st) != 0)
+    if (stat(m.src, &m.root_st) != 0)
         return nk_tool_fail("cannot read SRC_DIR %s: %s", m.src, strerror(errno));
     if (!S_ISDIR(m.root_st.st_mode))
         return nk_tool_fail("SRC_DIR %s is not a directory", m.src);
@@ -690,10 +695,14 @@ static int nk_mkimage_run(int argc, char **argv)
         err = nk_fs_build_finish(&m.builder, &stats);
         if (!status && err)
             status = nk_tool_error("%s: %s", opts.path, m.builder.diag.text);
+        nk_mkimage_report(&m, true); /* ends the progress line, if there is one */
+        /* Writing a large image file out can take as long as the build. */
+        uint64_t written = stats.chunks_written * (uint64_t)nk_nand_page_size(&image.nand);
+        if (image.sim && m.progress && (m.reported || written >= (256u << 20)))
+            fprintf(stderr, "mkimage: saving %s\n", opts.path);
         char why[NK_DIAG_LEN] = "";
         if (image.sim && nk_sim_sync(image.sim, why) != 0 && !status)
             status = nk_tool_error("writing %s failed: %s", opts.path, why);
-        nk_mkimage_report(&m, true);
         if (!status)
             nk_mkimage_summary(&m, &stats, nk_fs_layout_name(layout), &image);
     }

@@ -247,6 +247,14 @@ expect_status 2 1 -- "$NK" mkimage "$SRC" "$TMP/keep.img" --geometry 2048,64,64,
 cmp -s "$TMP/keep.img" "$TMP/linux-2048.img" || fail "a refused mkimage changed the image"
 expect_status 2 1 -- "$NK" mkimage "$SRC" "$TMP/n.img" --geometry 2048,64,64
 grep -q "BLOCKS" "$TMP/err" || fail "a new image without a size is not explained"
+mkdir -p "$TMP/lf" && touch "$TMP/lf/lost+found"
+expect_status 2 1 -- "$NK" mkimage "$TMP/lf" "$TMP/n.img" --geometry 2048,64,64,16
+grep -q "lost+found is not a directory" "$TMP/err" || fail "a file named lost+found is not explained"
+# SRC_DIR given through a symlink is the directory it names.
+ln -s "$SRC/a/b" "$TMP/via-link"
+expect_status 0 0 -- "$NK" mkimage "$TMP/via-link" "$TMP/n.img" --geometry 2048,64,64,16
+expect_status 0 0 -- "$NK" ls "$TMP/n.img" /c --geometry 2048,64,64
+grep -q " deep$" "$TMP/out" || fail "mkimage through a symlinked SRC_DIR"
 expect_status 2 1 -- "$NK" mkimage "$SRC" "$TMP/n.img" --geometry 2048,64,64,16 --layout yaffs1
 expect_status 2 1 -- "$NK" mkimage "$SRC" "$TMP/n.img" --geometry 2048,64,64,16 --blocks 0
 expect_status 2 1 -- "$NK" mkimage "$SRC" --geometry 2048,64,64,16
