@@ -70,7 +70,7 @@ static int nk_fs_build_retire(struct nk_fs_builder *b, uint32_t block, const cha
         return nk_fs_build_stop(
             b, nk_diag_set(&b->diag, -NK_EIO,
                            "block %u failed to %s and the %s layout has no bad-block markers to "
-                           "retire it: the build stopped",
+                           "retire it (the linux layout has)",
                            (unsigned)block, what, nk_fs_layout_name(b->config.layout)));
     int err = nk_part_block_mark_bad(b->part, block);
     if (err)
