@@ -48,7 +48,7 @@ static void test_cut_after_n_operations_tears_the_next_program(void **state)
     assert_int_equal(sim_program(ctrl, info, 0, 0, before, sizeof before), 0xe0);
     assert_int_equal(nk_sim_page_peek(sim, 0, 0, before, sizeof before), 0);
     nk_sim_power_cut_after(sim, 0); /* the very next array operation */
-    assert_int_equal(sim_program(ctrl, info, 0, 0, data, sizeof data), -NK_EIO);
+    assert_int_equal(sim_program(ctrl, info, 0, 0, data, sizeof data), -NK_ENODEV);
     assert_false(nk_sim_powered(sim));
     assert_int_equal(nk_sim_page_peek(sim, 0, 0, got, sizeof got), 0);
     struct torn t = classify(before, data, got, sizeof got);
@@ -68,9 +68,9 @@ static void test_no_operation_until_power_returns(void **state)
     uint8_t buf[16];
     struct nk_test_ops ops = {.count = 0};
     ops_cmd(&ops, 0x70, 0);
-    assert_int_equal(ops_run(ctrl, &ops), -NK_EIO);
-    assert_int_equal(sim_read(ctrl, info, 0, 0, buf, sizeof buf), -NK_EIO);
-    assert_int_equal(ops_run(nk_sim_ctrl_no_rb(sim), &ops), -NK_EIO);
+    assert_int_equal(ops_run(ctrl, &ops), -NK_ENODEV);
+    assert_int_equal(sim_read(ctrl, info, 0, 0, buf, sizeof buf), -NK_ENODEV);
+    assert_int_equal(ops_run(nk_sim_ctrl_no_rb(sim), &ops), -NK_ENODEV);
     nk_sim_power_restore(sim);
     assert_true(nk_sim_powered(sim));
     assert_int_equal(sim_status(ctrl), 0xe0);
@@ -89,7 +89,7 @@ static void test_operations_before_the_cut_complete(void **state)
     nk_sim_power_cut_after(sim, 3);
     for (uint32_t p = 0; p < 3; p++)
         assert_int_equal(sim_program(ctrl, info, p, 0, data, sizeof data), 0xe0);
-    assert_int_equal(sim_program(ctrl, info, 3, 0, data, sizeof data), -NK_EIO);
+    assert_int_equal(sim_program(ctrl, info, 3, 0, data, sizeof data), -NK_ENODEV);
     for (uint32_t p = 0; p < 3; p++) {
         assert_int_equal(nk_sim_page_peek(sim, p, 0, got, sizeof got), 0);
         assert_memory_equal(got, data, sizeof data);
@@ -112,7 +112,7 @@ static void test_torn_page_is_reproducible_from_the_seed(void **state)
         nk_sim_power_cut_after(sim, 0);
         assert_int_equal(
             sim_program(nk_sim_ctrl(sim), &nk_sim_params(sim)->chip, 5, 0, data, sizeof data),
-            -NK_EIO);
+            -NK_ENODEV);
         assert_int_equal(nk_sim_page_peek(sim, 5, 0, out[i], sizeof data), 0);
         nk_sim_close(sim);
     }
@@ -132,7 +132,7 @@ static void test_cut_at_time_tears_in_proportion(void **state)
     uint64_t start = nk_sim_time_ns(sim) + 6 * 30 + 2112 * 30;
     nk_sim_power_cut_at_time(sim, start + 150000);
     assert_int_equal(sim_program(ctrl, &nk_sim_params(sim)->chip, 0, 0, data, sizeof data),
-                     -NK_EIO);
+                     -NK_ENODEV);
     assert_int_equal(nk_sim_time_ns(sim), start + 150000);
     assert_int_equal(nk_sim_page_peek(sim, 0, 0, got, sizeof got), 0);
     struct torn t = classify(ff, data, got, sizeof got);
@@ -150,7 +150,7 @@ static void test_cut_at_time_during_transfer_changes_nothing(void **state)
     memset(ff, 0xff, sizeof ff);
     nk_sim_power_cut_at_time(sim, nk_sim_time_ns(sim) + 1000);
     assert_int_equal(
-        sim_program(nk_sim_ctrl(sim), &nk_sim_params(sim)->chip, 0, 0, data, sizeof data), -NK_EIO);
+        sim_program(nk_sim_ctrl(sim), &nk_sim_params(sim)->chip, 0, 0, data, sizeof data), -NK_ENODEV);
     assert_false(nk_sim_powered(sim));
     assert_int_equal(nk_sim_page_peek(sim, 0, 0, got, sizeof got), 0);
     assert_memory_equal(got, ff, sizeof ff);
@@ -167,7 +167,7 @@ static void test_cut_during_idle_time(void **state)
     nk_sim_power_cut_at_time(sim, 5000);
     assert_int_equal(nk_sim_time_advance(sim, 4000), 0);
     assert_true(nk_sim_powered(sim));
-    assert_int_equal(nk_sim_time_advance(sim, 4000), -NK_EIO);
+    assert_int_equal(nk_sim_time_advance(sim, 4000), -NK_ENODEV);
     assert_false(nk_sim_powered(sim));
     assert_int_equal(nk_sim_time_ns(sim), 5000);
     nk_sim_close(sim);
@@ -201,7 +201,7 @@ static void test_interrupted_erase_leaves_unstable_bits(void **state)
     /* Cut a third of the way into tBERS. */
     uint64_t start = nk_sim_time_ns(sim) + 4 * 30;
     nk_sim_power_cut_at_time(sim, start + 2000000 / 3);
-    assert_int_equal(sim_erase(ctrl, info, 6), -NK_EIO);
+    assert_int_equal(sim_erase(ctrl, info, 6), -NK_ENODEV);
     nk_sim_power_restore(sim);
     struct nk_sim_block_state block;
     assert_int_equal(nk_sim_block_get(sim, 6, &block), 0);
@@ -237,7 +237,7 @@ static void test_interrupted_erase_is_reproducible_from_the_seed(void **state)
         const struct nk_chip_info *info = &nk_sim_params(sim)->chip;
         assert_int_equal(sim_program(nk_sim_ctrl(sim), info, 0, 0, zeros, sizeof zeros), 0xe0);
         nk_sim_power_cut_after(sim, 0);
-        assert_int_equal(sim_erase(nk_sim_ctrl(sim), info, 0), -NK_EIO);
+        assert_int_equal(sim_erase(nk_sim_ctrl(sim), info, 0), -NK_ENODEV);
         nk_sim_power_restore(sim);
         /* Two reads: the unstable bits also follow the seed. */
         assert_int_equal(sim_read(nk_sim_ctrl(sim), info, 0, 0, out[i], sizeof zeros), 0);
@@ -257,7 +257,7 @@ static void test_cut_read_leaves_the_array_alone(void **state)
     memset(data, 0x42, sizeof data);
     assert_int_equal(sim_program(nk_sim_ctrl(sim), info, 0, 0, data, sizeof data), 0xe0);
     nk_sim_power_cut_after(sim, 0);
-    assert_int_equal(sim_read(nk_sim_ctrl(sim), info, 0, 0, got, sizeof got), -NK_EIO);
+    assert_int_equal(sim_read(nk_sim_ctrl(sim), info, 0, 0, got, sizeof got), -NK_ENODEV);
     nk_sim_power_restore(sim);
     assert_int_equal(sim_read(nk_sim_ctrl(sim), info, 0, 0, got, sizeof got), 0);
     assert_memory_equal(got, data, sizeof data);
@@ -338,7 +338,7 @@ static void test_cut_at_every_operation_of_a_script(void **state)
                 err = 0;
         }
         if (cut < steps) {
-            assert_int_equal(err, -NK_EIO);
+            assert_int_equal(err, -NK_ENODEV);
             assert_int_equal(done, cut + 1);
         } else {
             assert_int_equal(err, 0);

@@ -102,8 +102,7 @@ static int nk_badblocks_run(int argc, char **argv)
     if (!err && mark)
         err = nk_bbt_mark_worn(nand, (uint32_t)mark_block);
     if (err) {
-        int code = nk_tool_error("bad-block table: %s",
-                                 nand->diag.text[0] ? nand->diag.text : nk_strerror(err));
+        int code = nk_tool_error("bad-block table: %s", nk_tool_image_error(&image, err));
         free(config.memory);
         nk_tool_image_close(&image);
         return code;

@@ -224,6 +224,7 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
     int err = nk_sim_open(&image->sim, &config, why);
     if (err)
         return nk_tool_fail("%s", why[0] ? why : nk_strerror(err));
+    image->power_cut_after = opts->power_cut_after;
     if (opts->power_cut_after >= 0)
         nk_sim_power_cut_after(image->sim, (uint64_t)opts->power_cut_after);
 
@@ -254,6 +255,20 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
         return code;
     }
     return 0;
+}
+
+const char *nk_tool_image_error(struct nk_tool_image *image, int err)
+{
+    if (image->sim && !nk_sim_powered(image->sim)) {
+        snprintf(image->why, sizeof image->why,
+                 "power cut at flash operation %lld, as --power-cut-after asked: the image "
+                 "holds what the chip would",
+                 (long long)image->power_cut_after);
+        return image->why;
+    }
+    if (image->nand.diag.text[0])
+        return image->nand.diag.text;
+    return nk_strerror(err);
 }
 
 void nk_tool_image_close(struct nk_tool_image *image)

@@ -92,6 +92,8 @@ struct nk_tool_image {
     enum nk_tool_layout layout;
     void *workspace;
     struct nk_badblock_ops badblocks; /* /dev/mtdN: the kernel's view */
+    int64_t power_cut_after;          /* as asked, -1 = never */
+    char why[160];
 };
 
 /* Opens per `opts`. Returns 0, or prints one line naming the problem
@@ -101,6 +103,11 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
 
 /* Writes back and frees. */
 void nk_tool_image_close(struct nk_tool_image *image);
+
+/* Why an operation on `image` failed with `err`, in words: the scheduled
+ * power cut when the simulated chip lost power, else the device's reason,
+ * else the error's name. Valid until the next call on `image`. */
+const char *nk_tool_image_error(struct nk_tool_image *image, int err);
 
 /* /dev/mtdN (tools/image_mtd.c). True when `path` names an MTD device. */
 bool nk_tool_path_is_mtd(const char *path);

@@ -94,10 +94,10 @@ int nk_sim_time_advance(struct nk_sim *sim, uint64_t ns)
 {
     if (!sim->powered) {
         sim->now += ns;
-        return -NK_EIO;
+        return -NK_ENODEV;
     }
     if (nk_sim_cut_before(sim, sim->now + ns))
-        return -NK_EIO;
+        return -NK_ENODEV;
     sim->now += ns;
     nk_sim_settle(sim, sim->now);
     return 0;
@@ -138,7 +138,7 @@ static int nk_sim_instr(struct nk_sim_port *port, const struct nk_instr *instr)
         first = 0;
         break;
     default:
-        return -NK_EIO;
+        return -NK_EINVAL;
     }
     uint64_t extra = sim->pending_delay > first ? sim->pending_delay - first : 0;
     uint64_t start = sim->now + extra;
@@ -150,7 +150,7 @@ static int nk_sim_instr(struct nk_sim_port *port, const struct nk_instr *instr)
     case NK_INSTR_CMD: {
         uint64_t end = start + t->tWC_ns;
         if (nk_sim_cut_before(sim, end))
-            return -NK_EIO;
+            return -NK_ENODEV;
         sim->now = end;
         sim->counters.bus_ns += t->tWC_ns;
         nk_sim_settle(sim, end);
@@ -160,10 +160,10 @@ static int nk_sim_instr(struct nk_sim_port *port, const struct nk_instr *instr)
     case NK_INSTR_ADDR: {
         unsigned count = instr->u.addr.count;
         if (count > NK_MAX_ADDR_CYCLES)
-            return -NK_EIO;
+            return -NK_EINVAL;
         uint64_t end = start + (uint64_t)count * t->tWC_ns;
         if (nk_sim_cut_before(sim, end))
-            return -NK_EIO;
+            return -NK_ENODEV;
         sim->now = start;
         sim->counters.bus_ns += end - start;
         for (unsigned i = 0; i < count && sim->powered; i++) {
@@ -178,9 +178,9 @@ static int nk_sim_instr(struct nk_sim_port *port, const struct nk_instr *instr)
         const uint8_t *buf = instr->u.out.buf;
         uint64_t end = start + (uint64_t)len * t->tWC_ns;
         if (nk_sim_cut_before(sim, end))
-            return -NK_EIO;
+            return -NK_ENODEV;
         if (len && !buf)
-            return -NK_EIO;
+            return -NK_EINVAL;
         uint64_t first_byte = start + t->tWC_ns;
         nk_sim_settle(sim, first_byte);
         for (uint32_t done = 0; done < len;) {
@@ -200,9 +200,9 @@ static int nk_sim_instr(struct nk_sim_port *port, const struct nk_instr *instr)
         uint8_t *buf = instr->u.in.buf;
         uint64_t end = start + (uint64_t)len * t->tRC_ns;
         if (nk_sim_cut_before(sim, end))
-            return -NK_EIO;
+            return -NK_ENODEV;
         if (len && !buf)
-            return -NK_EIO;
+            return -NK_EINVAL;
         uint64_t first_byte = start + t->tRC_ns;
         sim->now = first_byte;
         nk_sim_settle(sim, first_byte);
@@ -226,7 +226,7 @@ static int nk_sim_instr(struct nk_sim_port *port, const struct nk_instr *instr)
         bool timed_out = instr->u.wait.timeout_us && ready - start > limit;
         uint64_t end = timed_out ? start + limit : ready;
         if (nk_sim_cut_before(sim, end))
-            return -NK_EIO;
+            return -NK_ENODEV;
         /* A delay before the wait (tWB) overlaps the busy period. */
         uint64_t busy_end = sim->rdy_until < end ? sim->rdy_until : end;
         uint64_t busy = busy_end > sim->now ? busy_end - sim->now : 0;
@@ -239,7 +239,7 @@ static int nk_sim_instr(struct nk_sim_port *port, const struct nk_instr *instr)
         break;
     }
     }
-    return sim->powered ? 0 : -NK_EIO;
+    return sim->powered ? 0 : -NK_ENODEV;
 }
 
 /* Chip selects other than 0: nothing answers; time still passes. */
@@ -275,9 +275,9 @@ int nk_sim_port_exec_op(void *ctx, const struct nk_op *op)
     struct nk_sim_port *port = ctx;
     struct nk_sim *sim = port->sim;
     if (!sim->powered)
-        return -NK_EIO;
+        return -NK_ENODEV;
     if (!op || (op->count && !op->instrs))
-        return -NK_EIO;
+        return -NK_EINVAL;
     uint64_t host_start = sim->measure_host_time ? nk_sim_host_clock(sim) : 0;
     int err = 0;
     if (op->chip_select != 0) {

@@ -106,9 +106,14 @@ struct nk_ctrl_ecc_info {
 
 struct nk_ctrl_ops {
     /* Required. Executes `op` on the bus. Returns 0, -NK_ETIMEDOUT when a
-     * WAIT_READY instruction timed out, -NK_EIO on a bus/controller error.
-     * Must not fail merely because the chip answered something unexpected:
-     * status interpretation is the chip layer's job. */
+     * WAIT_READY instruction timed out, -NK_ENODEV when the bus or
+     * controller fails or nothing answers (power lost), -NK_EINVAL for a
+     * malformed operation. Never -NK_EIO from an operation that programs or
+     * erases: the device layer reserves it there for the chip's FAIL status
+     * and retires the block on it (a port backed by an OS driver may return
+     * -NK_EIO for a read the driver failed). Must not fail merely
+     * because the chip answered something unexpected: status interpretation
+     * is the chip layer's job. */
     int (*exec_op)(void *ctx, const struct nk_op *op);
 
     /* Optional (NK_CTRL_CAP_DATA_LOOPS). Chooses the loop used by later

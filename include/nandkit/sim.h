@@ -210,7 +210,7 @@ uint64_t nk_sim_time_ns(const struct nk_sim *sim);
 const struct nk_clock *nk_sim_clock(struct nk_sim *sim);
 
 /* Lets `ns` of idle time pass (a busy chip finishes meanwhile; a power cut
- * scheduled in that interval happens). Returns 0 or -NK_EIO on that cut. */
+ * scheduled in that interval happens). Returns 0 or -NK_ENODEV on that cut. */
 int nk_sim_time_advance(struct nk_sim *sim, uint64_t ns);
 
 /* ----- the part ------------------------------------------------------------- */
@@ -268,7 +268,7 @@ void nk_sim_power_cut_cancel(struct nk_sim *sim);
 /* Loses power now (a busy operation is interrupted where the clock is). */
 void nk_sim_power_cut_now(struct nk_sim *sim);
 
-/* True while powered. After a cut every exec_op returns -NK_EIO. */
+/* True while powered. After a cut every exec_op returns -NK_ENODEV. */
 bool nk_sim_powered(const struct nk_sim *sim);
 
 /* Powers the chip up again as after a reboot: registers and features lost,
