@@ -104,6 +104,7 @@ struct nk_mkimage {
     bool all_root;
     bool progress;
     /* The build. */
+    struct nk_tool_image *image;
     struct nk_fs_builder builder;
     uint64_t chunks_needed;
     struct timespec start;
@@ -392,8 +393,10 @@ static struct nk_fs_build_attr nk_mkimage_attr(const struct nk_mkimage *m, const
 
 static int nk_mkimage_build_error(struct nk_mkimage *m, const char *path, int err)
 {
-    return nk_tool_error("building %s failed: %s", path,
-                         m->builder.diag.text[0] ? m->builder.diag.text : nk_strerror(err));
+    const char *why = m->builder.diag.text[0] ? m->builder.diag.text : nk_strerror(err);
+    if (m->image->sim && !nk_sim_powered(m->image->sim))
+        why = nk_tool_image_error(m->image, err); /* --power-cut-after did it */
+    return nk_tool_error("building %s failed: %s", path, why);
 }
 
 static int nk_mkimage_file_data(struct nk_mkimage *m, struct nk_mkimage_node *n)
@@ -661,6 +664,7 @@ static int nk_mkimage_run(int argc, char **argv)
             unlink(opts.path);
         return status;
     }
+    m.image = &image;
     struct nk_part part = image.part;
     if (blocks) {
         if (nk_part_init(&part, &image.nand, "mkimage", 0, (uint32_t)blocks, 0) != 0) {
@@ -694,7 +698,7 @@ static int nk_mkimage_run(int argc, char **argv)
         struct nk_fs_build_stats stats;
         err = nk_fs_build_finish(&m.builder, &stats);
         if (!status && err)
-            status = nk_tool_error("%s: %s", opts.path, m.builder.diag.text);
+            status = nk_mkimage_build_error(&m, m.src, err);
         nk_mkimage_report(&m, true); /* ends the progress line, if there is one */
         /* Writing a large image file out can take as long as the build. */
         uint64_t written = stats.chunks_written * (uint64_t)nk_nand_page_size(&image.nand);

@@ -204,6 +204,13 @@ grep -q "2 bad skipped" "$TMP/out" || fail "mkimage does not skip factory-bad bl
 expect_status 0 0 -- "$NK" extract "$TMP/bad.img" "$TMP/x-bad" --geometry 2048,64,64,64
 compare_trees "$SRC" "$TMP/x-bad" || fail "round trip over bad blocks differs"
 
+# A power cut while building: exit 1 naming it; the image holds what the chip would and mounts.
+expect_status 1 1 -- "$NK" mkimage "$SRC" "$TMP/cut.img" --geometry 2048,64,64,64 \
+    --power-cut-after 300
+grep -q "power cut at flash operation 300, as --power-cut-after asked" "$TMP/err" ||
+    fail "a power cut is not named: $(cat "$TMP/err")"
+expect_status 0 0 -- "$NK" ls -R "$TMP/cut.img" --geometry 2048,64,64,64
+
 # ----- fixtures: extract, build again, extract: the same tree --------------------------------------
 for man in "$FIX"/*.img.json; do
     name=$(basename "$man" .img.json)
