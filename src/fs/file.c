@@ -50,24 +50,9 @@ static int nk_fs_chunk_read(struct nk_fs *fs, const struct nk_fs_obj *obj, uint3
                             uint32_t page, uint32_t offset, uint8_t *dst, uint32_t len)
 {
     bool direct = offset == 0 && len == fs->chunk_bytes && fs->config.tags_place == NK_FS_TAGS_OOB;
-    int err;
-    if (direct) {
-        err = nk_part_read_page(fs->part, page, dst, fs->oob_buf, NK_OOB_AUTO);
-        if (fs->cached_page != NK_FS_NONE)
-            fs->cached_page = NK_FS_NONE; /* oob_buf was reused */
-        if (err == -NK_EBADMSG) {
-            fs->ecc_failed_reads++;
-            return -NK_EIO;
-        }
-        if (err < 0 && err != -NK_EUCLEAN)
-            return err;
-        if (err != 0)
-            fs->ecc_corrected_reads++;
-    } else {
-        err = nk_fs_page_load(fs, page);
-        if (err)
-            return err;
-    }
+    int err = direct ? nk_fs_page_read(fs, page, dst) : nk_fs_page_load(fs, page);
+    if (err)
+        return err;
     struct nk_fs_tags tags;
     int status = nk_fs_tags_from_buffers(fs, &tags);
     uint32_t valid = fs->chunk_bytes;

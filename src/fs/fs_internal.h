@@ -163,10 +163,13 @@ int nk_fs_obj_stat(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_stat *s
 
 /* ----- flash access (mount.c) -------------------------------------------------------------- */
 
-/* Reads partition page `page` with ECC into fs->page_buf (and the free OOB
- * bytes into fs->oob_buf), or returns at once when it is cached. Returns 0
- * (corrected bitflips included), -NK_EIO when uncorrectable, or a device
- * error. */
+/* Reads `page` with ECC, its data into `data` and its free OOB bytes into
+ * fs->oob_buf, counting corrected and failed reads. Returns 0 (corrected
+ * bitflips included), -NK_EIO when uncorrectable, or a device error.
+ * Invalidates the page cache. */
+int nk_fs_page_read(struct nk_fs *fs, uint32_t page, uint8_t *data);
+
+/* nk_fs_page_read() into fs->page_buf, or nothing when it is cached. */
 int nk_fs_page_load(struct nk_fs *fs, uint32_t page);
 
 /* Decodes the tags of the page just read into fs->page_buf / fs->oob_buf. */

@@ -68,12 +68,10 @@ void nk_fs_report(struct nk_fs *fs, enum nk_fs_problem_kind kind, uint32_t page,
     fs->config.report(fs->config.report_ctx, &problem);
 }
 
-int nk_fs_page_load(struct nk_fs *fs, uint32_t page)
+int nk_fs_page_read(struct nk_fs *fs, uint32_t page, uint8_t *data)
 {
-    if (page == fs->cached_page)
-        return 0;
-    fs->cached_page = NK_FS_NONE;
-    int err = nk_part_read_page(fs->part, page, fs->page_buf, fs->oob_buf, NK_OOB_AUTO);
+    fs->cached_page = NK_FS_NONE; /* oob_buf (and maybe page_buf) change */
+    int err = nk_part_read_page(fs->part, page, data, fs->oob_buf, NK_OOB_AUTO);
     if (err == -NK_EBADMSG) {
         fs->ecc_failed_reads++;
         return -NK_EIO;
@@ -82,8 +80,17 @@ int nk_fs_page_load(struct nk_fs *fs, uint32_t page)
         return err;
     if (err != 0)
         fs->ecc_corrected_reads++;
-    fs->cached_page = page;
     return 0;
+}
+
+int nk_fs_page_load(struct nk_fs *fs, uint32_t page)
+{
+    if (page == fs->cached_page)
+        return 0;
+    int err = nk_fs_page_read(fs, page, fs->page_buf);
+    if (!err)
+        fs->cached_page = page;
+    return err;
 }
 
 int nk_fs_tags_from_buffers(const struct nk_fs *fs, struct nk_fs_tags *tags)
