@@ -53,12 +53,7 @@ static int nk_badblocks_run(int argc, char **argv)
     uint64_t mark_block = 0;
     int opt;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        int handled = nk_tool_image_option(&opts, opt, optarg);
-        if (handled == 2)
-            return 2;
-        if (handled)
-            continue;
+    while ((opt = nk_tool_getopt(argc, argv, "", options, &opts, "badblocks")) > 0) {
         switch (opt) {
         case 's':
             config.force_scan = true;
@@ -78,6 +73,8 @@ static int nk_badblocks_run(int argc, char **argv)
             return nk_tool_fail("badblocks: unknown option (see nandkit badblocks --help)");
         }
     }
+    if (opt < 0)
+        return -opt;
     if (optind >= argc)
         return nk_tool_fail("badblocks needs an IMAGE (see nandkit badblocks --help)");
     opts.path = argv[optind++];

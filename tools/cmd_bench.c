@@ -233,12 +233,7 @@ static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
     int opt;
     uint64_t v;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        int handled = nk_tool_image_option(&o->image, opt, optarg);
-        if (handled == 2)
-            return 2;
-        if (handled)
-            continue;
+    while ((opt = nk_tool_getopt(argc, argv, "", options, &o->image, "bench")) > 0) {
         switch (opt) {
         case 'e': {
             bool found = false;
@@ -295,6 +290,8 @@ static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
             return nk_tool_fail("bench: unknown option (see nandkit bench --help)");
         }
     }
+    if (opt < 0)
+        return -opt;
     if (optind < argc)
         o->image.path = argv[optind++];
     if (optind < argc)

@@ -26,13 +26,9 @@ static int nk_cat_run(int argc, char **argv)
     nk_tool_image_opts_init(&opts);
     int opt;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        int handled = nk_tool_image_option(&opts, opt, optarg);
-        if (handled == 2)
-            return 2;
-        if (!handled)
-            return nk_tool_fail("cat: unknown option (see nandkit cat --help)");
-    }
+    opt = nk_tool_getopt(argc, argv, "", options, &opts, "cat");
+    if (opt < 0)
+        return -opt;
     if (argc - optind != 2)
         return nk_tool_fail("cat needs IMAGE and PATH (see nandkit cat --help)");
     opts.path = argv[optind];

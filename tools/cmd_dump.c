@@ -37,12 +37,7 @@ static int nk_dump_run(int argc, char **argv)
     bool have_page = false, raw = false;
     int opt;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        int handled = nk_tool_image_option(&opts, opt, optarg);
-        if (handled == 2)
-            return 2;
-        if (handled)
-            continue;
+    while ((opt = nk_tool_getopt(argc, argv, "", options, &opts, "dump")) > 0) {
         if (opt == 'p') {
             if (!nk_tool_parse_u64(optarg, &page))
                 return nk_tool_fail("bad --page '%s': expected a page number", optarg);
@@ -53,6 +48,8 @@ static int nk_dump_run(int argc, char **argv)
             return nk_tool_fail("dump: unknown option (see nandkit dump --help)");
         }
     }
+    if (opt < 0)
+        return -opt;
     if (optind >= argc)
         return nk_tool_fail("dump needs an IMAGE (see nandkit dump --help)");
     opts.path = argv[optind++];

@@ -48,17 +48,14 @@ static int nk_fsck_run(int argc, char **argv)
     struct nk_fsck f = {false};
     int opt;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "q", options, NULL)) != -1) {
-        int handled = nk_tool_image_option(&opts, opt, optarg);
-        if (handled == 2)
-            return 2;
-        if (handled)
-            continue;
+    while ((opt = nk_tool_getopt(argc, argv, "q", options, &opts, "fsck")) > 0) {
         if (opt == 'q')
             f.quiet = true;
         else
             return nk_tool_fail("fsck: unknown option (see nandkit fsck --help)");
     }
+    if (opt < 0)
+        return -opt;
     if (argc - optind != 1)
         return nk_tool_fail("fsck needs one IMAGE (see nandkit fsck --help)");
     opts.path = argv[optind];

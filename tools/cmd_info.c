@@ -165,17 +165,14 @@ static int nk_info_run(int argc, char **argv)
     bool json = false;
     int opt;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        int handled = nk_tool_image_option(&opts, opt, optarg);
-        if (handled == 2)
-            return 2;
-        if (handled)
-            continue;
+    while ((opt = nk_tool_getopt(argc, argv, "", options, &opts, "info")) > 0) {
         if (opt == 'j')
             json = true;
         else
             return nk_tool_fail("info: unknown option (see nandkit info --help)");
     }
+    if (opt < 0)
+        return -opt;
     if (optind < argc)
         opts.path = argv[optind++];
     if (optind < argc)

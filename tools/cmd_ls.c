@@ -190,12 +190,7 @@ static int nk_ls_run(int argc, char **argv)
     struct nk_ls ls = {.first = true};
     int opt;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "R", options, NULL)) != -1) {
-        int handled = nk_tool_image_option(&opts, opt, optarg);
-        if (handled == 2)
-            return 2;
-        if (handled)
-            continue;
+    while ((opt = nk_tool_getopt(argc, argv, "R", options, &opts, "ls")) > 0) {
         if (opt == 'R')
             ls.recursive = true;
         else if (opt == 'j')
@@ -203,6 +198,8 @@ static int nk_ls_run(int argc, char **argv)
         else
             return nk_tool_fail("ls: unknown option (see nandkit ls --help)");
     }
+    if (opt < 0)
+        return -opt;
     if (optind >= argc)
         return nk_tool_fail("ls needs an IMAGE (see nandkit ls --help)");
     opts.path = argv[optind++];

@@ -604,12 +604,7 @@ static int nk_mkimage_run(int argc, char **argv)
     uint64_t blocks = 0;
     int opt;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        int handled = nk_tool_image_option(&opts, opt, optarg);
-        if (handled == 2)
-            return 2;
-        if (handled)
-            continue;
+    while ((opt = nk_tool_getopt(argc, argv, "", options, &opts, "mkimage")) > 0) {
         if (opt == OPT_BLOCKS) {
             if (!nk_tool_parse_u64(optarg, &blocks) || blocks == 0 || blocks > (1u << 24))
                 return nk_tool_fail("bad --blocks '%s': expected a block count", optarg);
@@ -621,6 +616,8 @@ static int nk_mkimage_run(int argc, char **argv)
             return nk_tool_fail("mkimage: unknown option (see nandkit mkimage --help)");
         }
     }
+    if (opt < 0)
+        return -opt;
     if (argc - optind != 2)
         return nk_tool_fail("mkimage needs SRC_DIR and IMAGE (see nandkit mkimage --help)");
     m.src = argv[optind];

@@ -94,22 +94,18 @@ static int nk_sim_create(int argc, char **argv)
     unsigned bad_len = 0;
     int opt;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        int handled = nk_tool_image_option(&opts, opt, optarg);
-        if (handled == 1)
-            continue;
-        int status = handled;
-        if (!status && opt == 'b') {
-            free(bad_list);
-            bad_list = NULL;
-            status = nk_parse_bad_blocks(optarg, &bad_count, &bad_list, &bad_len);
-        } else if (!status) {
-            status = nk_tool_fail("sim create: unknown option (see nandkit sim --help)");
-        }
+    while ((opt = nk_tool_getopt(argc, argv, "", options, &opts, "sim create")) > 0) {
+        free(bad_list);
+        bad_list = NULL;
+        int status = nk_parse_bad_blocks(optarg, &bad_count, &bad_list, &bad_len);
         if (status) {
             free(bad_list);
             return status;
         }
+    }
+    if (opt < 0) {
+        free(bad_list);
+        return -opt;
     }
     if (optind >= argc || optind + 1 < argc) {
         free(bad_list);

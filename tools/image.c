@@ -63,6 +63,33 @@ int nk_tool_image_option(struct nk_tool_image_opts *opts, int opt, const char *a
     }
 }
 
+int nk_tool_getopt(int argc, char **argv, const char *shortopts, const struct option *options,
+                   struct nk_tool_image_opts *opts, const char *command)
+{
+    /* A leading ':' makes getopt report a missing value as ':' and stay
+     * quiet: one line of our own instead of getopt's. */
+    char quiet[32];
+    snprintf(quiet, sizeof quiet, ":%s", shortopts);
+    for (;;) {
+        int opt = getopt_long(argc, argv, quiet, options, NULL);
+        if (opt == -1)
+            return 0;
+        if (opt == '?' || opt == ':') {
+            const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+            if (opt == ':')
+                return -nk_tool_fail("%s: option '%s' needs a value (see nandkit %s --help)",
+                                     command, arg, command);
+            return -nk_tool_fail("%s: unknown option '%s' (see nandkit %s --help)", command, arg,
+                                 command);
+        }
+        int handled = nk_tool_image_option(opts, opt, optarg);
+        if (handled == 2)
+            return -2;
+        if (!handled)
+            return opt;
+    }
+}
+
 static bool nk_power_of_two(uint64_t v)
 {
     return v && !(v & (v - 1));

@@ -74,6 +74,14 @@ enum {
 
 void nk_tool_image_opts_init(struct nk_tool_image_opts *opts);
 
+/* getopt_long() for a command that takes the shared image options: handles
+ * those itself, and reports an unknown option or a missing argument in one
+ * line naming it and `command`. Returns the next command-specific option
+ * (> 0), 0 after the last option, or minus the exit status after a report.
+ * Set optind = 1 before the first call. */
+int nk_tool_getopt(int argc, char **argv, const char *shortopts, const struct option *options,
+                   struct nk_tool_image_opts *opts, const char *command);
+
 /* Handles one of the shared options. Returns 1 when handled, 0 when `opt` is
  * not one of them, or 2 after printing a one-line error for a bad value. */
 int nk_tool_image_option(struct nk_tool_image_opts *opts, int opt, const char *arg);

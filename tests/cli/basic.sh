@@ -81,6 +81,9 @@ one_line "$nk" info "$tmp/odd.img" --geometry 2048,64,64
 expect 2 "unknown layout 'fat'" -- "$nk" dump "$img" --chip K9F1G08U0A --layout fat --page 0
 expect 2 "needs --geometry" -- "$nk" info "$img"
 expect 2 "sim create needs an IMAGE" -- "$nk" sim create
+expect 2 "info: unknown option '--frob'" -- "$nk" info --frob
+one_line "$nk" info --frob
+expect 2 "dump: option '--page' needs a value" -- "$nk" dump "$img" --chip K9F1G08U0A --page
 expect 2 "block 5000 out of range" -- "$nk" sim create "$tmp/x.img" --chip K9F1G08U0A --bad-blocks 5000,1
 
 if [[ $fails -ne 0 ]]; then echo "$fails check(s) failed"; exit 1; fi
