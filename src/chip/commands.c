@@ -220,15 +220,17 @@ int nk_chip_read_id(struct nk_chip *chip, uint8_t address, uint8_t *buf, unsigne
     return nk_op_exec(chip, &ops);
 }
 
-int nk_chip_read_param(struct nk_chip *chip, uint8_t address, uint8_t *buf, uint32_t len)
+/* `cmd` + one address cycle, a busy period, then `len` bytes out: the shape
+ * of READ PARAMETER PAGE and GET FEATURES. */
+static int nk_chip_busy_read(struct nk_chip *chip, uint8_t cmd, uint8_t address,
+                             uint32_t timeout_us, uint8_t *buf, uint32_t len)
 {
     struct nk_oplist ops = {.count = 0};
-    uint32_t timeout = nk_timeout_us(NK_T(chip, tR_max_ns), NK_T(chip, tR_ns));
     uint8_t status;
-    nk_op_cmd(&ops, NK_CMD_PARAM, 0);
+    nk_op_cmd(&ops, cmd, 0);
     nk_op_addr(&ops, &address, 1, NK_T(chip, tWB_ns));
-    nk_op_wait(chip, &ops, timeout);
-    int err = nk_exec_busy(chip, &ops, timeout, &status);
+    nk_op_wait(chip, &ops, timeout_us);
+    int err = nk_exec_busy(chip, &ops, timeout_us, &status);
     if (err)
         return err;
     ops.count = 0;
@@ -238,6 +240,12 @@ int nk_chip_read_param(struct nk_chip *chip, uint8_t address, uint8_t *buf, uint
     in.u.in.flags = NK_INSTR_FORCE_8BIT;
     nk_op_add(&ops, in);
     return nk_op_exec(chip, &ops);
+}
+
+int nk_chip_read_param(struct nk_chip *chip, uint8_t address, uint8_t *buf, uint32_t len)
+{
+    return nk_chip_busy_read(chip, NK_CMD_PARAM, address,
+                             nk_timeout_us(NK_T(chip, tR_max_ns), NK_T(chip, tR_ns)), buf, len);
 }
 
 int nk_chip_read_status(struct nk_chip *chip, uint8_t *status)
@@ -252,22 +260,8 @@ int nk_chip_read_status(struct nk_chip *chip, uint8_t *status)
 
 int nk_chip_get_features(struct nk_chip *chip, uint8_t address, uint8_t params[4])
 {
-    struct nk_oplist ops = {.count = 0};
-    uint32_t timeout = nk_timeout_us(0, NK_T(chip, tR_ns));
-    uint8_t status;
-    nk_op_cmd(&ops, NK_CMD_GET_FEATURES, 0);
-    nk_op_addr(&ops, &address, 1, NK_T(chip, tWB_ns));
-    nk_op_wait(chip, &ops, timeout);
-    int err = nk_exec_busy(chip, &ops, timeout, &status);
-    if (err)
-        return err;
-    ops.count = 0;
-    if (!nk_has_rb(chip))
-        nk_op_cmd(&ops, NK_CMD_READ0, 0);
-    struct nk_instr in = nk_instr_data_in(params, 4, 0);
-    in.u.in.flags = NK_INSTR_FORCE_8BIT;
-    nk_op_add(&ops, in);
-    return nk_op_exec(chip, &ops);
+    return nk_chip_busy_read(chip, NK_CMD_GET_FEATURES, address,
+                             nk_timeout_us(0, NK_T(chip, tR_ns)), params, 4);
 }
 
 int nk_chip_set_features(struct nk_chip *chip, uint8_t address, const uint8_t params[4])

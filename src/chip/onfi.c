@@ -97,6 +97,22 @@ static bool nk_is_power_of_two(uint32_t v)
     return v && !(v & (v - 1));
 }
 
+/* The array times of a parameter page (little-endian microseconds, maxima
+ * only): they stand in for the typical values until the model table
+ * refines them. */
+static void nk_param_array_times(struct nk_chip_timing *t, const uint8_t *prog, const uint8_t *bers,
+                                 const uint8_t *read)
+{
+    t->tPROG_max_ns = (uint32_t)nk_le16(prog) * 1000u;
+    t->tBERS_max_ns = (uint32_t)nk_le16(bers) * 1000u;
+    t->tR_max_ns = (uint32_t)nk_le16(read) * 1000u;
+    t->tPROG_ns = t->tPROG_max_ns;
+    t->tBERS_ns = t->tBERS_max_ns;
+    t->tR_ns = t->tR_max_ns;
+    t->tRST_ns = 1000000;
+    t->tCBSY_ns = t->tPROG_ns;
+}
+
 /* Geometry sanity shared by ONFI and JEDEC decoding. */
 static int nk_param_check_geometry(const struct nk_chip_info *info, struct nk_diag *diag,
                                    const char *what)
@@ -186,17 +202,8 @@ int nk_onfi_parse(const uint8_t page[256], const uint8_t *ext, uint32_t ext_len,
     struct nk_chip_timing *t = &info->timing;
     uint16_t modes = nk_le16(page + 129);
     nk_onfi_timing_mode(modes ? nk_chip_log2(modes & 0x3f) : 0, t);
-    t->tPROG_max_ns = (uint32_t)nk_le16(page + 133) * 1000u;
-    t->tBERS_max_ns = (uint32_t)nk_le16(page + 135) * 1000u;
-    t->tR_max_ns = (uint32_t)nk_le16(page + 137) * 1000u;
+    nk_param_array_times(t, page + 133, page + 135, page + 137);
     t->tCCS_ns = nk_le16(page + 139);
-    /* The page gives maxima only; they stand in for typical values until the
-     * model table refines them. */
-    t->tPROG_ns = t->tPROG_max_ns;
-    t->tBERS_ns = t->tBERS_max_ns;
-    t->tR_ns = t->tR_max_ns;
-    t->tRST_ns = 1000000;
-    t->tCBSY_ns = t->tPROG_ns;
 
     info->features |= NK_CHIP_ONFI | NK_CHIP_RANDOM_OUT;
     if (features & 0x01)
@@ -233,17 +240,10 @@ int nk_jedec_parse(const uint8_t page[512], struct nk_chip_info *info, struct nk
     struct nk_chip_timing *t = &info->timing;
     uint16_t speed = nk_le16(page + 144);
     nk_onfi_timing_mode(speed ? nk_chip_log2(speed & 0x3f) : 0, t);
-    t->tPROG_max_ns = (uint32_t)nk_le16(page + 153) * 1000u;
-    t->tBERS_max_ns = (uint32_t)nk_le16(page + 155) * 1000u;
-    t->tR_max_ns = (uint32_t)nk_le16(page + 157) * 1000u;
+    nk_param_array_times(t, page + 153, page + 155, page + 157);
     t->tCCS_ns = nk_le16(page + 161);
     if (nk_le16(page + 170))
         t->tADL_ns = nk_le16(page + 170);
-    t->tPROG_ns = t->tPROG_max_ns;
-    t->tBERS_ns = t->tBERS_max_ns;
-    t->tR_ns = t->tR_max_ns;
-    t->tRST_ns = 1000000;
-    t->tCBSY_ns = t->tPROG_ns;
     const uint8_t *ecc = page + 211; /* first ECC information block */
     info->ecc_strength = ecc[0];
     info->ecc_step = ecc[1] && ecc[1] < 16 ? (uint16_t)(1u << ecc[1]) : 0;
