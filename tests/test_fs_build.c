@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fs_testdev.h"
 #include "nandkit/error.h"
 #include "nandkit/fs.h"
 #include "nandkit/nand.h"
@@ -22,14 +23,7 @@
 /* ----- a device with a chosen geometry, faults and partition ------------------------------ */
 
 struct dev {
-    struct nk_sim *sim;
-    struct nk_sim_params params;
-    struct nk_ecc_engine ecc;
-    struct nk_oob_layout oob_layout;
-    struct nk_nand nand;
-    struct nk_part part;
-    enum nk_fs_layout layout;
-    void *nand_ws;
+    struct nk_fs_testdev t;
     void *build_ws;
     struct nk_fs_builder builder;
     struct nk_fs fs;
@@ -41,34 +35,21 @@ static struct dev *dev_open(uint32_t page, uint32_t oob, uint32_t blocks, enum n
 {
     struct dev *d = calloc(1, sizeof *d);
     char why[NK_DIAG_LEN] = "";
-    d->layout = layout;
-    if (nk_sim_params_geometry(&d->params, page, oob, 64, blocks, why))
+    d->t.layout = layout;
+    if (nk_sim_params_geometry(&d->t.params, page, oob, 64, blocks, why))
         fail_msg("geometry: %s", why);
     struct nk_sim_config config;
     memset(&config, 0, sizeof config);
-    config.params = &d->params;
+    config.params = &d->t.params;
     config.seed = 7;
     config.factory_bad_list = bad;
     config.factory_bad_list_len = bad_count;
     config.factory_bad_blocks = bad ? -1 : 0;
-    if (nk_sim_open(&d->sim, &config, why))
+    if (nk_sim_open(&d->t.sim, &config, why))
         fail_msg("sim: %s", why);
-    assert_int_equal(nk_fs_layout_device(layout, page, oob, &d->ecc, &d->oob_layout), 0);
-    size_t ws = nk_nand_workspace_size(&d->params.chip);
-    d->nand_ws = malloc(ws);
-    struct nk_nand_config nc;
-    memset(&nc, 0, sizeof nc);
-    nc.ctrl = nk_sim_ctrl(d->sim);
-    nc.chip = &d->params.chip;
-    nc.ecc = &d->ecc;
-    nc.layout = &d->oob_layout;
-    nc.workspace = d->nand_ws;
-    nc.workspace_size = ws;
-    nc.clock = nk_sim_clock(d->sim);
-    if (nk_nand_open(&d->nand, &nc))
-        fail_msg("nand: %s", d->nand.diag.text);
-    assert_int_equal(nk_part_init(&d->part, &d->nand, "fs", 0, 0, NK_PART_ALLOW_BBT_AREA), 0);
-    d->build_ws = malloc(nk_fs_build_workspace_size(&d->part));
+    if (nk_fs_testdev_attach(&d->t, why))
+        fail_msg("device: %s", why);
+    d->build_ws = malloc(nk_fs_build_workspace_size(&d->t.part));
     return d;
 }
 
@@ -82,8 +63,7 @@ static void dev_unmount(struct dev *d)
 static void dev_close(struct dev *d)
 {
     dev_unmount(d);
-    nk_sim_close(d->sim);
-    free(d->nand_ws);
+    nk_fs_testdev_close(&d->t);
     free(d->build_ws);
     free(d);
 }
@@ -106,12 +86,12 @@ static void dev_mount(struct dev *d)
     dev_unmount(d);
     struct nk_fs_config config;
     memset(&config, 0, sizeof config);
-    config.part = &d->part;
+    config.part = &d->t.part;
     config.allocator.alloc = heap_alloc;
     config.allocator.free = heap_free;
     config.read_only = true;
     config.no_summaries = true;
-    nk_fs_config_layout(&config, d->layout);
+    nk_fs_config_layout(&config, d->t.layout);
     int err = nk_fs_mount(&d->fs, &config);
     if (err)
         fail_msg("mount: %d %s", err, d->fs.diag.text);
@@ -126,16 +106,16 @@ static int build_begin(struct dev *d)
 {
     struct nk_fs_build_config config;
     memset(&config, 0, sizeof config);
-    config.part = &d->part;
-    config.layout = d->layout;
+    config.part = &d->t.part;
+    config.layout = d->t.layout;
     return nk_fs_build_begin(&d->builder, &config, d->build_ws,
-                             nk_fs_build_workspace_size(&d->part));
+                             nk_fs_build_workspace_size(&d->t.part));
 }
 
 static uint32_t chunk_bytes(const struct dev *d)
 {
-    return d->layout == NK_FS_LAYOUT_INBAND ? nk_nand_page_size(&d->nand) - 16
-                                            : nk_nand_page_size(&d->nand);
+    return d->t.layout == NK_FS_LAYOUT_INBAND ? nk_nand_page_size(&d->t.nand) - 16
+                                              : nk_nand_page_size(&d->t.nand);
 }
 
 /* ----- file contents: byte i of a file with `seed` ------------------------------------------ */
@@ -499,12 +479,13 @@ static void test_every_kind_reads_back_inband_4k(void **state)
 /* Tags of partition page `page` as stored for the device's layout. */
 static void read_tags(struct dev *d, uint32_t page, struct nk_fs_tags *tags, uint8_t *oob_out)
 {
-    uint32_t size = nk_nand_page_size(&d->nand);
+    uint32_t size = nk_nand_page_size(&d->t.nand);
     uint8_t *data = malloc(size);
     uint8_t oob[256];
-    assert_true(nk_part_read_page(&d->part, page, data, oob, NK_OOB_AUTO) >= 0);
-    int status = d->layout == NK_FS_LAYOUT_INBAND ? nk_fs_tags_decode(data + size - 16, false, tags)
-                                                  : nk_fs_tags_decode(oob, true, tags);
+    assert_true(nk_part_read_page(&d->t.part, page, data, oob, NK_OOB_AUTO) >= 0);
+    int status = d->t.layout == NK_FS_LAYOUT_INBAND
+                     ? nk_fs_tags_decode(data + size - 16, false, tags)
+                     : nk_fs_tags_decode(oob, true, tags);
     assert_true(status == NK_FS_TAGS_CLEAN || status == NK_FS_TAGS_UNWRITTEN);
     if (oob_out)
         memcpy(oob_out, oob, sizeof oob);
@@ -561,7 +542,7 @@ static void test_blocks_take_sequence_numbers_from_0x1000_and_objects_ids_from_0
     read_tags(d, 132, &tags, NULL);
     assert_int_equal(tags.seq, NK_FS_SEQ_UNWRITTEN);
     /* Free OOB bytes past the 28 of the tags stay erased. */
-    for (unsigned i = 28; i < d->nand.free_bytes; i++)
+    for (unsigned i = 28; i < d->t.nand.free_bytes; i++)
         assert_int_equal(oob[i], 0xff);
     dev_close(d);
 }
@@ -579,7 +560,7 @@ static void test_mkyaffs2_headers_are_plain_as_mkyaffs2image_writes_them(void **
     assert_int_equal(nk_fs_build_object(&d->builder, &e, NULL), 0);
     assert_int_equal(nk_fs_build_finish(&d->builder, NULL), 0);
     uint8_t raw[2048 + 64];
-    assert_int_equal(nk_nand_read_page(&d->nand, 0, raw, raw + 2048, NK_OOB_RAW), 0);
+    assert_int_equal(nk_nand_read_page(&d->t.nand, 0, raw, raw + 2048, NK_OOB_RAW), 0);
     struct nk_fs_tags tags;
     assert_int_equal(nk_fs_tags_decode(raw + 2048, true, &tags), NK_FS_TAGS_CLEAN);
     assert_false(tags.extra);
@@ -654,9 +635,9 @@ static void test_factory_bad_blocks_are_skipped_and_keep_their_markers(void **st
     assert_int_equal(stats.blocks_used, 5);
     for (unsigned i = 0; i < 2; i++) {
         uint8_t marker;
-        assert_int_equal(nk_sim_page_peek(d->sim, bad[i] * 64, 2048, &marker, 1), 0);
+        assert_int_equal(nk_sim_page_peek(d->t.sim, bad[i] * 64, 2048, &marker, 1), 0);
         assert_int_not_equal(marker, 0xff);
-        assert_int_equal(nk_part_block_is_bad(&d->part, bad[i]), 1);
+        assert_int_equal(nk_part_block_is_bad(&d->t.part, bad[i]), 1);
     }
     /* Block 2 holds the second block's chunks: sequence 0x1001. */
     struct nk_fs_tags tags;
@@ -672,7 +653,7 @@ static void test_an_erase_failure_retires_the_block_and_the_build_goes_on(void *
 {
     (void)state;
     struct dev *d = dev_open(2048, 64, 16, NK_FS_LAYOUT_LINUX, NULL, 0);
-    assert_int_equal(nk_sim_fail_inject(d->sim, 2, NK_SIM_FAIL_ERASE, false), 0);
+    assert_int_equal(nk_sim_fail_inject(d->t.sim, 2, NK_SIM_FAIL_ERASE, false), 0);
     assert_int_equal(build_begin(d), 0);
     assert_int_equal(d->builder.stats.chunks_capacity, 16 * 64);
     struct tree t;
@@ -682,7 +663,7 @@ static void test_an_erase_failure_retires_the_block_and_the_build_goes_on(void *
     assert_int_equal(stats.blocks_retired, 1);
     assert_int_equal(stats.blocks_erased, 15);
     assert_int_equal(stats.chunks_capacity, 15 * 64);
-    assert_int_equal(nk_part_block_is_bad(&d->part, 2), 1);
+    assert_int_equal(nk_part_block_is_bad(&d->t.part, 2), 1);
     struct nk_fs_tags tags;
     read_tags(d, 3 * 64, &tags, NULL);
     assert_int_equal(tags.seq, 0x1002); /* blocks 0, 1, then 3 */
@@ -696,7 +677,7 @@ static void test_an_erase_failure_stops_a_mkyaffs2_build(void **state)
 {
     (void)state;
     struct dev *d = dev_open(2048, 64, 16, NK_FS_LAYOUT_MKYAFFS2, NULL, 0);
-    assert_int_equal(nk_sim_fail_inject(d->sim, 4, NK_SIM_FAIL_ERASE, false), 0);
+    assert_int_equal(nk_sim_fail_inject(d->t.sim, 4, NK_SIM_FAIL_ERASE, false), 0);
     assert_int_equal(build_begin(d), 0);
     struct nk_fs_build_entry e = {
         .type = NK_FS_TYPE_DIR, .parent_id = 1, .name = "d", .name_len = 1, .attr = {.mode = 0755}};
@@ -711,7 +692,7 @@ static void test_a_program_failure_marks_the_block_bad_and_stops_with_eio(void *
 {
     (void)state;
     struct dev *d = dev_open(2048, 64, 16, NK_FS_LAYOUT_LINUX, NULL, 0);
-    assert_int_equal(nk_sim_fail_inject(d->sim, 1, NK_SIM_FAIL_PROGRAM, false), 0);
+    assert_int_equal(nk_sim_fail_inject(d->t.sim, 1, NK_SIM_FAIL_PROGRAM, false), 0);
     assert_int_equal(build_begin(d), 0);
     struct nk_fs_build_entry e = {.type = NK_FS_TYPE_FILE,
                                   .parent_id = 1,
@@ -728,7 +709,7 @@ static void test_a_program_failure_marks_the_block_bad_and_stops_with_eio(void *
     assert_int_equal(nk_fs_build_finish(&d->builder, &stats), -NK_EIO);
     assert_int_equal(stats.blocks_retired, 1);
     assert_int_equal(stats.chunks_written, 64);
-    assert_int_equal(nk_part_block_is_bad(&d->part, 1), 1);
+    assert_int_equal(nk_part_block_is_bad(&d->t.part, 1), 1);
     dev_close(d);
 }
 
@@ -737,8 +718,8 @@ static void test_a_tree_too_big_fails_with_enospc_naming_the_space(void **state)
     (void)state;
     struct dev *d = dev_open(2048, 64, 16, NK_FS_LAYOUT_LINUX, NULL, 0);
     struct nk_part small;
-    assert_int_equal(nk_part_init(&small, &d->nand, "small", 0, 2, 0), 0);
-    d->part = small;
+    assert_int_equal(nk_part_init(&small, &d->t.nand, "small", 0, 2, 0), 0);
+    d->t.part = small;
     assert_int_equal(build_begin(d), 0);
     /* What a caller checks before writing anything. */
     uint64_t need = nk_fs_build_chunks(&d->builder, NK_FS_TYPE_FILE, 128 * 2048);
@@ -766,10 +747,10 @@ static void test_a_partition_not_at_block_0_is_built_within_its_blocks(void **st
     uint8_t page[2048], oob[64];
     memset(page, 0x5a, sizeof page);
     memset(oob, 0xff, sizeof oob);
-    assert_int_equal(nk_part_program_page(&d->part, 2 * 64, page, oob, NK_OOB_AUTO), 0);
-    assert_int_equal(nk_part_program_page(&d->part, 12 * 64, page, oob, NK_OOB_AUTO), 0);
-    struct nk_part whole = d->part;
-    assert_int_equal(nk_part_init(&d->part, &d->nand, "fs", 3, 9, 0), 0);
+    assert_int_equal(nk_part_program_page(&d->t.part, 2 * 64, page, oob, NK_OOB_AUTO), 0);
+    assert_int_equal(nk_part_program_page(&d->t.part, 12 * 64, page, oob, NK_OOB_AUTO), 0);
+    struct nk_part whole = d->t.part;
+    assert_int_equal(nk_part_init(&d->t.part, &d->t.nand, "fs", 3, 9, 0), 0);
     assert_int_equal(build_begin(d), 0);
     assert_int_equal(d->builder.stats.blocks, 9);
     struct tree t;
@@ -784,7 +765,7 @@ static void test_a_partition_not_at_block_0_is_built_within_its_blocks(void **st
     assert_memory_equal(back, page, sizeof page);
     /* Partition block 0 is device block 3 and carries sequence 0x1000. */
     uint8_t raw[64];
-    assert_int_equal(nk_sim_page_peek(d->sim, 3 * 64, 2048, raw, sizeof raw), 0);
+    assert_int_equal(nk_sim_page_peek(d->t.sim, 3 * 64, 2048, raw, sizeof raw), 0);
     struct nk_fs_tags tags;
     assert_int_equal(nk_fs_tags_decode(raw + 2, true, &tags), NK_FS_TAGS_CLEAN);
     assert_int_equal(tags.seq, 0x1000);
@@ -823,7 +804,7 @@ static void test_an_empty_build_leaves_an_erased_file_system(void **state)
     struct dev *d = dev_open(2048, 64, 8, NK_FS_LAYOUT_LINUX, NULL, 0);
     uint8_t page[2048];
     memset(page, 0, sizeof page);
-    assert_int_equal(nk_part_program_page(&d->part, 70, page, NULL, NK_OOB_AUTO), 0);
+    assert_int_equal(nk_part_program_page(&d->t.part, 70, page, NULL, NK_OOB_AUTO), 0);
     assert_int_equal(build_begin(d), 0);
     struct nk_fs_build_stats stats;
     assert_int_equal(nk_fs_build_finish(&d->builder, &stats), 0);
@@ -944,14 +925,14 @@ static void test_begin_refuses_a_short_workspace_and_a_read_only_partition(void 
 {
     (void)state;
     struct dev *d = dev_open(2048, 64, 8, NK_FS_LAYOUT_LINUX, NULL, 0);
-    assert_int_equal(nk_fs_build_workspace_size(&d->part), 2048 + d->nand.free_bytes);
-    struct nk_fs_build_config config = {.part = &d->part, .layout = NK_FS_LAYOUT_LINUX};
+    assert_int_equal(nk_fs_build_workspace_size(&d->t.part), 2048 + d->t.nand.free_bytes);
+    struct nk_fs_build_config config = {.part = &d->t.part, .layout = NK_FS_LAYOUT_LINUX};
     assert_int_equal(nk_fs_build_begin(&d->builder, &config, d->build_ws, 2048), -NK_EINVAL);
     assert_non_null(strstr(d->builder.diag.text, "workspace"));
     config.layout = (enum nk_fs_layout)7;
     assert_int_equal(nk_fs_build_begin(&d->builder, &config, d->build_ws, 4096), -NK_EINVAL);
     struct nk_part ro;
-    assert_int_equal(nk_part_init(&ro, &d->nand, "ro", 0, 8, NK_PART_READ_ONLY), 0);
+    assert_int_equal(nk_part_init(&ro, &d->t.nand, "ro", 0, 8, NK_PART_READ_ONLY), 0);
     config.part = &ro;
     config.layout = NK_FS_LAYOUT_LINUX;
     assert_int_equal(nk_fs_build_begin(&d->builder, &config, d->build_ws, 4096), -NK_EROFS);
@@ -972,13 +953,13 @@ static void test_progress_is_reported_per_block(void **state)
     (void)state;
     struct dev *d = dev_open(2048, 64, 8, NK_FS_LAYOUT_LINUX, NULL, 0);
     unsigned calls = 0;
-    struct nk_fs_build_config config = {.part = &d->part,
+    struct nk_fs_build_config config = {.part = &d->t.part,
                                         .layout = NK_FS_LAYOUT_LINUX,
                                         .progress = count_progress,
                                         .progress_ctx = &calls};
-    assert_int_equal(
-        nk_fs_build_begin(&d->builder, &config, d->build_ws, nk_fs_build_workspace_size(&d->part)),
-        0);
+    assert_int_equal(nk_fs_build_begin(&d->builder, &config, d->build_ws,
+                                       nk_fs_build_workspace_size(&d->t.part)),
+                     0);
     struct nk_fs_build_entry e = {.type = NK_FS_TYPE_FILE,
                                   .parent_id = 1,
                                   .name = "f",

@@ -65,6 +65,18 @@ static const struct nk_bench_result *nk_find(const struct nk_bench_result *resul
     return NULL;
 }
 
+/* One lever's read and program throughput gain, when both runs exist. */
+static void nk_print_lever(FILE *out, const char *what, const struct nk_bench_result *before,
+                           const struct nk_bench_result *after)
+{
+    if (!before || !after)
+        return;
+    fprintf(out, "%s: %+.2f %% reads, %+.2f %% writes\n", what,
+            nk_gain(before->ops[NK_BENCH_PAGE_READ].avg_us, after->ops[NK_BENCH_PAGE_READ].avg_us),
+            nk_gain(before->ops[NK_BENCH_PAGE_PROGRAM].avg_us,
+                    after->ops[NK_BENCH_PAGE_PROGRAM].avg_us));
+}
+
 void nk_bench_print_compare(FILE *out, const struct nk_bench_result *results, unsigned count)
 {
     if (!count)
@@ -87,30 +99,12 @@ void nk_bench_print_compare(FILE *out, const struct nk_bench_result *results, un
     const struct nk_bench_result *sw_byte = nk_find(results, count, "hamming", "byte");
     const struct nk_bench_result *hw_byte = nk_find(results, count, "hw", "byte");
     const struct nk_bench_result *hw_unrolled = nk_find(results, count, "hw", "unrolled");
-    if (sw_byte && hw_byte)
-        fprintf(out,
-                "hardware ECC (vs software Hamming, byte loops): %+.2f %% reads, %+.2f %% "
-                "writes\n",
-                nk_gain(sw_byte->ops[NK_BENCH_PAGE_READ].avg_us,
-                        hw_byte->ops[NK_BENCH_PAGE_READ].avg_us),
-                nk_gain(sw_byte->ops[NK_BENCH_PAGE_PROGRAM].avg_us,
-                        hw_byte->ops[NK_BENCH_PAGE_PROGRAM].avg_us));
-    if (hw_byte && hw_unrolled)
-        fprintf(out,
-                "unrolled loops (vs byte loops, hardware ECC): %+.2f %% reads, %+.2f %% "
-                "writes\n",
-                nk_gain(hw_byte->ops[NK_BENCH_PAGE_READ].avg_us,
-                        hw_unrolled->ops[NK_BENCH_PAGE_READ].avg_us),
-                nk_gain(hw_byte->ops[NK_BENCH_PAGE_PROGRAM].avg_us,
-                        hw_unrolled->ops[NK_BENCH_PAGE_PROGRAM].avg_us));
-    if (sw_byte && hw_unrolled)
-        fprintf(out,
-                "both (reference system: ARM7 software ECC + byte loops -> ARM9 hardware "
-                "ECC + unrolled): %+.2f %% reads, %+.2f %% writes\n",
-                nk_gain(sw_byte->ops[NK_BENCH_PAGE_READ].avg_us,
-                        hw_unrolled->ops[NK_BENCH_PAGE_READ].avg_us),
-                nk_gain(sw_byte->ops[NK_BENCH_PAGE_PROGRAM].avg_us,
-                        hw_unrolled->ops[NK_BENCH_PAGE_PROGRAM].avg_us));
+    nk_print_lever(out, "hardware ECC (vs software Hamming, byte loops)", sw_byte, hw_byte);
+    nk_print_lever(out, "unrolled loops (vs byte loops, hardware ECC)", hw_byte, hw_unrolled);
+    nk_print_lever(out,
+                   "both (reference system: ARM7 software ECC + byte loops -> ARM9 hardware "
+                   "ECC + unrolled)",
+                   sw_byte, hw_unrolled);
 }
 
 static void nk_json_string(FILE *out, const char *s)

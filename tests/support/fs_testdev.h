@@ -30,29 +30,14 @@ struct nk_fs_testdev {
     void *workspace;
 };
 
-/* Opens the device: `image_path` NULL for an erased chip in memory, else
- * that image read-only (missing trailing blocks read as erased). Returns 0
- * or a negative error with the reason in `why` (NK_DIAG_LEN bytes). */
-static inline int nk_fs_testdev_open(struct nk_fs_testdev *d, uint32_t page_size, uint32_t oob_size,
-                                     uint32_t pages_per_block, uint32_t blocks,
-                                     enum nk_fs_layout layout, const char *image_path, char *why)
+/* Opens the device over d->sim (already open on d->params) with d->layout's
+ * ECC and OOB layout, and a partition over every block. Returns 0 or a
+ * negative error with the reason in `why`. */
+static inline int nk_fs_testdev_attach(struct nk_fs_testdev *d, char *why)
 {
-    memset(d, 0, sizeof *d);
-    d->layout = layout;
-    int err = nk_sim_params_geometry(&d->params, page_size, oob_size, pages_per_block, blocks, why);
-    if (err)
-        return err;
-    struct nk_sim_config config;
-    memset(&config, 0, sizeof config);
-    config.params = &d->params;
-    config.image_path = image_path;
-    config.read_only = image_path != NULL;
-    config.no_sidecar = true;
-    config.seed = 1;
-    err = nk_sim_open(&d->sim, &config, why);
-    if (err)
-        return err;
-    err = nk_fs_layout_device(layout, page_size, oob_size, &d->ecc, &d->oob_layout);
+    uint32_t page_size = d->params.chip.page_size, oob_size = d->params.chip.oob_size;
+    enum nk_fs_layout layout = d->layout;
+    int err = nk_fs_layout_device(layout, page_size, oob_size, &d->ecc, &d->oob_layout);
     if (err) {
         nk_format(why, NK_DIAG_LEN, "layout %s does not fit %u+%u", nk_fs_layout_name(layout),
                   (unsigned)page_size, (unsigned)oob_size);
@@ -75,6 +60,31 @@ static inline int nk_fs_testdev_open(struct nk_fs_testdev *d, uint32_t page_size
     if (err)
         nk_format(why, NK_DIAG_LEN, "%s", d->nand.diag.text);
     return err;
+}
+
+/* Opens the device: `image_path` NULL for an erased chip in memory, else
+ * that image read-only (missing trailing blocks read as erased). Returns 0
+ * or a negative error with the reason in `why` (NK_DIAG_LEN bytes). */
+static inline int nk_fs_testdev_open(struct nk_fs_testdev *d, uint32_t page_size, uint32_t oob_size,
+                                     uint32_t pages_per_block, uint32_t blocks,
+                                     enum nk_fs_layout layout, const char *image_path, char *why)
+{
+    memset(d, 0, sizeof *d);
+    d->layout = layout;
+    int err = nk_sim_params_geometry(&d->params, page_size, oob_size, pages_per_block, blocks, why);
+    if (err)
+        return err;
+    struct nk_sim_config config;
+    memset(&config, 0, sizeof config);
+    config.params = &d->params;
+    config.image_path = image_path;
+    config.read_only = image_path != NULL;
+    config.no_sidecar = true;
+    config.seed = 1;
+    err = nk_sim_open(&d->sim, &config, why);
+    if (err)
+        return err;
+    return nk_fs_testdev_attach(d, why);
 }
 
 static inline void nk_fs_testdev_close(struct nk_fs_testdev *d)
