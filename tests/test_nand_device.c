@@ -176,7 +176,9 @@ static void test_one_bitflip_is_corrected_and_at_threshold_for_hamming(void **st
     fill(data, PAGE, 7);
     assert_int_equal(nk_nand_program_page(&d.nand, 20, data, NULL, NK_OOB_PLACE), 0);
     nk_test_flip_stored_bit(&d, 20, 1000 * 8 + 3);
-    assert_int_equal(nk_nand_read_page(&d.nand, 20, back, NULL, NK_OOB_PLACE), -NK_EUCLEAN);
+    int r = nk_nand_read_page(&d.nand, 20, back, NULL, NK_OOB_PLACE);
+    assert_int_equal(r, 1);
+    assert_true(nk_nand_scrub_advised(&d.nand, r));
     assert_memory_equal(back, data, PAGE);
     assert_int_equal(nk_nand_last_bitflips(&d.nand), 1);
     assert_int_equal(d.nand.stats.ecc_corrected_bits, 1);
@@ -224,8 +226,10 @@ static void test_bch8_threshold_boundary(void **state)
         int r = nk_nand_read_page(&d.nand, row, back, NULL, NK_OOB_PLACE);
         if (flips < 6) {
             assert_int_equal(r, flips);
+            assert_false(nk_nand_scrub_advised(&d.nand, r));
         } else if (flips <= 8) {
-            assert_int_equal(r, -NK_EUCLEAN);
+            assert_int_equal(r, flips);
+            assert_true(nk_nand_scrub_advised(&d.nand, r));
             assert_int_equal(nk_nand_last_bitflips(&d.nand), flips);
         } else {
             assert_int_equal(r, -NK_EBADMSG);
@@ -236,7 +240,9 @@ static void test_bch8_threshold_boundary(void **state)
     assert_int_equal(nk_nand_set_bitflip_threshold(&d.nand, 3), 0);
     assert_int_equal(nk_nand_program_page(&d.nand, 200, data, NULL, NK_OOB_PLACE), 0);
     flip_in_step(&d, 200, 0, 3);
-    assert_int_equal(nk_nand_read_page(&d.nand, 200, back, NULL, NK_OOB_PLACE), -NK_EUCLEAN);
+    int low = nk_nand_read_page(&d.nand, 200, back, NULL, NK_OOB_PLACE);
+    assert_int_equal(low, 3);
+    assert_true(nk_nand_scrub_advised(&d.nand, low));
     assert_int_equal(nk_nand_set_bitflip_threshold(&d.nand, 9), -NK_EINVAL);
     nk_test_dev_close(&d);
 }
@@ -253,7 +259,8 @@ static void test_erased_step_with_flips_reads_as_erased(void **state)
     for (unsigned i = 0; i < 3; i++)
         nk_test_flip_stored_bit(&d, 300, (PAGE + ecc_first + i) * 8 + i);
     int r = nk_nand_read_page(&d.nand, 300, back, oob, NK_OOB_PLACE);
-    assert_int_equal(r, -NK_EUCLEAN);
+    assert_int_equal(r, 8);
+    assert_true(nk_nand_scrub_advised(&d.nand, r));
     assert_int_equal(nk_nand_last_bitflips(&d.nand), 8);
     for (unsigned i = 0; i < PAGE; i++)
         assert_int_equal(back[i], 0xff);
@@ -412,7 +419,9 @@ static void test_controller_engine_computes_linux_hamming_during_transfer(void *
         assert_memory_equal(stored + 40 + 3 * step, code, 3);
     }
     nk_test_flip_stored_bit(&d, 40, 1500 * 8 + 2);
-    assert_int_equal(nk_nand_read_page(&d.nand, 40, back, NULL, NK_OOB_PLACE), -NK_EUCLEAN);
+    int r = nk_nand_read_page(&d.nand, 40, back, NULL, NK_OOB_PLACE);
+    assert_int_equal(r, 1);
+    assert_true(nk_nand_scrub_advised(&d.nand, r));
     assert_memory_equal(back, data, PAGE);
     nk_test_dev_close(&d);
 }
@@ -436,7 +445,9 @@ static void test_on_die_ecc_reports_through_status(void **state)
         bool stored = (data[bit / 8] >> (bit % 8)) & 1u;
         assert_int_equal(nk_sim_stuck_bit_add(d.sim, 64, bit, !stored), 0);
     }
-    assert_int_equal(nk_nand_read_page(&d.nand, 64, back, NULL, NK_OOB_PLACE), -NK_EUCLEAN);
+    int r = nk_nand_read_page(&d.nand, 64, back, NULL, NK_OOB_PLACE);
+    assert_int_equal(r, (int)d.nand.bitflip_threshold);
+    assert_true(nk_nand_scrub_advised(&d.nand, r));
     assert_memory_equal(back, data, PAGE);
     /* Beyond: uncorrectable. */
     for (unsigned i = 0; i < 3; i++) {

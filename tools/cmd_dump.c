@@ -94,9 +94,9 @@ static int nk_dump_run(int argc, char **argv)
             err = nk_nand_read_page(nand, (uint32_t)page, data, NULL, NK_OOB_PLACE);
             if (err == -NK_EBADMSG)
                 printf("ecc: %s, uncorrectable\n", nand->ecc.name);
-            else if (err == -NK_EUCLEAN)
-                printf("ecc: %s, %u bitflip(s) corrected (at scrub threshold)\n", nand->ecc.name,
-                       nk_nand_last_bitflips(nand));
+            else if (nk_nand_scrub_advised(nand, err))
+                printf("ecc: %s, %d bitflip(s) corrected (at scrub threshold)\n", nand->ecc.name,
+                       err);
             else if (err > 0)
                 printf("ecc: %s, %d bitflip(s) corrected\n", nand->ecc.name, err);
             else if (err == 0)

@@ -3,12 +3,14 @@
  * Device layer: one NAND chip with its ECC engine, OOB layout, bad-block
  * state, locking and statistics, addressed by page and block number.
  *
- * Reads follow Linux's bitflip contract: the return value is the largest
- * number of bitflips corrected in any ECC step of the page (>= 0), or
- * -NK_EUCLEAN when that number reached the device's threshold (the data is
- * good; rewrite it elsewhere soon), or -NK_EBADMSG when a step was
- * uncorrectable (the buffer holds the data as read and must not be trusted).
- * nk_nand_last_bitflips() gives the count in every case.
+ * Reads follow Linux's bitflip contract: a successful read returns the
+ * largest number of bitflips corrected in any ECC step of the page (>= 0,
+ * never negative); nk_nand_scrub_advised() tells whether that number reached
+ * the device's threshold (the data is good; rewrite it elsewhere soon).
+ * -NK_EBADMSG means a step was uncorrectable (the buffer holds the data as
+ * read and must not be trusted). nk_nand_last_bitflips() gives the count in
+ * every case. (Linux's mtd_read turns the threshold case into -EUCLEAN; that
+ * dialect is not spoken here.)
  *
  * The device never allocates: the caller supplies a workspace of
  * nk_nand_workspace_size() bytes. No call blocks except on the port.
@@ -47,7 +49,7 @@ struct nk_nand_stats {
     uint64_t ecc_corrected_steps;
     uint64_t ecc_failed_steps; /* uncorrectable steps */
     uint64_t ecc_failed_pages; /* reads that returned -NK_EBADMSG */
-    uint64_t scrub_reports;    /* reads that returned -NK_EUCLEAN */
+    uint64_t scrub_reports;    /* reads whose bitflips reached the scrub threshold */
     uint64_t program_failures; /* FAIL status on program */
     uint64_t erase_failures;   /* FAIL status on erase */
     uint64_t refused_bad;      /* operations refused because the block is bad */
@@ -178,6 +180,40 @@ int nk_nand_program_pages(struct nk_nand *dev, uint32_t first_page, uint32_t cou
 static inline unsigned nk_nand_last_bitflips(const struct nk_nand *dev)
 {
     return dev->last_bitflips;
+}
+
+/* Whether `result`, as returned by a read, is a success whose bitflips
+ * reached the scrub threshold: the data is good, rewrite it elsewhere soon.
+ * False for clean reads, reads below the threshold and every error. */
+static inline bool nk_nand_scrub_advised(const struct nk_nand *dev, int result)
+{
+    return result > 0 && dev->bitflip_threshold != 0 && (unsigned)result >= dev->bitflip_threshold;
+}
+
+/* User (free) OOB bytes per page in the device's OOB layout: what an
+ * NK_OOB_AUTO read or program moves. */
+static inline uint32_t nk_nand_free_oob_bytes(const struct nk_nand *dev)
+{
+    return dev->free_bytes;
+}
+
+/* The ECC engine the device was opened with (placement NONE: no ECC). */
+static inline const struct nk_ecc_engine *nk_nand_ecc(const struct nk_nand *dev)
+{
+    return &dev->ecc;
+}
+
+/* Whether program and erase are refused with -NK_EROFS. */
+static inline bool nk_nand_is_read_only(const struct nk_nand *dev)
+{
+    return dev->read_only;
+}
+
+/* Whether bad blocks are known without reading OOB markers: a bad-block
+ * table is attached or an external authority was configured. */
+static inline bool nk_nand_tracks_bad_blocks(const struct nk_nand *dev)
+{
+    return dev->bbt != NULL || dev->badblocks.is_bad != NULL;
 }
 
 /* Sets the scrub threshold (1..strength); 0 restores the default. */

@@ -267,10 +267,8 @@ static int nk_read_result(struct nk_nand *dev, unsigned max_bitflips, bool faile
         dev->stats.ecc_failed_pages++;
         return -NK_EBADMSG;
     }
-    if (dev->bitflip_threshold && max_bitflips >= dev->bitflip_threshold) {
+    if (dev->bitflip_threshold && max_bitflips >= dev->bitflip_threshold)
         dev->stats.scrub_reports++;
-        return -NK_EUCLEAN;
-    }
     return (int)max_bitflips;
 }
 
@@ -609,18 +607,23 @@ static uint32_t nk_oob_stride(const struct nk_nand *dev, enum nk_oob_mode mode)
     return mode == NK_OOB_AUTO ? dev->free_bytes : nk_nand_oob_size(dev);
 }
 
+/* Whether a read result ends a multi-page read: any error but -EBADMSG
+ * (the caller still gets the other pages). */
+static bool nk_read_is_hard_error(int result)
+{
+    return result < 0 && result != -NK_EBADMSG;
+}
+
 /* Keeps the worst of two read results: a hard error, then -EBADMSG, then
- * -EUCLEAN, then the larger bitflip count. */
+ * the larger bitflip count. */
 static int nk_worse_result(int a, int b)
 {
-    if (a < 0 && a != -NK_EBADMSG && a != -NK_EUCLEAN)
+    if (nk_read_is_hard_error(a))
         return a;
-    if (b < 0 && b != -NK_EBADMSG && b != -NK_EUCLEAN)
+    if (nk_read_is_hard_error(b))
         return b;
     if (a == -NK_EBADMSG || b == -NK_EBADMSG)
         return -NK_EBADMSG;
-    if (a == -NK_EUCLEAN || b == -NK_EUCLEAN)
-        return -NK_EUCLEAN;
     return a > b ? a : b;
 }
 
@@ -636,7 +639,7 @@ int nk_nand_read_pages(struct nk_nand *dev, uint32_t first_page, uint32_t count,
         if (dev->last_bitflips > worst_bitflips)
             worst_bitflips = dev->last_bitflips;
         result = nk_worse_result(result, r);
-        if (result < 0 && result != -NK_EBADMSG && result != -NK_EUCLEAN)
+        if (nk_read_is_hard_error(result))
             break;
     }
     dev->last_bitflips = worst_bitflips;
