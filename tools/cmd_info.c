@@ -194,7 +194,7 @@ static int nk_info_run(int argc, char **argv)
         int err = nk_sim_open(&sim, &config, why);
         if (err)
             return nk_tool_fail("%s", why[0] ? why : nk_strerror(err));
-        size_t ws_size = nk_nand_workspace_size(&nk_sim_params(sim)->chip);
+        size_t ws_size = nk_nand_default_workspace_size(&nk_sim_params(sim)->chip);
         void *ws = malloc(ws_size);
         struct nk_nand nand;
         struct nk_nand_config nc;

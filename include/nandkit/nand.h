@@ -66,15 +66,26 @@ struct nk_badblock_ops {
     void *ctx;
 };
 
-/* How to open a device. Zero every field you do not set. */
+/* How to open a device. Zero every field you do not set: a config holding
+ * only `ctrl` and a workspace identifies the chip, picks the ECC its
+ * requirement asks for, and uses Linux's OOB layout for it. */
 struct nk_nand_config {
     const struct nk_ctrl *ctrl; /* required */
     unsigned chip_select;
-    const struct nk_chip_info *chip;    /* NULL: identify through the port */
-    const struct nk_ecc_engine *ecc;    /* NULL: no ECC. Copied; its ctx must outlive the device */
+    const struct nk_chip_info *chip; /* NULL: identify through the port */
+    /* NULL: chosen from the chip's requirement (nk_nand_default_ecc_name()):
+     * software Hamming when it is enough, else the chip's on-die engine,
+     * else software BCH with its tables in the workspace. Copied; its ctx
+     * must outlive the device. "No ECC" is nk_ecc_none_init()'s engine. */
+    const struct nk_ecc_engine *ecc;
     const struct nk_oob_layout *layout; /* NULL: Linux default for geometry and engine */
-    void *workspace;                    /* nk_nand_workspace_size() bytes, 4-byte aligned */
+    /* At least nk_nand_workspace_size() bytes (explicit `ecc`) or
+     * nk_nand_default_workspace_size() (ECC chosen here), 4-byte aligned;
+     * NK_NAND_WORKSPACE_SIZE() sizes one before the chip is known. */
+    void *workspace;
     size_t workspace_size;
+    bool force_ecc;                          /* accept an `ecc` weaker than the chip's requirement
+                                                (the "none" engine is always accepted: a deliberate choice) */
     const struct nk_clock *clock;            /* optional: busy-time statistics */
     const struct nk_lock *lock;              /* optional: taken around every public call */
     const struct nk_badblock_ops *badblocks; /* optional: external bad-block authority */
@@ -105,15 +116,38 @@ struct nk_nand {
     struct nk_badblock_ops badblocks; /* external authority (is_bad NULL: none) */
     struct nk_nand_stats stats;
     struct nk_diag diag; /* last failure reason */
+    struct nk_bch bch;   /* the codec when the device chose BCH itself */
 };
 
-/* Workspace bytes a device on `info` needs. */
+/* Workspace bytes for pages of `page_size` + `oob_size` bytes with an ECC
+ * engine the caller supplies (or Hamming chosen by the device): a constant
+ * expression for static buffers sized before the chip is identified. */
+#define NK_NAND_WORKSPACE_SIZE(page_size, oob_size) ((size_t)(page_size) + 3u * (size_t)(oob_size))
+
+/* Workspace bytes a device on `info` needs with a caller-supplied engine. */
 size_t nk_nand_workspace_size(const struct nk_chip_info *info);
 
-/* Opens `dev`: identifies (or attaches) the chip, checks the ECC engine and
- * layout against the geometry. Returns 0, -NK_EINVAL (dev->diag names the
- * problem: no port, workspace too small, ECC does not fit the OOB...),
- * -NK_ENODEV (unknown chip) or a port error. */
+/* Workspace bytes a device on `info` needs when nk_nand_open() chooses the
+ * ECC (config.ecc NULL): nk_nand_workspace_size() plus the chosen BCH
+ * engine's tables, if any. */
+size_t nk_nand_default_workspace_size(const struct nk_chip_info *info);
+
+/* Name of the engine nk_nand_open() picks for `info` when none is given
+ * ("hamming256", "on-die", "bch4-512", ...), in `buf` (16 bytes is enough). */
+const char *nk_nand_default_ecc_name(const struct nk_chip_info *info, char *buf, size_t size);
+
+/* Whether `ecc` is at least as strong as `info` requires (ONFI, JEDEC or
+ * the chip table): it corrects as many bits per step as required and as
+ * many per page. True when the chip states no requirement. */
+bool nk_nand_ecc_meets_requirement(const struct nk_ecc_engine *ecc,
+                                   const struct nk_chip_info *info);
+
+/* Opens `dev`: identifies (or attaches) the chip, picks the ECC engine
+ * when none is given, checks the engine against the chip's requirement
+ * (unless config->force_ecc) and engine and layout against the geometry.
+ * Returns 0, -NK_EINVAL (dev->diag names the problem: no port, workspace
+ * too small, ECC weaker than the chip requires - naming both -, ECC does
+ * not fit the OOB...), -NK_ENODEV (unknown chip) or a port error. */
 int nk_nand_open(struct nk_nand *dev, const struct nk_nand_config *config);
 
 /* Releases nothing (no allocation) but marks the device closed. */

@@ -16,7 +16,146 @@
 
 size_t nk_nand_workspace_size(const struct nk_chip_info *info)
 {
-    return (size_t)info->page_size + 3u * info->oob_size;
+    return NK_NAND_WORKSPACE_SIZE(info->page_size, info->oob_size);
+}
+
+/* ----- ECC choice and requirement ------------------------------------------------- */
+
+/* The chip's requirement: `strength` bits per `step` bytes (0: none given). */
+struct nk_ecc_need {
+    unsigned strength, step;
+};
+
+static struct nk_ecc_need nk_ecc_need_of(const struct nk_chip_info *info)
+{
+    struct nk_ecc_need need = {info->ecc_strength, info->ecc_step ? info->ecc_step : 512u};
+    return need;
+}
+
+/* Strong enough: as many bits per step, and as many per page (a 1-bit/256
+ * engine meets 1 bit/512; 4 bits/512 does not meet 8 bits/1024 per step). */
+static bool nk_ecc_strong_enough(unsigned strength, unsigned step, struct nk_ecc_need need,
+                                 uint32_t page_size)
+{
+    if (need.strength == 0)
+        return true;
+    if (strength == 0 || step == 0)
+        return false;
+    uint64_t have = (uint64_t)page_size * strength / step;
+    uint64_t want = (uint64_t)page_size * need.strength / need.step;
+    return strength >= need.strength && have >= want;
+}
+
+bool nk_nand_ecc_meets_requirement(const struct nk_ecc_engine *ecc, const struct nk_chip_info *info)
+{
+    return nk_ecc_strong_enough(ecc->strength, ecc->step_size, nk_ecc_need_of(info),
+                                info->page_size);
+}
+
+/* What nk_nand_open() picks for a chip when the caller gives no engine. */
+enum nk_ecc_kind { NK_ECC_KIND_HAMMING, NK_ECC_KIND_ON_DIE, NK_ECC_KIND_BCH };
+
+struct nk_ecc_plan {
+    enum nk_ecc_kind kind;
+    unsigned step, strength; /* BCH and on-die */
+};
+
+static struct nk_ecc_plan nk_ecc_plan_for(const struct nk_chip_info *info)
+{
+    struct nk_ecc_need need = nk_ecc_need_of(info);
+    struct nk_ecc_plan plan = {NK_ECC_KIND_HAMMING, 256, 1};
+    if (nk_ecc_strong_enough(1, 256, need, info->page_size) && info->page_size % 256 == 0)
+        return plan;
+    if (info->features & NK_CHIP_ON_DIE_ECC) {
+        plan.kind = NK_ECC_KIND_ON_DIE;
+        plan.step = need.step;
+        plan.strength = need.strength;
+        return plan;
+    }
+    /* BCH on the required step, capped at 1024 bytes (m = 14) with the
+     * strength scaled up to keep the per-page figure. */
+    plan.kind = NK_ECC_KIND_BCH;
+    plan.step = need.step < 512 ? 512 : need.step > 1024 ? 1024 : need.step;
+    plan.strength = (need.strength * plan.step + need.step - 1) / need.step;
+    if (plan.strength < need.strength)
+        plan.strength = need.strength;
+    return plan;
+}
+
+static size_t nk_ecc_plan_tables(const struct nk_ecc_plan *plan)
+{
+    if (plan->kind != NK_ECC_KIND_BCH)
+        return 0;
+    unsigned m = plan->step > 512 ? 14 : 13;
+    return nk_bch_workspace_size(m, plan->strength, NK_BCH_SMALL_TABLES);
+}
+
+size_t nk_nand_default_workspace_size(const struct nk_chip_info *info)
+{
+    struct nk_ecc_plan plan = nk_ecc_plan_for(info);
+    return nk_nand_workspace_size(info) + nk_ecc_plan_tables(&plan);
+}
+
+const char *nk_nand_default_ecc_name(const struct nk_chip_info *info, char *buf, size_t size)
+{
+    struct nk_ecc_plan plan = nk_ecc_plan_for(info);
+    if (plan.kind == NK_ECC_KIND_HAMMING)
+        nk_format(buf, size, "hamming256");
+    else if (plan.kind == NK_ECC_KIND_ON_DIE)
+        nk_format(buf, size, "on-die");
+    else
+        nk_format(buf, size, "bch%u-%u", plan.strength, plan.step);
+    return buf;
+}
+
+/* Fills dev->ecc with the planned engine; BCH tables go after the device's
+ * buffers in the workspace. */
+static int nk_nand_choose_ecc(struct nk_nand *dev, const struct nk_nand_config *config)
+{
+    const struct nk_chip_info *info = &dev->chip.info;
+    struct nk_ecc_plan plan = nk_ecc_plan_for(info);
+    if (plan.kind == NK_ECC_KIND_HAMMING)
+        return nk_ecc_hamming_init(&dev->ecc, 256, false);
+    if (plan.kind == NK_ECC_KIND_ON_DIE) {
+        nk_ecc_on_die_init(&dev->ecc, plan.step, plan.strength);
+        return 0;
+    }
+    size_t base = nk_nand_workspace_size(info);
+    size_t tables = nk_ecc_plan_tables(&plan);
+    if (tables == 0)
+        return nk_diag_set(&dev->diag, -NK_EINVAL,
+                           "%s requires %u-bit ECC per %u bytes: no BCH code here reaches it",
+                           info->model, info->ecc_strength, nk_ecc_need_of(info).step);
+    if (config->workspace_size < base + tables)
+        return nk_diag_set(&dev->diag, -NK_EINVAL,
+                           "workspace of %zu bytes too small: %s with BCH%u over %u-byte steps "
+                           "needs %zu (nk_nand_default_workspace_size)",
+                           config->workspace_size, info->model, plan.strength, plan.step,
+                           base + tables);
+    int err = nk_bch_init(&dev->bch, plan.step, plan.strength, NK_BCH_SMALL_TABLES,
+                          (uint8_t *)config->workspace + base, tables);
+    if (err)
+        return nk_diag_set(&dev->diag, err, "BCH%u over %u-byte steps: cannot set up",
+                           plan.strength, plan.step);
+    nk_ecc_bch_engine_init(&dev->ecc, &dev->bch);
+    return 0;
+}
+
+/* Refuses an engine weaker than the chip requires, naming both. The "none"
+ * engine is a deliberate choice (raw access, a format without data ECC such
+ * as mkyaffs2's, ECC done above the device) and passes, as Linux lets a
+ * board choose no ECC. */
+static int nk_nand_check_requirement(struct nk_nand *dev, const struct nk_nand_config *config)
+{
+    const struct nk_chip_info *info = &dev->chip.info;
+    if (config->force_ecc || dev->ecc.placement == NK_ECC_PLACEMENT_NONE ||
+        nk_nand_ecc_meets_requirement(&dev->ecc, info))
+        return 0;
+    return nk_diag_set(&dev->diag, -NK_EINVAL,
+                       "ECC '%s' (%u bit(s) per %u bytes) is weaker than the %u bit(s) per %u "
+                       "bytes %s requires (force_ecc accepts it)",
+                       dev->ecc.name ? dev->ecc.name : "?", dev->ecc.strength, dev->ecc.step_size,
+                       info->ecc_strength, nk_ecc_need_of(info).step, info->model);
 }
 
 /* ----- wrappers: lock and clock ------------------------------------------------ */
@@ -75,10 +214,16 @@ static void nk_nand_ecc_span(struct nk_nand *dev)
 static int nk_nand_setup_ecc(struct nk_nand *dev, const struct nk_nand_config *config)
 {
     const struct nk_chip_info *info = &dev->chip.info;
-    if (config->ecc)
+    if (config->ecc) {
         dev->ecc = *config->ecc;
-    else
-        nk_ecc_none_init(&dev->ecc);
+    } else {
+        int err = nk_nand_choose_ecc(dev, config);
+        if (err)
+            return err;
+    }
+    int err = nk_nand_check_requirement(dev, config);
+    if (err)
+        return err;
 
     dev->ecc_steps = 0;
     dev->ecc_total = 0;
@@ -108,7 +253,7 @@ static int nk_nand_setup_ecc(struct nk_nand *dev, const struct nk_nand_config *c
         if (!(info->features & NK_CHIP_ON_DIE_ECC))
             return nk_diag_set(&dev->diag, -NK_ENOTSUP, "%s has no on-die ECC", info->model);
         uint8_t enable[4] = {0x08, 0, 0, 0};
-        int err = nk_chip_set_features(&dev->chip, NK_FEATURE_ARRAY_OPERATION, enable);
+        err = nk_chip_set_features(&dev->chip, NK_FEATURE_ARRAY_OPERATION, enable);
         if (err)
             return err;
     }
@@ -116,7 +261,7 @@ static int nk_nand_setup_ecc(struct nk_nand *dev, const struct nk_nand_config *c
     if (config->layout) {
         dev->layout = *config->layout;
     } else {
-        int err = nk_oob_layout_default(&dev->layout, info->page_size, info->oob_size, &dev->ecc);
+        err = nk_oob_layout_default(&dev->layout, info->page_size, info->oob_size, &dev->ecc);
         if (err)
             return nk_diag_set(&dev->diag, err,
                                "no default OOB layout for %u-byte OOB with %u ECC bytes",
