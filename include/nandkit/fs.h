@@ -242,16 +242,24 @@ typedef void (*nk_fs_report_fn)(void *ctx, const struct nk_fs_problem *problem);
 /* How to mount. Zero every field you do not set; nk_fs_config_layout()
  * fills the layout-dependent ones. */
 struct nk_fs_config {
-    struct nk_part *part;             /* required; opened with the layout's ECC and OOB layout */
-    struct nk_fs_allocator allocator; /* required */
+    struct nk_part *part; /* required; opened with the layout's ECC and OOB layout */
+    /* Memory: an allocator, or else a static buffer the mount carves with a
+     * pool kept inside struct nk_fs (nk_fs_pool_init() on `pool`). One of
+     * the two is required; see docs/fs-design.md for the RAM per MiB. */
+    struct nk_fs_allocator allocator;
+    void *pool;
+    size_t pool_size;
     enum nk_fs_tags_place tags_place;
     uint16_t tags_offset;      /* OOB tags: offset within the free (auto-placed) OOB bytes */
     bool no_tags_ecc;          /* OOB tags: 16 bytes without the 12-byte code */
     bool no_bad_block_markers; /* OOB byte 0 is tag data (mkyaffs2): never read markers */
     bool no_summaries;         /* ignore block summaries: read every page's tags */
-    bool read_only;            /* must be true in this version */
-    uint32_t object_buckets;   /* object hash buckets, power of two; 0 = from the size */
-    nk_fs_report_fn report;    /* optional problem callback */
+    /* false (zero): read-write once the write side exists; in this
+     * version every mount is read-only (nk_fs_statfs() says so).
+     * true: read-only always. */
+    bool read_only;
+    uint32_t object_buckets; /* object hash buckets, power of two; 0 = from the size */
+    nk_fs_report_fn report;  /* optional problem callback */
     void *report_ctx;
 };
 
@@ -308,16 +316,19 @@ struct nk_fs {
     uint32_t problems[NK_FS_PROBLEM_KIND_COUNT]; /* met by the mount */
     uint64_t ecc_corrected_reads, ecc_failed_reads;
     size_t ram_bytes, ram_peak;
+    struct nk_fs_pool pool; /* over config.pool when no allocator was given */
     bool mounted;
     struct nk_diag diag; /* reason for the last failure */
 };
 
-/* Mounts the file system on config->part by scanning it. The partition must
- * be open with the ECC engine and OOB layout of the image's layout (see
+/* Mounts the file system on config->part by scanning it. A config holding
+ * only `part` and `pool` (or `allocator`) mounts the Linux layout (tags in
+ * the OOB free bytes with their ECC). The partition must be open with the
+ * ECC engine and OOB layout of the image's layout (see
  * nk_fs_layout_device()). Returns 0, -NK_EINVAL (bad config or geometry;
- * fs->diag says which), -NK_ENOTSUP (writable mount requested), -NK_ENOMEM
- * (allocator exhausted), or a device error other than ECC (ECC failures are
- * handled: the chunk is skipped and reported). */
+ * fs->diag says which), -NK_ENOMEM (allocator or pool exhausted), or a
+ * device error other than ECC (ECC failures are handled: the chunk is
+ * skipped and reported). */
 int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config);
 
 /* Releases all memory back to the allocator. Open handles become invalid.

@@ -218,12 +218,15 @@ int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config)
     fs->cached_page = NK_FS_NONE;
     if (!config || !config->part)
         return nk_diag_set(&fs->diag, -NK_EINVAL, "no partition given");
-    if (!config->allocator.alloc || !config->allocator.free)
-        return nk_diag_set(&fs->diag, -NK_EINVAL, "no allocator given");
-    if (!config->read_only)
-        return nk_diag_set(&fs->diag, -NK_ENOTSUP,
-                           "writable mounts are not supported yet: set read_only");
     fs->config = *config;
+    if (!config->allocator.alloc && config->pool && config->pool_size) {
+        nk_fs_pool_init(&fs->pool, config->pool, config->pool_size);
+        fs->config.allocator = nk_fs_pool_allocator(&fs->pool);
+    }
+    if (!fs->config.allocator.alloc || !fs->config.allocator.free)
+        return nk_diag_set(&fs->diag, -NK_EINVAL, "no memory given: set pool or allocator");
+    /* No write side yet: every mount is read-only whatever was asked. */
+    fs->config.read_only = true;
     int err = nk_fs_setup_geometry(fs);
     if (!err)
         err = nk_fs_alloc_tables(fs);
