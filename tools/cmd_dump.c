@@ -110,7 +110,7 @@ static int nk_dump_run(int argc, char **argv)
         memset(&fs_config, 0, sizeof fs_config);
         fs_config.part = &image.part;
         fs_config.allocator = nk_tool_heap_allocator();
-        enum nk_fs_layout layout = nk_tool_fs_layout(image.layout);
+        enum nk_fs_layout layout = image.layout;
         nk_fs_config_layout(&fs_config, layout);
         char text[1024];
         if (nk_fs_page_describe(&fs_config, (uint32_t)page, text, sizeof text) >= 0)

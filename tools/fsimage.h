@@ -21,9 +21,6 @@ struct nk_tool_fs {
     bool mounted;
 };
 
-/* The nk_fs layout for a --layout value. */
-enum nk_fs_layout nk_tool_fs_layout(enum nk_tool_layout layout);
-
 /* An allocator over malloc/free. */
 struct nk_fs_allocator nk_tool_heap_allocator(void);
 
