@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fs/fs_codec.h"
 #include "fs_testdev.h"
 #include "nandkit/ecc.h"
 #include "testutil.h"

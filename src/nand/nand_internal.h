@@ -23,6 +23,11 @@ int nk_nand_program_page_unlocked(struct nk_nand *dev, uint32_t page, const uint
                                   const uint8_t *oob, enum nk_oob_mode mode, unsigned flags);
 int nk_nand_erase_block_unlocked(struct nk_nand *dev, uint32_t block, unsigned flags);
 
+/* Builds the on-flash image of a table: `len` data bytes (blocks/4 rounded
+ * up, padded with 0xFF to `len`) from the RAM entries, as Linux stores them
+ * (reserved blocks as good). */
+void nk_bbt_encode(const struct nk_bbt *bbt, uint8_t *out, uint32_t len);
+
 /* nk_bbt_mark_worn() without the device lock. */
 int nk_bbt_mark_worn_unlocked(struct nk_nand *dev, uint32_t block);
 

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fs/fs_codec.h"
 #include "nandkit/bbt.h"
 #include "nandkit/ecc.h"
 #include "nandkit/error.h"
