@@ -456,6 +456,84 @@ static void test_weak_state_survives_reopen(void **state)
     assert_memory_equal(flipped[0], flipped[1], PAGE_BYTES);
 }
 
+static uint32_t crc32_ieee(const uint8_t *p, size_t n)
+{
+    uint32_t crc = 0xffffffffu;
+    for (size_t i = 0; i < n; i++) {
+        crc ^= p[i];
+        for (unsigned k = 0; k < 8; k++)
+            crc = crc & 1u ? (crc >> 1) ^ 0xedb88320u : crc >> 1;
+    }
+    return ~crc;
+}
+
+static long read_sidecar(uint8_t *buf, size_t size)
+{
+    char path[300];
+    FILE *f = fopen(nk_sim_sidecar_path(image_path, path, sizeof path), "rb");
+    assert_non_null(f);
+    long n = (long)fread(buf, 1, size, f);
+    fclose(f);
+    return n;
+}
+
+/* The sidecar grows by one entry (32 bytes and a page+OOB mask) per weak
+ * page, and a version-1 sidecar (no entries) still opens. */
+static void test_sidecar_sizes_and_version_1(void **state)
+{
+    (void)state;
+    static uint8_t buf[65536];
+    struct nk_sim *sim = open_sim(60, false, image_path, true);
+    assert_int_equal(nk_sim_block_set_erase_count(sim, 3, 5), 0);
+    nk_sim_close(sim);
+    assert_int_equal(read_sidecar(buf, sizeof buf), 16468);
+    assert_int_equal(buf[8], 2);
+
+    sim = open_sim(60, false, image_path, false);
+    uint8_t data[PAGE_BYTES];
+    nk_test_random(data, sizeof data, 14);
+    program_cut(sim, 64 * 4, data, 90);
+    program_cut(sim, 64 * 7 + 1, data, 90);
+    nk_sim_close(sim);
+    assert_int_equal(read_sidecar(buf, sizeof buf), 16468 + 2 * (32 + PAGE_BYTES));
+    assert_int_equal(buf[44], 2);
+
+    /* Rewrite it as version 1 without the entries. */
+    sim = open_sim(60, false, image_path, false);
+    assert_int_equal(sim_erase(nk_sim_ctrl(sim), chip(sim), 4), 0xe0);
+    assert_int_equal(sim_erase(nk_sim_ctrl(sim), chip(sim), 7), 0xe0);
+    nk_sim_close(sim);
+    assert_int_equal(read_sidecar(buf, sizeof buf), 16468);
+    buf[8] = 1;
+    uint32_t crc = crc32_ieee(buf, 16464);
+    for (unsigned i = 0; i < 4; i++)
+        buf[16464 + i] = (uint8_t)(crc >> (8 * i));
+    char path[300];
+    FILE *f = fopen(nk_sim_sidecar_path(image_path, path, sizeof path), "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(buf, 1, 16468, f), 16468);
+    fclose(f);
+    sim = open_sim(60, false, image_path, false);
+    struct nk_sim_block_state block;
+    assert_int_equal(nk_sim_block_get(sim, 3, &block), 0);
+    assert_int_equal(block.erase_count, 5);
+    nk_sim_close(sim);
+    /* A version-1 sidecar that claims weak pages is refused. */
+    buf[44] = 1;
+    crc = crc32_ieee(buf, 16464);
+    for (unsigned i = 0; i < 4; i++)
+        buf[16464 + i] = (uint8_t)(crc >> (8 * i));
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(buf, 1, 16468, f), 16468);
+    fclose(f);
+    struct nk_sim_config config;
+    memset(&config, 0, sizeof config);
+    config.image_path = image_path;
+    char why[NK_DIAG_LEN];
+    assert_int_equal(nk_sim_open(&sim, &config, why), -NK_EILSEQ);
+}
+
 /* Through the device layer with BCH-4: the late-cut page is read as good at
  * first, and later as uncorrectable. */
 static void test_late_cut_page_becomes_uncorrectable_through_the_ecc(void **state)
@@ -493,6 +571,7 @@ int main(void)
         T(test_erase_ends_weak_pages),
         T(test_weak_cells_follow_the_seed),
         T(test_weak_state_survives_reopen),
+        T(test_sidecar_sizes_and_version_1),
         T(test_late_cut_page_becomes_uncorrectable_through_the_ecc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

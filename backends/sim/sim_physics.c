@@ -4,7 +4,8 @@
  * bits and read disturb; programs that only clear bits, within the NOP
  * limit and in page order; erases; failures by injection and by wear;
  * on-die ECC; and the outcome of an operation cut short by a reset or a
- * power loss (a torn page, a partly erased block).
+ * power loss (a torn page, a partly erased block, weak cells that give way
+ * later: docs/simulator.md, "Weak cells").
  *
  * A program or erase is decided at its confirm cycle (FAIL or not) and lands
  * in the array when its busy time has passed (nk_sim_settle) or, cut short,
