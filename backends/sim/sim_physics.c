@@ -216,6 +216,7 @@ static void nk_sim_weak_program(struct nk_sim *sim, uint8_t *dst, const uint8_t 
                                 uint32_t hi, uint32_t row, unsigned g, uint64_t salt)
 {
     struct nk_sim_weak_page *w = nk_sim_weak_find(sim, row);
+    bool out_of_memory = false;
     for (uint32_t i = lo; i < hi; i++) {
         uint8_t transitions = (uint8_t)(dst[i] & ~data[i]);
         if (!transitions)
@@ -233,12 +234,11 @@ static void nk_sim_weak_program(struct nk_sim *sim, uint8_t *dst, const uint8_t 
                 weak |= (uint8_t)(1u << bit);
         }
         dst[i] &= (uint8_t)~land;
-        if (weak && !w) {
+        if (weak && !w && !out_of_memory) {
             w = nk_sim_weak_add(sim, row);
-            if (!w)
-                return; /* out of memory: the landed cells stay strong */
+            out_of_memory = w == NULL; /* then the landed cells stay strong */
         }
-        if (weak)
+        if (weak && w)
             w->mask[i] |= weak;
     }
     if (!w)
