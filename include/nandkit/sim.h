@@ -56,7 +56,8 @@ struct nk_sim_params {
     uint32_t default_bad_blocks; /* factory-bad count used when config asks for -1 */
 };
 
-/* Fault and physics knobs (all off / zero by default). */
+/* Fault and physics knobs (all off / zero by default, but for weak cells:
+ * on unless weak_cells_off). */
 struct nk_sim_faults {
     double raw_bit_error_rate;    /* per bit per page read at erase count 0 */
     double wear_error_growth;     /* multiplier per 1000 erases: rber*(1+growth*ec/1000) */
