@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "nandkit/bbt.h"
 #include "nandkit/error.h"
 #include "nandkit/fs.h"
 #include "nandkit/nand.h"
@@ -134,11 +135,59 @@ static void test_three_calls_on_a_chip_that_needs_bch(void **state)
     nk_sim_close(sim);
 }
 
+static void test_three_calls_with_the_bad_block_table_built_then_attached(void **state)
+{
+    (void)state;
+    struct nk_sim *sim;
+    struct nk_sim_config sc = {.preset = "K9F1G08U0A", .seed = 3, .factory_bad_blocks = -1};
+    assert_int_equal(nk_sim_open(&sim, &sc, NULL), 0);
+    const struct nk_chip_info *info = &nk_sim_params(sim)->chip;
+    size_t size = NK_NAND_WORKSPACE_SIZE(2048, 64) + nk_nand_bbt_workspace_size(info);
+    void *ws = test_malloc(size);
+    struct nk_nand_config nand_config = {
+        .ctrl = nk_sim_ctrl(sim), .workspace = ws, .workspace_size = size, .bbt = true};
+    for (int boot = 0; boot < 2; boot++) {
+        struct nk_nand dev;
+        struct nk_part part;
+        struct nk_fs fs;
+        int err = nk_nand_open(&dev, &nand_config);
+        if (err)
+            fail_msg("open: %d %s", err, dev.diag.text);
+        assert_true(nk_nand_tracks_bad_blocks(&dev));
+        /* First boot: no table on flash, the markers are scanned and both
+         * copies written; second boot: the table is found. */
+        assert_int_equal(dev.bbt->info.scanned, boot == 0);
+        assert_true(dev.bbt->info.main_block >= 0 && dev.bbt->info.mirror_block >= 0);
+        assert_true(dev.bbt->info.factory_bad > 0);
+        assert_int_equal(nk_part_init(&part, &dev, "fs", 0, 0, 0), 0);
+        assert_int_equal(part.block_count, info->blocks - NK_BBT_MAX_BLOCKS);
+        struct nk_fs_config fs_config = {
+            .part = &part, .pool = fs_pool, .pool_size = sizeof fs_pool};
+        assert_int_equal(nk_fs_mount(&fs, &fs_config), 0);
+        uint32_t bad_in_part = 0;
+        for (uint32_t b = 0; b < part.block_count; b++)
+            bad_in_part += nk_bbt_block_state(dev.bbt, b) == NK_BBT_FACTORY_BAD;
+        struct nk_fs_statfs st;
+        assert_int_equal(nk_fs_statfs(&fs, &st), 0);
+        assert_int_equal(st.blocks_bad, bad_in_part);
+        assert_int_equal(nk_fs_unmount(&fs), 0);
+        nk_nand_close(&dev);
+    }
+    /* Too small by one byte: refused, naming the sizing function. */
+    struct nk_nand dev;
+    nand_config.workspace_size = size - 1;
+    assert_int_equal(nk_nand_open(&dev, &nand_config), -NK_EINVAL);
+    assert_non_null(strstr(dev.diag.text, "nk_nand_bbt_workspace_size"));
+    test_free(ws);
+    nk_sim_close(sim);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_port_to_mounted_file_system_in_three_calls),
         cmocka_unit_test(test_three_calls_on_a_chip_that_needs_bch),
+        cmocka_unit_test(test_three_calls_with_the_bad_block_table_built_then_attached),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

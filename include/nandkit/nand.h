@@ -84,8 +84,15 @@ struct nk_nand_config {
      * NK_NAND_WORKSPACE_SIZE() sizes one before the chip is known. */
     void *workspace;
     size_t workspace_size;
-    bool force_ecc;                          /* accept an `ecc` weaker than the chip's requirement
-                                                (the "none" engine is always accepted: a deliberate choice) */
+    /* Accept an `ecc` weaker than the chip's requirement (the "none" engine
+     * is always accepted: a deliberate choice). */
+    bool force_ecc;
+    /* Attach the on-flash bad-block table (nandkit/bbt.h), written from the
+     * factory markers when there is none (with read_only: scanned into RAM
+     * only). Its memory follows the device's in the workspace: add
+     * nk_nand_bbt_workspace_size(). The last NK_BBT_MAX_BLOCKS blocks are
+     * then reserved for it (partitions leave them out). */
+    bool bbt;
     const struct nk_clock *clock;            /* optional: busy-time statistics */
     const struct nk_lock *lock;              /* optional: taken around every public call */
     const struct nk_badblock_ops *badblocks; /* optional: external bad-block authority */
@@ -131,6 +138,10 @@ size_t nk_nand_workspace_size(const struct nk_chip_info *info);
  * ECC (config.ecc NULL): nk_nand_workspace_size() plus the chosen BCH
  * engine's tables, if any. */
 size_t nk_nand_default_workspace_size(const struct nk_chip_info *info);
+
+/* Workspace bytes config.bbt adds for a chip like `info` (the table, its
+ * page buffer and alignment slack). */
+size_t nk_nand_bbt_workspace_size(const struct nk_chip_info *info);
 
 /* Name of the engine nk_nand_open() picks for `info` when none is given
  * ("hamming256", "on-die", "bch4-512", ...), in `buf` (16 bytes is enough). */

@@ -279,6 +279,42 @@ static int nk_nand_setup_ecc(struct nk_nand *dev, const struct nk_nand_config *c
     return 0;
 }
 
+size_t nk_nand_bbt_workspace_size(const struct nk_chip_info *info)
+{
+    size_t entries = ((info->blocks + 3u) / 4u + 3u) & ~(size_t)3u;
+    return _Alignof(struct nk_bbt) + sizeof(struct nk_bbt) + entries + info->page_size +
+           info->oob_size;
+}
+
+/* config->bbt: the table and its memory from the workspace, after the
+ * device's buffers and any BCH tables the device chose. */
+static int nk_nand_attach_own_bbt(struct nk_nand *dev, const struct nk_nand_config *config)
+{
+    const struct nk_chip_info *info = &dev->chip.info;
+    size_t used = nk_nand_workspace_size(info);
+    if (!config->ecc) {
+        struct nk_ecc_plan plan = nk_ecc_plan_for(info);
+        used += nk_ecc_plan_tables(&plan);
+    }
+    size_t need = used + nk_nand_bbt_workspace_size(info);
+    if (config->workspace_size < need)
+        return nk_diag_set(&dev->diag, -NK_EINVAL,
+                           "workspace of %zu bytes too small for the device and its bad-block "
+                           "table: %s needs %zu (nk_nand_bbt_workspace_size)",
+                           config->workspace_size, info->model, need);
+    uintptr_t at = (uintptr_t)config->workspace + used;
+    uintptr_t align = _Alignof(struct nk_bbt);
+    at = (at + align - 1) & ~(align - 1);
+    struct nk_bbt *bbt = (struct nk_bbt *)at;
+    uint8_t *memory = (uint8_t *)(bbt + 1);
+    struct nk_bbt_config bbt_config;
+    memset(&bbt_config, 0, sizeof bbt_config);
+    bbt_config.memory = memory;
+    bbt_config.memory_size =
+        (size_t)((uint8_t *)config->workspace + config->workspace_size - memory);
+    return nk_bbt_attach(dev, bbt, &bbt_config);
+}
+
 int nk_nand_open(struct nk_nand *dev, const struct nk_nand_config *config)
 {
     memset(dev, 0, sizeof *dev);
@@ -322,7 +358,10 @@ int nk_nand_open(struct nk_nand *dev, const struct nk_nand_config *config)
         dev->badblocks = *config->badblocks;
     dev->read_only = config->read_only;
 
-    return nk_nand_setup_ecc(dev, config);
+    err = nk_nand_setup_ecc(dev, config);
+    if (!err && config->bbt)
+        err = nk_nand_attach_own_bbt(dev, config);
+    return err;
 }
 
 void nk_nand_close(struct nk_nand *dev)
