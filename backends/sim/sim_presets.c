@@ -27,86 +27,7 @@ struct nk_sim_preset_entry {
 #define NK_US 1000u
 #define NK_MS 1000000u
 
-/* Parts the chip layer does not list: ONFI and JEDEC parts identify through
- * their parameter pages, so only the simulator needs their figures. */
-static const struct nk_chip_info nk_sim_mt29f8g08ababa = {
-    /* 4 KiB pages, ONFI 2.0 (MT29F8G08ABABA-like). */
-    .vendor = "Micron",
-    .model = "MT29F8G08ABABA",
-    .id = {0x2c, 0x38, 0x00, 0x26, 0x85},
-    .id_len = 5,
-    .page_size = 4096,
-    .oob_size = 224,
-    .pages_per_block = 128,
-    .blocks = 2048,
-    .luns = 1,
-    .col_cycles = 2,
-    .row_cycles = 3,
-    .bits_per_cell = 1,
-    .nop = 4,
-    .ecc_strength = 4,
-    .ecc_step = 512,
-    .bbm_pages = NK_BBM_FIRST_PAGE,
-    .onfi_version = 20,
-    .features =
-        NK_CHIP_ONFI | NK_CHIP_CACHE_PROGRAM | NK_CHIP_GET_SET_FEATURES | NK_CHIP_RANDOM_OUT,
-    .max_bad_blocks = 40,
-    .timing = {.tR_ns = 25 * NK_US,
-               .tPROG_ns = 250 * NK_US,
-               .tBERS_ns = 2 * NK_MS,
-               .tCBSY_ns = 3 * NK_US,
-               .tRST_ns = 5 * NK_US,
-               .tRC_ns = 20,
-               .tWC_ns = 20,
-               .tADL_ns = 70,
-               .tWB_ns = 100,
-               .tWHR_ns = 60,
-               .tCCS_ns = 100,
-               .tR_max_ns = 25 * NK_US,
-               .tPROG_max_ns = 600 * NK_US,
-               .tBERS_max_ns = 3 * NK_MS},
-};
-
-/* The large part for scale tests: 16 KiB pages, 1048 blocks (4.4 GB of
- * data), ONFI 3.0 with the ECC requirement (24 bits / 1024 bytes) in the
- * extended parameter page, as Micron's MT29F32G08ABCDB page says. */
-static const struct nk_chip_info nk_sim_mt29f32g08abcdb = {
-    .vendor = "Micron",
-    .model = "MT29F32G08ABCDB",
-    .id = {0x2c, 0x44, 0x44, 0x4b, 0xa9},
-    .id_len = 5,
-    .page_size = 16384,
-    .oob_size = 1216,
-    .pages_per_block = 256,
-    .blocks = 1048,
-    .luns = 1,
-    .col_cycles = 2,
-    .row_cycles = 3,
-    .bits_per_cell = 1,
-    .nop = 2,
-    .ecc_strength = 24,
-    .ecc_step = 1024,
-    .bbm_pages = NK_BBM_FIRST_PAGE,
-    .onfi_version = 30,
-    .features =
-        NK_CHIP_ONFI | NK_CHIP_CACHE_PROGRAM | NK_CHIP_GET_SET_FEATURES | NK_CHIP_RANDOM_OUT,
-    .max_bad_blocks = 49,
-    .timing = {.tR_ns = 35 * NK_US,
-               .tPROG_ns = 350 * NK_US,
-               .tBERS_ns = 3 * NK_MS,
-               .tCBSY_ns = 3 * NK_US,
-               .tRST_ns = 5 * NK_US,
-               .tRC_ns = 20,
-               .tWC_ns = 20,
-               .tADL_ns = 70,
-               .tWB_ns = 100,
-               .tWHR_ns = 80,
-               .tCCS_ns = 200,
-               .tR_max_ns = 45 * NK_US,
-               .tPROG_max_ns = 660 * NK_US,
-               .tBERS_max_ns = 8 * NK_MS},
-};
-
+/* A part the chip layer does not list: fictional, for the JEDEC path only. */
 /* A simulator-only part that identifies through a JEDEC parameter page (no
  * ONFI), for the chip layer's JEDEC path. */
 static const struct nk_chip_info nk_sim_jedec_2g = {
@@ -151,8 +72,8 @@ static const struct nk_sim_preset_entry nk_sim_presets[] = {
     {"MT29F2G08ABAEA", NULL, false, 8}, /* ONFI 1.0, on-die ECC (4 bits / 512 bytes) */
     {"TC58NVG0S3E", NULL, false, 4},
     {"HY27UF081G2A", NULL, false, 4},
-    {"MT29F8G08ABABA", &nk_sim_mt29f8g08ababa, false, 8},
-    {"MT29F32G08ABCDB", &nk_sim_mt29f32g08abcdb, false, 8},
+    {"MT29F8G08ABABA", NULL, false, 8},
+    {"MT29F32G08ABCDB", NULL, false, 8},
     {"NKSIM-JEDEC-2G", &nk_sim_jedec_2g, true, 8},
 };
 
