@@ -17,6 +17,10 @@
 #include "nandkit/ctrl.h"
 #include "nandkit/diag.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Command opcodes (ONFI / common legacy set). */
 enum nk_nand_cmd {
     NK_CMD_READ0 = 0x00,        /* read (1st cycle); small page: first half */
@@ -235,5 +239,9 @@ static inline uint32_t nk_chip_pages(const struct nk_chip_info *info)
 {
     return info->blocks * info->pages_per_block;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NANDKIT_CHIP_H */
