@@ -51,8 +51,8 @@ enum nk_nand_cmd {
 #define NK_STATUS_WP_N 0x80u    /* not write protected */
 
 /* Datasheet timings, in nanoseconds. The array times are the values the
- * benchmarker uses for the datasheet limit (typical, as the reference
- * system's figures); *_max_ns bound the WAIT_READY timeouts. 0 = unknown. */
+ * benchmarker uses for the datasheet limit (typical, as in the eCos
+ * library's benchmark); *_max_ns bound the WAIT_READY timeouts. 0 = unknown. */
 struct nk_chip_timing {
     uint32_t tR_ns;     /* array to data register */
     uint32_t tPROG_ns;  /* page program */

@@ -13,7 +13,7 @@
  * stat/lstat/fstat, opendir/readdir/closedir, readlink, statfs and a
  * structure check (fsck). It also builds fresh file systems from a tree
  * (nk_fs_build_*, what `nandkit mkimage` uses). Writing to a mounted file
- * system comes in part 2; handles and structures are shaped for it.
+ * system is not built yet; handles and structures are shaped for it.
  *
  * Errors are negative NK_E* values (nandkit/error.h). Data that fails the
  * ECC is never returned: the read fails with -NK_EIO and the file system
