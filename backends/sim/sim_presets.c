@@ -27,7 +27,6 @@ struct nk_sim_preset_entry {
 #define NK_US 1000u
 #define NK_MS 1000000u
 
-/* A part the chip layer does not list: fictional, for the JEDEC path only. */
 /* A simulator-only part that identifies through a JEDEC parameter page (no
  * ONFI), for the chip layer's JEDEC path. */
 static const struct nk_chip_info nk_sim_jedec_2g = {
@@ -66,7 +65,7 @@ static const struct nk_chip_info nk_sim_jedec_2g = {
 };
 
 static const struct nk_sim_preset_entry nk_sim_presets[] = {
-    {"K9F1G08U0A", NULL, false, 4}, /* the reference system's chip */
+    {"K9F1G08U0A", NULL, false, 4}, /* the chip of the eCos library's benchmark (ecos-devel, 2009) */
     {"K9F2G08U0B", NULL, false, 8},
     {"K9F1208U0C", NULL, false, 16},    /* small page: 00h/01h/50h pointers, no 30h */
     {"MT29F2G08ABAEA", NULL, false, 8}, /* ONFI 1.0, on-die ECC (4 bits / 512 bytes) */

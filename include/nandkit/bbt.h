@@ -22,6 +22,10 @@
 
 #include "nandkit/nand.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Blocks at the end of the chip searched for and holding the tables. */
 #define NK_BBT_MAX_BLOCKS 4
 
@@ -83,5 +87,9 @@ int nk_bbt_block_state(const struct nk_bbt *bbt, uint32_t block);
  * version of both tables. Marking a bad block again is a no-op (0). In a dry
  * run only RAM changes. */
 int nk_bbt_mark_worn(struct nk_nand *dev, uint32_t block);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NANDKIT_BBT_H */

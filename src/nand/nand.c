@@ -82,12 +82,18 @@ static struct nk_ecc_plan nk_ecc_plan_for(const struct nk_chip_info *info)
     return plan;
 }
 
+/* Bytes of BCH tables the plan needs; 0 when none (or no BCH in this
+ * build, NK_NO_BCH: then a chip that needs BCH is refused). */
 static size_t nk_ecc_plan_tables(const struct nk_ecc_plan *plan)
 {
     if (plan->kind != NK_ECC_KIND_BCH)
         return 0;
+#ifdef NK_NO_BCH
+    return 0;
+#else
     unsigned m = plan->step > 512 ? 14 : 13;
     return nk_bch_workspace_size(m, plan->strength, NK_BCH_SMALL_TABLES);
+#endif
 }
 
 size_t nk_nand_default_workspace_size(const struct nk_chip_info *info)
@@ -124,7 +130,8 @@ static int nk_nand_choose_ecc(struct nk_nand *dev, const struct nk_nand_config *
     size_t tables = nk_ecc_plan_tables(&plan);
     if (tables == 0)
         return nk_diag_set(&dev->diag, -NK_EINVAL,
-                           "%s requires %u-bit ECC per %u bytes: no BCH code here reaches it",
+                           "%s requires %u-bit ECC per %u bytes: no BCH code in this build "
+                           "reaches it",
                            info->model, info->ecc_strength, nk_ecc_need_of(info).step);
     if (config->workspace_size < base + tables)
         return nk_diag_set(&dev->diag, -NK_EINVAL,
@@ -132,6 +139,9 @@ static int nk_nand_choose_ecc(struct nk_nand *dev, const struct nk_nand_config *
                            "needs %zu (nk_nand_default_workspace_size)",
                            config->workspace_size, info->model, plan.strength, plan.step,
                            base + tables);
+#ifdef NK_NO_BCH
+    return -NK_EINVAL; /* not reached: no tables without BCH */
+#else
     int err = nk_bch_init(&dev->bch, plan.step, plan.strength, NK_BCH_SMALL_TABLES,
                           (uint8_t *)config->workspace + base, tables);
     if (err)
@@ -139,6 +149,7 @@ static int nk_nand_choose_ecc(struct nk_nand *dev, const struct nk_nand_config *
                            plan.strength, plan.step);
     nk_ecc_bch_engine_init(&dev->ecc, &dev->bch);
     return 0;
+#endif
 }
 
 /* Refuses an engine weaker than the chip requires, naming both. The "none"
