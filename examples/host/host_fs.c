@@ -113,10 +113,12 @@ int main(int argc, char **argv)
      * the mount (the Linux layout by default; read-only in this version). */
     static uint8_t workspace[NK_NAND_WORKSPACE_SIZE(PAGE_SIZE, OOB_SIZE)];
     struct nk_nand nand;
-    struct nk_nand_config nand_config = {.ctrl = nk_sim_ctrl(sim),
-                                         .workspace = workspace,
-                                         .workspace_size = sizeof workspace,
-                                         .read_only = true};
+    struct nk_nand_config nand_config;
+    memset(&nand_config, 0, sizeof nand_config); /* zero: the documented defaults */
+    nand_config.ctrl = nk_sim_ctrl(sim);
+    nand_config.workspace = workspace;
+    nand_config.workspace_size = sizeof workspace;
+    nand_config.read_only = true;
     err = nk_nand_open(&nand, &nand_config);
     if (err)
         return fail("device", err, nand.diag.text);
@@ -125,7 +127,11 @@ int main(int argc, char **argv)
     if (err)
         return fail("partition", err, nand.diag.text);
     struct nk_fs fs;
-    struct nk_fs_config fs_config = {.part = &part, .allocator = {heap_alloc, heap_free, NULL}};
+    struct nk_fs_config fs_config;
+    memset(&fs_config, 0, sizeof fs_config);
+    fs_config.part = &part;
+    fs_config.allocator.alloc = heap_alloc;
+    fs_config.allocator.free = heap_free;
     err = nk_fs_mount(&fs, &fs_config);
     if (err)
         return fail("mount", err, fs.diag.text);
