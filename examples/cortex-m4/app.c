@@ -26,12 +26,14 @@
 #define WORKSPACE_BYTES                                                                            \
     (NK_NAND_WORKSPACE_SIZE(2048u, 64u) + 8u + sizeof(struct nk_bbt) + 1024u / 4u + 2048u + 64u)
 static uint32_t nand_workspace[(WORKSPACE_BYTES + 3u) / 4u];
+#ifndef NK_NO_FS /* NANDKIT_FS=OFF (scripts/size-report.sh): the device only */
 /* The file system's RAM (docs/fs-design.md, section 1: per MiB of flash). */
 static uint64_t fs_pool[48 * 1024 / 8];
+static struct nk_fs fs;
+#endif
 
 static struct nk_nand nand;
 static struct nk_part boot_part, data_part;
-static struct nk_fs fs;
 
 /* Where a debugger looks: the result of each step (0 = fine). */
 volatile int nand_status[4];
@@ -55,10 +57,12 @@ int main(void)
     nand_status[1] = nk_part_init(&boot_part, &nand, "boot", 0, 4, NK_PART_READ_ONLY);
     nand_status[2] = nk_part_init(&data_part, &nand, "data", 4, 0, 0);
     /* 3: mount; read-only until the write side exists. */
+#ifndef NK_NO_FS
     struct nk_fs_config fs_config = {
         .part = &data_part, .pool = fs_pool, .pool_size = sizeof fs_pool};
     if (!nand_status[2])
         nand_status[3] = nk_fs_mount(&fs, &fs_config);
+#endif
     for (;;) {
     }
 }
