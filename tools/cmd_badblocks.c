@@ -98,6 +98,14 @@ static int nk_badblocks_run(int argc, char **argv)
     int err = nk_bbt_attach(nand, &bbt, &config);
     if (!err && mark)
         err = nk_bbt_mark_worn(nand, (uint32_t)mark_block);
+    /* The tables are on the image only once written back: say "wrote" only then. */
+    char why[NK_DIAG_LEN] = "";
+    if (!err && image.sim && !config.dry_run && nk_sim_sync(image.sim, why) != 0) {
+        int code = nk_tool_error("writing %s failed: %s", opts.path, why);
+        free(config.memory);
+        nk_tool_image_close(&image);
+        return code;
+    }
     if (err) {
         int code = nk_tool_error("bad-block table: %s", nk_tool_image_error(&image, err));
         free(config.memory);

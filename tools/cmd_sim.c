@@ -145,7 +145,9 @@ static int nk_sim_create(int argc, char **argv)
     free(bad_list);
     if (err)
         return nk_tool_error("%s", why[0] ? why : nk_strerror(err));
-    nk_sim_close(sim);
+    err = nk_sim_close(sim);
+    if (err)
+        return nk_tool_error("cannot write %s: %s", opts.path, nk_strerror(err));
     const struct nk_chip_info *c = &params.chip;
     printf("created %s: %s %s, %u blocks of %u x (%u + %u) bytes\n", opts.path, c->vendor, c->model,
            c->blocks, c->pages_per_block, c->page_size, c->oob_size);

@@ -208,11 +208,13 @@ static int nk_sim_file_fill_to(struct nk_sim *sim, uint64_t offset)
     while (!err && sim->file_size < offset) {
         uint32_t row = (uint32_t)(sim->file_size / sim->page_bytes);
         uint32_t n = 0;
-        while (n < chunk_pages && sim->file_size + (uint64_t)(n + 1) * sim->page_bytes <= offset) {
-            nk_sim_array_load(sim, row + n, buf + (size_t)n * sim->page_bytes);
+        while (!err && n < chunk_pages &&
+               sim->file_size + (uint64_t)(n + 1) * sim->page_bytes <= offset) {
+            err = nk_sim_array_load(sim, row + n, buf + (size_t)n * sim->page_bytes);
             n++;
         }
-        err = nk_pwrite_full(sim->fd, buf, (size_t)n * sim->page_bytes, sim->file_size);
+        if (!err)
+            err = nk_pwrite_full(sim->fd, buf, (size_t)n * sim->page_bytes, sim->file_size);
         if (!err)
             sim->file_size += (uint64_t)n * sim->page_bytes;
     }
@@ -339,11 +341,20 @@ static int nk_sim_sidecar_write(struct nk_sim *sim, char *why)
         return nk_diag_write(why, -NK_EINVAL, "image path too long");
     }
     nk_format(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f || fwrite(buf, 1, size, f) != size)
+    /* Written whole and made durable before it replaces the old one. A
+     * FIFO or device in the way fails instead of blocking. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0644);
+    struct stat st;
+    if (fd < 0)
         err = nk_diag_write(why, -NK_EIO, "cannot write sidecar %s: %s", tmp, strerror(errno));
-    if (f && fclose(f) && !err)
+    else if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+        err = nk_diag_write(why, -NK_EIO, "cannot write sidecar %s: not a regular file", tmp);
+    else if (nk_pwrite_full(fd, buf, size, 0) || fsync(fd))
         err = nk_diag_write(why, -NK_EIO, "cannot write sidecar %s: %s", tmp, strerror(errno));
+    if (fd >= 0 && close(fd) && !err)
+        err = nk_diag_write(why, -NK_EIO, "cannot write sidecar %s: %s", tmp, strerror(errno));
+    if (err && fd >= 0)
+        unlink(tmp);
     if (!err && rename(tmp, path))
         err = nk_diag_write(why, -NK_EIO, "cannot rename sidecar to %s: %s", path, strerror(errno));
     free(buf);
@@ -351,53 +362,68 @@ static int nk_sim_sidecar_write(struct nk_sim *sim, char *why)
 }
 
 /* Reads a whole sidecar. Returns 0 and a malloc'd buffer, 1 when there is
- * none, or an error. */
+ * none, or an error. The path is opened without blocking (a FIFO must not
+ * hang the open) and must name a regular file of exactly the size its
+ * header announces before more than the header is read. */
 static int nk_sidecar_read(const char *image_path, uint8_t **out, size_t *out_size, char *why)
 {
     char path[4096];
     if (!nk_sim_sidecar_path(image_path, path, sizeof path))
         return nk_diag_write(why, -NK_EINVAL, "image path too long");
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return errno == ENOENT ? 1
                                : nk_diag_write(why, -NK_EIO, "cannot open sidecar %s: %s", path,
                                                strerror(errno));
     int err = 0;
     uint8_t *buf = NULL;
-    long size = -1;
-    if (fseek(f, 0, SEEK_END) == 0)
-        size = ftell(f);
-    if (size < (long)(NK_SIDECAR_HEADER + 4) || fseek(f, 0, SEEK_SET)) {
+    uint8_t header[NK_SIDECAR_HEADER];
+    struct stat st;
+    size_t size = 0;
+    if (fstat(fd, &st)) {
+        err = nk_diag_write(why, -NK_EIO, "cannot stat sidecar %s: %s", path, strerror(errno));
+        goto out;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        err = nk_diag_write(why, -NK_EINVAL, "sidecar %s is not a regular file", path);
+        goto out;
+    }
+    if (st.st_size < (off_t)(NK_SIDECAR_HEADER + 4) ||
+        nk_pread_full(fd, header, sizeof header, 0)) {
         err = nk_diag_write(why, -NK_EILSEQ, "sidecar %s is truncated", path);
         goto out;
     }
-    buf = malloc((size_t)size);
+    if (memcmp(header, NK_SIDECAR_MAGIC, 8) || nk_get32(header + 8) != NK_SIDECAR_VERSION ||
+        nk_get32(header + 12) != NK_SIDECAR_HEADER || nk_get32(header + 40) != NK_SIDECAR_RECORD) {
+        err = nk_diag_write(why, -NK_EILSEQ, "%s is not a nandkit sidecar (version 1)", path);
+        goto out;
+    }
+    size = nk_sidecar_size(nk_get32(header + 28));
+    if ((uint64_t)st.st_size != (uint64_t)size) {
+        err = nk_diag_write(why, -NK_EILSEQ, "sidecar %s is corrupt (size or CRC)", path);
+        goto out;
+    }
+    buf = malloc(size);
     if (!buf) {
         err = nk_diag_write(why, -NK_ENOMEM, "out of memory for sidecar %s", path);
         goto out;
     }
-    if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
+    if (nk_pread_full(fd, buf, size, 0)) {
         err = nk_diag_write(why, -NK_EIO, "cannot read sidecar %s", path);
         goto out;
     }
-    if (memcmp(buf, NK_SIDECAR_MAGIC, 8) || nk_get32(buf + 8) != NK_SIDECAR_VERSION ||
-        nk_get32(buf + 12) != NK_SIDECAR_HEADER || nk_get32(buf + 40) != NK_SIDECAR_RECORD) {
-        err = nk_diag_write(why, -NK_EILSEQ, "%s is not a nandkit sidecar (version 1)", path);
-        goto out;
-    }
-    if ((size_t)size != nk_sidecar_size(nk_get32(buf + 28)) ||
-        nk_get32(buf + (size_t)size - 4) != nk_crc32(0, buf, (size_t)size - 4)) {
+    if (nk_get32(buf + size - 4) != nk_crc32(0, buf, size - 4)) {
         err = nk_diag_write(why, -NK_EILSEQ, "sidecar %s is corrupt (size or CRC)", path);
         goto out;
     }
 out:
-    fclose(f);
+    close(fd);
     if (err) {
         free(buf);
         return err;
     }
     *out = buf;
-    *out_size = (size_t)size;
+    *out_size = size;
     return 0;
 }
 
@@ -581,9 +607,11 @@ int nk_sim_array_sync(struct nk_sim *sim, char *why)
     for (uint32_t i = 0; i < sim->params.chip.blocks && !err; i++)
         if (sim->blocks[i].flags & (NK_SIM_BLK_DIRTY | NK_SIM_BLK_STALE))
             err = nk_sim_block_write(sim, i);
+    if (!err && fsync(sim->fd))
+        err = -NK_EIO;
     if (err)
         return nk_diag_write(why, err, "cannot write image %s: %s", sim->image_path,
-                             strerror(errno));
+                             err == -NK_EIO ? strerror(errno) : nk_strerror(err));
     if (!sim->no_sidecar)
         err = nk_sim_sidecar_write(sim, why);
     return err;
