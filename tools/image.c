@@ -247,6 +247,7 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
     config.seed = opts->seed;
     config.factory_bad_blocks = 0;
     config.no_sidecar = opts->no_sidecar;
+    config.write_through = opts->write_through;
     char why[NK_DIAG_LEN] = "";
     int err = nk_sim_open(&image->sim, &config, why);
     if (err)

@@ -150,11 +150,34 @@ int nk_sim_array_load(struct nk_sim *sim, uint32_t row, uint8_t *dst)
     return 0;
 }
 
+/* With write-through the file always holds a clean block, so memory can be
+ * bounded: past this many resident blocks, a clean one is dropped (it reads
+ * back from the file, as a block first loaded from an image does). */
+#define NK_SIM_WRITE_THROUGH_RESIDENT 64u
+
+static void nk_sim_array_evict(struct nk_sim *sim, uint32_t keep)
+{
+    uint32_t blocks = sim->params.chip.blocks;
+    for (uint32_t n = 0; n < blocks && sim->resident_blocks >= NK_SIM_WRITE_THROUGH_RESIDENT; n++) {
+        uint32_t i = sim->evict_hand;
+        sim->evict_hand = i + 1 < blocks ? i + 1 : 0;
+        struct nk_sim_block *b = &sim->blocks[i];
+        if (i == keep || !b->data || (b->flags & (NK_SIM_BLK_DIRTY | NK_SIM_BLK_STALE)))
+            continue;
+        free(b->data);
+        b->data = NULL;
+        sim->resident_blocks--;
+    }
+}
+
 uint8_t *nk_sim_array_materialize(struct nk_sim *sim, uint32_t block)
 {
     struct nk_sim_block *b = &sim->blocks[block];
     if (b->data)
         return b->data;
+    if (sim->write_through && sim->fd >= 0 && !sim->read_only &&
+        sim->resident_blocks >= NK_SIM_WRITE_THROUGH_RESIDENT)
+        nk_sim_array_evict(sim, block);
     uint32_t ppb = sim->params.chip.pages_per_block;
     uint8_t *data = malloc(sim->block_bytes + ppb);
     if (!data)
@@ -567,6 +590,7 @@ static int nk_sim_image_open(struct nk_sim *sim, const struct nk_sim_config *con
         return nk_diag_write(why, -NK_EINVAL, "image %s: %llu bytes is larger than the chip (%llu)",
                              path, (unsigned long long)size, (unsigned long long)chip_bytes);
     sim->file_size = size;
+    sim->file_size_opened = size;
     if (sim->no_sidecar)
         return 0;
     return nk_sim_sidecar_load(sim, why);
@@ -607,6 +631,11 @@ int nk_sim_array_sync(struct nk_sim *sim, char *why)
     for (uint32_t i = 0; i < sim->params.chip.blocks && !err; i++)
         if (sim->blocks[i].flags & (NK_SIM_BLK_DIRTY | NK_SIM_BLK_STALE))
             err = nk_sim_block_write(sim, i);
+    /* Write-through grows the file a page at a time; like a write back of
+     * whole blocks, it ends with the last block written. */
+    if (!err && sim->file_size > sim->file_size_opened && sim->file_size % sim->block_bytes)
+        err = nk_sim_file_fill_to(sim, sim->file_size + sim->block_bytes -
+                                           sim->file_size % sim->block_bytes);
     if (!err && fsync(sim->fd))
         err = -NK_EIO;
     if (err)
