@@ -13,6 +13,7 @@
  * See docs/image-format.md for the file and the sidecar.
  */
 #define _FILE_OFFSET_BITS 64
+#define _GNU_SOURCE /* SEEK_DATA, SEEK_HOLE */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -99,6 +100,34 @@ static bool nk_all_ff(const uint8_t *p, size_t n)
     return n == 0 || (p[0] == 0xff && memcmp(p, p + 1, n - 1) == 0);
 }
 
+/* A hole in the image file stands for erased bytes: what a sparse file holds
+ * where nothing was ever written reads as 0xFF, not as the zeros the file
+ * system returns. `buf` holds the file's [offset, offset + len). */
+static void nk_sim_file_holes_erased(const struct nk_sim *sim, uint8_t *buf, size_t len,
+                                     uint64_t offset)
+{
+    if (!sim->file_sparse)
+        return;
+    uint64_t pos = offset, end = offset + len;
+    while (pos < end) {
+        off_t hole = lseek(sim->fd, (off_t)pos, SEEK_HOLE);
+        if (hole < 0 || (uint64_t)hole >= end)
+            return;
+        off_t data = lseek(sim->fd, hole, SEEK_DATA);
+        uint64_t stop = data < 0 || (uint64_t)data > end ? end : (uint64_t)data;
+        memset(buf + ((uint64_t)hole - offset), 0xff, (size_t)(stop - (uint64_t)hole));
+        pos = stop;
+    }
+}
+
+static int nk_sim_file_read(const struct nk_sim *sim, uint8_t *buf, size_t len, uint64_t offset)
+{
+    int err = nk_pread_full(sim->fd, buf, len, offset);
+    if (!err)
+        nk_sim_file_holes_erased(sim, buf, len, offset);
+    return err;
+}
+
 /* ----- content --------------------------------------------------------------- */
 
 void nk_sim_array_virtual_page(const struct nk_sim *sim, uint32_t row, uint8_t *dst)
@@ -141,7 +170,7 @@ int nk_sim_array_load(struct nk_sim *sim, uint32_t row, uint8_t *dst)
         return 0;
     }
     if (nk_sim_row_in_file(sim, row)) {
-        int err = nk_pread_full(sim->fd, dst, sim->page_bytes, (uint64_t)row * sim->page_bytes);
+        int err = nk_sim_file_read(sim, dst, sim->page_bytes, (uint64_t)row * sim->page_bytes);
         if (err)
             memset(dst, 0xff, sim->page_bytes);
         return err;
@@ -196,8 +225,8 @@ uint8_t *nk_sim_array_materialize(struct nk_sim *sim, uint32_t block)
         uint32_t in_file = 0;
         while (in_file < ppb && nk_sim_row_in_file(sim, first + in_file))
             in_file++;
-        if (in_file && nk_pread_full(sim->fd, data, (size_t)in_file * sim->page_bytes,
-                                     (uint64_t)first * sim->page_bytes)) {
+        if (in_file && nk_sim_file_read(sim, data, (size_t)in_file * sim->page_bytes,
+                                        (uint64_t)first * sim->page_bytes)) {
             free(data);
             return NULL;
         }
@@ -220,7 +249,49 @@ uint8_t *nk_sim_array_materialize(struct nk_sim *sim, uint32_t block)
 
 /* ----- writing the image ------------------------------------------------------ */
 
-/* Extends the file to `offset` (page aligned) with what the pages hold. */
+/* Extends the file to `end` with erased bytes, as a hole where the file
+ * system keeps one: 0xFF written only up to and from its block boundaries.
+ * Where it does not (no hole comes back), the bytes are written. */
+static int nk_sim_file_extend_erased(struct nk_sim *sim, uint64_t end)
+{
+    const uint64_t align = 65536; /* a multiple of every file system's block size */
+    uint64_t start = sim->file_size;
+    uint64_t head = (start + align - 1) / align * align, tail = end / align * align;
+    if (head < tail && !sim->no_holes) {
+        if (ftruncate(sim->fd, (off_t)tail))
+            return -NK_EIO;
+        off_t hole = lseek(sim->fd, (off_t)head, SEEK_HOLE);
+        if (hole >= 0 && (uint64_t)hole == head) {
+            sim->file_sparse = true;
+        } else {
+            sim->no_holes = true;
+            if (ftruncate(sim->fd, (off_t)start))
+                return -NK_EIO;
+            head = tail = end;
+        }
+    } else {
+        head = tail = end;
+    }
+    uint8_t ones[4096];
+    memset(ones, 0xff, sizeof ones);
+    for (uint64_t pos = start; pos < end;) {
+        if (pos == head && head < tail)
+            pos = tail;
+        uint64_t limit = pos < head ? head : end;
+        size_t n = limit - pos < sizeof ones ? (size_t)(limit - pos) : sizeof ones;
+        if (n == 0)
+            break;
+        if (nk_pwrite_full(sim->fd, ones, n, pos))
+            return -NK_EIO;
+        pos += n;
+    }
+    sim->file_size = end;
+    return 0;
+}
+
+/* Extends the file to `offset` (page aligned) with what the pages hold:
+ * runs of erased pages as holes (nk_sim_file_extend_erased), others as
+ * bytes. */
 static int nk_sim_file_fill_to(struct nk_sim *sim, uint64_t offset)
 {
     const uint32_t chunk_pages = 64;
@@ -230,6 +301,21 @@ static int nk_sim_file_fill_to(struct nk_sim *sim, uint64_t offset)
     int err = 0;
     while (!err && sim->file_size < offset) {
         uint32_t row = (uint32_t)(sim->file_size / sim->page_bytes);
+        /* Whole blocks with no content of their own are erased. */
+        uint32_t block = row >> sim->ppb_shift;
+        uint64_t block_end = (uint64_t)(block + 1) * sim->block_bytes;
+        const struct nk_sim_block *b = &sim->blocks[block];
+        if (!b->data && !(b->flags & NK_SIM_BLOCK_FACTORY_BAD)) {
+            uint64_t end = block_end;
+            while (end < offset) {
+                const struct nk_sim_block *next = &sim->blocks[end / sim->block_bytes];
+                if (next->data || (next->flags & NK_SIM_BLOCK_FACTORY_BAD))
+                    break;
+                end += sim->block_bytes;
+            }
+            err = nk_sim_file_extend_erased(sim, end < offset ? end : offset);
+            continue;
+        }
         uint32_t n = 0;
         while (!err && n < chunk_pages &&
                sim->file_size + (uint64_t)(n + 1) * sim->page_bytes <= offset) {
@@ -591,6 +677,7 @@ static int nk_sim_image_open(struct nk_sim *sim, const struct nk_sim_config *con
                              path, (unsigned long long)size, (unsigned long long)chip_bytes);
     sim->file_size = size;
     sim->file_size_opened = size;
+    sim->file_sparse = (uint64_t)st.st_blocks * 512u < size;
     if (sim->no_sidecar)
         return 0;
     return nk_sim_sidecar_load(sim, why);

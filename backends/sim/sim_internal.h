@@ -127,6 +127,8 @@ struct nk_sim {
     int fd; /* -1 in memory mode */
     uint64_t file_size;
     uint64_t file_size_opened; /* as found at open: the file grows in whole blocks past it */
+    bool file_sparse;          /* the file may have holes: they read as erased */
+    bool no_holes;             /* its file system keeps no holes: erased bytes are written */
     bool read_only;
     bool write_through;
     bool no_sidecar;
