@@ -214,11 +214,19 @@ void nk_tool_json_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
-void nk_tool_path_join(char *out, size_t size, const char *dir, const char *name)
+bool nk_tool_path_join(char *out, size_t size, const char *dir, const char *name)
 {
     size_t len = strlen(dir);
-    if (len && dir[len - 1] == '/')
-        snprintf(out, size, "%s%s", dir, name);
-    else
-        snprintf(out, size, "%s/%s", dir, name);
+    int n = len && dir[len - 1] == '/' ? snprintf(out, size, "%s%s", dir, name)
+                                       : snprintf(out, size, "%s/%s", dir, name);
+    return n >= 0 && (size_t)n < size;
+}
+
+char *nk_tool_path_dup(const char *dir, const char *name)
+{
+    size_t len = strlen(dir) + 1 + strlen(name) + 1;
+    char *out = malloc(len);
+    if (out)
+        nk_tool_path_join(out, len, dir, name);
+    return out;
 }

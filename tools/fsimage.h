@@ -42,7 +42,11 @@ void nk_tool_mode_string(uint32_t mode, char out[11]);
  * UTF-8 come out as \u00XX. */
 void nk_tool_json_string(FILE *out, const char *s);
 
-/* Joins a directory path and a name ("/" + "a" = "/a"). */
-void nk_tool_path_join(char *out, size_t size, const char *dir, const char *name);
+/* Joins a directory path and a name ("/" + "a" = "/a"). Returns false when
+ * the result did not fit in `size` (it is then cut short: never use it). */
+bool nk_tool_path_join(char *out, size_t size, const char *dir, const char *name);
+
+/* The same, in a malloc'd string of the length it needs; NULL without memory. */
+char *nk_tool_path_dup(const char *dir, const char *name);
 
 #endif
