@@ -23,7 +23,9 @@ static void nk_ls_help(FILE *out)
             "  --json                  a JSON array of {path, type (file, dir, symlink,\n"
             "                          hardlink, special), size, mode (octal string), uid, gid,\n"
             "                          mtime, nlink, obj_id, ino, link_target (symlinks),\n"
-            "                          hardlink_target_id (hard links)}\n\n"
+            "                          hardlink_target_id (hard links)}; a name byte that\n"
+            "                          is not UTF-8, XX, is written \\uDCXX (a lone surrogate,\n"
+            "                          as Python's surrogateescape)\n\n"
             "Exit status: 0 listed, 1 an entry could not be read, 2 bad input.\n");
 }
 

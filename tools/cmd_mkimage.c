@@ -425,11 +425,13 @@ static int nk_mkimage_file_data(struct nk_mkimage *m, struct nk_mkimage_node *n)
     if (got < 0 && !status)
         status = nk_tool_error("cannot read %s: %s", n->path, strerror(errno));
     close(fd);
+    /* A file that changed under the build would be stored half old, half
+     * new: refused, and the image is left as it was. */
     if (!status && total != (uint64_t)n->st.st_size)
-        fprintf(stderr,
-                "nandkit: warning: %s changed while being read: %llu bytes stored, not "
-                "%llu\n",
-                n->path, (unsigned long long)total, (unsigned long long)n->st.st_size);
+        status =
+            nk_tool_error("%s changed while being read (%llu bytes, not the %llu planned): "
+                          "nothing written; build again from a quiet tree",
+                          n->path, (unsigned long long)total, (unsigned long long)n->st.st_size);
     if (status)
         return status;
     int err = nk_fs_build_file_end(&m->builder);
@@ -489,7 +491,7 @@ static int nk_mkimage_build(struct nk_mkimage *m)
 /* ----- the image ------------------------------------------------------------------------------ */
 
 /* Creates a missing image file as an erased chip: an empty file, no sidecar. */
-static int nk_mkimage_create(struct nk_tool_image_opts *opts, uint64_t blocks)
+static int nk_mkimage_create(struct nk_tool_image_opts *opts, uint64_t blocks, const char *shown)
 {
     struct nk_tool_image_opts create = *opts;
     create.create = true;
@@ -529,9 +531,15 @@ static int nk_mkimage_create(struct nk_tool_image_opts *opts, uint64_t blocks)
     struct nk_sim *sim;
     char why[NK_DIAG_LEN] = "";
     int err = nk_sim_open(&sim, &config, why);
+    if (err == -NK_EINVAL) /* a part the simulator cannot model: bad input */
+        return nk_tool_fail("cannot create %s with %s %s: %s", shown,
+                            opts->chip ? "--chip" : "--geometry",
+                            opts->chip ? opts->chip : create.geometry, why);
     if (err)
-        return nk_tool_error("cannot create %s: %s", opts->path, why[0] ? why : nk_strerror(err));
-    nk_sim_close(sim);
+        return nk_tool_error("cannot create %s: %s", shown, why[0] ? why : nk_strerror(err));
+    err = nk_sim_close(sim);
+    if (err)
+        return nk_tool_error("cannot create %s: %s", shown, nk_strerror(err));
     /* Opened again as an existing image: the block count now comes with it. */
     if (create.geometry != opts->geometry)
         opts->geometry = strdup(create.geometry);
@@ -661,7 +669,7 @@ static int nk_mkimage_run(int argc, char **argv)
     }
     if (!status && !is_mtd && fresh) {
         const char *given = opts.geometry;
-        status = nk_mkimage_create(&opts, blocks);
+        status = nk_mkimage_create(&opts, blocks, m.image_path);
         if (opts.geometry != given)
             created_geometry = opts.geometry;
     }
@@ -703,11 +711,12 @@ static int nk_mkimage_run(int argc, char **argv)
     struct nk_fs_build_config config = {
         .part = &part, .layout = layout, .progress = nk_mkimage_progress, .progress_ctx = &m};
     int err = nk_fs_build_begin(&m.builder, &config, workspace, workspace_size);
-    if (err) {
+    if (err && image.sim && !nk_sim_powered(image.sim)) /* cut during the bad-block scan */
+        status = nk_tool_error("%s: %s", m.image_path, nk_tool_image_error(&image, err));
+    else if (err)
         status = err == -NK_EINVAL || err == -NK_ENOSPC
                      ? nk_tool_fail("%s: %s", m.image_path, m.builder.diag.text)
                      : nk_tool_error("%s: %s", m.image_path, m.builder.diag.text);
-    }
     if (!status)
         status = nk_mkimage_check_space(&m, &image, &part);
     built = !status;
@@ -732,7 +741,7 @@ static int nk_mkimage_run(int argc, char **argv)
 out:;
     /* A simulated power cut leaves what the chip would hold, as asked;
      * any other failure leaves the image as it was. */
-    bool power_cut = built && image.sim && !nk_sim_powered(image.sim);
+    bool power_cut = image.sim && !nk_sim_powered(image.sim);
     int err_close = image.sim ? nk_sim_close(image.sim) : 0;
     image.sim = NULL;
     nk_tool_image_close(&image);

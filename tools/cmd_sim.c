@@ -143,6 +143,10 @@ static int nk_sim_create(int argc, char **argv)
     char why[NK_DIAG_LEN] = "";
     int err = nk_sim_open(&sim, &config, why);
     free(bad_list);
+    if (err == -NK_EINVAL) /* a part the simulator cannot model: bad input */
+        return nk_tool_fail("cannot create %s with %s %s: %s", opts.path,
+                            opts.chip ? "--chip" : "--geometry",
+                            opts.chip ? opts.chip : opts.geometry, why);
     if (err)
         return nk_tool_error("%s", why[0] ? why : nk_strerror(err));
     err = nk_sim_close(sim);

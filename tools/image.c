@@ -111,7 +111,7 @@ static int nk_parse_geometry(const char *text, struct nk_chip_info *info)
         values[n++] = v;
         p = *end ? end + 1 : end;
     }
-    if (*p || n < 3)
+    if (*p || n < 3 || p[-1] == ',') /* a trailing comma is a missing value */
         return nk_tool_fail("bad --geometry '%s': expected PAGE,OOB,PAGES_PER_BLOCK[,BLOCKS]",
                             text);
     if (!nk_power_of_two(values[0]) || values[0] < 256 || values[0] > 65536)
