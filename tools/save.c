@@ -201,3 +201,29 @@ void nk_tool_save_abort(struct nk_tool_save *save)
     free(save->target);
     memset(save, 0, sizeof *save);
 }
+
+int nk_tool_write_file(const char *path, const void *data, size_t len)
+{
+    struct nk_tool_save save;
+    int status = nk_tool_save_begin(&save, path, false);
+    if (status)
+        return status;
+    int fd = open(save.tmp, O_WRONLY | O_CLOEXEC);
+    const char *p = data;
+    size_t left = len;
+    while (fd >= 0 && left) {
+        ssize_t n = write(fd, p, left);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        p += n;
+        left -= (size_t)n;
+    }
+    if (fd < 0 || left || close(fd)) {
+        status = nk_tool_error("cannot write %s: %s", path, strerror(errno));
+        nk_tool_save_abort(&save);
+        return status;
+    }
+    return nk_tool_save_commit(&save);
+}

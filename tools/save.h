@@ -10,6 +10,7 @@
 #define NK_TOOL_SAVE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct nk_tool_save {
     char *target; /* the user's path */
@@ -29,5 +30,10 @@ int nk_tool_save_commit(struct nk_tool_save *save);
 
 /* Removes the temporary files (after a failure) and frees. */
 void nk_tool_save_abort(struct nk_tool_save *save);
+
+/* Writes `len` bytes as the whole of `path` the same way: a temporary file
+ * beside it, fsync, rename. Returns 0, or prints one line naming the file
+ * and returns exit status 1 (the old file, if any, is left as it was). */
+int nk_tool_write_file(const char *path, const void *data, size_t len);
 
 #endif

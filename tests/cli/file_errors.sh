@@ -2,8 +2,8 @@
 # Writes that fail are reported, never called done, and the sidecar beside an
 # image is only ever read from a regular file: a full disk (RLIMIT_FSIZE)
 # while badblocks writes its tables exits 1 naming the image and leaves the
-# image as it was; a sidecar that cannot be written (its temporary name
-# taken by a directory) makes sim create exit 1; a sidecar path that is a FIFO or a directory is refused at once, in
+# image as it was; sim create on a full disk exits 1 naming the sidecar and
+# leaves nothing; a sidecar path that is a FIFO or a directory is refused at once, in
 # one line, without hanging or allocating for a nonsense size.
 #
 # usage: bash tests/cli/file_errors.sh NANDKIT_BINARY
@@ -29,13 +29,14 @@ grep -q "^nandkit: .*a.img" err || fail "full disk: error does not name the imag
 [ "$(wc -l < err)" = 1 ] || fail "full disk: more than one line: $(cat err)"
 [ "$(stat -c %s a.img)" = 0 ] || fail "badblocks on a full disk changed the image"
 
-# sim_create_reports_unwritable_sidecar
+# sim_create_on_full_disk_fails: the 16 KiB sidecar does not fit in 8 KiB.
 rm -rf a.img a.img.nksim a.img.nksim.tmp
-mkdir a.img.nksim.tmp
-"$NK" sim create a.img $G > out 2> err
+(ulimit -f 8; trap '' XFSZ; exec "$NK" sim create a.img $G) > out 2> err
 rc=$?
-[ "$rc" = 1 ] || fail "sim create with an unwritable sidecar: exit $rc, expected 1"
-grep -q "^created" out && fail "sim create claims success"
+[ "$rc" = 1 ] || fail "sim create on a full disk: exit $rc, expected 1"
+grep -q "^created" out && fail "sim create on a full disk claims success"
+grep -q "sidecar" err || fail "sim create on a full disk: the sidecar is not named: $(cat err)"
+ls a.img* > /dev/null 2>&1 && fail "sim create on a full disk left files: $(ls a.img*)"
 
 # sidecar_fifo_is_refused_without_hanging (timeout only guards the run)
 fresh
