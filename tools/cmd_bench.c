@@ -346,7 +346,7 @@ static int nk_bench_cmd(int argc, char **argv)
             return nk_tool_error("cannot write --svg '%s': out of memory", o.svg);
         nk_bench_write_svg(f, results, count);
         int status_svg = fclose(f) != 0 ? nk_tool_error("cannot write --svg '%s'", o.svg)
-                                        : nk_tool_write_file(o.svg, svg, svg_len);
+                                        : nk_tool_write_file("--svg ", o.svg, svg, svg_len);
         free(svg);
         if (status_svg)
             return status_svg;

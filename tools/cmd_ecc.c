@@ -337,7 +337,7 @@ static int nk_ecc_run(int argc, char **argv)
         goto out;
     }
     if (output) {
-        status = nk_tool_write_file(output, data, size); /* temporary file, then rename */
+        status = nk_tool_write_file("", output, data, size); /* temporary file, then rename */
         if (status)
             goto out;
     }

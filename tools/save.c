@@ -108,8 +108,8 @@ int nk_tool_save_begin(struct nk_tool_save *save, const char *target, bool copy)
     }
     int fd = mkostemp(save->tmp, O_CLOEXEC);
     if (fd < 0) {
-        int status =
-            nk_tool_error("cannot create a temporary file beside %s: %s", target, strerror(errno));
+        int status = nk_tool_error("cannot write %s: no temporary file beside it: %s", target,
+                                   strerror(errno));
         free(save->tmp);
         save->tmp = NULL;
         nk_tool_save_abort(save);
@@ -202,16 +202,23 @@ void nk_tool_save_abort(struct nk_tool_save *save)
     memset(save, 0, sizeof *save);
 }
 
-int nk_tool_write_file(const char *path, const void *data, size_t len)
+int nk_tool_write_file(const char *label, const char *path, const void *data, size_t len)
 {
-    struct nk_tool_save save;
-    int status = nk_tool_save_begin(&save, path, false);
-    if (status)
+    char *tmp = nk_save_concat(path, ".nktmp-XXXXXX");
+    if (!tmp)
+        return nk_tool_error("cannot write %s'%s': out of memory", label, path);
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0) {
+        int status = nk_tool_error("cannot write %s'%s': %s", label, path, strerror(errno));
+        free(tmp);
         return status;
-    int fd = open(save.tmp, O_WRONLY | O_CLOEXEC);
+    }
+    mode_t mask = umask(0);
+    umask(mask);
     const char *p = data;
     size_t left = len;
-    while (fd >= 0 && left) {
+    bool ok = fchmod(fd, 0666 & ~mask) == 0;
+    while (ok && left) {
         ssize_t n = write(fd, p, left);
         if (n < 0 && errno == EINTR)
             continue;
@@ -220,10 +227,12 @@ int nk_tool_write_file(const char *path, const void *data, size_t len)
         p += n;
         left -= (size_t)n;
     }
-    if (fd < 0 || left || close(fd)) {
-        status = nk_tool_error("cannot write %s: %s", path, strerror(errno));
-        nk_tool_save_abort(&save);
-        return status;
-    }
-    return nk_tool_save_commit(&save);
+    ok = ok && !left && fsync(fd) == 0;
+    ok = close(fd) == 0 && ok;
+    ok = ok && rename(tmp, path) == 0;
+    int status = ok ? 0 : nk_tool_error("cannot write %s'%s': %s", label, path, strerror(errno));
+    if (!ok)
+        unlink(tmp);
+    free(tmp);
+    return status;
 }

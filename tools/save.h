@@ -32,8 +32,9 @@ int nk_tool_save_commit(struct nk_tool_save *save);
 void nk_tool_save_abort(struct nk_tool_save *save);
 
 /* Writes `len` bytes as the whole of `path` the same way: a temporary file
- * beside it, fsync, rename. Returns 0, or prints one line naming the file
- * and returns exit status 1 (the old file, if any, is left as it was). */
-int nk_tool_write_file(const char *path, const void *data, size_t len);
+ * beside it, fsync, rename. Returns 0, or prints one line "cannot write
+ * LABEL'PATH': reason" (`label` e.g. "--svg ", or "") and returns exit
+ * status 1 (the old file, if any, is left as it was). */
+int nk_tool_write_file(const char *label, const char *path, const void *data, size_t len);
 
 #endif
