@@ -65,7 +65,8 @@ static const struct nk_chip_info nk_sim_jedec_2g = {
 };
 
 static const struct nk_sim_preset_entry nk_sim_presets[] = {
-    {"K9F1G08U0A", NULL, false, 4}, /* the chip of the eCos library's benchmark (ecos-devel, 2009) */
+    /* The chip of the eCos library's benchmark (ecos-devel, 2009). */
+    {"K9F1G08U0A", NULL, false, 4},
     {"K9F2G08U0B", NULL, false, 8},
     {"K9F1208U0C", NULL, false, 16},    /* small page: 00h/01h/50h pointers, no 30h */
     {"MT29F2G08ABAEA", NULL, false, 8}, /* ONFI 1.0, on-die ECC (4 bits / 512 bytes) */
