@@ -37,14 +37,18 @@ enum nk_nand_cmd {
     NK_CMD_RESET = 0xff,        /* reset */
     NK_CMD_READSTART = 0x30,    /* read confirm (large page) */
     NK_CMD_RNDOUTSTART = 0xe0,  /* change read column confirm */
+    NK_CMD_READCACHESEQ = 0x31, /* read cache sequential: next page to the cache register */
+    NK_CMD_READCACHEEND = 0x3f, /* read cache end: last page to the cache register */
+    NK_CMD_COPYBACKREAD = 0x35, /* read for copy-back confirm */
 };
 
 /* Status register bits. */
-#define NK_STATUS_FAIL 0x01u    /* last program/erase failed (on-die ECC: uncorrectable) */
-#define NK_STATUS_FAIL_N1 0x02u /* previous (cache) operation failed */
-#define NK_STATUS_REWRITE 0x08u /* on-die ECC (Micron): rewrite recommended */
-#define NK_STATUS_READY 0x40u   /* array ready (not busy) */
-#define NK_STATUS_WP_N 0x80u    /* not write protected */
+#define NK_STATUS_FAIL 0x01u        /* last program/erase failed (on-die ECC: uncorrectable) */
+#define NK_STATUS_FAIL_N1 0x02u     /* previous (cache) operation failed */
+#define NK_STATUS_REWRITE 0x08u     /* on-die ECC (Micron): rewrite recommended */
+#define NK_STATUS_ARRAY_READY 0x20u /* array idle (cache operations: I/O5, "true ready") */
+#define NK_STATUS_READY 0x40u       /* array ready (not busy) */
+#define NK_STATUS_WP_N 0x80u        /* not write protected */
 
 /* Datasheet timings, in nanoseconds. The array times are the values the
  * benchmarker uses for the datasheet limit (typical, as the reference
@@ -64,6 +68,9 @@ struct nk_chip_timing {
     uint32_t tR_max_ns; /* worst case, for timeouts */
     uint32_t tPROG_max_ns;
     uint32_t tBERS_max_ns;
+    uint32_t tRCBSY_ns;     /* read cache busy (31h/3Fh), typical */
+    uint32_t tCBSY_max_ns;  /* cache program busy, worst case (the previous page's tPROG) */
+    uint32_t tRCBSY_max_ns; /* read cache busy, worst case */
 };
 
 /* Where the factory bad-block marker lives (nk_chip_info.bbm_pages). */
@@ -80,6 +87,9 @@ struct nk_chip_timing {
 #define NK_CHIP_ON_DIE_ECC 0x0020u /* has an internal ECC engine (Micron style) */
 #define NK_CHIP_RANDOM_OUT 0x0040u /* 05h/E0h change read column */
 #define NK_CHIP_BUS16 0x0080u      /* x16 data bus */
+#define NK_CHIP_CACHE_READ 0x0100u /* 31h/3Fh read cache sequential/end */
+#define NK_CHIP_COPYBACK 0x0200u   /* 00h..35h read for copy-back, 85h..10h copy-back program */
+#define NK_CHIP_COPYBACK_PARITY 0x0400u /* copy-back only between pages of equal parity */
 
 /* Everything nandkit knows about a part. */
 struct nk_chip_info {
@@ -104,6 +114,9 @@ struct nk_chip_info {
     uint32_t features;       /* NK_CHIP_* */
     uint32_t max_bad_blocks; /* datasheet worst case per chip (0 = unknown) */
     struct nk_chip_timing timing;
+    /* Planes, interleaved by block (plane = block % planes; 0 means 1).
+     * Copy-back stays within one plane. */
+    uint8_t planes;
 };
 
 /* A chip on a controller. */
