@@ -243,6 +243,46 @@ int nk_chip_write_column(struct nk_chip *chip, uint32_t column);
 /* 10h (or 15h) + wait + status check. 0 or -NK_EIO on FAIL. */
 int nk_chip_program_finish(struct nk_chip *chip, bool cache);
 
+/* Pipelined sequences. Each needs the feature bit named; otherwise (and on
+ * small-page parts) -NK_ENOTSUP. ------------------------------------------ */
+
+/* Cache program (NK_CHIP_CACHE_PROGRAM): 80h + address + pieces + 15h, or
+ * 10h when `last`, then waits for ready (15h: the cache register is free,
+ * tCBSY after the previous page finished; 10h: every page is programmed)
+ * and reads the status into *status without judging it: while the array is
+ * busy, NK_STATUS_FAIL reports the previous page and NK_STATUS_FAIL_N1 the
+ * one before; after 10h, FAIL is this page and FAIL_N1 the previous. The
+ * pages of one sequence must lie in one block. Returns 0 or a port error. */
+int nk_chip_program_cache(struct nk_chip *chip, uint32_t row, const struct nk_xfer *xfers,
+                          unsigned count, bool last, uint8_t *status);
+
+/* Overlapped program: 80h + address + pieces + 10h without waiting (the
+ * port may use another target meanwhile); nk_chip_program_end() waits and
+ * checks the status (0, -NK_EIO on FAIL, -NK_EROFS, or a port error). */
+int nk_chip_program_begin(struct nk_chip *chip, uint32_t row, const struct nk_xfer *xfers,
+                          unsigned count);
+int nk_chip_program_end(struct nk_chip *chip, uint32_t row);
+
+/* Overlapped read: 00h + address + 30h without waiting; nk_chip_read_wait()
+ * waits for the load and leaves the chip in data output at `column`. */
+int nk_chip_read_begin(struct nk_chip *chip, uint32_t row, uint32_t column);
+int nk_chip_read_wait(struct nk_chip *chip);
+
+/* Read cache (NK_CHIP_CACHE_READ), after nk_chip_read_start() of the first
+ * page: 31h (3Fh when `last`) and the wait for tRCBSY (and the load behind
+ * it). The next page of the sequence is then output from column 0. A
+ * sequence stays within one block and ends with 3Fh. */
+int nk_chip_read_cache_next(struct nk_chip *chip, bool last);
+
+/* Copy-back (NK_CHIP_COPYBACK): 00h + address + 35h and the wait; the page
+ * may then be read out (nk_chip_read_data, nk_chip_read_column) to check its
+ * ECC. nk_chip_copyback_program() programs the register to `row` (85h +
+ * address + optional pieces that change it + 10h) and checks the status.
+ * Source and destination must share a plane (and parity where required). */
+int nk_chip_copyback_read(struct nk_chip *chip, uint32_t row, uint32_t column);
+int nk_chip_copyback_program(struct nk_chip *chip, uint32_t row, const struct nk_xfer *xfers,
+                             unsigned count);
+
 /* Total pages on the chip. */
 static inline uint32_t nk_chip_pages(const struct nk_chip_info *info)
 {
