@@ -315,6 +315,14 @@ int nk_nand_program_pages_unlocked(struct nk_nand *dev, uint32_t first_page, uin
                                    const uint8_t *data, const uint8_t *oob, enum nk_oob_mode mode)
 {
     const uint32_t ppb = nk_nand_pages_per_block(dev);
+    /* The whole range first: a call that cannot finish sends nothing. */
+    int err = count ? nk_check_page(dev, first_page) : 0;
+    if (!err && count)
+        err = nk_check_page(dev, first_page + count - 1);
+    if (!err && count && first_page + count - 1 < first_page)
+        err = nk_diag_set(&dev->diag, -NK_EINVAL, "page range wraps around");
+    if (err)
+        return err;
     bool cache = (dev->chip.info.features & NK_CHIP_CACHE_PROGRAM) &&
                  !(dev->chip.info.features & NK_CHIP_SMALL_PAGE) && nk_mp_ecc_simple(dev, mode) &&
                  (data || oob);
@@ -323,7 +331,6 @@ int nk_nand_program_pages_unlocked(struct nk_nand *dev, uint32_t first_page, uin
         uint32_t run = ppb ? ppb - page % ppb : 1;
         if (run > count - i)
             run = count - i;
-        int err;
         if (cache && run >= 2) {
             err = nk_mp_program_cache_run(dev, page, run, nk_mp_data(dev, (uint8_t *)data, i),
                                           nk_mp_oob(dev, (uint8_t *)oob, i, mode), mode);
