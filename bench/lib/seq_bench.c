@@ -289,10 +289,10 @@ int nk_seq_bench_run(const char *preset, uint64_t seed, struct nk_seq_result *re
     snprintf(result->chip, sizeof result->chip, "%s", info->model);
     bool small = (info->features & NK_CHIP_SMALL_PAGE) != 0;
     snprintf(result->commands, sizeof result->commands, "%s%s%s%s",
-             !small && (info->features & NK_CHIP_CACHE_PROGRAM) ? "80h..15h " : "",
-             !small && (info->features & NK_CHIP_CACHE_READ) ? "31h/3Fh " : "",
-             !small && (info->features & NK_CHIP_COPYBACK) ? "00h..35h+85h..10h " : "",
-             small ? "(none: small page)" : "");
+             !small && (info->features & NK_CHIP_CACHE_PROGRAM) ? "80h..15h" : "",
+             !small && (info->features & NK_CHIP_CACHE_READ) ? " 31h/3Fh" : "",
+             !small && (info->features & NK_CHIP_COPYBACK) ? " 00h..35h+85h..10h" : "",
+             small ? "none (small page)" : "");
     /* Two blocks of the striped device: 2 * pages_per_block pages. */
     size_t pages = 2u * info->pages_per_block;
     uint8_t *data = malloc(pages * info->page_size), *oob = malloc(pages * info->oob_size);
