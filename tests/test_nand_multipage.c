@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "nandkit/array.h"
+#include "nandkit/bbt.h"
 #include "nandkit/error.h"
 #include "simdev.h"
 #include "testutil.h"
@@ -160,6 +161,34 @@ static void test_program_pages_checks_before_sending(void **state)
     nk_test_dev_close(&d);
 }
 
+static void test_program_pages_refuses_a_block_the_table_knows_as_bad(void **state)
+{
+    (void)state;
+    struct nk_test_dev d;
+    nk_test_dev_open(&d, "K9F1G08U0A", NK_TEST_ECC_HAMMING256, NULL);
+    struct nk_bbt bbt;
+    struct nk_bbt_config config;
+    memset(&config, 0, sizeof config);
+    config.memory_size = nk_bbt_memory_size(&d.nand);
+    config.memory = malloc(config.memory_size);
+    assert_int_equal(nk_bbt_attach(&d.nand, &bbt, &config), 0);
+    assert_int_equal(nk_bbt_mark_worn(&d.nand, 9), 0);
+    fill(g_data, 8 * 2048, 17);
+    nk_sim_counters_reset(d.sim);
+    /* Pages 8*64-4 .. 8*64+3: the run in block 8 lands, block 9 is refused. */
+    assert_int_equal(nk_nand_program_pages(&d.nand, 9 * 64 - 4, 8, g_data, NULL, NK_OOB_PLACE),
+                     -NK_EIO);
+    assert_non_null(strstr(d.nand.diag.text, "block 9 is bad"));
+    struct nk_sim_counters c = counters(d.sim);
+    assert_int_equal(c.ops[NK_SIM_OP_CACHE_PROGRAM] + c.ops[NK_SIM_OP_PROGRAM], 4);
+    assert_int_equal(d.nand.stats.refused_bad, 1);
+    assert_int_equal(nk_nand_read_pages(&d.nand, 9 * 64 - 4, 4, g_back, NULL, NK_OOB_PLACE), 0);
+    assert_memory_equal(g_back, g_data, 4 * 2048);
+    nk_bbt_detach(&d.nand);
+    free(config.memory);
+    nk_test_dev_close(&d);
+}
+
 /* ----- power cuts ----------------------------------------------------------------- */
 
 /* The documented outcome of a cut during a pipelined write of `count` pages
@@ -304,8 +333,8 @@ struct two_chips {
     struct nk_nand_array array;
 };
 
-static void two_chips_open(struct two_chips *t, const char *preset, bool overlap,
-                           enum nk_nand_array_mapping mapping)
+static void two_chips_open_flags(struct two_chips *t, const char *preset, bool overlap,
+                                 enum nk_nand_array_mapping mapping, unsigned port_flags)
 {
     memset(t, 0, sizeof *t);
     for (unsigned i = 0; i < 2; i++) {
@@ -315,7 +344,7 @@ static void two_chips_open(struct two_chips *t, const char *preset, bool overlap
         config.seed = 40 + i;
         assert_int_equal(nk_sim_open(&t->sims[i], &config, NULL), 0);
     }
-    assert_int_equal(nk_sim_bus_open(&t->bus, t->sims, 2, 0), 0);
+    assert_int_equal(nk_sim_bus_open(&t->bus, t->sims, 2, port_flags), 0);
     const struct nk_ctrl *ctrl = nk_sim_bus_ctrl(t->bus);
     t->serial_ctrl = *ctrl;
     t->serial_ctrl.caps &= ~NK_CTRL_CAP_INDEPENDENT_TARGETS;
@@ -333,6 +362,12 @@ static void two_chips_open(struct two_chips *t, const char *preset, bool overlap
     }
     struct nk_nand *chips[2] = {&t->nand[0], &t->nand[1]};
     assert_int_equal(nk_nand_array_init(&t->array, chips, 2, mapping), 0);
+}
+
+static void two_chips_open(struct two_chips *t, const char *preset, bool overlap,
+                           enum nk_nand_array_mapping mapping)
+{
+    two_chips_open_flags(t, preset, overlap, mapping, 0);
 }
 
 static void two_chips_close(struct two_chips *t)
@@ -432,6 +467,51 @@ static void test_striped_transfers_overlap_the_chips_bit_exact(void **state)
     assert_true(read_fast * 10 < read_slow * 8);
 }
 
+static void test_every_path_works_on_ports_without_rb_lines(void **state)
+{
+    (void)state;
+    /* One chip: read cache and cache program by status polling. */
+    struct nk_sim *sim;
+    struct nk_sim_config config;
+    memset(&config, 0, sizeof config);
+    config.preset = "MT29F2G08ABAEA";
+    config.seed = 3;
+    assert_int_equal(nk_sim_open(&sim, &config, NULL), 0);
+    struct nk_ecc_engine ecc;
+    assert_int_equal(nk_ecc_hamming_init(&ecc, 256, false), 0);
+    struct nk_nand nand;
+    struct nk_nand_config nc;
+    memset(&nc, 0, sizeof nc);
+    nc.ctrl = nk_sim_ctrl_no_rb(sim);
+    nc.ecc = &ecc;
+    nc.workspace_size = nk_nand_workspace_size(&nk_sim_params(sim)->chip);
+    void *ws = malloc(nc.workspace_size);
+    nc.workspace = ws;
+    assert_int_equal(nk_nand_open(&nand, &nc), 0);
+    fill(g_data, 10 * 2048, 18);
+    assert_int_equal(nk_nand_program_pages(&nand, 64 + 60, 10, g_data, NULL, NK_OOB_PLACE), 0);
+    assert_int_equal(nk_nand_read_pages(&nand, 64 + 60, 10, g_back, NULL, NK_OOB_PLACE), 0);
+    assert_memory_equal(g_back, g_data, 10 * 2048);
+    assert_int_equal(nk_nand_move_page(&nand, 64 + 61, 3 * 64 + 1), 0);
+    assert_int_equal(nk_nand_read_page(&nand, 3 * 64 + 1, g_back, NULL, NK_OOB_PLACE), 0);
+    assert_memory_equal(g_back, g_data + 2048, 2048);
+    struct nk_sim_counters c = counters(sim);
+    assert_int_equal(c.ops[NK_SIM_OP_CACHE_READ], 10);
+    assert_int_equal(c.ops[NK_SIM_OP_COPYBACK_PROGRAM], 1);
+    assert_int_equal(c.protocol_errors, 0);
+    free(ws);
+    nk_sim_close(sim);
+    /* Two chips, overlapped, by polling each target's status. */
+    struct two_chips t;
+    uint64_t program_ns, read_ns;
+    two_chips_open_flags(&t, "K9F1G08U0A", true, NK_NAND_ARRAY_STRIPE, NK_SIM_PORT_NO_RB);
+    assert_true(t.array.overlap);
+    run_striped_transfer(&t, &program_ns, &read_ns);
+    assert_int_equal(counters(t.sims[0]).protocol_errors, 0);
+    assert_int_equal(counters(t.sims[1]).protocol_errors, 0);
+    two_chips_close(&t);
+}
+
 static void test_array_refuses_mismatched_chips(void **state)
 {
     (void)state;
@@ -455,6 +535,7 @@ int main(void)
         cmocka_unit_test(test_program_failure_in_a_cache_sequence_names_the_page),
         cmocka_unit_test(test_failure_of_the_page_before_the_last_is_reported_after_10h),
         cmocka_unit_test(test_program_pages_checks_before_sending),
+        cmocka_unit_test(test_program_pages_refuses_a_block_the_table_knows_as_bad),
         cmocka_unit_test(test_power_cut_at_every_array_operation_of_a_cache_program),
         cmocka_unit_test(test_power_cut_at_any_time_loses_at_most_the_two_last_pages_sent),
         cmocka_unit_test(test_move_page_by_copyback_sends_back_a_corrected_page),
@@ -463,6 +544,7 @@ int main(void)
         cmocka_unit_test(test_striped_mapping_alternates_chips_within_a_block),
         cmocka_unit_test(test_concatenated_mapping_puts_chip_one_after_chip_zero),
         cmocka_unit_test(test_striped_transfers_overlap_the_chips_bit_exact),
+        cmocka_unit_test(test_every_path_works_on_ports_without_rb_lines),
         cmocka_unit_test(test_array_refuses_mismatched_chips),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
