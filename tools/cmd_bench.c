@@ -308,7 +308,7 @@ static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
         return nk_tool_fail("--sequential runs on the simulator presets: give --chip NAME or none");
     struct nk_sim_params preset;
     if (o->sequential && o->image.chip && nk_sim_preset(o->image.chip, &preset) != 0)
-        return nk_tool_fail("unknown --chip '%s' (nandkit sim --list names the presets)",
+        return nk_tool_fail("unknown --chip '%s' (nandkit sim list names the presets)",
                             o->image.chip);
     if (o->sequential)
         return 0;
