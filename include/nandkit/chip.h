@@ -204,7 +204,9 @@ int nk_chip_read_page(struct nk_chip *chip, uint32_t row, const struct nk_xfer *
 
 /* Programs page `row` from the pieces (random data in 85h between
  * non-contiguous pieces); `cache` uses 15h (cache program) when supported.
- * Returns 0, -NK_EIO when the status reports FAIL, or a port error. */
+ * Returns 0, -NK_EIO when the status reports FAIL, or a port error. After
+ * 15h the status belongs to the previous page: sequences of cache programs
+ * use nk_chip_program_cache(), which hands the status back. */
 int nk_chip_program_page(struct nk_chip *chip, uint32_t row, const struct nk_xfer *xfers,
                          unsigned count, bool cache);
 
