@@ -512,6 +512,25 @@ static void test_every_path_works_on_ports_without_rb_lines(void **state)
     two_chips_close(&t);
 }
 
+static void test_array_moves_pages_within_and_across_chips(void **state)
+{
+    (void)state;
+    struct two_chips t;
+    two_chips_open(&t, "K9F1G08U0A", true, NK_NAND_ARRAY_STRIPE);
+    fill(g_data, 4 * 2048, 19);
+    assert_int_equal(nk_nand_array_program_pages(&t.array, 128 * 2, 4, g_data, NULL, NK_OOB_PLACE),
+                     0);
+    /* Logical 256 is chip 0 page 128; 384 chip 0 page 192; 385 chip 1 page 192. */
+    assert_int_equal(nk_nand_array_move_page(&t.array, 128 * 2, 128 * 3), 0);
+    assert_int_equal(counters(t.sims[0]).ops[NK_SIM_OP_COPYBACK_PROGRAM], 1);
+    assert_int_equal(nk_nand_array_move_page(&t.array, 128 * 2 + 2, 128 * 3 + 1), 0);
+    assert_int_equal(nk_nand_array_read_pages(&t.array, 128 * 3, 2, g_back, NULL, NK_OOB_PLACE), 0);
+    assert_memory_equal(g_back, g_data, 2048);
+    assert_memory_equal(g_back + 2048, g_data + 2 * 2048, 2048);
+    assert_int_equal(nk_nand_array_move_page(&t.array, 0, 128 * 1024), -NK_EINVAL);
+    two_chips_close(&t);
+}
+
 static void test_array_refuses_mismatched_chips(void **state)
 {
     (void)state;
@@ -545,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_concatenated_mapping_puts_chip_one_after_chip_zero),
         cmocka_unit_test(test_striped_transfers_overlap_the_chips_bit_exact),
         cmocka_unit_test(test_every_path_works_on_ports_without_rb_lines),
+        cmocka_unit_test(test_array_moves_pages_within_and_across_chips),
         cmocka_unit_test(test_array_refuses_mismatched_chips),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

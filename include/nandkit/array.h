@@ -69,6 +69,12 @@ int nk_nand_array_erase_block(struct nk_nand_array *array, uint32_t block);
 /* 1 bad, 0 good, or a negative error. */
 int nk_nand_array_block_is_bad(struct nk_nand_array *array, uint32_t block);
 
+/* Moves logical page `from` to `to` for garbage collection: within one chip
+ * through nk_nand_move_page() (copy-back where the chip allows), across
+ * chips by read + program through the devices' own buffers. Same returns
+ * as nk_nand_move_page(). */
+int nk_nand_array_move_page(struct nk_nand_array *array, uint32_t from, uint32_t to);
+
 /* Largest bitflip count of any page of the last array read. */
 unsigned nk_nand_array_last_bitflips(const struct nk_nand_array *array);
 

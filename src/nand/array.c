@@ -299,6 +299,39 @@ int nk_nand_array_program_pages(struct nk_nand_array *array, uint32_t first_page
     return err;
 }
 
+/* ----- page move ------------------------------------------------------------------- */
+
+int nk_nand_array_move_page(struct nk_nand_array *array, uint32_t from, uint32_t to)
+{
+    unsigned src_chip, dst_chip;
+    uint32_t src_page, dst_page;
+    if (nk_nand_array_locate(array, from, &src_chip, &src_page) ||
+        nk_nand_array_locate(array, to, &dst_chip, &dst_page))
+        return nk_diag_set(&array->diag, -NK_EINVAL,
+                           "page move %u -> %u out of range: the array has %u pages", from, to,
+                           nk_nand_array_pages(array));
+    struct nk_nand *src = array->chips[src_chip], *dst = array->chips[dst_chip];
+    if (src == dst) {
+        int err = nk_nand_move_page(src, src_page, dst_page);
+        nk_array_take_diag(array, src, err < 0 && err != -NK_EUCLEAN ? err : 0);
+        return err;
+    }
+    /* Across chips: the data lands in the destination's page buffer and the
+     * OOB in its ecc_read area, neither of which its program touches. */
+    nk_array_lock(array, true);
+    uint8_t *data = dst->page_buf, *oob = dst->ecc_read;
+    int result = nk_nand_read_page_unlocked(src, src_page, data, oob, NK_OOB_PLACE);
+    int err = result < 0 && result != -NK_EUCLEAN ? result : 0;
+    if (err) {
+        nk_array_take_diag(array, src, err);
+    } else {
+        err = nk_nand_program_page_unlocked(dst, dst_page, data, oob, NK_OOB_PLACE, 0);
+        nk_array_take_diag(array, dst, err);
+    }
+    nk_array_lock(array, false);
+    return err ? err : result;
+}
+
 /* ----- blocks ----------------------------------------------------------------------- */
 
 int nk_nand_array_erase_block(struct nk_nand_array *array, uint32_t block)
