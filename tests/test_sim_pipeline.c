@@ -117,6 +117,15 @@ static void test_cache_program_status_is_the_previous_page_while_the_array_works
     /* After 10h: every page done; FAIL is page 2, FAILC page 1. */
     assert_int_equal(status & NK_STATUS_ARRAY_READY, NK_STATUS_ARRAY_READY);
     assert_int_equal(status & (NK_STATUS_FAIL | NK_STATUS_FAIL_N1), 0);
+    /* Two pages, the first failing: after 10h FAILC reports it... */
+    assert_int_equal(nk_sim_fail_inject(sim, 4, NK_SIM_FAIL_PROGRAM, false), 0);
+    program_with(ctrl, info, 4 * 64, page, 0x15);
+    program_with(ctrl, info, 4 * 64 + 1, page, 0x10);
+    status = sim_status(ctrl);
+    assert_int_equal(status & (NK_STATUS_FAIL | NK_STATUS_FAIL_N1), NK_STATUS_FAIL_N1);
+    /* ...and a page read that follows has a status of its own. */
+    load_page(ctrl, info, 0, 0x30);
+    assert_int_equal(sim_status(ctrl) & (NK_STATUS_FAIL | NK_STATUS_FAIL_N1), 0);
     nk_sim_close(sim);
 }
 

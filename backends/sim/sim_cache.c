@@ -71,6 +71,7 @@ void nk_sim_cache_read(struct nk_sim *sim, bool last)
         nk_sim_cache_read_ahead(sim, row, false, cmd);
     } else {
         uint32_t row = sim->cache_read_next;
+        sim->cache_status = false;
         nk_sim_op_read(sim, row); /* waits for the load, applies the read physics */
         if (!sim->powered)
             return;

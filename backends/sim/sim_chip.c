@@ -121,6 +121,7 @@ static void nk_sim_start_read(struct nk_sim *sim)
     uint32_t row = nk_sim_parse_row(sim, cols);
     sim->column = column;
     sim->copyback_row = UINT32_MAX;
+    sim->cache_status = false; /* a read's status is its own */
     nk_sim_op_read(sim, row);
     if (!sim->powered)
         return;
