@@ -29,6 +29,10 @@
 
 #include "nandkit/nand.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define NK_NAND_ARRAY_MAX 8
 
 enum nk_nand_array_mapping {
@@ -77,5 +81,9 @@ int nk_nand_array_move_page(struct nk_nand_array *array, uint32_t from, uint32_t
 
 /* Largest bitflip count of any page of the last array read. */
 unsigned nk_nand_array_last_bitflips(const struct nk_nand_array *array);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NANDKIT_ARRAY_H */
