@@ -166,11 +166,6 @@ struct nk_sim {
     bool read_valid;   /* register holds a page loaded by a read (or a parameter page) */
     bool resume_ok;    /* 00h after 70h: a data cycle resumes output */
     bool cache_seq;    /* the last program was a cache program (15h) */
-    uint32_t cache_block;     /* block of the cache program sequence under way */
-    uint8_t fail_history;     /* FAIL of the latest programs of a cache sequence, bit 0 newest */
-    bool cache_status;        /* status bits 0/1 follow the cache program rules */
-    uint32_t cache_read_next; /* read cache: row loading into the data register (UINT32_MAX) */
-    uint32_t copyback_row;    /* row loaded by 00h..35h, UINT32_MAX: none */
     uint32_t read_row; /* page in the register; UINT32_MAX: parameter page */
     uint8_t pointer;   /* small page: 0 = 00h, 1 = 01h, 2 = 50h */
     const uint8_t *out_buf;
@@ -186,6 +181,13 @@ struct nk_sim {
     uint8_t features[256][4];
     bool on_die_ecc;
     bool write_protect;
+
+    /* Cache program, read cache and copy-back (sim_cache.c). */
+    uint32_t cache_block;     /* block of the cache program sequence under way */
+    uint8_t fail_history;     /* FAIL of the latest programs of a cache sequence, bit 0 newest */
+    bool cache_status;        /* status bits 0/1 follow the cache program rules */
+    uint32_t cache_read_next; /* read cache: row loading into the data register (UINT32_MAX) */
+    uint32_t copyback_row;    /* row loaded by 00h..35h, UINT32_MAX: none */
 
     /* Status and busy. */
     uint8_t status_bits;  /* FAIL, FAIL_N1, REWRITE */
