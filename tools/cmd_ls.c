@@ -72,9 +72,9 @@ static void nk_ls_entry(struct nk_ls *ls, const char *path, const char *shown,
         ls->first = false;
         nk_tool_json_string(stdout, path);
         printf(", \"type\": \"%s\", \"size\": %llu, \"mode\": \"0%o\", \"uid\": %u, \"gid\": %u, "
-               "\"mtime\": %llu, \"nlink\": %u, \"obj_id\": %u, \"ino\": %u",
+               "\"mtime\": %lld, \"nlink\": %u, \"obj_id\": %u, \"ino\": %u",
                nk_ls_type_name(st.type), (unsigned long long)st.size, st.mode, st.uid, st.gid,
-               (unsigned long long)st.mtime, st.nlink, st.obj_id, st.ino);
+               (long long)(int64_t)st.mtime, st.nlink, st.obj_id, st.ino);
         if (st.type == NK_FS_TYPE_SYMLINK) {
             printf(", \"link_target\": ");
             nk_tool_json_string(stdout, target);
