@@ -118,8 +118,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
             static const uint8_t zero = 0;
             nk_sim_page_poke(sim, block * PPB, PAGE, &zero, 1);
         } else {
-            nk_sim_fail_inject(sim, block,
-                               kind == 2 ? NK_SIM_FAIL_PROGRAM : NK_SIM_FAIL_ERASE, false);
+            nk_sim_fail_inject(sim, block, kind == 2 ? NK_SIM_FAIL_PROGRAM : NK_SIM_FAIL_ERASE,
+                               false);
         }
     }
 
