@@ -308,6 +308,124 @@ static void test_program_failure_in_a_table_block_also_relocates(void **state)
     nk_test_dev_close(&d);
 }
 
+/* A no-ECC K9F1G08U0A with the given factory-bad blocks. */
+static void open_chip_no_ecc(struct nk_test_dev *d)
+{
+    struct nk_sim_config config;
+    memset(&config, 0, sizeof config);
+    config.seed = 42;
+    nk_test_dev_open(d, "K9F1G08U0A", NK_TEST_ECC_NONE, &config);
+}
+
+static void check_retired_table_block_stays_retired(enum nk_test_ecc ecc, uint64_t seed)
+{
+    struct nk_test_dev d;
+    struct nk_sim_config config;
+    memset(&config, 0, sizeof config);
+    config.seed = seed;
+    static const uint32_t factory_bad[] = {BLOCKS - 1};
+    config.factory_bad_list = factory_bad;
+    config.factory_bad_list_len = 1;
+    nk_test_dev_open(&d, "K9F1G08U0A", ecc, &config);
+    /* Main goes to BLOCKS - 2; the mirror's first block, BLOCKS - 3, fails
+     * one program: the half-programmed page may keep a torn mirror pattern
+     * and version, then the block is retired. */
+    assert_int_equal(nk_sim_fail_inject(d.sim, BLOCKS - 3, NK_SIM_FAIL_PROGRAM, false), 0);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_int_equal(nk_bbt_block_state(&t.bbt, BLOCKS - 3), NK_BBT_WORN);
+    int32_t mirror = t.bbt.info.mirror_block;
+    assert_int_equal(mirror, BLOCKS - 4);
+    /* A block marked worn later is kept too. */
+    assert_int_equal(nk_bbt_mark_worn(&d.nand, 17), 0);
+    detach(&d, &t);
+    /* What a torn program can leave in the retired block whatever the seed:
+     * the mirror pattern with a version byte that outranks the real one
+     * (wrap-safe compare), over data that reads as "all good". */
+    static const uint8_t torn[5] = {'1', 't', 'b', 'B', 0x7f};
+    uint8_t ones[PAGE];
+    memset(ones, 0xff, sizeof ones);
+    assert_int_equal(nk_sim_page_poke(d.sim, (BLOCKS - 3) * PPB, 0, ones, PAGE), 0);
+    assert_int_equal(nk_sim_page_poke(d.sim, (BLOCKS - 3) * PPB, PAGE + 8, torn, 5), 0);
+    for (int round = 0; round < 3; round++) {
+        assert_int_equal(attach(&d, &t, false, false), 0);
+        assert_false(t.bbt.info.scanned);
+        assert_int_equal(nk_bbt_block_state(&t.bbt, BLOCKS - 1), NK_BBT_FACTORY_BAD);
+        assert_int_equal(nk_bbt_block_state(&t.bbt, BLOCKS - 3), NK_BBT_WORN);
+        assert_int_equal(nk_bbt_block_state(&t.bbt, 17), NK_BBT_WORN);
+        assert_int_equal(t.bbt.info.main_block, BLOCKS - 2);
+        assert_int_equal(t.bbt.info.mirror_block, mirror);
+        assert_int_equal(t.bbt.info.main_version, t.bbt.info.mirror_version);
+        detach(&d, &t);
+    }
+    nk_test_dev_close(&d);
+}
+
+static void test_retired_table_block_is_never_read_as_a_table_without_ecc(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 16; seed++)
+        check_retired_table_block_stays_retired(NK_TEST_ECC_NONE, seed);
+}
+
+static void test_retired_table_block_is_never_read_as_a_table_with_ecc(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 16; seed++)
+        check_retired_table_block_stays_retired(NK_TEST_ECC_HAMMING256, seed);
+}
+
+static void test_copies_with_one_version_and_different_contents_are_merged(void **state)
+{
+    (void)state;
+    struct nk_test_dev d;
+    open_chip_no_ecc(&d);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    uint8_t version = t.bbt.info.main_version;
+    detach(&d, &t);
+    /* The mirror alone says block 5 is worn (bits 11..10 of byte 1 = 10),
+     * at the same version as the main table. */
+    uint8_t byte;
+    peek(&d, BLOCKS - 2, 1, &byte, 1);
+    byte = (uint8_t)(byte & ~0x04u);
+    assert_int_equal(nk_sim_page_poke(d.sim, (BLOCKS - 2) * PPB, 1, &byte, 1), 0);
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_int_equal(nk_bbt_block_state(&t.bbt, 5), NK_BBT_WORN); /* never lose a bad block */
+    assert_true(t.bbt.info.main_written && t.bbt.info.mirror_written);
+    assert_int_equal(t.bbt.info.main_version, (uint8_t)(version + 1));
+    detach(&d, &t);
+    /* Both copies now agree. */
+    uint8_t main_page[PAGE], mirror_page[PAGE];
+    peek(&d, BLOCKS - 1, 0, main_page, PAGE);
+    peek(&d, BLOCKS - 2, 0, mirror_page, PAGE);
+    assert_memory_equal(main_page, mirror_page, PAGE);
+    nk_test_dev_close(&d);
+}
+
+static void test_torn_version_byte_does_not_outrank_the_real_table(void **state)
+{
+    (void)state;
+    struct nk_test_dev d;
+    open_chip_no_ecc(&d);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_int_equal(nk_bbt_mark_worn(&d.nand, 9), 0);
+    detach(&d, &t);
+    /* A power cut while the mirror was rewritten: its first page holds the
+     * pattern, a torn version byte (more ones than written: 0x7f outranks
+     * the real version) and data still all ones ("all good"). */
+    uint8_t ones[PAGE + 64];
+    memset(ones, 0xff, sizeof ones);
+    assert_int_equal(nk_sim_page_poke(d.sim, (BLOCKS - 2) * PPB, 0, ones, PAGE + 64), 0);
+    uint8_t oob[5] = {'1', 't', 'b', 'B', 0x7f};
+    assert_int_equal(nk_sim_page_poke(d.sim, (BLOCKS - 2) * PPB, PAGE + 8, oob, 5), 0);
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_int_equal(nk_bbt_block_state(&t.bbt, 9), NK_BBT_WORN);
+    detach(&d, &t);
+    nk_test_dev_close(&d);
+}
+
 static void test_no_usable_table_block_is_a_clear_enospc(void **state)
 {
     (void)state;
@@ -520,6 +638,10 @@ int main(void)
         cmocka_unit_test(test_versions_wrap_from_255_to_0),
         cmocka_unit_test(test_failing_table_block_is_retired_and_the_table_moves),
         cmocka_unit_test(test_program_failure_in_a_table_block_also_relocates),
+        cmocka_unit_test(test_retired_table_block_is_never_read_as_a_table_without_ecc),
+        cmocka_unit_test(test_retired_table_block_is_never_read_as_a_table_with_ecc),
+        cmocka_unit_test(test_copies_with_one_version_and_different_contents_are_merged),
+        cmocka_unit_test(test_torn_version_byte_does_not_outrank_the_real_table),
         cmocka_unit_test(test_no_usable_table_block_is_a_clear_enospc),
         cmocka_unit_test(test_bitflip_in_a_table_rewrites_both_copies),
         cmocka_unit_test(test_erase_failure_in_use_is_recorded_worn_in_both_tables),
