@@ -125,8 +125,9 @@ static void test_table_bytes_follow_the_documented_linux_layout(void **state)
         for (unsigned i = 0; i < 8; i++)
             assert_int_equal(page[PAGE + i], 0xff);
         assert_memory_equal(page + PAGE + 8, copy ? "1tbB" : "Bbt0", 4);
-        assert_int_equal(page[PAGE + 12], 2); /* version 1, +1 for the new worn block */
-        for (unsigned i = 13; i < 40; i++)
+        assert_int_equal(page[PAGE + 12], 2);    /* version 1, +1 for the new worn block */
+        assert_int_equal(page[PAGE + 13], 0xfd); /* check byte: 0xFF - version */
+        for (unsigned i = 14; i < 40; i++)
             assert_int_equal(page[PAGE + i], 0xff);
     }
     detach(&d, &t);
@@ -152,12 +153,13 @@ static void test_second_attach_reads_the_table_without_scanning(void **state)
     assert_false(t.bbt.info.main_written || t.bbt.info.mirror_written);
     assert_int_equal(nk_bbt_block_state(&t.bbt, 3), NK_BBT_FACTORY_BAD);
     assert_int_equal(nk_bbt_block_state(&t.bbt, 500), NK_BBT_FACTORY_BAD);
-    /* Four pattern probes and one table page: no marker scan, no writes. */
+    /* Four pattern probes and both copies' table page (read to check they
+     * agree): no marker scan, no writes. */
     assert_int_equal(d.nand.stats.oob_reads, 4);
-    assert_int_equal(d.nand.stats.page_reads, 1);
+    assert_int_equal(d.nand.stats.page_reads, 2);
     struct nk_sim_counters after;
     nk_sim_counters(d.sim, &after);
-    assert_int_equal(after.ops[NK_SIM_OP_READ] - before.ops[NK_SIM_OP_READ], 5);
+    assert_int_equal(after.ops[NK_SIM_OP_READ] - before.ops[NK_SIM_OP_READ], 6);
     assert_int_equal(after.ops[NK_SIM_OP_PROGRAM], before.ops[NK_SIM_OP_PROGRAM]);
     assert_int_equal(after.ops[NK_SIM_OP_ERASE], before.ops[NK_SIM_OP_ERASE]);
     detach(&d, &t);
@@ -227,6 +229,7 @@ static void forge_copy(struct nk_test_dev *d, int32_t block, uint8_t version, bo
     peek(d, (uint32_t)block, 0, page, sizeof page);
     page[1] = block7_worn ? 0xbf : 0xff; /* block 7 = bits 7..6 of byte 1: 10 worn */
     page[PAGE + 12] = version;
+    page[PAGE + 13] = (uint8_t)(0xffu - version); /* the check byte nandkit writes */
     uint8_t code[3];
     nk_hamming_calculate(page, 256, false, code);
     memcpy(page + PAGE + 40, code, 3);
@@ -243,13 +246,13 @@ static void test_versions_wrap_from_255_to_0(void **state)
     int32_t main_block = t.bbt.info.main_block, mirror_block = t.bbt.info.mirror_block;
     detach(&d, &t);
 
-    /* Main at 0 says block 7 is good, the mirror at 255 says worn: 0 is the
-     * newer version, so the main wins and the mirror is rebuilt from it. */
-    forge_copy(&d, main_block, 0, false);
+    /* Main at 0, the mirror at 255, same contents: 0 is the newer version,
+     * so the mirror is rewritten at it. */
+    forge_copy(&d, main_block, 0, true);
     forge_copy(&d, mirror_block, 255, true);
     nk_test_dev_reopen(&d);
     assert_int_equal(attach(&d, &t, false, false), 0);
-    assert_int_equal(nk_bbt_block_state(&t.bbt, 7), NK_BBT_GOOD);
+    assert_int_equal(nk_bbt_block_state(&t.bbt, 7), NK_BBT_WORN);
     assert_false(t.bbt.info.main_written);
     assert_true(t.bbt.info.mirror_written);
     uint8_t mark[5];
@@ -258,7 +261,7 @@ static void test_versions_wrap_from_255_to_0(void **state)
     detach(&d, &t);
 
     /* The other way round: the mirror at 0 beats the main at 255. */
-    forge_copy(&d, main_block, 255, false);
+    forge_copy(&d, main_block, 255, true);
     forge_copy(&d, mirror_block, 0, true);
     nk_test_dev_reopen(&d);
     assert_int_equal(attach(&d, &t, false, false), 0);
@@ -267,6 +270,18 @@ static void test_versions_wrap_from_255_to_0(void **state)
     assert_false(t.bbt.info.mirror_written);
     peek(&d, (uint32_t)t.bbt.info.main_block, PAGE + 8, mark, 5);
     assert_memory_equal(mark, "Bbt0\x00", 5);
+    detach(&d, &t);
+
+    /* Different contents: the newer main at 0 says block 7 is good, the
+     * older mirror says worn. Entries only go from good to bad, so the
+     * block stays worn and both copies get version 1. */
+    forge_copy(&d, main_block, 0, false);
+    forge_copy(&d, mirror_block, 255, true);
+    nk_test_dev_reopen(&d);
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_int_equal(nk_bbt_block_state(&t.bbt, 7), NK_BBT_WORN);
+    assert_true(t.bbt.info.main_written && t.bbt.info.mirror_written);
+    assert_int_equal(t.bbt.info.main_version, 1);
     detach(&d, &t);
     nk_test_dev_close(&d);
 }
@@ -423,6 +438,77 @@ static void test_torn_version_byte_does_not_outrank_the_real_table(void **state)
     assert_int_equal(attach(&d, &t, false, false), 0);
     assert_int_equal(nk_bbt_block_state(&t.bbt, 9), NK_BBT_WORN);
     detach(&d, &t);
+    nk_test_dev_close(&d);
+}
+
+static void open_geometry(struct nk_test_dev *d, struct nk_sim_params *params, uint32_t page,
+                          uint32_t oob, uint32_t ppb, uint32_t blocks)
+{
+    assert_int_equal(nk_sim_params_geometry(params, page, oob, ppb, blocks, NULL), 0);
+    struct nk_sim_config config;
+    memset(&config, 0, sizeof config);
+    config.params = params;
+    config.seed = 3;
+    nk_test_dev_open(d, NULL, NK_TEST_ECC_NONE, &config);
+    /* Small-page parts identify through the ID table: give the device the
+     * simulated geometry instead. */
+    nk_nand_close(&d->nand);
+    struct nk_nand_config nc;
+    memset(&nc, 0, sizeof nc);
+    nc.ctrl = d->ctrl;
+    nc.chip = &params->chip;
+    nc.ecc = &d->ecc;
+    nc.workspace = d->workspace;
+    nc.workspace_size = nk_nand_workspace_size(&params->chip);
+    assert_int_equal(nk_nand_open(&d->nand, &nc), 0);
+}
+
+static void test_table_larger_than_a_block_is_refused_naming_the_geometry(void **state)
+{
+    (void)state;
+    /* 4096 blocks need 1024 table bytes: two 512-byte pages, but a block
+     * has one. Refused before anything is written, never spilled. */
+    struct nk_sim_params params;
+    struct nk_test_dev d;
+    open_geometry(&d, &params, 512, 16, 1, 4096);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), -NK_EINVAL);
+    assert_non_null(strstr(d.nand.diag.text, "1024-byte bad-block table"));
+    assert_non_null(strstr(d.nand.diag.text, "a block has 1 page of 512 bytes"));
+    assert_null(d.nand.bbt);
+    struct nk_sim_counters c;
+    nk_sim_counters(d.sim, &c);
+    assert_int_equal(c.ops[NK_SIM_OP_PROGRAM] + c.ops[NK_SIM_OP_ERASE], 0);
+    free(t.memory);
+    t.memory = NULL;
+    nk_test_dev_close(&d);
+}
+
+static void test_table_of_several_pages_fits_its_block_and_stays_stable(void **state)
+{
+    (void)state;
+    /* The same chip with 2 pages per block: the 1024-byte table takes both
+     * pages of its block; no bad block on the chip. */
+    struct nk_sim_params params;
+    struct nk_test_dev d;
+    open_geometry(&d, &params, 512, 16, 2, 4096);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_int_equal(t.bbt.info.main_block, 4095);
+    assert_int_equal(t.bbt.info.mirror_block, 4094);
+    assert_int_equal(t.bbt.info.worn + t.bbt.info.factory_bad, 0);
+    assert_int_equal(nk_bbt_mark_worn(&d.nand, 4000), 0); /* in the second page */
+    detach(&d, &t);
+    for (int round = 0; round < 2; round++) {
+        assert_int_equal(attach(&d, &t, false, false), 0);
+        assert_false(t.bbt.info.scanned);
+        assert_false(t.bbt.info.main_written || t.bbt.info.mirror_written);
+        assert_int_equal(t.bbt.info.main_block, 4095);
+        assert_int_equal(t.bbt.info.mirror_block, 4094);
+        assert_int_equal(t.bbt.info.worn, 1);
+        assert_int_equal(nk_bbt_block_state(&t.bbt, 4000), NK_BBT_WORN);
+        detach(&d, &t);
+    }
     nk_test_dev_close(&d);
 }
 
@@ -642,6 +728,8 @@ int main(void)
         cmocka_unit_test(test_retired_table_block_is_never_read_as_a_table_with_ecc),
         cmocka_unit_test(test_copies_with_one_version_and_different_contents_are_merged),
         cmocka_unit_test(test_torn_version_byte_does_not_outrank_the_real_table),
+        cmocka_unit_test(test_table_larger_than_a_block_is_refused_naming_the_geometry),
+        cmocka_unit_test(test_table_of_several_pages_fits_its_block_and_stays_stable),
         cmocka_unit_test(test_no_usable_table_block_is_a_clear_enospc),
         cmocka_unit_test(test_bitflip_in_a_table_rewrites_both_copies),
         cmocka_unit_test(test_erase_failure_in_use_is_recorded_worn_in_both_tables),
