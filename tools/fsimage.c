@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "fsimage.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,6 +20,13 @@ enum nk_fs_layout nk_tool_fs_layout(enum nk_tool_layout layout)
     default:
         return NK_FS_LAYOUT_LINUX;
     }
+}
+
+void nk_tool_layout_note(enum nk_fs_layout layout)
+{
+    if (layout == NK_FS_LAYOUT_MKYAFFS2)
+        fprintf(stderr, "nandkit: note: the mkyaffs2 layout has no data ECC: a flipped bit in "
+                        "file data is returned as read, unnoticed\n");
 }
 
 static void *nk_tool_heap_alloc(void *ctx, size_t size)
@@ -134,6 +142,7 @@ int nk_tool_fs_open(struct nk_tool_fs *t, struct nk_tool_image_opts *opts, nk_fs
         nk_tool_fs_close(t);
         return status;
     }
+    nk_tool_layout_note(layout);
     return 0;
 }
 

@@ -27,6 +27,10 @@ enum nk_fs_layout nk_tool_fs_layout(enum nk_tool_layout layout);
 /* An allocator over malloc/free. */
 struct nk_fs_allocator nk_tool_heap_allocator(void);
 
+/* One line on stderr when `layout` cannot catch flipped data bits (the
+ * mkyaffs2 layout has no data ECC); nothing for the others. */
+void nk_tool_layout_note(enum nk_fs_layout layout);
+
 /* Opens `opts` (forced read-only) and mounts. `report` (may be NULL) gets
  * every problem the mount meets. Returns 0, or prints one line naming the
  * problem and returns the exit status (2 for bad input). */
