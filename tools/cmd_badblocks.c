@@ -99,7 +99,10 @@ static int nk_badblocks_run(int argc, char **argv)
     if (!err && mark)
         err = nk_bbt_mark_worn(nand, (uint32_t)mark_block);
     if (err) {
-        int code = nk_tool_error("bad-block table: %s", nk_tool_image_error(&image, err));
+        /* -EINVAL: a geometry the table cannot serve, or a block out of range. */
+        int code = err == -NK_EINVAL
+                       ? nk_tool_fail("bad-block table: %s", nk_tool_image_error(&image, err))
+                       : nk_tool_error("bad-block table: %s", nk_tool_image_error(&image, err));
         free(config.memory);
         nk_tool_image_close(&image);
         return code;
