@@ -138,14 +138,20 @@ def build_seed(chunks, layout, summaries):
     return bytes(out)
 
 
-def sidecar(page, oob, ppb, blocks, model, flags_of=lambda i: 0):
+def sidecar(page, oob, ppb, blocks, model, flags_of=lambda i: 0, weak_rows=None):
+    """A sidecar: version 1, or version 2 with weak-page entries when
+    `weak_rows` is a list (32-byte entry, then a page+OOB mask each)."""
+    version = 1 if weak_rows is None else 2
     out = bytearray(b"NKSIMCAR")
-    out += struct.pack("<8I", 1, 80, page, oob, ppb, blocks, 7, 0)
-    out += struct.pack("<I", 16) + b"\0" * 4
+    out += struct.pack("<8I", version, 80, page, oob, ppb, blocks, 7, 0)
+    out += struct.pack("<II", 16, len(weak_rows or []))
     out += model.encode().ljust(32, b"\0")
     assert len(out) == 80
     for i in range(blocks):
         out += struct.pack("<IIBBBBI", i * 3, i, flags_of(i), 0, 0, 0, 0)
+    for n, row in enumerate(weak_rows or []):
+        out += struct.pack("<IIHHIQQ", row, n, 300 + n, 0, 0, 0x1234 + n, 1000)
+        out += bytes([0x81] * (page + oob))
     out += struct.pack("<I", zlib.crc32(bytes(out)) & 0xFFFFFFFF)
     return bytes(out)
 
@@ -192,6 +198,8 @@ def generated_seeds(target):
             ("preset", b"\x00" + sidecar(2048, 64, 64, 1024, "K9F1G08U0A")),
             ("fix-crc", b"\x01" + sidecar(512, 16, 32, 8, "small")),
             ("fix-count", b"\x03" + sidecar(4096, 224, 4, 4, "")),
+            ("v2-none", b"\x00" + sidecar(2048, 64, 4, 16, "v2", weak_rows=[])),
+            ("v2-weak", b"\x00" + sidecar(2048, 64, 4, 16, "v2", weak_rows=[5, 17])),
         ]
     if target == "fs_codec":
         tags = struct.pack("<4I", 0x1000, 257, 1, 2048)
