@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Seeds for the fuzz targets.
 
-usage: fuzz/make_seeds.py FIXTURES_DIR OUT_DIR       (fs_mount_fuzz)
+usage: fuzz/make_seeds.py OUT_DIR [FIXTURES_DIR]      (fs_mount_fuzz)
        fuzz/make_seeds.py --target NAME OUT_DIR      (the other targets:
        chip_identify, bbt_attach, sim_sidecar, fs_codec, fs_roundtrip)
 
-The other targets' seeds are generated here from their input formats (see
-each target's comment): valid parameter-page edits, table blocks, sidecars,
-tags and headers, and small trees.
+FIXTURES_DIR defaults to the repository's tests/fixtures. The other targets'
+seeds are generated here from their input formats (see each target's
+comment): valid parameter-page edits, table blocks, sidecars, tags and
+headers, and small trees.
 
 fs_mount_fuzz:
 
@@ -223,7 +224,7 @@ def generated_seeds(target):
 
 
 def main():
-    if sys.argv[1] == "--target":
+    if len(sys.argv) == 4 and sys.argv[1] == "--target":
         target, out_dir = sys.argv[2], sys.argv[3]
         os.makedirs(out_dir, exist_ok=True)
         for name, data in generated_seeds(target):
@@ -232,7 +233,11 @@ def main():
                 f.write(data)
             print(path, len(data))
         return
-    fixtures, out_dir = sys.argv[1], sys.argv[2]
+    if len(sys.argv) not in (2, 3):
+        sys.exit("usage: fuzz/make_seeds.py OUT_DIR [FIXTURES_DIR] | --target NAME OUT_DIR")
+    out_dir = sys.argv[1]
+    here = os.path.dirname(os.path.abspath(__file__))
+    fixtures = sys.argv[2] if len(sys.argv) == 3 else os.path.join(here, "..", "tests", "fixtures")
     os.makedirs(out_dir, exist_ok=True)
     # (image, layout, blocks, summaries, headers first): contiguous history
     # from several places (stale copies, shrinks, deletions as written), and
