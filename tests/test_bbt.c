@@ -512,6 +512,33 @@ static void test_table_of_several_pages_fits_its_block_and_stays_stable(void **s
     nk_test_dev_close(&d);
 }
 
+static void test_table_block_retired_while_writing_is_in_both_copies(void **state)
+{
+    (void)state;
+    /* The main table goes out first; then the mirror's first block fails
+     * to erase and is retired. The main copy must record that too, at the
+     * same new version as the mirror: no two copies of one version differ. */
+    struct nk_test_dev d;
+    open_chip_no_ecc(&d);
+    assert_int_equal(nk_sim_fail_inject(d.sim, BLOCKS - 2, NK_SIM_FAIL_ERASE, false), 0);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_int_equal(nk_bbt_block_state(&t.bbt, BLOCKS - 2), NK_BBT_WORN);
+    int32_t main_block = t.bbt.info.main_block, mirror_block = t.bbt.info.mirror_block;
+    assert_int_equal(t.bbt.info.main_version, t.bbt.info.mirror_version);
+    uint8_t main_page[PAGE], mirror_page[PAGE];
+    peek(&d, (uint32_t)main_block, 0, main_page, PAGE);
+    peek(&d, (uint32_t)mirror_block, 0, mirror_page, PAGE);
+    assert_memory_equal(main_page, mirror_page, PAGE);
+    assert_int_equal((main_page[(BLOCKS - 2) / 4] >> (((BLOCKS - 2) % 4) * 2)) & 3u, 2); /* worn */
+    detach(&d, &t);
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_int_equal(nk_bbt_block_state(&t.bbt, BLOCKS - 2), NK_BBT_WORN);
+    assert_false(t.bbt.info.main_written || t.bbt.info.mirror_written);
+    detach(&d, &t);
+    nk_test_dev_close(&d);
+}
+
 static void test_no_usable_table_block_is_a_clear_enospc(void **state)
 {
     (void)state;
@@ -730,6 +757,7 @@ int main(void)
         cmocka_unit_test(test_torn_version_byte_does_not_outrank_the_real_table),
         cmocka_unit_test(test_table_larger_than_a_block_is_refused_naming_the_geometry),
         cmocka_unit_test(test_table_of_several_pages_fits_its_block_and_stays_stable),
+        cmocka_unit_test(test_table_block_retired_while_writing_is_in_both_copies),
         cmocka_unit_test(test_no_usable_table_block_is_a_clear_enospc),
         cmocka_unit_test(test_bitflip_in_a_table_rewrites_both_copies),
         cmocka_unit_test(test_erase_failure_in_use_is_recorded_worn_in_both_tables),

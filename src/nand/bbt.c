@@ -120,17 +120,25 @@ static uint32_t nk_bbt_first_reserved(const struct nk_nand *dev)
  * whose check byte is neither ~version nor 0xFF (a table written by Linux,
  * which has no check byte): a torn program leaves bits set, so a torn
  * version byte and its complement cannot both survive. */
-static int nk_bbt_search(struct nk_nand *dev, struct nk_bbt *bbt)
+static int nk_bbt_search(struct nk_nand *dev, struct nk_bbt *bbt, uint32_t *marked)
 {
     uint32_t page_size = nk_nand_page_size(dev);
+    const struct nk_chip_info *chip = &dev->chip.info;
     bbt->info.main_block = -1;
     bbt->info.mirror_block = -1;
+    *marked = 0;
     for (uint32_t b = nk_nand_blocks(dev); b-- > nk_bbt_first_reserved(dev);) {
         uint8_t oob[NK_BBT_CHECK_OFFSET + 1];
         uint32_t page = b * nk_nand_pages_per_block(dev);
         int err = nk_nand_read_raw_bytes(dev, page, page_size, oob, sizeof oob);
         if (err)
             return err;
+        /* A reserved block with its marker set was retired (or is factory
+         * bad): the caller keeps it bad whatever a table says. */
+        bool marker_set = (chip->bbm_pages & NK_BBM_FIRST_PAGE) && chip->bbm_offset < sizeof oob &&
+                          oob[chip->bbm_offset] != 0xff;
+        if (marker_set)
+            *marked |= 1u << (b - nk_bbt_first_reserved(dev));
         const uint8_t *mark = oob + NK_BBT_PATTERN_OFFSET;
         uint8_t version = oob[NK_BBT_VERSION_OFFSET], check = oob[NK_BBT_CHECK_OFFSET];
         unsigned expected = 0xffu - version;
@@ -142,8 +150,7 @@ static int nk_bbt_search(struct nk_nand *dev, struct nk_bbt *bbt)
                 continue;
             /* Retired: the marker in the OOB just read, or on the chip's
              * other marker pages. */
-            const struct nk_chip_info *chip = &dev->chip.info;
-            int bad = chip->bbm_offset < sizeof oob && oob[chip->bbm_offset] != 0xff;
+            int bad = marker_set;
             if (!bad && !(chip->bbm_pages & NK_BBM_FIRST_PAGE))
                 bad = nk_nand_block_marker_bad(dev, b);
             if (bad < 0)
@@ -276,6 +283,15 @@ static int nk_bbt_write_copy(struct nk_nand *dev, struct nk_bbt *bbt, enum nk_bb
 
 /* ----- attach ------------------------------------------------------------------ */
 
+/* Worn blocks among the table blocks. */
+static uint32_t nk_bbt_reserved_worn(const struct nk_nand *dev, const struct nk_bbt *bbt)
+{
+    uint32_t n = 0;
+    for (uint32_t b = nk_bbt_first_reserved(dev); b < bbt->blocks; b++)
+        n += nk_bbt_get(bbt, b) == NK_BBT_WORN;
+    return n;
+}
+
 static int nk_bbt_scan_markers(struct nk_nand *dev, struct nk_bbt *bbt)
 {
     bbt->info.scanned = true;
@@ -359,7 +375,8 @@ int nk_bbt_attach(struct nk_nand *dev, struct nk_bbt *bbt, const struct nk_bbt_c
     memset(bbt->entries, 0, entry_bytes);
     dev->bbt = NULL;
 
-    int err = nk_bbt_search(dev, bbt);
+    uint32_t marked;
+    int err = nk_bbt_search(dev, bbt, &marked);
     if (err)
         return err;
     struct nk_bbt_info *info = &bbt->info;
@@ -387,6 +404,16 @@ int nk_bbt_attach(struct nk_nand *dev, struct nk_bbt *bbt, const struct nk_bbt_c
         info->main_version = info->mirror_version = any_copy ? (uint8_t)(newest + 1) : 1;
         write_main = write_mirror = true;
     } else {
+        /* A table block retired while a copy was written at an unchanged
+         * version (the other copy then missed it) still carries its marker:
+         * keep it bad, and write both copies anew. */
+        for (uint32_t k = 0; k < NK_BBT_MAX_BLOCKS; k++) {
+            uint32_t b = nk_bbt_first_reserved(dev) + k;
+            if ((marked >> k & 1u) && b < bbt->blocks && nk_bbt_get(bbt, b) == NK_BBT_GOOD) {
+                nk_bbt_set(bbt, b, NK_BBT_WORN);
+                differ = true;
+            }
+        }
         /* A copy read alone is the union; two read copies are when they
          * said the same. */
         bool main_same = info->main_block >= 0 && !differ;
@@ -421,12 +448,23 @@ int nk_bbt_attach(struct nk_nand *dev, struct nk_bbt *bbt, const struct nk_bbt_c
         if (nk_bbt_get(bbt, b) == NK_BBT_GOOD)
             nk_bbt_set(bbt, b, NK_BBT_RESERVED);
     }
-    if (write_main)
-        err = nk_bbt_write_copy(dev, bbt, NK_BBT_MAIN);
-    if (!err && write_mirror)
-        err = nk_bbt_write_copy(dev, bbt, NK_BBT_MIRROR);
-    if (err)
-        return err;
+    /* A table block retired while writing changes the table: a copy
+     * written before (or not rewritten) would then share its version with
+     * different contents, so both go out again at the next version. At
+     * most NK_BBT_MAX_BLOCKS retirements can happen. */
+    for (unsigned round = 0; round <= NK_BBT_MAX_BLOCKS && (write_main || write_mirror); round++) {
+        uint32_t worn_before = nk_bbt_reserved_worn(dev, bbt);
+        if (write_main)
+            err = nk_bbt_write_copy(dev, bbt, NK_BBT_MAIN);
+        if (!err && write_mirror)
+            err = nk_bbt_write_copy(dev, bbt, NK_BBT_MIRROR);
+        if (err)
+            return err;
+        if (bbt->dry_run || nk_bbt_reserved_worn(dev, bbt) == worn_before)
+            break;
+        info->main_version = info->mirror_version = (uint8_t)(info->main_version + 1);
+        write_main = write_mirror = true;
+    }
 
     for (uint32_t b = 0; b < bbt->blocks; b++) {
         unsigned state = nk_bbt_get(bbt, b);
