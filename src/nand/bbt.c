@@ -505,8 +505,17 @@ int nk_bbt_mark_worn_unlocked(struct nk_nand *dev, uint32_t block)
         bbt->info.main_block = -1;
     if (bbt->info.mirror_block == (int32_t)block)
         bbt->info.mirror_block = -1;
-    int err = nk_bbt_write_copy(dev, bbt, NK_BBT_MAIN);
-    int err2 = nk_bbt_write_copy(dev, bbt, NK_BBT_MIRROR);
+    int err = 0, err2 = 0;
+    for (unsigned round = 0; round <= NK_BBT_MAX_BLOCKS; round++) {
+        uint32_t worn_before = nk_bbt_reserved_worn(dev, bbt);
+        err = nk_bbt_write_copy(dev, bbt, NK_BBT_MAIN);
+        err2 = nk_bbt_write_copy(dev, bbt, NK_BBT_MIRROR);
+        if (err || err2 || nk_bbt_reserved_worn(dev, bbt) == worn_before)
+            break;
+        /* A table block retired meanwhile: both copies again, one newer. */
+        bbt->info.main_version++;
+        bbt->info.mirror_version++;
+    }
     return err ? err : err2;
 }
 
