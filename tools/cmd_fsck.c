@@ -64,6 +64,7 @@ static int nk_fsck_run(int argc, char **argv)
     int status = nk_tool_fs_open(&t, &opts, nk_fsck_report, &f);
     if (status)
         return status;
+    nk_tool_ecc_note(&t.image.part);
     struct nk_fs_check_result result;
     int err = nk_fs_check(&t.fs, &result);
     if (err) {

@@ -737,6 +737,7 @@ static int nk_mkimage_run(int argc, char **argv)
         if (!status) {
             nk_mkimage_summary(&m, &stats, nk_fs_layout_name(layout), &image);
             nk_tool_layout_note(layout);
+            nk_tool_ecc_note(&image.part);
         }
     }
     free(workspace);

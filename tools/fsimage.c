@@ -16,6 +16,16 @@ void nk_tool_layout_note(enum nk_fs_layout layout)
                         "file data is returned as read, unnoticed\n");
 }
 
+void nk_tool_ecc_note(const struct nk_part *part)
+{
+    const char *name = nk_part_ecc_name(part);
+    if (nk_nand_ecc(part->dev)->strength == 1 && name && strncmp(name, "hamming", 7) == 0)
+        fprintf(stderr,
+                "nandkit: note: %s corrects 1 flipped bit per step and detects 2; 3 or more in "
+                "one step may be miscorrected unnoticed\n",
+                name);
+}
+
 void nk_tool_at_risk(const char *path)
 {
     fprintf(stderr,
