@@ -14,13 +14,14 @@ static void nk_sim_help(FILE *out)
 {
     fprintf(out,
             "usage: nandkit sim create IMAGE (--chip NAME | --geometry P,O,N,B)\n"
-            "                          [--bad-blocks N|LIST] [--seed S]\n"
+            "                          [--full] [--bad-blocks N|LIST] [--seed S]\n"
             "       nandkit sim list\n\n"
             "create  writes an erased chip image (page data then OOB, block 0 first) plus its\n"
             "        sidecar IMAGE.nksim (erase counts, grown-bad state), with factory-bad\n"
             "        blocks marked as the datasheet says (e.g. non-0xFF at OOB byte 0 of\n"
             "        page 0 or 1 on the K9F1G08U0A). Blocks past the last written one are\n"
-            "        left out of the file and read as erased.\n"
+            "        left out of the file and read as erased, unless --full writes every\n"
+            "        block: a full raw image, as nanddump --oob makes of a whole chip.\n"
             "list    prints the simulator presets.\n\n"
             "Options:\n"
             "  --chip NAME             preset to simulate\n"
@@ -28,6 +29,7 @@ static void nk_sim_help(FILE *out)
             "  --bad-blocks N|LIST     N random factory-bad blocks (seeded), or a comma list\n"
             "                          of block numbers (\"5,10\"; one block: \"7,\")\n"
             "                          default: none\n"
+            "  --full                  write the whole erased chip (a full raw image)\n"
             "  --seed S                seed for the bad-block choice and faults (default 1)\n");
 }
 
@@ -85,6 +87,7 @@ static int nk_sim_create(int argc, char **argv)
 {
     static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
                                             {"bad-blocks", required_argument, NULL, 'b'},
+                                            {"full", no_argument, NULL, 'F'},
                                             {NULL, 0, NULL, 0}};
     struct nk_tool_image_opts opts;
     nk_tool_image_opts_init(&opts);
@@ -94,7 +97,12 @@ static int nk_sim_create(int argc, char **argv)
     unsigned bad_len = 0;
     int opt;
     optind = 1;
+    bool full = false;
     while ((opt = nk_tool_getopt(argc, argv, "", options, &opts, "sim create")) > 0) {
+        if (opt == 'F') {
+            full = true;
+            continue;
+        }
         free(bad_list);
         bad_list = NULL;
         int status = nk_parse_bad_blocks(optarg, &bad_count, &bad_list, &bad_len);
@@ -139,6 +147,7 @@ static int nk_sim_create(int argc, char **argv)
     config.factory_bad_blocks = bad_count;
     config.factory_bad_list = bad_list;
     config.factory_bad_list_len = bad_len;
+    config.full_image = full;
     struct nk_sim *sim;
     char why[NK_DIAG_LEN] = "";
     int err = nk_sim_open(&sim, &config, why);

@@ -8,8 +8,9 @@
 #include "tool.h"
 
 static const struct nk_tool_command *const nk_commands[] = {
-    &nk_cmd_bench, &nk_cmd_info, &nk_cmd_sim,     &nk_cmd_dump, &nk_cmd_badblocks, &nk_cmd_ecc,
-    &nk_cmd_ls,    &nk_cmd_cat,  &nk_cmd_extract, &nk_cmd_fsck, &nk_cmd_mkimage,
+    &nk_cmd_bench,   &nk_cmd_info, &nk_cmd_sim,   &nk_cmd_dump,    &nk_cmd_badblocks,
+    &nk_cmd_ecc,     &nk_cmd_ls,   &nk_cmd_cat,   &nk_cmd_extract, &nk_cmd_fsck,
+    &nk_cmd_mkimage, &nk_cmd_read, &nk_cmd_write, &nk_cmd_erase,   &nk_cmd_torture,
 };
 
 #define NK_COMMAND_COUNT (sizeof nk_commands / sizeof nk_commands[0])
@@ -78,7 +79,7 @@ int main(int argc, char **argv)
         nk_usage(stdout);
         return 0;
     }
-    if (strcmp(argv[1], "--version") == 0) {
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
         printf("nandkit %s\n", NANDKIT_VERSION);
         return 0;
     }

@@ -29,6 +29,10 @@ extern const struct nk_tool_command nk_cmd_cat;
 extern const struct nk_tool_command nk_cmd_extract;
 extern const struct nk_tool_command nk_cmd_fsck;
 extern const struct nk_tool_command nk_cmd_mkimage;
+extern const struct nk_tool_command nk_cmd_read;
+extern const struct nk_tool_command nk_cmd_write;
+extern const struct nk_tool_command nk_cmd_erase;
+extern const struct nk_tool_command nk_cmd_torture;
 
 /* Prints "nandkit: MESSAGE" on stderr and returns exit status 2 (bad input)
  * so callers can `return nk_tool_fail(...)`. */
