@@ -33,6 +33,31 @@ static void nk_sim_help(FILE *out)
             "  --seed S                seed for the bad-block choice and faults (default 1)\n");
 }
 
+/* The block count identification reports for a preset (RESET, READ ID,
+ * parameter page through the port), as `nandkit info --chip` shows it. */
+static uint32_t nk_sim_identified_blocks(const char *name)
+{
+    struct nk_sim_config config;
+    memset(&config, 0, sizeof config);
+    config.preset = name;
+    struct nk_sim *sim;
+    if (nk_sim_open(&sim, &config, NULL) != 0)
+        return 0;
+    size_t size = nk_nand_workspace_size(&nk_sim_params(sim)->chip);
+    void *workspace = malloc(size);
+    struct nk_nand nand;
+    struct nk_nand_config nc;
+    memset(&nc, 0, sizeof nc);
+    nc.ctrl = nk_sim_ctrl(sim);
+    nc.workspace = workspace;
+    nc.workspace_size = size;
+    nc.read_only = true;
+    uint32_t blocks = nk_nand_open(&nand, &nc) == 0 ? nk_nand_blocks(&nand) : 0;
+    free(workspace);
+    nk_sim_close(sim);
+    return blocks;
+}
+
 static int nk_sim_list(void)
 {
     printf("%-16s %-10s %6s %5s %5s %7s  %s\n", "preset", "vendor", "page", "oob", "ppb", "blocks",
@@ -43,9 +68,14 @@ static int nk_sim_list(void)
             continue;
         const struct nk_chip_info *c = &params.chip;
         uint64_t mib = ((uint64_t)c->page_size * c->pages_per_block * c->blocks) >> 20;
+        uint32_t identified = nk_sim_identified_blocks(nk_sim_preset_name(i));
         printf("%-16s %-10s %6u %5u %5u %7u  %llu MiB%s\n", nk_sim_preset_name(i), c->vendor,
                c->page_size, c->oob_size, c->pages_per_block, c->blocks, (unsigned long long)mib,
                params.onfi ? " (ONFI)" : "");
+        if (identified && identified != c->blocks)
+            printf("%-16s identification uses %u of the %u blocks (a power of two per LUN, as "
+                   "Linux does; nandkit info --chip shows %u)\n",
+                   "", identified, c->blocks, identified);
     }
     return 0;
 }
