@@ -22,7 +22,11 @@ static void nk_usage(FILE *out)
                  "Commands:\n");
     for (size_t i = 0; i < NK_COMMAND_COUNT; i++)
         fprintf(out, "  %-10s %s\n", nk_commands[i]->name, nk_commands[i]->summary);
-    fprintf(out, "\nRun `nandkit COMMAND --help` for a command's options.\n");
+    fprintf(out, "\nRun `nandkit COMMAND --help` for a command's options; each also has a manual\n"
+                 "page, nandkit-COMMAND(1), made from the same text.\n\n"
+                 "Options:\n"
+                 "  -h, --help              this list\n"
+                 "  -V, --version           the version\n");
 }
 
 /* One line on stderr; returns `status`. */
@@ -82,6 +86,11 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
         printf("nandkit %s\n", NANDKIT_VERSION);
         return 0;
+    }
+    if (strcmp(argv[1], "--man-dir") == 0) {
+        if (argc != 3)
+            return nk_tool_fail("--man-dir needs a directory");
+        return nk_tool_write_man_pages(argv[2], nk_commands, NK_COMMAND_COUNT, nk_usage);
     }
     for (size_t i = 0; i < NK_COMMAND_COUNT; i++) {
         const struct nk_tool_command *cmd = nk_commands[i];
