@@ -14,7 +14,8 @@ static void nk_sim_help(FILE *out)
 {
     fprintf(out,
             "usage: nandkit sim create IMAGE (--chip NAME | --geometry P,O,N,B)\n"
-            "                          [--full] [--bad-blocks N|LIST] [--seed S]\n"
+            "                          [--full] [--bad-blocks LIST | --bad-blocks-random N]\n"
+            "                          [--seed S]\n"
             "       nandkit sim list\n\n"
             "create  writes an erased chip image (page data then OOB, block 0 first) plus its\n"
             "        sidecar IMAGE.nksim (erase counts, grown-bad state), with factory-bad\n"
@@ -26,9 +27,9 @@ static void nk_sim_help(FILE *out)
             "Options:\n"
             "  --chip NAME             preset to simulate\n"
             "  --geometry P,O,N,B      explicit geometry (page, OOB, pages/block, blocks)\n"
-            "  --bad-blocks N|LIST     N random factory-bad blocks (seeded), or a comma list\n"
-            "                          of block numbers (\"5,10\"; one block: \"7,\")\n"
-            "                          default: none\n"
+            "  --bad-blocks LIST       these blocks factory-bad: a comma list (\"5,10\", or \"7\"\n"
+            "                          for block 7); default: none\n"
+            "  --bad-blocks-random N   N factory-bad blocks chosen from the seed (never block 0)\n"
             "  --full                  write the whole erased chip (a full raw image)\n"
             "  --seed S                seed for the bad-block choice and faults (default 1)\n");
 }
@@ -80,27 +81,26 @@ static int nk_sim_list(void)
     return 0;
 }
 
-/* Parses --bad-blocks: a count, or a list with at least one comma. */
-static int nk_parse_bad_blocks(const char *text, int *count, uint32_t **list, unsigned *len)
+/* Parses --bad-blocks LIST: block numbers separated by commas (a trailing
+ * comma is allowed). */
+static int nk_parse_bad_blocks(const char *text, uint32_t **list, unsigned *len)
 {
-    if (!strchr(text, ',')) {
-        uint64_t n;
-        if (!nk_tool_parse_u64(text, &n) || n > 1000000)
-            return nk_tool_fail("bad --bad-blocks '%s': expected a count or a comma list", text);
-        *count = (int)n;
-        return 0;
-    }
     unsigned cap = 1;
     for (const char *p = text; *p; p++)
         cap += *p == ',';
     *list = calloc(cap, sizeof **list);
     *len = 0;
     const char *p = text;
+    if (!*p) {
+        free(*list);
+        *list = NULL;
+        return nk_tool_fail("bad --bad-blocks '': expected block numbers, e.g. 5,10");
+    }
     while (*p) {
         char *end;
         errno = 0;
         unsigned long long v = strtoull(p, &end, 0);
-        if (end == p || errno || (*end && *end != ',') || v > UINT32_MAX) {
+        if (end == p || *p == '-' || errno || (*end && *end != ',') || v > UINT32_MAX) {
             free(*list);
             *list = NULL;
             return nk_tool_fail("bad --bad-blocks '%s': '%.*s' is not a block number", text,
@@ -109,7 +109,6 @@ static int nk_parse_bad_blocks(const char *text, int *count, uint32_t **list, un
         (*list)[(*len)++] = (uint32_t)v;
         p = *end ? end + 1 : end;
     }
-    *count = -1;
     return 0;
 }
 
@@ -117,6 +116,7 @@ static int nk_sim_create(int argc, char **argv)
 {
     static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
                                             {"bad-blocks", required_argument, NULL, 'b'},
+                                            {"bad-blocks-random", required_argument, NULL, 'r'},
                                             {"full", no_argument, NULL, 'F'},
                                             {NULL, 0, NULL, 0}};
     struct nk_tool_image_opts opts;
@@ -133,18 +133,31 @@ static int nk_sim_create(int argc, char **argv)
             full = true;
             continue;
         }
+        if (opt == 'r') {
+            uint64_t n;
+            if (!nk_tool_parse_u64(optarg, &n) || n > 1000000) {
+                free(bad_list);
+                return nk_tool_fail("bad --bad-blocks-random '%s': expected a count", optarg);
+            }
+            bad_count = (int)n;
+            continue;
+        }
         free(bad_list);
         bad_list = NULL;
-        int status = nk_parse_bad_blocks(optarg, &bad_count, &bad_list, &bad_len);
-        if (status) {
-            free(bad_list);
+        int status = nk_parse_bad_blocks(optarg, &bad_list, &bad_len);
+        if (status)
             return status;
-        }
     }
     if (opt < 0) {
         free(bad_list);
         return -opt;
     }
+    if (bad_list && bad_count > 0) {
+        free(bad_list);
+        return nk_tool_fail("give --bad-blocks LIST or --bad-blocks-random N, not both");
+    }
+    if (bad_list)
+        bad_count = -1;
     if (optind >= argc || optind + 1 < argc) {
         free(bad_list);
         if (optind >= argc)

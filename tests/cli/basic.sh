@@ -90,5 +90,15 @@ one_line "$nk" info --frob
 expect 2 "dump: option '--page' needs a value" -- "$nk" dump "$img" --chip K9F1G08U0A --page
 expect 2 "block 5000 out of range" -- "$nk" sim create "$tmp/x.img" --chip K9F1G08U0A --bad-blocks 5000,1
 
+# --bad-blocks is always a list ("7" is block 7); a random count is its own option
+"$nk" sim create "$tmp/b7.img" --geometry 2048,64,64,32 --bad-blocks 7 >/dev/null
+expect 0 "total        1 bad of 32 blocks" -- "$nk" badblocks "$tmp/b7.img" --geometry 2048,64,64,32
+expect 0 "bad block    7 \(factory\)" -- "$nk" badblocks "$tmp/b7.img" --geometry 2048,64,64,32
+"$nk" sim create "$tmp/r3.img" --geometry 2048,64,64,32 --bad-blocks-random 3 >/dev/null
+expect 0 "total        3 bad of 32 blocks" -- "$nk" badblocks "$tmp/r3.img" --geometry 2048,64,64,32
+expect 2 "give --bad-blocks LIST or --bad-blocks-random N, not both" -- \
+  "$nk" sim create "$tmp/x.img" --geometry 2048,64,64,32 --bad-blocks 7 --bad-blocks-random 3
+expect 2 "bad --bad-blocks-random 'x'" -- "$nk" sim create "$tmp/x.img" --geometry 2048,64,64,32 --bad-blocks-random x
+
 if [[ $fails -ne 0 ]]; then echo "$fails check(s) failed"; exit 1; fi
 echo "all CLI checks passed"
