@@ -5,7 +5,7 @@ set -euo pipefail
 
 declare -A groups=(
   [build]="gcc make cmake"
-  [test]="gcc make cmake libcmocka-dev libcjson-dev liblzma-dev xz-utils libxml2-utils python3 librsvg2-bin"
+  [test]="gcc make cmake libcmocka-dev libcjson-dev liblzma-dev xz-utils libxml2-utils python3 librsvg2-bin unyaffs"
   [ci]="gcc-arm-none-eabi libnewlib-arm-none-eabi clang libclang-rt-14-dev llvm"
   [qemu]="qemu-system-x86 busybox-static xz-utils"
   [fuse]="libfuse3-dev fuse3 pkg-config"

@@ -467,6 +467,8 @@ static int nk_mkimage_build(struct nk_mkimage *m)
             e.target_len = strlen(n->target);
         } else if (n->type == NK_FS_TYPE_HARDLINK) {
             e.equiv_id = m->nodes[n->link_of].obj_id;
+        } else if (n->type == NK_FS_TYPE_FILE) {
+            e.size = (uint64_t)n->st.st_size;
         }
         err = nk_fs_build_object(&m->builder, &e, &n->obj_id);
         if (err)
