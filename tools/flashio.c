@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 
 #include "image.h"
+#include "nandkit/bbt.h"
+#include "nandkit/error.h"
 #include "nandkit/sim.h"
 #include "tool.h"
 
@@ -225,4 +227,53 @@ int nk_tool_flash_open(struct nk_tool_image *image, struct nk_tool_image_opts *o
         nk_tool_warn_short_image(opts->path, (uint64_t)block_bytes * info->blocks, block_bytes);
     }
     return 0;
+}
+
+int nk_tool_known_bad_attach(struct nk_tool_image *image, bool tags_at_oob0, bool sidecar,
+                             bool writable, struct nk_bbt *bbt, void **memory)
+{
+    *memory = NULL;
+    if (!image->sim)
+        return NK_TOOL_KNOWN_BAD_NONE; /* /dev/mtdN: the kernel answers */
+    struct nk_bbt_config config;
+    memset(&config, 0, sizeof config);
+    config.dry_run = true;
+    config.memory_size = nk_bbt_memory_size(&image->nand);
+    *memory = config.memory = malloc(config.memory_size);
+    if (!config.memory)
+        return -nk_tool_error("out of memory");
+    int err = nk_bbt_attach(&image->nand, bbt, &config);
+    if (err)
+        return -nk_tool_error("reading the bad-block markers: %s", nk_strerror(err));
+    if (!bbt->info.scanned) {
+        if (!writable)
+            return NK_TOOL_KNOWN_BAD_TABLE;
+        nk_bbt_detach(&image->nand);
+        config.dry_run = false;
+        err = nk_bbt_attach(&image->nand, bbt, &config);
+        if (err)
+            return -nk_tool_error("bad-block table: %s", nk_tool_image_error(image, err));
+        return NK_TOOL_KNOWN_BAD_TABLE;
+    }
+    if (!tags_at_oob0 || !sidecar) {
+        nk_bbt_detach(&image->nand);
+        return NK_TOOL_KNOWN_BAD_NONE;
+    }
+    /* Tags at OOB 0: a scanned marker is real only if the simulator itself
+     * calls the block bad. */
+    uint32_t bad = 0;
+    bool agree = true;
+    for (uint32_t b = 0; b < nk_nand_blocks(&image->nand) && agree; b++) {
+        struct nk_sim_block_state state;
+        bool sim_bad = nk_sim_block_get(image->sim, b, &state) == 0 &&
+                       (state.flags & (NK_SIM_BLOCK_FACTORY_BAD | NK_SIM_BLOCK_WORN));
+        int st = nk_bbt_block_state(bbt, b);
+        agree = sim_bad == (st == NK_BBT_FACTORY_BAD || st == NK_BBT_WORN);
+        bad += sim_bad;
+    }
+    if (!agree || !bad) {
+        nk_bbt_detach(&image->nand);
+        return NK_TOOL_KNOWN_BAD_NONE;
+    }
+    return NK_TOOL_KNOWN_BAD_SIMULATOR;
 }

@@ -67,6 +67,27 @@ int nk_tool_flash_open(struct nk_tool_image *image, struct nk_tool_image_opts *o
  * sidecar. Returns true when it warned. */
 bool nk_tool_warn_short_image(const char *path, uint64_t chip_bytes, uint32_t block_bytes);
 
+struct nk_bbt;
+
+/* What nk_tool_known_bad_attach() attached. */
+enum {
+    NK_TOOL_KNOWN_BAD_NONE = 0,  /* nothing: the device's own rules apply */
+    NK_TOOL_KNOWN_BAD_TABLE,     /* a Linux bad-block table found on flash */
+    NK_TOOL_KNOWN_BAD_SIMULATOR, /* the markers, confirmed by the simulator's sidecar */
+};
+
+/* Lets the device know the bad blocks of a simulated image before a file
+ * system is read or built on it: a Linux bad-block table on flash is
+ * attached (for real when `writable`, so a block retired meanwhile is
+ * recorded; else read only), and for a layout with tags at OOB 0 (mkyaffs2,
+ * where markers mean nothing to the file system) the factory markers are
+ * attached read only when the simulator's sidecar (`sidecar`) confirms
+ * every one. `bbt` and *memory (freed by the caller, after
+ * nk_bbt_detach()) hold the table. Returns NK_TOOL_KNOWN_BAD_*, or minus an
+ * exit status after one line. */
+int nk_tool_known_bad_attach(struct nk_tool_image *image, bool tags_at_oob0, bool sidecar,
+                             bool writable, struct nk_bbt *bbt, void **memory);
+
 /* Formats `bytes` as "12.5 MiB" / "3 KiB" / "100 B" into `buf`. */
 const char *nk_tool_format_bytes(uint64_t bytes, char *buf, size_t size);
 
