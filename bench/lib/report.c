@@ -129,7 +129,8 @@ void nk_bench_print_compare(FILE *out, const struct nk_bench_result *results, un
                    "both (reference system: ARM7 software ECC + byte loops -> ARM9 hardware "
                    "ECC + unrolled)",
                    sw_byte, hw_unrolled);
-    fprintf(out, "noise = half the interquartile range of one run's operations; a difference "
+    fprintf(out, "noise = half the interquartile range of one run's operations, or half the "
+                 "drift between two runs of the\nfirst configuration when larger; a difference "
                  "within both runs' noise is not attributed\n");
 }
 
