@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nandkit/version.h"
 #include "tool.h"
 
 /* Writes `text` escaped for roff: backslashes, hyphens as \-, and a leading

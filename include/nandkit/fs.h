@@ -13,7 +13,7 @@
  * stat/lstat/fstat, opendir/readdir/closedir, readlink, statfs and a
  * structure check (fsck). It also builds fresh file systems from a tree
  * (nk_fs_build_*, what `nandkit mkimage` uses). Writing to a mounted file
- * system comes in part 2; handles and structures are shaped for it.
+ * system is not built yet; handles and structures are shaped for it.
  *
  * Errors are negative NK_E* values (nandkit/error.h). Data that fails the
  * ECC is never returned: the read fails with -NK_EIO and the file system
@@ -34,6 +34,10 @@
 #include "nandkit/diag.h"
 #include "nandkit/ecc.h"
 #include "nandkit/part.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* ----- limits and constants -------------------------------------------------------- */
 
@@ -655,5 +659,9 @@ int nk_fs_build_finish(struct nk_fs_builder *b, struct nk_fs_build_stats *stats)
 
 /* What the build has done so far (for progress reports). */
 void nk_fs_build_stats_get(const struct nk_fs_builder *b, struct nk_fs_build_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NANDKIT_FS_H */
