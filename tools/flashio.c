@@ -199,15 +199,19 @@ bool nk_tool_warn_short_image(const char *path, uint64_t chip_bytes, uint32_t bl
     uint64_t size = (uint64_t)st.st_size;
     if (size >= chip_bytes)
         return false;
-    uint64_t missing = chip_bytes - size;
+    char shape[96];
+    if (size % block_bytes)
+        snprintf(shape, sizeof shape, "it ends inside block %llu",
+                 (unsigned long long)(size / block_bytes));
+    else
+        snprintf(shape, sizeof shape, "%llu blocks short",
+                 (unsigned long long)((chip_bytes - size) / block_bytes));
     fprintf(stderr,
-            "nandkit: warning: %s holds %llu of the chip's %llu bytes (%llu blocks short%s): pages "
-            "past its end read as erased. A dump this short usually comes from nanddump skipping "
-            "bad blocks (its default --bb=skipbad: every block after a bad one is shifted), or "
-            "from one partition rather than the whole chip\n",
-            path, (unsigned long long)size, (unsigned long long)chip_bytes,
-            (unsigned long long)(missing / block_bytes),
-            missing % block_bytes ? ", ends mid-block" : "");
+            "nandkit: warning: %s holds %llu of the chip's %llu bytes (%s): pages past its end "
+            "read as erased. A dump this short usually comes from nanddump skipping bad blocks "
+            "(its default --bb=skipbad shifts every block after a bad one), or from one "
+            "partition rather than the whole chip\n",
+            path, (unsigned long long)size, (unsigned long long)chip_bytes, shape);
     return true;
 }
 
