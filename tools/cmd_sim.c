@@ -5,33 +5,37 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "image.h"
 #include "nandkit/error.h"
+#include "save.h"
 #include "tool.h"
 
 static void nk_sim_help(FILE *out)
 {
-    fprintf(out,
-            "usage: nandkit sim create IMAGE (--chip NAME | --geometry P,O,N,B)\n"
-            "                          [--full] [--bad-blocks LIST | --bad-blocks-random N]\n"
-            "                          [--seed S]\n"
-            "       nandkit sim list\n\n"
-            "create  writes an erased chip image (page data then OOB, block 0 first) plus its\n"
-            "        sidecar IMAGE.nksim (erase counts, grown-bad state), with factory-bad\n"
-            "        blocks marked as the datasheet says (e.g. non-0xFF at OOB byte 0 of\n"
-            "        page 0 or 1 on the K9F1G08U0A). Blocks past the last written one are\n"
-            "        left out of the file and read as erased, unless --full writes every\n"
-            "        block: a full raw image, as nanddump --oob makes of a whole chip.\n"
-            "list    prints the simulator presets.\n\n"
-            "Options:\n"
-            "  --chip NAME             preset to simulate\n"
-            "  --geometry P,O,N,B      explicit geometry (page, OOB, pages/block, blocks)\n"
-            "  --bad-blocks LIST       these blocks factory-bad: a comma list (\"5,10\", or \"7\"\n"
-            "                          for block 7); default: none\n"
-            "  --bad-blocks-random N   N factory-bad blocks chosen from the seed (never block 0)\n"
-            "  --full                  write the whole erased chip (a full raw image)\n"
-            "  --seed S                seed for the bad-block choice and faults (default 1)\n");
+    fprintf(
+        out,
+        "usage: nandkit sim create IMAGE (--chip NAME | --geometry P,O,N,B)\n"
+        "                          [--full] [--bad-blocks LIST | --bad-blocks-random N]\n"
+        "                          [--seed S]\n"
+        "       nandkit sim list\n\n"
+        "create  writes an erased chip image (page data then OOB, block 0 first) plus its\n"
+        "        sidecar IMAGE.nksim (erase counts, grown-bad state), with factory-bad\n"
+        "        blocks marked as the datasheet says (e.g. non-0xFF at OOB byte 0 of\n"
+        "        page 0 or 1 on the K9F1G08U0A). Blocks past the last written one are\n"
+        "        left out of the file and read as erased, unless --full writes every\n"
+        "        block: a full raw image, as nanddump --oob makes of a whole chip.\n"
+        "list    prints the simulator presets.\n\n"
+        "Options:\n"
+        "  --chip NAME             preset to simulate\n"
+        "  --geometry P,O,N,B      explicit geometry (page, OOB, pages/block, blocks)\n"
+        "  --bad-blocks LIST       these blocks factory-bad: a comma list (\"5,10\", or \"7\"\n"
+        "                          for block 7); default: none\n"
+        "  --bad-blocks-random N   N factory-bad blocks chosen from the seed (never block 0)\n"
+        "  --full                  write the whole chip as bytes (erased pages as 0xFF): a full\n"
+        "                          raw image other programs can read, as nanddump --oob makes\n"
+        "  --seed S                seed for the bad-block choice and faults (default 1)\n");
 }
 
 /* The block count identification reports for a preset (RESET, READ ID,
@@ -112,6 +116,47 @@ static int nk_parse_bad_blocks(const char *text, uint32_t **list, unsigned *len)
     return 0;
 }
 
+/* --full: every page of the chip as bytes (erased pages as 0xFF, not as the
+ * holes the simulator's own files may keep), so that programs that read the
+ * file themselves (nandwrite --oob, unyaffs, cmp) see the chip. Written to
+ * IMAGE.full beside `image` and renamed over it; the sidecar stays valid. */
+static int nk_sim_write_full(struct nk_sim *sim, const char *image, char *why)
+{
+    const struct nk_chip_info *c = &nk_sim_params(sim)->chip;
+    uint32_t page_bytes = c->page_size + c->oob_size;
+    uint32_t rows = c->blocks * c->pages_per_block;
+    size_t len = strlen(image) + 8;
+    char *path = malloc(len);
+    uint8_t *buf = malloc(page_bytes);
+    if (!path || !buf) {
+        free(path);
+        free(buf);
+        snprintf(why, NK_DIAG_LEN, "out of memory");
+        return -NK_ENOMEM;
+    }
+    snprintf(path, len, "%s.full", image);
+    FILE *out = fopen(path, "wb");
+    int err = out ? 0 : -NK_EIO;
+    for (uint32_t row = 0; !err && row < rows; row++) {
+        err = nk_sim_page_peek(sim, row, 0, buf, page_bytes);
+        if (!err && fwrite(buf, 1, page_bytes, out) != page_bytes)
+            err = -NK_EIO;
+    }
+    if (out && (fflush(out) != 0 || fsync(fileno(out)) != 0))
+        err = err ? err : -NK_EIO;
+    if (out && fclose(out) != 0)
+        err = err ? err : -NK_EIO;
+    if (!err && rename(path, image) != 0)
+        err = -NK_EIO;
+    if (err) {
+        snprintf(why, NK_DIAG_LEN, "cannot write the full image: %s", strerror(errno));
+        unlink(path);
+    }
+    free(path);
+    free(buf);
+    return err;
+}
+
 static int nk_sim_create(int argc, char **argv)
 {
     static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
@@ -181,23 +226,45 @@ static int nk_sim_create(int argc, char **argv)
         return status;
     }
 
+    /* Made beside the target and renamed over it: an image already there
+     * stays whole until the new one is complete. */
+    struct nk_tool_save save;
+    status = nk_tool_save_begin(&save, opts.path, false);
+    if (status) {
+        free(bad_list);
+        return status;
+    }
     struct nk_sim_config config;
     memset(&config, 0, sizeof config);
     config.params = &params;
-    config.image_path = opts.path;
+    config.image_path = save.tmp;
     config.create = true;
     config.seed = opts.seed;
     config.factory_bad_blocks = bad_count;
     config.factory_bad_list = bad_list;
     config.factory_bad_list_len = bad_len;
-    config.full_image = full;
     struct nk_sim *sim;
     char why[NK_DIAG_LEN] = "";
     int err = nk_sim_open(&sim, &config, why);
     free(bad_list);
+    if (!err && full)
+        err = nk_sim_write_full(sim, save.tmp, why);
+    if (err)
+        nk_tool_save_abort(&save);
+    if (err == -NK_EINVAL) /* a part the simulator cannot model: bad input */
+        return nk_tool_fail("cannot create %s with %s %s: %s", opts.path,
+                            opts.chip ? "--chip" : "--geometry",
+                            opts.chip ? opts.chip : opts.geometry, why);
     if (err)
         return nk_tool_error("%s", why[0] ? why : nk_strerror(err));
-    nk_sim_close(sim);
+    err = nk_sim_close(sim);
+    if (err) {
+        nk_tool_save_abort(&save);
+        return nk_tool_error("cannot write %s: %s", opts.path, nk_strerror(err));
+    }
+    status = nk_tool_save_commit(&save);
+    if (status)
+        return status;
     const struct nk_chip_info *c = &params.chip;
     printf("created %s: %s %s, %u blocks of %u x (%u + %u) bytes\n", opts.path, c->vendor, c->model,
            c->blocks, c->pages_per_block, c->page_size, c->oob_size);
