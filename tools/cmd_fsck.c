@@ -141,6 +141,12 @@ static int nk_fsck_run(int argc, char **argv)
     struct nk_tool_fs t;
     int status = nk_tool_fs_open(&t, &opts, nk_fsck_report, &f);
     if (status) {
+        /* What the mount met before it gave up still helps. */
+        for (size_t i = 0; !f.quiet && !f.json && i < f.count; i++) {
+            char line[256];
+            nk_fs_problem_format(&f.problems[i], line, sizeof line);
+            printf("problem: %s\n", line);
+        }
         nk_fsck_free(&f);
         return status;
     }

@@ -222,7 +222,8 @@ static int nk_info_scan_image(struct nk_nand *nand, uint64_t file_size, struct n
         scan->present_blocks = info->blocks;
     uint8_t *data = malloc(page_size), *oob = malloc(oob_size);
     int err = 0;
-    for (uint32_t b = 0; b < scan->present_blocks && !err; b++) {
+    /* Every block, also past the file's end: a sidecar may know bad blocks there. */
+    for (uint32_t b = 0; b < info->blocks && !err; b++) {
         err = nk_nand_read_page(nand, b * ppb, data, oob, NK_OOB_RAW);
         if (err < 0)
             break;
@@ -334,8 +335,8 @@ static int nk_info_image_only(struct nk_tool_image_opts *opts, bool json)
            info.page_size, info.oob_size, info.pages_per_block, info.blocks);
     printf("chip          not identified: an image file carries no ID, parameter page or timing "
            "(--chip NAME adds a preset's)\n");
-    printf("erased        %u of the %u present blocks\n", scan.erased_blocks, scan.present_blocks);
-    printf("bad markers   %u block(s) with a non-0xFF byte at OOB %u of %s", scan.marked_bad,
+    printf("erased        %u of the %u blocks\n", scan.erased_blocks, info.blocks);
+    printf("bad blocks    %u found (a non-0xFF byte at OOB %u of %s)", scan.marked_bad,
            info.bbm_offset, marker_pages);
     for (uint32_t i = 0; i < scan.marked_bad && i < 8; i++)
         printf("%s%u", i ? ", " : ": ", scan.first_marked[i]);

@@ -233,39 +233,65 @@ int nk_tool_flash_open(struct nk_tool_image *image, struct nk_tool_image_opts *o
     return 0;
 }
 
+/* True when the simulator's array holds a Linux table signature ("Bbt0" or
+ * "1tbB" at OOB 8) in the first page of one of the last blocks. Looks with
+ * nk_sim_page_peek(): no flash operation (a --power-cut-after count stays
+ * what it was). */
+static bool nk_tool_sim_has_table(struct nk_sim *sim)
+{
+    const struct nk_chip_info *c = &nk_sim_params(sim)->chip;
+    if (c->oob_size < 12)
+        return false;
+    for (uint32_t i = 1; i <= NK_BBT_MAX_BLOCKS && i <= c->blocks; i++) {
+        uint8_t sig[4];
+        uint32_t row = (c->blocks - i) * c->pages_per_block;
+        if (nk_sim_page_peek(sim, row, c->page_size + 8, sig, 4) == 0 &&
+            (memcmp(sig, "Bbt0", 4) == 0 || memcmp(sig, "1tbB", 4) == 0))
+            return true;
+    }
+    return false;
+}
+
+/* Blocks the simulator itself calls bad (factory or worn). */
+static uint32_t nk_tool_sim_bad_count(struct nk_sim *sim)
+{
+    uint32_t bad = 0;
+    for (uint32_t b = 0; b < nk_sim_params(sim)->chip.blocks; b++) {
+        struct nk_sim_block_state state;
+        bad += nk_sim_block_get(sim, b, &state) == 0 &&
+               (state.flags & (NK_SIM_BLOCK_FACTORY_BAD | NK_SIM_BLOCK_WORN));
+    }
+    return bad;
+}
+
 int nk_tool_known_bad_attach(struct nk_tool_image *image, bool tags_at_oob0, bool sidecar,
                              bool writable, struct nk_bbt *bbt, void **memory)
 {
     *memory = NULL;
     if (!image->sim)
         return NK_TOOL_KNOWN_BAD_NONE; /* /dev/mtdN: the kernel answers */
+    bool table = nk_tool_sim_has_table(image->sim);
+    if (!table && !(tags_at_oob0 && sidecar && nk_tool_sim_bad_count(image->sim)))
+        return NK_TOOL_KNOWN_BAD_NONE; /* nothing to learn: no flash operation */
     struct nk_bbt_config config;
     memset(&config, 0, sizeof config);
-    config.dry_run = true;
+    config.dry_run = !(table && writable);
     config.memory_size = nk_bbt_memory_size(&image->nand);
     *memory = config.memory = malloc(config.memory_size);
     if (!config.memory)
         return -nk_tool_error("out of memory");
     int err = nk_bbt_attach(&image->nand, bbt, &config);
     if (err)
-        return -nk_tool_error("reading the bad-block markers: %s", nk_strerror(err));
-    if (!bbt->info.scanned) {
-        if (!writable)
-            return NK_TOOL_KNOWN_BAD_TABLE;
-        nk_bbt_detach(&image->nand);
-        config.dry_run = false;
-        err = nk_bbt_attach(&image->nand, bbt, &config);
-        if (err)
-            return -nk_tool_error("bad-block table: %s", nk_tool_image_error(image, err));
+        return -nk_tool_error("reading the bad-block %s: %s", table ? "table" : "markers",
+                              nk_tool_image_error(image, err));
+    if (!bbt->info.scanned)
         return NK_TOOL_KNOWN_BAD_TABLE;
-    }
     if (!tags_at_oob0 || !sidecar) {
         nk_bbt_detach(&image->nand);
         return NK_TOOL_KNOWN_BAD_NONE;
     }
     /* Tags at OOB 0: a scanned marker is real only if the simulator itself
      * calls the block bad. */
-    uint32_t bad = 0;
     bool agree = true;
     for (uint32_t b = 0; b < nk_nand_blocks(&image->nand) && agree; b++) {
         struct nk_sim_block_state state;
@@ -273,9 +299,8 @@ int nk_tool_known_bad_attach(struct nk_tool_image *image, bool tags_at_oob0, boo
                        (state.flags & (NK_SIM_BLOCK_FACTORY_BAD | NK_SIM_BLOCK_WORN));
         int st = nk_bbt_block_state(bbt, b);
         agree = sim_bad == (st == NK_BBT_FACTORY_BAD || st == NK_BBT_WORN);
-        bad += sim_bad;
     }
-    if (!agree || !bad) {
+    if (!agree) {
         nk_bbt_detach(&image->nand);
         return NK_TOOL_KNOWN_BAD_NONE;
     }

@@ -171,9 +171,12 @@ int nk_tool_fs_open(struct nk_tool_fs *t, struct nk_tool_image_opts *opts, nk_fs
     const struct nk_chip_info *info = &t->image.params.chip;
     uint64_t block_bytes = ((uint64_t)info->page_size + info->oob_size) * info->pages_per_block;
     /* An image shorter than the chip, even one that ends inside a block,
-     * reads as docs/image-format.md says: pages past its end are erased. A
-     * dump made elsewhere gets a warning saying what that usually means. */
-    nk_tool_warn_short_image(opts->path, block_bytes * info->blocks, (uint32_t)block_bytes);
+     * reads as docs/image-format.md says: pages past its end are erased.
+     * One that ends inside a block (never nandkit's own output) and has no
+     * sidecar gets a warning saying what that usually means. */
+    struct stat st;
+    if (opts->path && stat(opts->path, &st) == 0 && (uint64_t)st.st_size % block_bytes)
+        nk_tool_warn_short_image(opts->path, block_bytes * info->blocks, (uint32_t)block_bytes);
     enum nk_fs_layout layout = nk_tool_fs_layout(t->image.layout);
     t->layout_name = nk_fs_layout_name(layout);
     t->config.part = &t->image.part;

@@ -87,7 +87,7 @@ grep -q "layout guess  linux" <<<"$out" || fail "info does not guess the Linux l
 expect 0 "layout guess  mkyaffs2" -- bash -c "xz -dc '$fixtures/yaffs2/mkyaffs2-2k.img.xz' > '$tmp/mk.img' && '$nk' info '$tmp/mk.img' $geo"
 expect 0 "not bad-block markers" -- "$nk" info "$tmp/mk.img" $geo
 expect 0 "layout guess  none: no YAFFS2 tags" -- "$nk" info "$tmp/dump/raw.bin" $geo
-expect 0 "bad markers   2 block\(s\) .*: 5, 9" -- "$nk" info "$tmp/dump/raw.bin" $geo
+expect 0 "bad blocks    2 found .*: 5, 9" -- "$nk" info "$tmp/dump/raw.bin" $geo
 expect 0 '"identified":false,.*"marked_bad":2' -- "$nk" info "$tmp/dump/raw.bin" $geo --json
 
 # presets agree: sim list and info --chip tell the same block counts
