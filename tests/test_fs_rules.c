@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fs/fs_codec.h"
 #include "fs_testdev.h"
 #include "nandkit/ecc.h"
 #include "testutil.h"
@@ -1020,14 +1021,33 @@ static void test_read_api_errors(void **state)
     img_free(m);
 }
 
-static void test_a_writable_mount_is_refused_for_now(void **state)
+static void test_a_zeroed_config_with_a_pool_mounts_the_linux_layout_read_only(void **state)
 {
     (void)state;
     struct img *m = img_new(NK_FS_LAYOUT_LINUX);
-    struct nk_fs_config config = nk_fs_testdev_config(&m->dev);
-    config.read_only = false;
-    assert_int_equal(nk_fs_mount(&m->fs, &config), -NK_ENOTSUP);
-    assert_true(strlen(m->fs.diag.text) > 0);
+    put_header(m, 0, 0, &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "z", .size = 10});
+    put_data(m, 0, 1, SEQ, 300, 1, 10, 'Z');
+    static uint64_t buffer[4096];
+    struct nk_fs_config config;
+    memset(&config, 0, sizeof config); /* read_only false: no write side yet */
+    config.part = &m->dev.part;
+    config.pool = buffer;
+    config.pool_size = sizeof buffer;
+    assert_int_equal(nk_fs_mount(&m->fs, &config), 0);
+    m->mounted = true;
+    expect_file(m, "/z", 10, 'Z');
+    struct nk_fs_statfs sf;
+    assert_int_equal(nk_fs_statfs(&m->fs, &sf), 0);
+    assert_true(sf.read_only);
+    size_t ram;
+    nk_fs_ram_usage(&m->fs, &ram, NULL);
+    assert_true(ram > 0 && m->fs.pool.in_use >= ram); /* drawn from the buffer */
+    assert_int_equal(nk_fs_unmount(&m->fs), 0);
+    m->mounted = false;
+    /* Neither pool nor allocator: refused, saying what is missing. */
+    config.pool = NULL;
+    assert_int_equal(nk_fs_mount(&m->fs, &config), -NK_EINVAL);
+    assert_non_null(strstr(m->fs.diag.text, "pool or allocator"));
     img_free(m);
 }
 
@@ -1061,7 +1081,7 @@ int main(void)
         cmocka_unit_test(test_duplicate_names_are_reported_by_the_check),
         cmocka_unit_test(test_mounts_from_a_static_pool_and_fails_cleanly_when_short),
         cmocka_unit_test(test_read_api_errors),
-        cmocka_unit_test(test_a_writable_mount_is_refused_for_now),
+        cmocka_unit_test(test_a_zeroed_config_with_a_pool_mounts_the_linux_layout_read_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -87,7 +87,7 @@ static int nk_dump_run(int argc, char **argv)
     uint32_t ppb = nk_nand_pages_per_block(nand);
     uint32_t block = (uint32_t)(page / ppb);
     /* Markers mean nothing where the layout keeps tags at OOB 0. */
-    int bad = image.layout == NK_TOOL_LAYOUT_MKYAFFS2 ? 0 : nk_nand_block_is_bad(nand, block);
+    int bad = image.layout == NK_FS_LAYOUT_MKYAFFS2 ? 0 : nk_nand_block_is_bad(nand, block);
     char verdict[160] = "";
     const char *verdict_key = "not-checked";
     unsigned flips = 0;
@@ -107,9 +107,9 @@ static int nk_dump_run(int argc, char **argv)
             if (err == -NK_EBADMSG) {
                 snprintf(verdict, sizeof verdict, "%s, uncorrectable", nand->ecc.name);
                 verdict_key = "uncorrectable";
-            } else if (err == -NK_EUCLEAN) {
+            } else if (err > 0 && nk_nand_scrub_advised(nand, err)) {
                 snprintf(verdict, sizeof verdict,
-                         "%s, %u bitflip(s) corrected (at scrub threshold)", nand->ecc.name, flips);
+                         "%s, %d bitflip(s) corrected (at scrub threshold)", nand->ecc.name, err);
                 verdict_key = "corrected";
             } else if (err > 0) {
                 snprintf(verdict, sizeof verdict, "%s, %d bitflip(s) corrected", nand->ecc.name,
@@ -156,7 +156,7 @@ static int nk_dump_run(int argc, char **argv)
         memset(&fs_config, 0, sizeof fs_config);
         fs_config.part = &image.part;
         fs_config.allocator = nk_tool_heap_allocator();
-        enum nk_fs_layout layout = nk_tool_fs_layout(image.layout);
+        enum nk_fs_layout layout = image.layout;
         nk_fs_config_layout(&fs_config, layout);
         char text[1024];
         if (nk_fs_page_describe(&fs_config, (uint32_t)page, text, sizeof text) >= 0)

@@ -222,7 +222,7 @@ static int nk_read_run(int argc, char **argv)
                 if (!sum.failed_pages)
                     sum.first_failed_page = page;
                 sum.failed_pages++;
-            } else if (err == -NK_EUCLEAN || err > 0) {
+            } else if (err > 0) {
                 sum.corrected_pages++;
                 sum.corrected_bits += nk_nand_last_bitflips(nand);
             } else if (err < 0) {

@@ -112,7 +112,7 @@ static int nk_torture_block(struct nk_nand *nand, struct nk_torture_block *t, un
             unsigned flips = nk_nand_last_bitflips(nand);
             if (err == -NK_EBADMSG) {
                 t->uncorrectable_pages++;
-            } else if (err < 0 && err != -NK_EUCLEAN) {
+            } else if (err < 0) {
                 hard = err;
                 break;
             } else {

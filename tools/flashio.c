@@ -197,7 +197,7 @@ bool nk_tool_warn_short_image(const char *path, uint64_t chip_bytes, uint32_t bl
     if (!nk_sim_sidecar_path(path, sidecar, sizeof sidecar) || access(sidecar, F_OK) == 0)
         return false;
     uint64_t size = (uint64_t)st.st_size;
-    if (size >= chip_bytes)
+    if (size >= chip_bytes || size == 0) /* empty: a fresh chip, not a dump */
         return false;
     char shape[96];
     if (size % block_bytes)
