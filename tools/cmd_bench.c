@@ -152,6 +152,7 @@ static int nk_bench_sim_run(const struct nk_bench_options *o, enum nk_bench_ecc 
         memset(&nc, 0, sizeof nc);
         nc.ctrl = ctrl;
         nc.ecc = &ecc;
+        nc.force_ecc = true; /* the engine is what is measured, whatever the chip requires */
         nc.workspace = ws;
         nc.workspace_size = ws_size;
         err = nk_nand_open(&nand, &nc);

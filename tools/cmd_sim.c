@@ -57,6 +57,10 @@ static uint32_t nk_sim_identified_blocks(const char *name)
     nc.workspace = workspace;
     nc.workspace_size = size;
     nc.read_only = true;
+    struct nk_ecc_engine none; /* identification only: no ECC needed */
+    nk_ecc_none_init(&none);
+    nc.ecc = &none;
+    nc.force_ecc = true;
     uint32_t blocks = nk_nand_open(&nand, &nc) == 0 ? nk_nand_blocks(&nand) : 0;
     free(workspace);
     nk_sim_close(sim);
