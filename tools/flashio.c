@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "flashio.h"
 
+#include "save.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +132,14 @@ int nk_tool_outfile_open(struct nk_tool_outfile *out, const char *path)
         out->file = stdout;
         return 0;
     }
+    if (nk_tool_is_special_file(path)) {
+        /* /dev/null, a FIFO, a terminal: written in place, never replaced. */
+        out->special = true;
+        out->file = fopen(path, "wb");
+        if (!out->file)
+            return nk_tool_error("cannot write '%s': %s", path, strerror(errno));
+        return 0;
+    }
     size_t len = strlen(path);
     out->final_path = strdup(path);
     out->temp_path = malloc(len + 16);
@@ -163,6 +173,16 @@ int nk_tool_outfile_open(struct nk_tool_outfile *out, const char *path)
 int nk_tool_outfile_close(struct nk_tool_outfile *out, bool keep)
 {
     int code = 0;
+    if (out->special) {
+        bool ok = fflush(out->file) == 0 && !ferror(out->file);
+        int saved = errno;
+        ok = fclose(out->file) == 0 && ok;
+        out->file = NULL;
+        out->special = false;
+        if (!ok && keep)
+            code = nk_tool_error("cannot write: %s", strerror(saved));
+        return code;
+    }
     if (!out->final_path) {
         if (fflush(stdout) != 0)
             code = nk_tool_error("cannot write to standard output: %s", strerror(errno));

@@ -42,6 +42,7 @@ struct nk_tool_outfile {
     FILE *file;
     char *final_path; /* NULL: stdout */
     char *temp_path;
+    bool special; /* a device or FIFO, written in place */
 };
 
 /* Opens `path` for writing (NULL or "-": stdout). Returns 0, or prints one

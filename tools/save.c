@@ -100,6 +100,10 @@ static int nk_save_copy_file(const char *from, const char *to)
 int nk_tool_save_begin(struct nk_tool_save *save, const char *target, bool copy)
 {
     memset(save, 0, sizeof *save);
+    if (nk_tool_is_special_file(target))
+        return nk_tool_fail("%s is not a regular file: an image is written to a file, or to "
+                            "/dev/mtdN through its own backend",
+                            target);
     save->target = strdup(target);
     save->tmp = nk_save_concat(target, ".nktmp-XXXXXX");
     if (!save->target || !save->tmp) {
@@ -202,8 +206,41 @@ void nk_tool_save_abort(struct nk_tool_save *save)
     memset(save, 0, sizeof *save);
 }
 
+bool nk_tool_is_special_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+/* A device or FIFO named as the output is written in place: renaming a
+ * temporary file over /dev/null would replace the device itself. */
+static int nk_save_write_in_place(const char *label, const char *path, const void *data, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return nk_tool_error("cannot write %s'%s': %s", label, path, strerror(errno));
+    const char *p = data;
+    size_t left = len;
+    while (left) {
+        ssize_t n = write(fd, p, left);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        p += n;
+        left -= (size_t)n;
+    }
+    int saved = errno;
+    close(fd);
+    if (left)
+        return nk_tool_error("cannot write %s'%s': %s", label, path, strerror(saved));
+    return 0;
+}
+
 int nk_tool_write_file(const char *label, const char *path, const void *data, size_t len)
 {
+    if (nk_tool_is_special_file(path))
+        return nk_save_write_in_place(label, path, data, len);
     char *tmp = nk_save_concat(path, ".nktmp-XXXXXX");
     if (!tmp)
         return nk_tool_error("cannot write %s'%s': out of memory", label, path);

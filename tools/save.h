@@ -37,4 +37,9 @@ void nk_tool_save_abort(struct nk_tool_save *save);
  * status 1 (the old file, if any, is left as it was). */
 int nk_tool_write_file(const char *label, const char *path, const void *data, size_t len);
 
+/* True when `path` exists and is neither a regular file nor a directory (a
+ * device, FIFO or socket): such outputs are written in place, never
+ * replaced by a rename. */
+bool nk_tool_is_special_file(const char *path);
+
 #endif

@@ -151,6 +151,29 @@ expect 0 "holds 1351680 of the chip's 2162688 bytes \(6 blocks short\).*nanddump
 expect 0 "\"erased\":1," -- "$nk" erase "$tmp/dump/d.bin" $geo 0 1 --quiet --json
 [[ ! -e $tmp/dump/d.bin.nksim ]] || fail "erase created a sidecar beside a dump"
 
+# an output that is a device or FIFO (/dev/null, a pipe) is written in place,
+# never replaced by a temporary file renamed over it
+mkfifo "$tmp/fifo"
+cat "$tmp/fifo" > "$tmp/fifo.out" &
+reader=$!
+"$nk" read "$img" $geo -l 2KiB -f "$tmp/fifo" -q || fail "read -f FIFO failed"
+if [[ -p $tmp/fifo ]]; then
+  wait $reader
+  [[ $(stat -c %s "$tmp/fifo.out") == 2048 ]] || fail "read -f FIFO: $(stat -c %s "$tmp/fifo.out") bytes through it"
+else
+  kill $reader; fail "read -f FIFO replaced the FIFO with a file"; rm -f "$tmp/fifo"; mkfifo "$tmp/fifo"
+fi
+cat "$tmp/fifo" > "$tmp/fifo.svg" &
+reader=$!
+"$nk" bench --chip K9F1G08U0A --count 4 --block-count 1 --no-progress --svg "$tmp/fifo" > "$tmp/bench.txt" ||
+  fail "bench --svg FIFO failed"
+if [[ -p $tmp/fifo ]]; then
+  wait $reader
+  grep -q "<svg" "$tmp/fifo.svg" || fail "bench --svg FIFO: no SVG came through"
+else
+  kill $reader; fail "bench --svg FIFO replaced the FIFO with a file"
+fi
+
 # torture: nothing without --destructive and a range; counts when it runs
 before=$(sum "$img")
 expect 2 "torture needs --blocks" -- "$nk" torture "$img" $geo --destructive
