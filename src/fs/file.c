@@ -12,33 +12,6 @@
 
 #include "fs/fs_internal.h"
 
-int nk_fs_file_open(struct nk_fs *fs, struct nk_fs_file *file, const char *path, uint32_t flags)
-{
-    memset(file, 0, sizeof *file);
-    if ((flags & NK_FS_O_ACCMODE) != NK_FS_O_RDONLY ||
-        (flags & (NK_FS_O_CREAT | NK_FS_O_TRUNC | NK_FS_O_APPEND)))
-        return -NK_EROFS;
-    if (flags & ~(NK_FS_O_ACCMODE | NK_FS_O_CREAT | NK_FS_O_TRUNC | NK_FS_O_APPEND))
-        return -NK_EINVAL;
-    struct nk_fs_obj *obj;
-    int err = nk_fs_path_lookup(fs, path, true, &obj);
-    if (err)
-        return err;
-    if (nk_fs_obj_is_dir(obj))
-        return -NK_EISDIR;
-    struct nk_fs_obj *target = nk_fs_obj_target(fs, obj);
-    if (!target)
-        return -NK_EILSEQ;
-    if (target->type != NK_FS_TYPE_FILE)
-        return -NK_EINVAL;
-    file->fs = fs;
-    file->obj = target;
-    file->named = obj;
-    file->flags = flags;
-    file->open = true;
-    return 0;
-}
-
 static bool nk_fs_file_ok(const struct nk_fs_file *file)
 {
     return file && file->open && file->fs && file->fs->mounted;
@@ -100,7 +73,9 @@ static int32_t nk_fs_read_at(struct nk_fs_file *file, uint8_t *buf, size_t len, 
             n = (uint32_t)(len - done);
         uint32_t page =
             index < NK_FS_CHUNK_ID_MAX ? nk_fs_map_get(fs, obj, (uint32_t)index + 1) : NK_FS_NONE;
-        if (page == NK_FS_NONE) {
+        if (fs->wbuf_obj == obj && fs->wbuf_chunk == index + 1) {
+            memcpy(buf + done, fs->wbuf + in_chunk, n); /* the write buffer's newer copy */
+        } else if (page == NK_FS_NONE) {
             memset(buf + done, 0, n);
         } else {
             int err = nk_fs_chunk_read(fs, obj, (uint32_t)index + 1, page, in_chunk, buf + done, n);
@@ -115,6 +90,8 @@ static int32_t nk_fs_read_at(struct nk_fs_file *file, uint8_t *buf, size_t len, 
 int32_t nk_fs_file_pread(struct nk_fs_file *file, void *buf, size_t len, uint64_t offset)
 {
     if (!nk_fs_file_ok(file))
+        return -NK_EBADF;
+    if ((file->flags & NK_FS_O_ACCMODE) == NK_FS_O_WRONLY)
         return -NK_EBADF;
     if (!buf && len)
         return -NK_EINVAL;
@@ -164,7 +141,18 @@ int nk_fs_file_close(struct nk_fs_file *file)
 {
     if (!file || !file->open)
         return -NK_EBADF;
+    struct nk_fs *fs = file->fs;
+    struct nk_fs_obj *obj = file->obj;
+    int err = 0;
+    if (fs && fs->mounted) {
+        if ((file->flags & NK_FS_O_ACCMODE) != NK_FS_O_RDONLY)
+            err = nk_fs_file_fsync(file);
+        if (obj->opens)
+            obj->opens--;
+        if (obj->opens == 0 && (obj->wflags & NK_FS_W_UNLINKED))
+            nk_fs_obj_forget(fs, obj); /* its header says unlinked: nothing to write */
+    }
     file->open = false;
     file->obj = file->named = NULL;
-    return 0;
+    return err;
 }

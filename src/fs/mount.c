@@ -80,6 +80,8 @@ int nk_fs_page_read(struct nk_fs *fs, uint32_t page, uint8_t *data)
         return err;
     if (err != 0)
         fs->ecc_corrected_reads++;
+    if (err == -NK_EUCLEAN)
+        nk_fs_note_scrub(fs, page); /* at the device's threshold: move the data */
     return 0;
 }
 
@@ -147,15 +149,14 @@ static int nk_fs_setup_geometry(struct nk_fs *fs)
 
     /* Block summaries as YAFFS2 sizes them: the tags of all but the last n
      * chunks, in n chunks that each start with a 16-byte header. */
-    uint32_t sum_bytes = fs->pages_per_block * 12u;
-    uint32_t chunks = (sum_bytes + fs->chunk_bytes - 1) / (fs->chunk_bytes - 16u);
-    fs->summary_chunks =
-        (chunks >= 1 && chunks < fs->pages_per_block && chunks < 256) ? (uint8_t)chunks : 0;
+    fs->summary_chunks = (uint8_t)nk_fs_summary_chunks(fs->pages_per_block, fs->chunk_bytes);
     return 0;
 }
 
 static void nk_fs_release(struct nk_fs *fs)
 {
+    nk_fs_write_release(fs);
+    fs->dirs = NULL;
     nk_fs_obj_free_all(fs);
     nk_fs_mem_free(fs, fs->buckets, ((size_t)fs->bucket_mask + 1) * sizeof *fs->buckets);
     fs->buckets = NULL;
@@ -221,9 +222,10 @@ int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config)
         return nk_diag_set(&fs->diag, -NK_EINVAL, "no partition given");
     if (!config->allocator.alloc || !config->allocator.free)
         return nk_diag_set(&fs->diag, -NK_EINVAL, "no allocator given");
-    if (!config->read_only)
-        return nk_diag_set(&fs->diag, -NK_ENOTSUP,
-                           "writable mounts are not supported yet: set read_only");
+    if (!config->read_only && (config->part->read_only || config->part->dev->read_only))
+        return nk_diag_set(&fs->diag, -NK_EROFS,
+                           "partition '%s' is read-only: mount it with read_only set",
+                           config->part->name ? config->part->name : "?");
     fs->config = *config;
     int err = nk_fs_setup_geometry(fs);
     if (!err)
@@ -232,6 +234,8 @@ int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config)
         err = nk_fs_scan(fs);
     if (!err)
         err = nk_fs_resolve(fs);
+    if (!err && !config->read_only)
+        err = nk_fs_write_init(fs);
     if (err) {
         if (!fs->diag.text[0])
             nk_diag_set(&fs->diag, err, "mount failed: %s", nk_strerror(err));
@@ -246,8 +250,9 @@ int nk_fs_unmount(struct nk_fs *fs)
 {
     if (!fs->mounted)
         return -NK_EINVAL;
+    int err = nk_fs_sync(fs);
     nk_fs_release(fs);
-    return 0;
+    return err;
 }
 
 void nk_fs_ram_usage(const struct nk_fs *fs, size_t *now, size_t *peak)
@@ -276,6 +281,35 @@ int nk_fs_statfs(struct nk_fs *fs, struct nk_fs_statfs *st)
     st->name_max = NK_FS_NAME_MAX;
     st->reads_corrected = fs->ecc_corrected_reads;
     st->reads_failed = fs->ecc_failed_reads;
-    st->read_only = true;
+    st->read_only = !fs->writable;
+    if (!fs->writable)
+        return 0;
+    uint32_t per_block = fs->pages_per_block - fs->summary_chunks;
+    uint64_t held = fs->live_chunks + (uint64_t)fs->reserve * per_block;
+    st->bytes_avail = held < fs->usable_chunks ? (fs->usable_chunks - held) * fs->chunk_bytes : 0;
+    uint64_t unwritten = (uint64_t)fs->erased_blocks * per_block;
+    if (fs->alloc_block != NK_FS_NONE)
+        unwritten += per_block - fs->alloc_page;
+    st->bytes_free = unwritten * fs->chunk_bytes;
+    st->bytes_live = fs->live_chunks * fs->chunk_bytes;
+    st->blocks_bad = fs->stats.blocks_bad;
+    st->blocks_erased = fs->erased_blocks;
+    st->blocks_retired = fs->blocks_retired;
+    st->erase_min = 0xffffffffu;
+    for (uint32_t b = 0; b < fs->blocks; b++) {
+        const struct nk_fs_block *info = &fs->block_info[b];
+        if (info->state == NK_FS_BLOCK_BAD)
+            continue;
+        if (info->erases < st->erase_min)
+            st->erase_min = info->erases;
+        if (info->erases > st->erase_max)
+            st->erase_max = info->erases;
+    }
+    if (st->erase_min == 0xffffffffu)
+        st->erase_min = 0;
+    st->chunks_programmed = fs->chunks_programmed;
+    st->chunks_copied = fs->chunks_copied;
+    st->blocks_collected = fs->blocks_collected;
+    st->blocks_erased_count = fs->erases;
     return 0;
 }

@@ -267,6 +267,8 @@ static int nk_fs_shadow(struct nk_fs *fs, uint32_t id)
 {
     if (id < NK_FS_OBJ_FIRST_USER || id > NK_FS_OBJ_MAX || nk_fs_obj_find(fs, id))
         return 0;
+    if (id >= fs->next_obj)
+        fs->next_obj = id + 1;
     struct nk_fs_obj *obj = nk_fs_obj_get(fs, id);
     if (!obj)
         return -NK_ENOMEM;
@@ -396,8 +398,18 @@ static int nk_fs_scan_chunk(struct nk_fs *fs, uint32_t seq, uint32_t page,
     if (!obj)
         return nk_diag_set(&fs->diag, -NK_ENOMEM, "out of memory for objects (%u so far)",
                            (unsigned)fs->object_count);
-    if (tags->chunk_id == 0)
+    if (tags->obj_id >= fs->next_obj)
+        fs->next_obj = tags->obj_id + 1; /* ids of the dead too: never reused */
+    if (tags->chunk_id == 0) {
+        /* Headers that cut off older data (shrink, deletion, shadow) keep
+         * their block until no older block is left (the writer's rule);
+         * plain headers carry no flags in their tags, so they count too. */
+        if (!tags->extra || tags->extra_shrink || tags->extra_shadows ||
+            tags->extra_parent_id == NK_FS_OBJ_UNLINKED ||
+            tags->extra_parent_id == NK_FS_OBJ_DELETED)
+            fs->block_info[page / fs->pages_per_block].flags |= NK_FS_BLK_KEEP;
         return nk_fs_header_chunk(fs, obj, tags, page);
+    }
     int err = 0;
     nk_fs_data_chunk(fs, obj, tags, page, &err);
     if (err)
@@ -533,7 +545,7 @@ static int nk_fs_scan_block(struct nk_fs *fs, struct nk_fs_scan *scan, uint32_t 
             }
         }
     }
-    info->written = written > 255 ? 255 : (uint8_t)written;
+    info->written = (uint16_t)written;
     fs->free_chunks += fs->pages_per_block - written;
 
     for (uint32_t p = written; p-- > 0;) {
