@@ -373,6 +373,16 @@ static int nk_fs_gc_copy_data(struct nk_fs *fs, uint32_t page, const struct nk_f
     }
     struct nk_fs_tags t = *tags;
     t.extra = false;
+    /* After a truncate inside this chunk its old bytes past the end are
+     * still on flash: the copy, newer than the truncating header, must not
+     * carry them (a newer chunk's length extends the file at the next
+     * mount). */
+    uint64_t start = (uint64_t)(tags->chunk_id - 1) * fs->chunk_bytes;
+    uint64_t valid = obj->size > start ? obj->size - start : 0;
+    if (valid < t.n_bytes) {
+        t.n_bytes = (uint32_t)valid;
+        memset(fs->copy_buf + valid, 0, fs->chunk_bytes - (uint32_t)valid);
+    }
     int64_t at = nk_fs_put_chunk(fs, &t, fs->copy_buf);
     if (at < 0)
         return (int)at;
