@@ -120,10 +120,16 @@ static void nk_fs_block_gone(struct nk_fs *fs, uint32_t block)
 }
 
 /* Takes `block` out of service: the bad-block layer marks it (marker and
- * table). Without markers (mkyaffs2) and without a table it is only left
- * alone until the next mount. */
-static void nk_fs_retire(struct nk_fs *fs, uint32_t block)
+ * table). A block that failed a program is erased first (as YAFFS2 does),
+ * so that the marker lands on an erased page and no stale chunk of it is
+ * read again. Without markers (mkyaffs2) and without a table it is only
+ * left alone until the next mount. */
+static void nk_fs_retire(struct nk_fs *fs, uint32_t block, bool erase_first)
 {
+    if (erase_first) {
+        fs->cached_page = NK_FS_NONE;
+        (void)nk_fs_io_erase(fs->part, block);
+    }
     if (!fs->config.no_bad_block_markers || fs->part->dev->bbt)
         (void)nk_fs_io_mark_bad(fs->part, block);
     nk_fs_block_gone(fs, block);
@@ -140,7 +146,7 @@ static int nk_fs_erase(struct nk_fs *fs, uint32_t block)
     if (info->erases < 0xffffu)
         info->erases++;
     if (err == -NK_EIO) {
-        nk_fs_retire(fs, block);
+        nk_fs_retire(fs, block, false);
         return 0;
     }
     if (err)
@@ -469,7 +475,7 @@ static int nk_fs_collect(struct nk_fs *fs, uint32_t victim)
         return err;
     fs->blocks_collected++;
     if (info->flags & NK_FS_BLK_RETIRE) {
-        nk_fs_retire(fs, victim);
+        nk_fs_retire(fs, victim, true);
         return 0;
     }
     return nk_fs_erase(fs, victim);
