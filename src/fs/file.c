@@ -149,8 +149,14 @@ int nk_fs_file_close(struct nk_fs_file *file)
             err = nk_fs_file_fsync(file);
         if (obj->opens)
             obj->opens--;
-        if (obj->opens == 0 && (obj->wflags & NK_FS_W_UNLINKED))
-            nk_fs_obj_forget(fs, obj); /* its header says unlinked: nothing to write */
+        if (obj->opens == 0 && (obj->wflags & NK_FS_W_UNLINKED)) {
+            /* Unlinked to deleted, as YAFFS2 does: a header newer than every
+             * chunk the file wrote (or the collector moved) while open, so
+             * none of them can come back once the unlinked header is gone. */
+            int derr = nk_fs_delete_unlinked(fs, obj);
+            if (!err)
+                err = derr;
+        }
     }
     file->open = false;
     file->obj = file->named = NULL;

@@ -44,7 +44,7 @@ enum nk_fs_block_state {
 
 /* Block flags (nk_fs_block.flags). */
 #define NK_FS_BLK_KEEP                                                                             \
-    0x01u /* holds a shrink, deletion or shadowing header: collected only when it is the oldest                                                                             \
+    0x01u /* holds a shrink, deletion or shadowing header: collected only when it is the oldest    \
              block in use */
 #define NK_FS_BLK_SCRUB 0x02u  /* live data to move soon (bitflips, or possibly cut) */
 #define NK_FS_BLK_RETIRE 0x04u /* a program failed: move its live data, then mark it bad */
@@ -276,6 +276,10 @@ int nk_fs_hdr_store(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_ed
 int nk_fs_wbuf_flush(struct nk_fs *fs);
 int nk_fs_wbuf_program(struct nk_fs *fs);
 void nk_fs_wbuf_drop(struct nk_fs *fs, struct nk_fs_obj *obj);
+
+/* The last close of a file unlinked while open: its deletion header, then
+ * its RAM. */
+int nk_fs_delete_unlinked(struct nk_fs *fs, struct nk_fs_obj *obj);
 
 /* Frees an object's flash and RAM (not its header). */
 void nk_fs_obj_forget(struct nk_fs *fs, struct nk_fs_obj *obj);

@@ -393,6 +393,8 @@ static int nk_fs_delete(struct nk_fs *fs, struct nk_fs_obj *obj)
     if (err)
         return err;
     bool open = obj->type == NK_FS_TYPE_FILE && obj->opens > 0;
+    if (!open)
+        obj->wflags &= (uint8_t)~NK_FS_W_UNLINKED;
     uint32_t old_parent = obj->parent_id;
     uint64_t old_size = obj->size;
     obj->parent_id = open ? NK_FS_OBJ_UNLINKED : NK_FS_OBJ_DELETED;
@@ -412,6 +414,19 @@ static int nk_fs_delete(struct nk_fs *fs, struct nk_fs_obj *obj)
     obj->hdr_page = NK_FS_NONE; /* the deletion header is not live */
     nk_fs_obj_forget(fs, obj);
     return 0;
+}
+
+int nk_fs_delete_unlinked(struct nk_fs *fs, struct nk_fs_obj *obj)
+{
+    int err = nk_fs_make_room(fs, 1, 0, true);
+    if (!err)
+        err = nk_fs_delete(fs, obj);
+    if (err) {
+        /* Not on flash: a mount still drops it (its header says unlinked),
+         * but the RAM goes now. */
+        nk_fs_obj_forget(fs, obj);
+    }
+    return err;
 }
 
 /* Removes the name `obj` (in its directory). */
