@@ -103,7 +103,8 @@ struct nk_fs_obj {
 /* Write-side object flags (nk_fs_obj.wflags). */
 #define NK_FS_W_HDR_DIRTY 0x01u /* size changed since its newest header */
 #define NK_FS_W_UNLINKED 0x02u  /* unlinked while open: freed on the last close */
-#define NK_FS_W_SHADOWED 0x04u  /* scan: killed by a shadowing header, no deletion seen */
+#define NK_FS_W_SIZE_IN_DATA 0x04u /* the newest data chunk ends at the size: a mount \
+                                      reads the size from it, no header needed */
 
 /* ----- memory (alloc.c) ----------------------------------------------------------------- */
 

@@ -76,7 +76,7 @@ int nk_fs_hdr_store(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_ed
     obj->hdr_page = (uint32_t)at;
     if (hdr->parent_id != NK_FS_OBJ_DELETED)
         nk_fs_live_set(fs, (uint32_t)at);
-    obj->wflags &= (uint8_t)~NK_FS_W_HDR_DIRTY;
+    obj->wflags &= (uint8_t)~(NK_FS_W_HDR_DIRTY | NK_FS_W_SIZE_IN_DATA);
     obj->flags |= NK_FS_OBJ_VALID;
     return 0;
 }
@@ -679,6 +679,8 @@ int nk_fs_sync(struct nk_fs *fs)
     uint32_t bucket = 0;
     for (struct nk_fs_obj *obj = nk_fs_obj_next(fs, NULL, &bucket); obj;
          obj = nk_fs_obj_next(fs, obj, &bucket)) {
+        if ((obj->wflags & NK_FS_W_HDR_DIRTY) && (obj->wflags & NK_FS_W_SIZE_IN_DATA))
+            obj->wflags &= (uint8_t)~NK_FS_W_HDR_DIRTY; /* the data says the size */
         if (!(obj->wflags & NK_FS_W_HDR_DIRTY))
             continue;
         err = nk_fs_make_room(fs, 1, 0, false);

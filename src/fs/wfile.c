@@ -58,6 +58,10 @@ int nk_fs_wbuf_program(struct nk_fs *fs)
         nk_fs_live_clear(fs, old);
     nk_fs_live_set(fs, (uint32_t)at);
     fs->wbuf_dirty = false;
+    /* A chunk newer than the file's header that ends at its size tells a
+     * mount the size (fs-format.md section 7): no header needed for it. */
+    if (start + n == obj->size)
+        obj->wflags |= NK_FS_W_SIZE_IN_DATA;
     return 0;
 }
 
@@ -178,6 +182,7 @@ static int32_t nk_fs_write_at(struct nk_fs_file *file, const uint8_t *buf, size_
         if (pos + n > obj->size) {
             obj->size = pos + n;
             obj->wflags |= NK_FS_W_HDR_DIRTY;
+            obj->wflags &= (uint8_t)~NK_FS_W_SIZE_IN_DATA;
         }
         done += n;
         if (in + n == fs->chunk_bytes) {
@@ -308,6 +313,8 @@ int nk_fs_file_fsync(struct nk_fs_file *file)
     int err = 0;
     if (fs->wbuf_obj == obj)
         err = nk_fs_wbuf_flush(fs);
+    if (!err && (obj->wflags & NK_FS_W_HDR_DIRTY) && (obj->wflags & NK_FS_W_SIZE_IN_DATA))
+        obj->wflags &= (uint8_t)~NK_FS_W_HDR_DIRTY; /* the data says the size */
     if (!err && (obj->wflags & NK_FS_W_HDR_DIRTY)) {
         err = nk_fs_make_room(fs, 1, 0, false);
         struct nk_fs_hdr_edit edit;
