@@ -28,9 +28,10 @@
 /* ----- sidecar layout -------------------------------------------------------- */
 
 #define NK_SIDECAR_MAGIC "NKSIMCAR"
-#define NK_SIDECAR_VERSION 1u
+#define NK_SIDECAR_VERSION 2u
 #define NK_SIDECAR_HEADER 80u
 #define NK_SIDECAR_RECORD 16u
+#define NK_SIDECAR_WEAK 32u /* weak-page entry before its mask */
 
 static void nk_put32(uint8_t *p, uint32_t v)
 {
@@ -43,6 +44,17 @@ static void nk_put32(uint8_t *p, uint32_t v)
 static uint32_t nk_get32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void nk_put64(uint8_t *p, uint64_t v)
+{
+    nk_put32(p, (uint32_t)v);
+    nk_put32(p + 4, (uint32_t)(v >> 32));
+}
+
+static uint64_t nk_get64(const uint8_t *p)
+{
+    return (uint64_t)nk_get32(p) | (uint64_t)nk_get32(p + 4) << 32;
 }
 
 /* CRC-32 (IEEE 802.3, reflected, as zlib's crc32()), a nibble at a time. */
@@ -298,15 +310,16 @@ void nk_sim_array_erased(struct nk_sim *sim, uint32_t block)
 
 /* ----- sidecar --------------------------------------------------------------- */
 
-static size_t nk_sidecar_size(uint32_t blocks)
+static size_t nk_sidecar_size(uint32_t blocks, uint32_t weak_pages, uint32_t page_bytes)
 {
-    return NK_SIDECAR_HEADER + (size_t)blocks * NK_SIDECAR_RECORD + 4;
+    return NK_SIDECAR_HEADER + (size_t)blocks * NK_SIDECAR_RECORD +
+           (size_t)weak_pages * (NK_SIDECAR_WEAK + page_bytes) + 4;
 }
 
 static int nk_sim_sidecar_write(struct nk_sim *sim, char *why)
 {
     const struct nk_chip_info *c = &sim->params.chip;
-    size_t size = nk_sidecar_size(c->blocks);
+    size_t size = nk_sidecar_size(c->blocks, sim->weak_count, sim->page_bytes);
     uint8_t *buf = calloc(1, size);
     if (!buf)
         return nk_diag_write(why, -NK_ENOMEM, "out of memory for the sidecar");
@@ -320,6 +333,7 @@ static int nk_sim_sidecar_write(struct nk_sim *sim, char *why)
     nk_put32(buf + 32, (uint32_t)sim->seed);
     nk_put32(buf + 36, (uint32_t)(sim->seed >> 32));
     nk_put32(buf + 40, NK_SIDECAR_RECORD);
+    nk_put32(buf + 44, sim->weak_count);
     memcpy(buf + 48, c->model, strnlen(c->model, 31));
     for (uint32_t i = 0; i < c->blocks; i++) {
         const struct nk_sim_block *b = &sim->blocks[i];
@@ -329,6 +343,18 @@ static int nk_sim_sidecar_write(struct nk_sim *sim, char *why)
         r[8] = (uint8_t)(b->flags & NK_SIM_BLK_PUBLIC);
         r[10] = b->unstable_fraction;
         nk_put32(r + 12, b->unstable_salt);
+    }
+    uint8_t *e = buf + NK_SIDECAR_HEADER + (size_t)c->blocks * NK_SIDECAR_RECORD;
+    for (uint32_t i = 0; i < sim->weak_count; i++) {
+        const struct nk_sim_weak_page *w = &sim->weak[i];
+        nk_put32(e, w->row);
+        nk_put32(e + 4, w->reads);
+        e[8] = (uint8_t)w->progress;
+        e[9] = (uint8_t)(w->progress >> 8);
+        nk_put64(e + 16, w->salt);
+        nk_put64(e + 24, nk_sim_weak_age(sim, w));
+        memcpy(e + NK_SIDECAR_WEAK, w->mask, sim->page_bytes);
+        e += NK_SIDECAR_WEAK + sim->page_bytes;
     }
     nk_put32(buf + size - 4, nk_crc32(0, buf, size - 4));
 
@@ -380,12 +406,15 @@ static int nk_sidecar_read(const char *image_path, uint8_t **out, size_t *out_si
         err = nk_diag_write(why, -NK_EIO, "cannot read sidecar %s", path);
         goto out;
     }
-    if (memcmp(buf, NK_SIDECAR_MAGIC, 8) || nk_get32(buf + 8) != NK_SIDECAR_VERSION ||
-        nk_get32(buf + 12) != NK_SIDECAR_HEADER || nk_get32(buf + 40) != NK_SIDECAR_RECORD) {
-        err = nk_diag_write(why, -NK_EILSEQ, "%s is not a nandkit sidecar (version 1)", path);
+    uint32_t version = memcmp(buf, NK_SIDECAR_MAGIC, 8) ? 0 : nk_get32(buf + 8);
+    if ((version != 1 && version != NK_SIDECAR_VERSION) ||
+        nk_get32(buf + 12) != NK_SIDECAR_HEADER || nk_get32(buf + 40) != NK_SIDECAR_RECORD ||
+        (version == 1 && nk_get32(buf + 44))) {
+        err = nk_diag_write(why, -NK_EILSEQ, "%s is not a nandkit sidecar (version 1 or 2)", path);
         goto out;
     }
-    if ((size_t)size != nk_sidecar_size(nk_get32(buf + 28)) ||
+    uint32_t page_bytes = nk_get32(buf + 16) + nk_get32(buf + 20);
+    if ((size_t)size != nk_sidecar_size(nk_get32(buf + 28), nk_get32(buf + 44), page_bytes) ||
         nk_get32(buf + (size_t)size - 4) != nk_crc32(0, buf, (size_t)size - 4)) {
         err = nk_diag_write(why, -NK_EILSEQ, "sidecar %s is corrupt (size or CRC)", path);
         goto out;
@@ -450,9 +479,31 @@ static int nk_sim_sidecar_load(struct nk_sim *sim, char *why)
         const uint8_t *r = buf + NK_SIDECAR_HEADER + (size_t)i * NK_SIDECAR_RECORD;
         b->erase_count = nk_get32(r);
         b->reads = nk_get32(r + 4);
-        b->flags = r[8] & NK_SIM_BLK_PUBLIC;
+        b->flags = r[8] & NK_SIM_BLK_PUBLIC & ~NK_SIM_BLOCK_WEAK_PAGES;
         b->unstable_fraction = r[10];
         b->unstable_salt = nk_get32(r + 12);
+    }
+    const uint8_t *e = buf + NK_SIDECAR_HEADER + (size_t)c->blocks * NK_SIDECAR_RECORD;
+    for (uint32_t i = nk_get32(buf + 44); i > 0; i--, e += NK_SIDECAR_WEAK + sim->page_bytes) {
+        uint32_t row = nk_get32(e);
+        if (row >= sim->rows || nk_sim_weak_find(sim, row)) {
+            free(buf);
+            return nk_diag_write(why, -NK_EILSEQ,
+                                 "sidecar of %s names weak page %u twice or "
+                                 "past the chip",
+                                 sim->image_path, row);
+        }
+        struct nk_sim_weak_page *w = nk_sim_weak_add(sim, row);
+        if (!w) {
+            free(buf);
+            return nk_diag_write(why, -NK_ENOMEM, "out of memory for the sidecar's weak pages");
+        }
+        w->reads = nk_get32(e + 4);
+        w->progress = (uint16_t)(e[8] | e[9] << 8);
+        w->salt = nk_get64(e + 16);
+        w->age_base_ns = nk_get64(e + 24);
+        w->born_ns = sim->now;
+        memcpy(w->mask, e + NK_SIDECAR_WEAK, sim->page_bytes);
     }
     free(buf);
     return 0;
@@ -559,6 +610,7 @@ int nk_sim_array_init(struct nk_sim *sim, const struct nk_sim_config *config, ch
 
 void nk_sim_array_free(struct nk_sim *sim)
 {
+    nk_sim_weak_free(sim);
     if (sim->blocks) {
         for (uint32_t i = 0; i < sim->params.chip.blocks; i++)
             free(sim->blocks[i].data);

@@ -89,6 +89,18 @@ struct nk_sim_stuck {
     bool value;
 };
 
+/* A page whose program was interrupted: the cells it programmed with too
+ * little margin (`mask`) lose their charge as the page is read and ages. */
+struct nk_sim_weak_page {
+    uint32_t row;
+    uint32_t reads;       /* reads of the page since the cut */
+    uint16_t progress;    /* landing progress at the cut, /256 of the landing phase */
+    uint64_t salt;        /* lanes of the cut program (nk_sim_hash(salt, row, byte)) */
+    uint64_t age_base_ns; /* age when this open began tracking it */
+    uint64_t born_ns;     /* virtual time this open began tracking it */
+    uint8_t *mask;        /* page_bytes: the weak cells */
+};
+
 /* A program or erase whose array effect lands when its busy time ends. */
 struct nk_sim_pending {
     bool active;
@@ -121,6 +133,8 @@ struct nk_sim {
     uint32_t resident_blocks;
     struct nk_sim_stuck *stuck;
     uint32_t stuck_count, stuck_cap;
+    struct nk_sim_weak_page *weak;
+    uint32_t weak_count, weak_cap;
 
     /* Image file. */
     int fd; /* -1 in memory mode */
@@ -273,6 +287,15 @@ void nk_sim_settle(struct nk_sim *sim, uint64_t t);
 void nk_sim_interrupt(struct nk_sim *sim, uint64_t t);
 /* Power lost at virtual time `t`. */
 void nk_sim_power_fail(struct nk_sim *sim, uint64_t t, uint32_t row);
+/* Weakly programmed pages: the record of `row` (NULL when none), a new
+ * record (mask zeroed; NULL when out of memory), and dropping every record
+ * of `block` (erase). */
+struct nk_sim_weak_page *nk_sim_weak_find(const struct nk_sim *sim, uint32_t row);
+struct nk_sim_weak_page *nk_sim_weak_add(struct nk_sim *sim, uint32_t row);
+void nk_sim_weak_drop_block(struct nk_sim *sim, uint32_t block);
+void nk_sim_weak_free(struct nk_sim *sim);
+/* Virtual time since the cut of `w`. */
+uint64_t nk_sim_weak_age(const struct nk_sim *sim, const struct nk_sim_weak_page *w);
 /* Applies a fraction `f256`/256 of a page program: each intended 1->0
  * transition lands when its hash lane is below f256. */
 void nk_sim_apply_partial_program(struct nk_sim *sim, uint8_t *dst, const uint8_t *data,

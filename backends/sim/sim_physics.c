@@ -4,7 +4,8 @@
  * bits and read disturb; programs that only clear bits, within the NOP
  * limit and in page order; erases; failures by injection and by wear;
  * on-die ECC; and the outcome of an operation cut short by a reset or a
- * power loss (a torn page, a partly erased block).
+ * power loss (a torn page, a partly erased block, weak cells that give way
+ * later: docs/simulator.md, "Weak cells").
  *
  * A program or erase is decided at its confirm cycle (FAIL or not) and lands
  * in the array when its busy time has passed (nk_sim_settle) or, cut short,
@@ -12,6 +13,7 @@
  * hash derived from the seed, so runs are reproducible.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim_internal.h"
@@ -19,6 +21,22 @@
 /* Bits whose hash lane lies this close above the erase progress read
  * unstably after an interrupted erase (out of 256). */
 #define NK_SIM_WEAK_BAND 24u
+
+/* Weak cells. Every cell of a program (or an erase) crosses the read level
+ * during the first NK_SIM_LAND_END/256 of the busy time, at the moment its
+ * hash lane gives; the rest of the busy time only adds margin. A program
+ * cut at progress g (in lanes, up to 256 * 256 / NK_SIM_LAND_END) leaves
+ * the cells whose lane L < g programmed, and those with g - L below
+ * NK_SIM_WEAK_MARGIN weak: a weak cell with margin m loses its charge
+ * (reads 1) once the page's stress, reads / weak_reads + age / weak_time,
+ * reaches 1 + m / NK_SIM_WEAK_MARGIN. An erase cut after NK_SIM_LAND_END
+ * leaves the block erased but weak, with margin m = f - NK_SIM_LAND_END
+ * (0..63): every later program of one of its pages also clears the cells
+ * meant to stay 1 whose lane is below 2 + (64 - m) / 2. */
+#define NK_SIM_LAND_END 192u
+#define NK_SIM_WEAK_MARGIN 96u
+#define NK_SIM_WEAK_READS 8u
+#define NK_SIM_WEAK_TIME_NS 1000000000ull
 
 static unsigned nk_sim_fraction256(struct nk_sim *sim)
 {
@@ -92,6 +110,187 @@ void nk_sim_apply_partial_program(struct nk_sim *sim, uint8_t *dst, const uint8_
     }
 }
 
+/* ----- weak cells ------------------------------------------------------------- */
+
+struct nk_sim_weak_page *nk_sim_weak_find(const struct nk_sim *sim, uint32_t row)
+{
+    if (!(sim->blocks[row >> sim->ppb_shift].flags & NK_SIM_BLOCK_WEAK_PAGES))
+        return NULL;
+    for (uint32_t i = 0; i < sim->weak_count; i++)
+        if (sim->weak[i].row == row)
+            return &sim->weak[i];
+    return NULL;
+}
+
+struct nk_sim_weak_page *nk_sim_weak_add(struct nk_sim *sim, uint32_t row)
+{
+    if (sim->weak_count == sim->weak_cap) {
+        uint32_t cap = sim->weak_cap ? sim->weak_cap * 2 : 8;
+        struct nk_sim_weak_page *grown = realloc(sim->weak, cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        sim->weak = grown;
+        sim->weak_cap = cap;
+    }
+    uint8_t *mask = calloc(1, sim->page_bytes);
+    if (!mask)
+        return NULL;
+    struct nk_sim_weak_page *w = &sim->weak[sim->weak_count++];
+    memset(w, 0, sizeof *w);
+    w->row = row;
+    w->mask = mask;
+    w->born_ns = sim->now;
+    sim->blocks[row >> sim->ppb_shift].flags |= NK_SIM_BLOCK_WEAK_PAGES;
+    return w;
+}
+
+void nk_sim_weak_drop_block(struct nk_sim *sim, uint32_t block)
+{
+    struct nk_sim_block *b = &sim->blocks[block];
+    if (!(b->flags & NK_SIM_BLOCK_WEAK_PAGES))
+        return;
+    b->flags &= (uint16_t)~NK_SIM_BLOCK_WEAK_PAGES;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < sim->weak_count; i++) {
+        if (sim->weak[i].row >> sim->ppb_shift == block)
+            free(sim->weak[i].mask);
+        else
+            sim->weak[kept++] = sim->weak[i];
+    }
+    sim->weak_count = kept;
+}
+
+void nk_sim_weak_free(struct nk_sim *sim)
+{
+    for (uint32_t i = 0; i < sim->weak_count; i++)
+        free(sim->weak[i].mask);
+    free(sim->weak);
+    sim->weak = NULL;
+    sim->weak_count = sim->weak_cap = 0;
+}
+
+uint64_t nk_sim_weak_age(const struct nk_sim *sim, const struct nk_sim_weak_page *w)
+{
+    return w->age_base_ns + (sim->now > w->born_ns ? sim->now - w->born_ns : 0);
+}
+
+static double nk_sim_weak_stress(const struct nk_sim *sim, const struct nk_sim_weak_page *w)
+{
+    uint32_t reads = sim->faults.weak_reads ? sim->faults.weak_reads : NK_SIM_WEAK_READS;
+    uint64_t time = sim->faults.weak_time_ns ? sim->faults.weak_time_ns : NK_SIM_WEAK_TIME_NS;
+    return (double)w->reads / reads + (double)nk_sim_weak_age(sim, w) / (double)time;
+}
+
+/* Weak cells of `w` that have lost their charge; with `buf`, they read 1. */
+static uint32_t nk_sim_weak_failing(const struct nk_sim *sim, const struct nk_sim_weak_page *w,
+                                    uint8_t *buf)
+{
+    double stress = nk_sim_weak_stress(sim, w);
+    if (stress < 1.0)
+        return 0; /* even a cell with no margin holds until then */
+    double reach = (stress - 1.0) * NK_SIM_WEAK_MARGIN; /* margin that gives way */
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < sim->page_bytes; i++) {
+        uint8_t mask = w->mask[i];
+        if (!mask)
+            continue;
+        uint64_t h = nk_sim_hash(w->salt, w->row, i);
+        for (unsigned bit = 0; bit < 8; bit++) {
+            if (!(mask >> bit & 1u))
+                continue;
+            unsigned lane = (unsigned)(h >> (8 * bit)) & 0xffu;
+            unsigned margin = w->progress > lane ? w->progress - lane : 0;
+            if ((double)margin <= reach) {
+                count++;
+                if (buf)
+                    buf[i] |= (uint8_t)(1u << bit);
+            }
+        }
+    }
+    return count;
+}
+
+/* A program cut at landing progress `g`: lands the transitions whose lane is
+ * below g and records those with little margin as weak cells of `row`. */
+static void nk_sim_weak_program(struct nk_sim *sim, uint8_t *dst, const uint8_t *data, uint32_t lo,
+                                uint32_t hi, uint32_t row, unsigned g, uint64_t salt)
+{
+    struct nk_sim_weak_page *w = nk_sim_weak_find(sim, row);
+    bool out_of_memory = false;
+    for (uint32_t i = lo; i < hi; i++) {
+        uint8_t transitions = (uint8_t)(dst[i] & ~data[i]);
+        if (!transitions)
+            continue;
+        uint64_t h = nk_sim_hash(salt, row, i);
+        uint8_t land = 0, weak = 0;
+        for (unsigned bit = 0; bit < 8; bit++) {
+            if (!(transitions >> bit & 1u))
+                continue;
+            unsigned lane = (unsigned)(h >> (8 * bit)) & 0xffu;
+            if (lane >= g)
+                continue;
+            land |= (uint8_t)(1u << bit);
+            if (g - lane < NK_SIM_WEAK_MARGIN)
+                weak |= (uint8_t)(1u << bit);
+        }
+        dst[i] &= (uint8_t)~land;
+        if (weak && !w && !out_of_memory) {
+            w = nk_sim_weak_add(sim, row);
+            out_of_memory = w == NULL; /* then the landed cells stay strong */
+        }
+        if (weak && w)
+            w->mask[i] |= weak;
+    }
+    if (!w)
+        return;
+    /* A second cut of the same page keeps the earlier weak cells and
+     * restarts the clock of the whole page. */
+    w->salt = salt;
+    w->progress = (uint16_t)g;
+    w->reads = 0;
+    w->age_base_ns = 0;
+    w->born_ns = sim->now;
+}
+
+/* A program into a weakly erased block: cells meant to stay 1 whose lane is
+ * below the block's weakness read 0 (persistently). */
+static void nk_sim_weak_erase_disturb(struct nk_sim *sim, const struct nk_sim_block *b,
+                                      uint32_t row, uint8_t *dst)
+{
+    unsigned margin = b->unstable_fraction < 64 ? b->unstable_fraction : 63;
+    unsigned threshold = 2 + (64 - margin) / 2;
+    for (uint32_t i = 0; i < sim->page_bytes; i++) {
+        uint8_t ones = dst[i];
+        if (!ones)
+            continue;
+        uint64_t h = nk_sim_hash(b->unstable_salt, row, i);
+        uint8_t flip = 0;
+        for (unsigned bit = 0; bit < 8; bit++)
+            if ((ones >> bit & 1u) && ((h >> (8 * bit)) & 0xffu) < threshold)
+                flip |= (uint8_t)(1u << bit);
+        if (flip) {
+            dst[i] &= (uint8_t)~flip;
+            sim->counters.bitflips_injected += (unsigned)__builtin_popcount(flip);
+        }
+    }
+}
+
+int nk_sim_page_weak(const struct nk_sim *sim, uint32_t row, struct nk_sim_weak_state *state)
+{
+    if (row >= sim->rows || !state)
+        return -NK_EINVAL;
+    const struct nk_sim_weak_page *w = nk_sim_weak_find(sim, row);
+    if (!w)
+        return -NK_ENOENT;
+    state->weak_bits = 0;
+    for (uint32_t i = 0; i < sim->page_bytes; i++)
+        state->weak_bits += (uint32_t)__builtin_popcount(w->mask[i]);
+    state->failing_bits = nk_sim_weak_failing(sim, w, NULL);
+    state->reads = w->reads;
+    state->age_ns = nk_sim_weak_age(sim, w);
+    return 0;
+}
+
 static int nk_sim_decide_program(struct nk_sim *sim, uint32_t row, unsigned *fail_f256)
 {
     const struct nk_chip_info *c = &sim->params.chip;
@@ -146,14 +345,27 @@ static void nk_sim_commit_program(struct nk_sim *sim, unsigned f256)
     if (!data)
         return;
     uint8_t *dst = nk_sim_block_page(sim, b, page);
-    if (p->fail == NK_SIM_FAIL_PARTIAL && p->fail_f256 < f256)
+    bool cut = f256 < 256 && !sim->faults.weak_cells_off;
+    if (p->fail == NK_SIM_FAIL_PARTIAL && p->fail_f256 < f256) {
         f256 = p->fail_f256;
+        cut = false;
+    }
     if (f256 >= 256) {
         nk_sim_and_bytes(dst + p->lo, sim->page_buf + p->lo, p->hi > p->lo ? p->hi - p->lo : 0);
+        /* Cells programmed to completion again are weak no longer. */
+        struct nk_sim_weak_page *w = nk_sim_weak_find(sim, p->row);
+        for (uint32_t i = p->lo; w && i < p->hi; i++)
+            w->mask[i] &= sim->page_buf[i];
     } else {
         uint64_t salt = nk_sim_hash(sim->seed, 0x70726f67ull, sim->array_op_serial);
-        nk_sim_apply_partial_program(sim, dst, sim->page_buf, p->lo, p->hi, p->row, f256, salt);
+        if (cut)
+            nk_sim_weak_program(sim, dst, sim->page_buf, p->lo, p->hi, p->row,
+                                f256 * 256 / NK_SIM_LAND_END, salt);
+        else
+            nk_sim_apply_partial_program(sim, dst, sim->page_buf, p->lo, p->hi, p->row, f256, salt);
     }
+    if (b->flags & NK_SIM_BLOCK_WEAK_ERASE)
+        nk_sim_weak_erase_disturb(sim, b, p->row, dst);
     uint8_t *nop = nk_sim_block_nop(sim, b);
     if (nop[page] < 255)
         nop[page]++;
@@ -255,11 +467,30 @@ static void nk_sim_commit_erase(struct nk_sim *sim, unsigned f256, bool torn)
         f256 = p->fail_f256;
         torn = false;
     }
+    nk_sim_weak_drop_block(sim, block);
+    b->flags &= (uint16_t)~NK_SIM_BLOCK_WEAK_ERASE;
+    bool weak = false;
+    unsigned margin = 0;
+    if (torn && !sim->faults.weak_cells_off) {
+        if (f256 >= NK_SIM_LAND_END) {
+            weak = true; /* every cell reads erased, some with too little margin */
+            margin = f256 - NK_SIM_LAND_END;
+            f256 = 256;
+        } else {
+            f256 = f256 * 256 / NK_SIM_LAND_END;
+        }
+    }
     if (f256 >= 256) {
         nk_sim_array_erased(sim, block);
         b->next_page = 0;
         b->reads = 0;
         b->flags &= (uint16_t)~NK_SIM_BLOCK_UNSTABLE;
+        if (weak) {
+            b->flags |= NK_SIM_BLOCK_WEAK_ERASE;
+            b->unstable_fraction = (uint8_t)margin;
+            b->unstable_salt =
+                (uint32_t)nk_sim_hash(nk_sim_unstable_salt(sim, block), 0x7765616bull, 0);
+        }
         return;
     }
     b->reads = 0;
@@ -581,6 +812,11 @@ void nk_sim_op_read(struct nk_sim *sim, uint32_t row)
         struct nk_sim_block *b = &sim->blocks[block];
         nk_sim_array_load(sim, row, sim->reg);
         b->reads++;
+        struct nk_sim_weak_page *w = nk_sim_weak_find(sim, row);
+        if (w) {
+            nk_sim_weak_failing(sim, w, sim->reg);
+            w->reads++;
+        }
         if (b->flags & NK_SIM_BLOCK_UNSTABLE)
             nk_sim_unstable_bits(sim, b, row, sim->reg);
         nk_sim_read_errors(sim, b, row, sim->reg);

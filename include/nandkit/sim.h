@@ -56,7 +56,8 @@ struct nk_sim_params {
     uint32_t default_bad_blocks; /* factory-bad count used when config asks for -1 */
 };
 
-/* Fault and physics knobs (all off / zero by default). */
+/* Fault and physics knobs (all off / zero by default, but for weak cells:
+ * on unless weak_cells_off). */
 struct nk_sim_faults {
     double raw_bit_error_rate;    /* per bit per page read at erase count 0 */
     double wear_error_growth;     /* multiplier per 1000 erases: rber*(1+growth*ec/1000) */
@@ -69,6 +70,14 @@ struct nk_sim_faults {
      * read_disturb_reads (each in a random other page of the block);
      * 0 means 1.0. */
     double read_disturb_rate;
+    /* Weak cells (docs/simulator.md, "Weak cells"): a program or an erase
+     * interrupted by a power cut or a reset leaves cells with too little
+     * margin. On unless weak_cells_off; zero fields take their defaults. */
+    bool weak_cells_off;   /* old model: a cut program lands a fraction of its bits,
+                              stable forever; a cut erase is never complete */
+    uint32_t weak_reads;   /* reads of a cut page that make its weakest cells
+                              lose their charge (0 = 8) */
+    uint64_t weak_time_ns; /* virtual time after the cut that does the same (0 = 1 s) */
 };
 
 /* Trace events (optional callback, see nk_sim_trace_set()). */
@@ -320,6 +329,8 @@ int nk_sim_page_poke(struct nk_sim *sim, uint32_t row, uint32_t column, const ui
 #define NK_SIM_BLOCK_FAIL_PROGRAM 0x04u /* injected: programs fail permanently */
 #define NK_SIM_BLOCK_FAIL_ERASE 0x08u   /* injected: erases fail permanently */
 #define NK_SIM_BLOCK_UNSTABLE 0x10u     /* erase interrupted: some bits read unstably */
+#define NK_SIM_BLOCK_WEAK_ERASE 0x20u   /* erase cut late: reads erased, programs flip bits */
+#define NK_SIM_BLOCK_WEAK_PAGES 0x40u   /* holds a page whose program was cut (weak cells) */
 
 struct nk_sim_block_state {
     uint32_t erase_count;
@@ -331,6 +342,18 @@ struct nk_sim_block_state {
 
 /* State of `block`. 0 or -NK_EINVAL. */
 int nk_sim_block_get(const struct nk_sim *sim, uint32_t block, struct nk_sim_block_state *state);
+
+/* Weak cells of a page whose program was interrupted. */
+struct nk_sim_weak_state {
+    uint32_t weak_bits;    /* programmed cells with too little margin */
+    uint32_t failing_bits; /* of those, the ones that read 1 now (charge lost) */
+    uint32_t reads;        /* reads of the page since the cut */
+    uint64_t age_ns;       /* virtual time since the cut (kept across reopen) */
+};
+
+/* Weak-cell state of page `row`: 0, -NK_ENOENT when its last program was not
+ * cut (or the block was erased since), -NK_EINVAL out of range. */
+int nk_sim_page_weak(const struct nk_sim *sim, uint32_t row, struct nk_sim_weak_state *state);
 
 /* Sets the erase count of `block` (to age a chip quickly). 0 or -NK_EINVAL. */
 int nk_sim_block_set_erase_count(struct nk_sim *sim, uint32_t block, uint32_t erase_count);
