@@ -103,8 +103,9 @@ struct nk_fs_obj {
 /* Write-side object flags (nk_fs_obj.wflags). */
 #define NK_FS_W_HDR_DIRTY 0x01u /* size changed since its newest header */
 #define NK_FS_W_UNLINKED 0x02u  /* unlinked while open: freed on the last close */
-#define NK_FS_W_SIZE_IN_DATA 0x04u /* the newest data chunk ends at the size: a mount \
-                                      reads the size from it, no header needed */
+#define NK_FS_W_SIZE_IN_DATA                                                                       \
+    0x04u /* the newest data chunk ends at the size: a mount                                       \
+             reads the size from it, no header needed */
 
 /* ----- memory (alloc.c) ----------------------------------------------------------------- */
 
@@ -241,6 +242,10 @@ void nk_fs_summary_chunk(uint32_t index, const uint8_t *entries, uint32_t covere
 /* Sets up the writer after a read-write mount's scan (no flash access). */
 int nk_fs_write_init(struct nk_fs *fs);
 void nk_fs_write_release(struct nk_fs *fs);
+
+/* After a read-write mount: writes again the chunk in the last page of every
+ * partly written block (a power cut may have left it weak). */
+int nk_fs_write_recover(struct nk_fs *fs);
 
 /* Before a write: erases checkpoint blocks on the first one, moves data off
  * failing or suspect blocks, and collects garbage until `pages` programs fit

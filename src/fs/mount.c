@@ -243,6 +243,15 @@ int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config)
         return err;
     }
     fs->mounted = true;
+    if (fs->writable) {
+        err = nk_fs_write_recover(fs);
+        if (err) {
+            nk_diag_set(&fs->diag, err, "rewriting the chunks a power cut may have left weak: %s",
+                        nk_strerror(err));
+            nk_fs_release(fs);
+            return err;
+        }
+    }
     return 0;
 }
 

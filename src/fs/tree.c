@@ -76,7 +76,7 @@ int nk_fs_hdr_store(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_ed
     obj->hdr_page = (uint32_t)at;
     if (hdr->parent_id != NK_FS_OBJ_DELETED)
         nk_fs_live_set(fs, (uint32_t)at);
-    obj->wflags &= (uint8_t)~(NK_FS_W_HDR_DIRTY | NK_FS_W_SIZE_IN_DATA);
+    obj->wflags &= (uint8_t) ~(NK_FS_W_HDR_DIRTY | NK_FS_W_SIZE_IN_DATA);
     obj->flags |= NK_FS_OBJ_VALID;
     return 0;
 }

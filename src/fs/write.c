@@ -408,6 +408,68 @@ static struct nk_fs_obj *nk_fs_header_owner(struct nk_fs *fs, uint32_t page,
     return obj && obj->hdr_page == page ? obj : NULL;
 }
 
+/* Copies the chunk at `page` to the allocation block when it is live: a
+ * data chunk as it is (cut to the file's size), a header as a fresh header
+ * of its object. With `suspect`, a deletion header (of an object no longer
+ * in RAM) is copied too, as it is. Returns 0, 1 when the page cannot be
+ * read (it stays), or an error. */
+static int nk_fs_move_page(struct nk_fs *fs, uint32_t page, bool suspect)
+{
+    bool live = nk_fs_page_live(fs, page);
+    if (!live && !suspect)
+        return 0;
+    if (fs->cached_page == page)
+        fs->cached_page = NK_FS_NONE;
+    int err = nk_fs_page_read(fs, page, fs->copy_buf);
+    if (err == -NK_EIO)
+        return 1;
+    if (err)
+        return err;
+    struct nk_fs_tags tags;
+    int status =
+        fs->config.tags_place == NK_FS_TAGS_INBAND
+            ? nk_fs_tags_decode(fs->copy_buf + fs->page_size - NK_FS_TAGS_BYTES, false, &tags)
+            : nk_fs_tags_decode(fs->oob_buf + fs->config.tags_offset, !fs->config.no_tags_ecc,
+                                &tags);
+    if (status < 0 || status == NK_FS_TAGS_UNWRITTEN)
+        return live ? 1 : 0;
+    if (tags.chunk_id != 0)
+        return live ? nk_fs_gc_copy_data(fs, page, &tags) : 0;
+    struct nk_fs_obj *obj = nk_fs_header_owner(fs, page, &tags);
+    if (!obj) {
+        nk_fs_live_clear(fs, page);
+        if (suspect && tags.extra && !nk_fs_obj_find(fs, tags.obj_id) &&
+            (tags.extra_parent_id == NK_FS_OBJ_DELETED ||
+             tags.extra_parent_id == NK_FS_OBJ_UNLINKED)) {
+            /* A deletion that may have been cut: written again, so that it
+             * cannot fade away under a later mount. */
+            int64_t at = nk_fs_put_chunk(fs, &tags, fs->copy_buf);
+            if (at < 0)
+                return (int)at;
+        }
+        return 0;
+    }
+    if (!live)
+        return 0;
+    /* A header moves as a fresh header with the size the file has now (its
+     * data is all on flash first: a copied header newer than appended data
+     * must not cut that data off). */
+    if (fs->wbuf_dirty && fs->wbuf_obj == obj)
+        err = nk_fs_wbuf_program(fs);
+    struct nk_fs_hdr_edit edit;
+    if (!err)
+        err = nk_fs_hdr_load(fs, obj, &edit);
+    if (!err) {
+        edit.hdr.shrink = edit.was_shrink;
+        if (edit.was_shadows && !nk_fs_obj_find(fs, edit.was_shadows))
+            edit.hdr.shadows = edit.was_shadows;
+        err = nk_fs_hdr_store(fs, obj, &edit);
+    }
+    if (!err)
+        fs->chunks_copied++;
+    return err;
+}
+
 /* Moves every live chunk of `victim`; then erases it, or retires it. */
 static int nk_fs_collect(struct nk_fs *fs, uint32_t victim)
 {
@@ -416,58 +478,14 @@ static int nk_fs_collect(struct nk_fs *fs, uint32_t victim)
     fs->in_gc = true;
     int err = 0;
     for (uint32_t p = 0; p < fs->pages_per_block && !err; p++) {
-        uint32_t page = base + p;
-        if (!nk_fs_page_live(fs, page))
-            continue;
-        if (fs->wbuf_dirty == false && fs->cached_page == page)
-            fs->cached_page = NK_FS_NONE;
-        err = nk_fs_page_read(fs, page, fs->copy_buf);
-        if (err == -NK_EIO) {
+        err = nk_fs_move_page(fs, base + p, false);
+        if (err == 1) {
             /* A live chunk that cannot be read stays where it is: its
              * reads fail with EIO and fsck names its file. */
             info->flags |= NK_FS_BLK_STUCK;
             info->flags &= (uint8_t) ~(NK_FS_BLK_SCRUB | NK_FS_BLK_RETIRE);
-            err = 0;
             fs->in_gc = false;
             return 0;
-        }
-        if (err)
-            break;
-        struct nk_fs_tags tags;
-        int status =
-            fs->config.tags_place == NK_FS_TAGS_INBAND
-                ? nk_fs_tags_decode(fs->copy_buf + fs->page_size - NK_FS_TAGS_BYTES, false, &tags)
-                : nk_fs_tags_decode(fs->oob_buf + fs->config.tags_offset, !fs->config.no_tags_ecc,
-                                    &tags);
-        if (status < 0 || status == NK_FS_TAGS_UNWRITTEN) {
-            info->flags |= NK_FS_BLK_STUCK;
-            fs->in_gc = false;
-            return 0;
-        }
-        if (tags.chunk_id != 0) {
-            err = nk_fs_gc_copy_data(fs, page, &tags);
-        } else {
-            struct nk_fs_obj *obj = nk_fs_header_owner(fs, page, &tags);
-            if (!obj) {
-                nk_fs_live_clear(fs, page);
-                continue;
-            }
-            /* A header moves as a fresh header with the size the file has
-             * now (its data is all on flash first: a copied header newer
-             * than appended data must not cut that data off). */
-            if (fs->wbuf_dirty && fs->wbuf_obj == obj)
-                err = nk_fs_wbuf_program(fs);
-            struct nk_fs_hdr_edit edit;
-            if (!err)
-                err = nk_fs_hdr_load(fs, obj, &edit);
-            if (!err) {
-                edit.hdr.shrink = edit.was_shrink;
-                if (edit.was_shadows && !nk_fs_obj_find(fs, edit.was_shadows))
-                    edit.hdr.shadows = edit.was_shadows;
-                err = nk_fs_hdr_store(fs, obj, &edit);
-            }
-            if (!err)
-                fs->chunks_copied++;
         }
     }
     fs->in_gc = false;
@@ -479,6 +497,37 @@ static int nk_fs_collect(struct nk_fs *fs, uint32_t victim)
         return 0;
     }
     return nk_fs_erase(fs, victim);
+}
+
+int nk_fs_write_recover(struct nk_fs *fs)
+{
+    /* Only the newest block can hold a page a power cut interrupted (older
+     * partly written blocks were handled by the mount after their own cut).
+     * Its last page can read clean now and fade after a few reads or a
+     * second: the chunk in it is written again now, while it still reads;
+     * the block itself is collected later. */
+    uint32_t newest = NK_FS_NONE;
+    for (uint32_t b = 0; b < fs->blocks; b++) {
+        const struct nk_fs_block *info = &fs->block_info[b];
+        if (info->state == NK_FS_BLOCK_IN_USE &&
+            (newest == NK_FS_NONE || info->seq > fs->block_info[newest].seq))
+            newest = b;
+    }
+    if (newest == NK_FS_NONE)
+        return 0;
+    const struct nk_fs_block *info = &fs->block_info[newest];
+    if (info->written == 0 || info->written >= fs->pages_per_block)
+        return 0;
+    uint32_t page = newest * fs->pages_per_block + info->written - 1u;
+    int err = nk_fs_make_room(fs, 2, 0, true);
+    if (err == -NK_ENOSPC)
+        return 0;
+    if (err)
+        return err;
+    fs->in_gc = true;
+    err = nk_fs_move_page(fs, page, true);
+    fs->in_gc = false;
+    return err < 0 ? err : 0;
 }
 
 static int nk_fs_erase_checkpoints(struct nk_fs *fs)
