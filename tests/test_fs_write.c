@@ -693,6 +693,32 @@ static void test_an_uncorrectable_page_fails_only_its_reads_and_fsck_names_it(vo
     w_close(w);
 }
 
+static void test_device_numbers_beyond_old_encode_dev_are_refused_by_the_builder(void **state)
+{
+    (void)state;
+    struct nk_fs_testdev t;
+    char why[NK_DIAG_LEN];
+    assert_int_equal(nk_fs_testdev_open(&t, 2048, 64, 64, 8, NK_FS_LAYOUT_LINUX, NULL, why), 0);
+    size_t size = nk_fs_build_workspace_size(&t.part);
+    void *ws = malloc(size);
+    struct nk_fs_builder *b = malloc(sizeof *b);
+    struct nk_fs_build_config bc = {.part = &t.part, .layout = NK_FS_LAYOUT_LINUX};
+    assert_int_equal(nk_fs_build_begin(b, &bc, ws, size), 0);
+    struct nk_fs_build_entry e = {.type = NK_FS_TYPE_SPECIAL,
+                                  .parent_id = NK_FS_OBJ_ROOT,
+                                  .name = "nvme",
+                                  .name_len = 4,
+                                  .attr = {.mode = NK_FS_S_IFBLK | 0600, .rdev = (259u << 8) | 1u}};
+    assert_int_equal(nk_fs_build_object(b, &e, NULL), -NK_EOVERFLOW);
+    assert_non_null(strstr(b->diag.text, "old_encode_dev"));
+    e.attr.rdev = (255u << 8) | 255u; /* the largest that fits */
+    assert_int_equal(nk_fs_build_object(b, &e, NULL), 0);
+    assert_int_equal(nk_fs_build_finish(b, NULL), 0);
+    free(b);
+    free(ws);
+    nk_fs_testdev_close(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -711,6 +737,7 @@ int main(void)
         cmocka_unit_test(test_fill_to_enospc_and_back_20_times_inband_4k),
         cmocka_unit_test(test_program_and_erase_failures_retire_blocks_and_lose_nothing),
         cmocka_unit_test(test_an_uncorrectable_page_fails_only_its_reads_and_fsck_names_it),
+        cmocka_unit_test(test_device_numbers_beyond_old_encode_dev_are_refused_by_the_builder),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

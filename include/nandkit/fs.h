@@ -677,7 +677,9 @@ struct nk_fs_build_attr {
                       object type) and must match it otherwise. Specials: required
                       (NK_FS_S_IFCHR, _IFBLK, _IFIFO or _IFSOCK) */
     uint32_t uid, gid;
-    uint32_t rdev;                /* specials: device number as Linux YAFFS stores it */
+    uint32_t rdev;                /* specials: device number as Linux YAFFS2 stores it,
+                                     old_encode_dev ((major << 8) | minor, both below 256);
+                                     larger values are refused with -NK_EOVERFLOW */
     uint64_t atime, mtime, ctime; /* seconds since 1970 (64-bit words written too) */
 };
 
@@ -784,6 +786,7 @@ int nk_fs_build_builtin(struct nk_fs_builder *b, uint32_t obj_id,
  * nk_fs_build_data() and its header, with the final size, is written by
  * nk_fs_build_file_end(). Returns 0, -NK_EINVAL (bad entry, or a file still
  * open; b->diag says which), -NK_ENAMETOOLONG (name or target too long),
+ * -NK_EOVERFLOW (a device number Linux YAFFS2 cannot store),
  * -NK_ENOSPC (no space, or object ids exhausted), or a build-stopping error. */
 int nk_fs_build_object(struct nk_fs_builder *b, const struct nk_fs_build_entry *entry,
                        uint32_t *obj_id);

@@ -418,6 +418,12 @@ static int nk_fs_build_check_entry(struct nk_fs_builder *b, const struct nk_fs_b
             return nk_diag_set(&b->diag, -NK_EINVAL, "'%s': symlink target contains NUL",
                                label.text);
     }
+    if (e->type == NK_FS_TYPE_SPECIAL && e->attr.rdev > 0xffffu)
+        return nk_diag_set(&b->diag, -NK_EOVERFLOW,
+                           "'%s': device number 0x%x (major %u, minor %u) does not fit the 16 bits "
+                           "Linux YAFFS2 stores (old_encode_dev: major and minor below 256)",
+                           label.text, (unsigned)e->attr.rdev, (unsigned)(e->attr.rdev >> 8),
+                           (unsigned)(e->attr.rdev & 0xffu));
     if (e->type == NK_FS_TYPE_HARDLINK && !nk_fs_build_id_given(b, e->equiv_id))
         return nk_diag_set(&b->diag, -NK_EINVAL, "'%s': hard link to %u, which was never built",
                            label.text, (unsigned)e->equiv_id);
