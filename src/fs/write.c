@@ -518,14 +518,15 @@ int nk_fs_write_recover(struct nk_fs *fs)
     const struct nk_fs_block *info = &fs->block_info[newest];
     if (info->written == 0 || info->written >= fs->pages_per_block)
         return 0;
-    uint32_t page = newest * fs->pages_per_block + info->written - 1u;
-    int err = nk_fs_make_room(fs, 2, 0, true);
-    if (err == -NK_ENOSPC)
+    /* A checkpoint means YAFFS2 stopped cleanly: no page was cut. Without
+     * an erased block there is no room to copy to (the next call that
+     * writes collects first). No collection runs here: the mount writes
+     * this one chunk at most (and re-erases the block it goes to). */
+    if (fs->stats.blocks_checkpoint || (fs->alloc_block == NK_FS_NONE && fs->erased_blocks == 0))
         return 0;
-    if (err)
-        return err;
+    uint32_t page = newest * fs->pages_per_block + info->written - 1u;
     fs->in_gc = true;
-    err = nk_fs_move_page(fs, page, true);
+    int err = nk_fs_move_page(fs, page, true);
     fs->in_gc = false;
     return err < 0 ? err : 0;
 }
