@@ -572,6 +572,12 @@ static void run(enum nk_fs_layout layout, uint32_t page, uint32_t oob, uint32_t 
             check(r, op_names[op]);
     }
     check(r, "end");
+    /* The structure check finds nothing wrong with what was written. */
+    struct nk_fs_check_result cr;
+    assert_int_equal(nk_fs_check(&r->fs, &cr), 0);
+    if (cr.problem_total)
+        fail_msg("fsck after %llu ops: %u problems", (unsigned long long)r->ops,
+                 (unsigned)cr.problem_total);
     rig_tally(r);
     printf("  %s %u+%u seed %llu: %llu ops, %llu remounts, %llu programs, %llu collections, "
            "%llu erases\n",

@@ -597,6 +597,9 @@ static void churn(enum nk_fs_layout layout, uint32_t page, uint32_t oob)
         emax = bs.erase_count > emax ? bs.erase_count : emax;
         esum += bs.erase_count;
     }
+    struct nk_fs_check_result cr;
+    assert_int_equal(nk_fs_check(fs, &cr), 0);
+    assert_int_equal(cr.problem_total, 0);
     printf("  %s %u+%u: 20 fills to ENOSPC, %d files written, %d kept; erase counts of the "
            "chip's blocks %u..%u (mean %.1f)\n",
            nk_fs_layout_name(layout), (unsigned)page, (unsigned)oob, first, live, (unsigned)emin,
