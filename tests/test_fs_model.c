@@ -247,8 +247,17 @@ static void op_pwrite(struct rig *r)
                          (unsigned long long)r->ops);
         }
     }
-    if (rnd(r, 2))
-        assert_int_equal(nk_fs_file_fsync(&f), 0);
+    if (rnd(r, 2)) {
+        int err = nk_fs_file_fsync(&f);
+        if (err) {
+            struct nk_fs_statfs st;
+            nk_fs_statfs(&r->fs, &st);
+            fail_msg("op %llu: fsync %d (%s); avail %llu free %llu live %llu erased %u",
+                     (unsigned long long)r->ops, err, r->fs.diag.text,
+                     (unsigned long long)st.bytes_avail, (unsigned long long)st.bytes_free,
+                     (unsigned long long)st.bytes_live, (unsigned)st.blocks_erased);
+        }
+    }
     assert_int_equal(nk_fs_file_close(&f), 0);
 }
 

@@ -219,7 +219,9 @@ static void format_case(enum nk_fs_layout layout, uint32_t page, uint32_t oob)
     scan_tags(w, &s);
     assert_true(s.min_seq >= NK_FS_SEQ_LOWEST);
     assert_true(s.headers_extra > 12);
-    assert_int_equal(s.headers_plain, 0);
+    /* Only the format's root header is plain, in the mkyaffs2 layout (built
+     * as mkyaffs2image writes it); the writer packs every header. */
+    assert_true(s.headers_plain <= (layout == NK_FS_LAYOUT_MKYAFFS2 ? 1u : 0u));
     assert_true(s.summaries > 0);
     assert_true(w->fs.stats.blocks_from_summary > 0);
     assert_int_equal(w->fs.stats.headers_read, 0); /* everything from the tags */

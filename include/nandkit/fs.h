@@ -348,9 +348,10 @@ struct nk_fs {
 /* Mounts the file system on config->part by scanning it. The partition must
  * be open with the ECC engine and OOB layout of the image's layout (see
  * nk_fs_layout_device()). A read-only mount writes nothing. A read-write
- * mount writes at most one chunk: after an unclean stop, the chunk in the
- * last written page of the newest block is written again (a power cut may
- * have left that page weak). Blocks found partly written are never written
+ * mount writes one chunk (collecting a block first when there is no room):
+ * the chunk in the last written page of the newest block, when that block
+ * is partly written, is written again (a power cut may have left that page
+ * weak). Blocks found partly written are never written
  * again, and erased blocks are erased once more before their first use, in
  * case a power cut interrupted their last erase. Returns 0, -NK_EINVAL (bad
  * config or geometry; fs->diag says which), -NK_EROFS (read-write mount of a

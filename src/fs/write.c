@@ -87,10 +87,8 @@ int nk_fs_write_init(struct nk_fs *fs)
         fs->usable_chunks += per_block;
         if (info->state == NK_FS_BLOCK_EMPTY)
             fs->erased_blocks++;
-        else if (info->state == NK_FS_BLOCK_IN_USE && info->written < fs->pages_per_block)
-            info->flags |= NK_FS_BLK_SCRUB | NK_FS_BLK_CLOSED; /* possibly cut: move, erase */
         else
-            info->flags |= NK_FS_BLK_CLOSED;
+            info->flags |= NK_FS_BLK_CLOSED; /* partly written ones too: never written again */
     }
     return 0;
 }
@@ -518,15 +516,20 @@ int nk_fs_write_recover(struct nk_fs *fs)
     const struct nk_fs_block *info = &fs->block_info[newest];
     if (info->written == 0 || info->written >= fs->pages_per_block)
         return 0;
-    /* A checkpoint means YAFFS2 stopped cleanly: no page was cut. Without
-     * an erased block there is no room to copy to (the next call that
-     * writes collects first). No collection runs here: the mount writes
-     * this one chunk at most (and re-erases the block it goes to). */
-    if (fs->stats.blocks_checkpoint || (fs->alloc_block == NK_FS_NONE && fs->erased_blocks == 0))
+    /* A checkpoint means YAFFS2 stopped cleanly: no page was cut. */
+    if (fs->stats.blocks_checkpoint)
         return 0;
     uint32_t page = newest * fs->pages_per_block + info->written - 1u;
+    int err = nk_fs_make_room(fs, 1, 0, true);
+    if (err == -NK_ENOSPC) {
+        /* No room: the block is moved by the first call that writes. */
+        fs->block_info[newest].flags |= NK_FS_BLK_SCRUB;
+        return 0;
+    }
+    if (err)
+        return err;
     fs->in_gc = true;
-    int err = nk_fs_move_page(fs, page, true);
+    err = nk_fs_move_page(fs, page, true);
     fs->in_gc = false;
     return err < 0 ? err : 0;
 }
