@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Seeds for fuzz/fs_mount_fuzz.c, made from the YAFFS2 fixtures.
 
-usage: fuzz/make_seeds.py FIXTURES_DIR OUT_DIR
+usage: fuzz/make_seeds.py OUT_DIR [FIXTURES_DIR]
+
+FIXTURES_DIR defaults to the repository's tests/fixtures.
 
 Each seed is one flags byte (the layout) and records of (page index, data
 length / 16, 28 tag bytes, data) for a 2048+64-byte, 8-pages-per-block,
@@ -130,7 +132,11 @@ def build_seed(chunks, layout, summaries):
 
 
 def main():
-    fixtures, out_dir = sys.argv[1], sys.argv[2]
+    if len(sys.argv) not in (2, 3):
+        sys.exit("usage: fuzz/make_seeds.py OUT_DIR [FIXTURES_DIR]")
+    out_dir = sys.argv[1]
+    here = os.path.dirname(os.path.abspath(__file__))
+    fixtures = sys.argv[2] if len(sys.argv) == 3 else os.path.join(here, "..", "tests", "fixtures")
     os.makedirs(out_dir, exist_ok=True)
     # (image, layout, blocks, summaries, headers first): contiguous history
     # from several places (stale copies, shrinks, deletions as written), and

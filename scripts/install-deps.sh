@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages nandkit needs, only those missing.
 # usage: scripts/install-deps.sh GROUP...   groups: build test ci qemu fuse
+#
+# On a system without apt-get/dpkg it installs nothing: it names the packages
+# (Debian names) and exits 1, so the caller stops with that message.
 set -euo pipefail
 
 declare -A groups=(
   [build]="gcc make cmake"
-  [test]="gcc make cmake libcmocka-dev libcjson-dev liblzma-dev xz-utils libxml2-utils python3"
-  [ci]="gcc-arm-none-eabi libnewlib-arm-none-eabi clang libclang-rt-14-dev llvm"
+  [test]="gcc g++ make cmake libcmocka-dev libcjson-dev liblzma-dev xz-utils libxml2-utils python3"
+  [ci]="gcc-arm-none-eabi libnewlib-arm-none-eabi clang libclang-rt-14-dev llvm pkg-config"
   [qemu]="qemu-system-x86 busybox-static xz-utils"
   [fuse]="libfuse3-dev fuse3 pkg-config"
 )
@@ -17,8 +20,17 @@ for group in "$@"; do
     echo "install-deps: unknown group '$group' (build test ci qemu fuse)" >&2
     exit 2
   fi
-  wanted+=(${groups[$group]})
+  for pkg in ${groups[$group]}; do
+    [[ " ${wanted[*]-} " == *" $pkg "* ]] || wanted+=("$pkg")
+  done
 done
+[[ ${#wanted[@]} -eq 0 ]] && exit 0
+
+if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
+  echo "install-deps: not a Debian-based system (no apt-get/dpkg-query): install these" \
+       "packages (Debian names; yours may differ) and run again: ${wanted[*]}" >&2
+  exit 1
+fi
 
 missing=()
 for pkg in "${wanted[@]}"; do

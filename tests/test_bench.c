@@ -20,7 +20,7 @@ static void limits_of(const char *preset, double limits[NK_BENCH_OP_COUNT])
     assert_true(nk_bench_limits(&params.chip, limits));
 }
 
-static void test_limits_reproduce_the_reference_figures(void **state)
+static void test_limits_reproduce_the_ecos_library_figures(void **state)
 {
     (void)state;
     double l[NK_BENCH_OP_COUNT];
@@ -178,7 +178,7 @@ static void test_a_chip_without_timing_is_refused_by_name(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_limits_reproduce_the_reference_figures),
+        cmocka_unit_test(test_limits_reproduce_the_ecos_library_figures),
         cmocka_unit_test(test_limits_follow_address_cycles_and_page_kind),
         cmocka_unit_test(test_simulated_figures_are_device_time_plus_cpu),
         cmocka_unit_test(test_json_has_the_documented_keys),

@@ -50,7 +50,7 @@ static void test_preset_names_are_case_insensitive(void **state)
     assert_null(nk_sim_preset_name(1000));
 }
 
-static void test_reference_chip_preset(void **state)
+static void test_k9f1g08u0a_preset(void **state)
 {
     (void)state;
     struct nk_sim_params params;
@@ -313,7 +313,7 @@ static void test_open_refuses_unknown_preset_and_bad_params(void **state)
     assert_non_null(strstr(why, "no chip"));
 }
 
-static void test_chip_layer_timing_on_reference_chip(void **state)
+static void test_chip_layer_timing_on_k9f1g08u0a(void **state)
 {
     (void)state;
     struct nk_sim *sim = sim_open_preset("K9F1G08U0A", 1);
@@ -341,7 +341,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_preset_is_consistent),
         cmocka_unit_test(test_preset_names_are_case_insensitive),
-        cmocka_unit_test(test_reference_chip_preset),
+        cmocka_unit_test(test_k9f1g08u0a_preset),
         cmocka_unit_test(test_chip_layer_identifies_every_preset),
         cmocka_unit_test(test_first_onfi_copy_bad_second_used),
         cmocka_unit_test(test_all_onfi_copies_bad_in_different_bits_vote_recovers),
@@ -351,7 +351,7 @@ int main(void)
         cmocka_unit_test(test_geometry_params_make_an_identifiable_onfi_part),
         cmocka_unit_test(test_bad_geometries_are_refused_with_a_reason),
         cmocka_unit_test(test_open_refuses_unknown_preset_and_bad_params),
-        cmocka_unit_test(test_chip_layer_timing_on_reference_chip),
+        cmocka_unit_test(test_chip_layer_timing_on_k9f1g08u0a),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,8 +2,9 @@
 /*
  * The virtual clock: datasheet timing charged per cycle, busy periods,
  * instruction delays as edge-to-edge minimums, WAIT_READY timeouts, and the
- * K9F1G08U0A figures of the reference system (88.54 us read, 363.54 us
- * program, 2000.12 us erase), all asserted exactly.
+ * K9F1G08U0A figures of the eCos library's benchmark (eCosCentric's NAND
+ * library, ecos-devel list, 2009): 88.54 us read, 363.54 us program,
+ * 2000.12 us erase, all asserted exactly.
  */
 #include <string.h>
 

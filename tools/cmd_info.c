@@ -48,7 +48,7 @@ static void nk_info_features(uint32_t features, const char *sep, const char *quo
     }
 }
 
-/* The reference system's datasheet limits, in ns. */
+/* The datasheet limits the eCos library's benchmark used (ecos-devel, 2009), in ns. */
 static void nk_info_limits(const struct nk_chip_info *info, double limits[3])
 {
     const struct nk_chip_timing *t = &info->timing;

@@ -158,9 +158,9 @@ int nk_tool_params_from_opts(const struct nk_tool_image_opts *opts, struct nk_si
         return nk_tool_fail("%s needs --geometry PAGE,OOB,PAGES_PER_BLOCK[,BLOCKS] or --chip NAME",
                             opts->path ? opts->path : "this command");
 
-    /* An explicit geometry borrows the reference chip's timing and ID. */
+    /* An explicit geometry borrows the K9F1G08U0A's timing and ID. */
     if (nk_sim_preset("K9F1G08U0A", params) != 0)
-        return nk_tool_error("internal: reference preset missing");
+        return nk_tool_error("internal: K9F1G08U0A preset missing");
     struct nk_chip_info *info = &params->chip;
     int status = nk_parse_geometry(opts->geometry, info);
     if (status)

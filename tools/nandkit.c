@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nandkit/version.h"
 #include "tool.h"
 
 static const struct nk_tool_command *const nk_commands[] = {

@@ -37,7 +37,7 @@ struct nk_sim_preset_entry {
 
 /* clang-format off */
 static const struct nk_sim_preset_entry nk_sim_presets[] = {
-    /* Samsung K9F1G08U0A rev 0.3: the reference system's chip. */
+    /* Samsung K9F1G08U0A rev 0.3: the chip of the eCos library's benchmark (ecos-devel, 2009). */
     {"K9F1G08U0A", "Samsung", {0xec, 0xf1, 0x00, 0x95, 0x40}, 5, 2048, 64, 64, 1024,
      2, 2, 4, 1, 512, NK_BBM_FIRST_PAGE | NK_BBM_SECOND_PAGE, 0, 0, false,
      NK_CHIP_CACHE_PROGRAM | NK_CHIP_RANDOM_OUT, 20, 4,

@@ -71,7 +71,7 @@ struct nk_bench_result {
     struct nk_bench_stat ops[NK_BENCH_OP_COUNT];
 };
 
-/* The reference system's datasheet limits for `info`, in microseconds:
+/* The eCos library's datasheet limits (ecos-devel benchmark, 2009) for `info`, in microseconds:
  * read = tR + (cycles + bytes) x tRC, program = (cycles + bytes) x tWC +
  * tPROG, erase = tBERS + cycles x tWC, with cycles = command + address
  * cycles + confirm. Returns false when the chip has no timing data. */

@@ -95,14 +95,14 @@ void nk_bench_print_compare(FILE *out, const struct nk_bench_result *results, un
                 results[r].loop, rd->avg_us, 100.0 * (rd->avg_us / rd->limit_us - 1.0), pg->avg_us,
                 100.0 * (pg->avg_us / pg->limit_us - 1.0), rd->ecc_cpu_us, pg->ecc_cpu_us);
     }
-    /* The reference system's two levers, measured the same way. */
+    /* The eCos library's two levers (ecos-devel, 2009), measured the same way. */
     const struct nk_bench_result *sw_byte = nk_find(results, count, "hamming", "byte");
     const struct nk_bench_result *hw_byte = nk_find(results, count, "hw", "byte");
     const struct nk_bench_result *hw_unrolled = nk_find(results, count, "hw", "unrolled");
     nk_print_lever(out, "hardware ECC (vs software Hamming, byte loops)", sw_byte, hw_byte);
     nk_print_lever(out, "unrolled loops (vs byte loops, hardware ECC)", hw_byte, hw_unrolled);
     nk_print_lever(out,
-                   "both (reference system: ARM7 software ECC + byte loops -> ARM9 hardware "
+                   "both (the eCos library: ARM7 software ECC + byte loops -> ARM9 hardware "
                    "ECC + unrolled)",
                    sw_byte, hw_unrolled);
 }

@@ -22,6 +22,10 @@
 
 #include "nandkit/nand.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Blocks at the end of the chip searched for and holding the tables. */
 #define NK_BBT_MAX_BLOCKS 4
 
@@ -88,5 +92,9 @@ int nk_bbt_mark_worn(struct nk_nand *dev, uint32_t block);
  * up, padded with 0xFF to `len`) from the RAM entries, as Linux stores them
  * (reserved blocks as good). Exposed for tests and tools. */
 void nk_bbt_encode(const struct nk_bbt *bbt, uint8_t *out, uint32_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NANDKIT_BBT_H */

@@ -17,6 +17,10 @@
 #include "nandkit/ctrl.h"
 #include "nandkit/diag.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Command opcodes (ONFI / common legacy set). */
 enum nk_nand_cmd {
     NK_CMD_READ0 = 0x00,        /* read (1st cycle); small page: first half */
@@ -47,8 +51,8 @@ enum nk_nand_cmd {
 #define NK_STATUS_WP_N 0x80u    /* not write protected */
 
 /* Datasheet timings, in nanoseconds. The array times are the values the
- * benchmarker uses for the datasheet limit (typical, as the reference
- * system's figures); *_max_ns bound the WAIT_READY timeouts. 0 = unknown. */
+ * benchmarker uses for the datasheet limit (typical, as in the eCos
+ * library's benchmark); *_max_ns bound the WAIT_READY timeouts. 0 = unknown. */
 struct nk_chip_timing {
     uint32_t tR_ns;     /* array to data register */
     uint32_t tPROG_ns;  /* page program */
@@ -235,5 +239,9 @@ static inline uint32_t nk_chip_pages(const struct nk_chip_info *info)
 {
     return info->blocks * info->pages_per_block;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NANDKIT_CHIP_H */

@@ -19,6 +19,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The most address cycles any operation sends (2 column + 3 row + spare). */
 #define NK_MAX_ADDR_CYCLES 6
 
@@ -197,5 +201,9 @@ static inline struct nk_instr nk_instr_wait_ready(uint32_t timeout_us)
     i.u.wait.timeout_us = timeout_us;
     return i;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NANDKIT_CTRL_H */

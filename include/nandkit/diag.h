@@ -13,6 +13,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define NK_DIAG_LEN 160
 
 /* printf-style checking of the formats below. Where uint32_t is not
@@ -32,6 +36,7 @@ struct nk_diag {
 /* Empties the message. */
 void nk_diag_clear(struct nk_diag *diag);
 
+#ifndef NK_NO_DIAG_TEXT
 /* Formats a message into `diag` (may be NULL: then only `err` is returned)
  * and returns `err`, so a failing function can `return nk_diag_set(...)`.
  * Supported conversions: %s %c %d %u %x %ld %lu %lx %lld %llu %llx %zu %%,
@@ -41,10 +46,28 @@ int nk_diag_set(struct nk_diag *diag, int err, const char *format, ...) NK_PRINT
 /* As nk_diag_set() into a plain NK_DIAG_LEN-byte buffer (`text` may be
  * NULL): for APIs that report a reason through a `char *why` argument. */
 int nk_diag_write(char *text, int err, const char *format, ...) NK_PRINTF_FORMAT(3, 4);
+#else
+/* Size knob NK_NO_DIAG_TEXT (docs/porting.md): the messages, their strings
+ * and their formatting are compiled out. A failing call still returns its
+ * error code; the message stays empty. */
+int nk_diag_code(struct nk_diag *diag, int err);
+int nk_diag_write_code(char *text, int err);
+/* Never defined: the arguments are only named in sizeof (not evaluated, no
+ * code, no strings), so values computed just for a message stay "used". */
+int nk_diag_unevaluated(const char *format, ...);
+#define nk_diag_set(diag, err, ...)                                                                \
+    ((void)sizeof nk_diag_unevaluated(__VA_ARGS__), nk_diag_code((diag), (err)))
+#define nk_diag_write(text, err, ...)                                                              \
+    ((void)sizeof nk_diag_unevaluated(__VA_ARGS__), nk_diag_write_code((text), (err)))
+#endif
 
 /* As nk_diag_set() but into a plain buffer of `size` bytes; returns the
  * length written (excluding the NUL, truncated to fit). */
 size_t nk_format(char *buf, size_t size, const char *format, ...) NK_PRINTF_FORMAT(3, 4);
 size_t nk_vformat(char *buf, size_t size, const char *format, va_list args);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NANDKIT_DIAG_H */

@@ -21,6 +21,10 @@
 
 #include "nandkit/ctrl.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Where the code is computed. */
 enum nk_ecc_placement {
     NK_ECC_PLACEMENT_NONE,       /* no ECC */
@@ -222,5 +226,9 @@ void nk_oob_ecc_get(const struct nk_oob_layout *layout, const uint8_t *oob, uint
                     unsigned len);
 void nk_oob_ecc_set(const struct nk_oob_layout *layout, uint8_t *oob, const uint8_t *ecc,
                     unsigned len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NANDKIT_ECC_H */

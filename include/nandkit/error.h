@@ -11,6 +11,10 @@
 #ifndef NANDKIT_ERROR_H
 #define NANDKIT_ERROR_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum nk_error {
     NK_EPERM = 1,         /* operation not permitted */
     NK_ENOENT = 2,        /* no such file or directory */
@@ -48,5 +52,9 @@ enum nk_error {
 /* Returns a short constant English description of `err` (positive or
  * negative NK_E* value); never NULL. */
 const char *nk_strerror(int err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NANDKIT_ERROR_H */

@@ -46,6 +46,10 @@
 #include "nandkit/ecc.h"
 #include "nandkit/part.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ----- limits and constants -------------------------------------------------------- */
 
 #define NK_FS_NAME_MAX 255  /* bytes in a name (YAFFS2 stores up to 255) */
@@ -811,5 +815,9 @@ int nk_fs_build_finish(struct nk_fs_builder *b, struct nk_fs_build_stats *stats)
 
 /* What the build has done so far (for progress reports). */
 void nk_fs_build_stats_get(const struct nk_fs_builder *b, struct nk_fs_build_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NANDKIT_FS_H */

@@ -36,6 +36,10 @@
 #include "nandkit/diag.h"
 #include "nandkit/ecc.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct nk_mtd;
 
 enum nk_mtd_mode {
@@ -137,5 +141,9 @@ const char *nk_mtd_last_error(const struct nk_mtd *mtd);
 /* True when `path` names an MTD character device by its name ("/dev/mtd*"),
  * so tools can dispatch without touching the file. */
 bool nk_mtd_path_is_mtd(const char *path);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NANDKIT_MTD_H */

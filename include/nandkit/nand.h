@@ -25,6 +25,10 @@
 #include "nandkit/diag.h"
 #include "nandkit/ecc.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct nk_bbt;
 
 /* How a page operation treats the OOB (and ECC). */
@@ -200,5 +204,9 @@ int nk_nand_block_mark_bad(struct nk_nand *dev, uint32_t block);
 /* Statistics. */
 void nk_nand_stats_get(const struct nk_nand *dev, struct nk_nand_stats *stats);
 void nk_nand_stats_reset(struct nk_nand *dev);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NANDKIT_NAND_H */

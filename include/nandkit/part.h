@@ -13,6 +13,10 @@
 
 #include "nandkit/nand.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct nk_part {
     struct nk_nand *dev;
     const char *name;     /* not copied; may be NULL */
@@ -49,5 +53,9 @@ int nk_part_program_page(struct nk_part *part, uint32_t page, const uint8_t *dat
 int nk_part_erase_block(struct nk_part *part, uint32_t block);
 int nk_part_block_is_bad(struct nk_part *part, uint32_t block);
 int nk_part_block_mark_bad(struct nk_part *part, uint32_t block);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NANDKIT_PART_H */

@@ -26,6 +26,10 @@
 #include "nandkit/chip.h"
 #include "nandkit/ctrl.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct nk_sim;
 
 /* Largest parameter-page areas the simulator answers. */
@@ -368,5 +372,9 @@ void nk_sim_memory_get(const struct nk_sim *sim, struct nk_sim_memory *memory);
 /* Path of the sidecar of `image_path` ("IMAGE.nksim") into `buf` of `size`
  * bytes. Returns buf, or NULL when it does not fit. */
 char *nk_sim_sidecar_path(const char *image_path, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NANDKIT_SIM_H */

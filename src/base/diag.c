@@ -146,6 +146,7 @@ void nk_diag_clear(struct nk_diag *diag)
         diag->text[0] = '\0';
 }
 
+#ifndef NK_NO_DIAG_TEXT
 int nk_diag_set(struct nk_diag *diag, int err, const char *format, ...)
 {
     if (diag) {
@@ -167,3 +168,17 @@ int nk_diag_write(char *text, int err, const char *format, ...)
     }
     return err;
 }
+#else
+int nk_diag_code(struct nk_diag *diag, int err)
+{
+    nk_diag_clear(diag);
+    return err;
+}
+
+int nk_diag_write_code(char *text, int err)
+{
+    if (text)
+        text[0] = '\0';
+    return err;
+}
+#endif

@@ -15,7 +15,10 @@
 
 /* Datasheet models. Timings: array times typical (the benchmark limit),
  * *_max for timeouts; cycle times as the datasheet minimums. */
+/* Size knob NK_CHIP_MODELS_CHOSEN (docs/porting.md): only the models whose
+ * NK_CHIP_MODEL_<name> is defined, and no generic device codes. */
 static const struct nk_chip_info nk_chip_models[] = {
+#if !defined(NK_CHIP_MODELS_CHOSEN) || defined(NK_CHIP_MODEL_K9F1G08U0A)
     {
         .vendor = "Samsung",
         .model = "K9F1G08U0A",
@@ -51,6 +54,8 @@ static const struct nk_chip_info nk_chip_models[] = {
                    .tPROG_max_ns = 700 * NK_US,
                    .tBERS_max_ns = 3 * NK_MS},
     },
+#endif
+#if !defined(NK_CHIP_MODELS_CHOSEN) || defined(NK_CHIP_MODEL_K9F2G08U0B)
     {
         .vendor = "Samsung",
         .model = "K9F2G08U0B",
@@ -86,6 +91,8 @@ static const struct nk_chip_info nk_chip_models[] = {
                    .tPROG_max_ns = 700 * NK_US,
                    .tBERS_max_ns = 10 * NK_MS},
     },
+#endif
+#if !defined(NK_CHIP_MODELS_CHOSEN) || defined(NK_CHIP_MODEL_K9F1208U0C)
     {
         .vendor = "Samsung",
         .model = "K9F1208U0C",
@@ -119,6 +126,8 @@ static const struct nk_chip_info nk_chip_models[] = {
                    .tPROG_max_ns = 500 * NK_US,
                    .tBERS_max_ns = 3 * NK_MS},
     },
+#endif
+#if !defined(NK_CHIP_MODELS_CHOSEN) || defined(NK_CHIP_MODEL_MT29F2G08ABAEA)
     {
         .vendor = "Micron",
         .model = "MT29F2G08ABAEA",
@@ -156,6 +165,8 @@ static const struct nk_chip_info nk_chip_models[] = {
                    .tPROG_max_ns = 600 * NK_US,
                    .tBERS_max_ns = 3 * NK_MS},
     },
+#endif
+#if !defined(NK_CHIP_MODELS_CHOSEN) || defined(NK_CHIP_MODEL_TC58NVG0S3E)
     {
         .vendor = "Toshiba",
         .model = "TC58NVG0S3E",
@@ -190,6 +201,8 @@ static const struct nk_chip_info nk_chip_models[] = {
                    .tPROG_max_ns = 700 * NK_US,
                    .tBERS_max_ns = 5 * NK_MS},
     },
+#endif
+#if !defined(NK_CHIP_MODELS_CHOSEN) || defined(NK_CHIP_MODEL_HY27UF081G2A)
     {
         .vendor = "Hynix",
         .model = "HY27UF081G2A",
@@ -224,10 +237,12 @@ static const struct nk_chip_info nk_chip_models[] = {
                    .tPROG_max_ns = 700 * NK_US,
                    .tBERS_max_ns = 3 * NK_MS},
     },
+#endif
 };
 
 #define NK_MODEL_COUNT (sizeof nk_chip_models / sizeof nk_chip_models[0])
 
+#ifndef NK_CHIP_MODELS_CHOSEN
 /* Generic device codes (byte 2 of READ ID), 3.3 V and 1.8 V x8 parts. */
 struct nk_device_code {
     uint8_t code;
@@ -244,6 +259,7 @@ static const struct nk_device_code nk_device_codes[] = {
     {0xd3, 1024, 0, 0},   {0xa5, 2048, 0, 0},  {0xd5, 2048, 0, 0},  {0xd7, 4096, 0, 0},
     {0xde, 8192, 0, 0},   {0x48, 2048, 0, 0},  {0x68, 4096, 0, 0},  {0x88, 8192, 0, 0},
 };
+#endif
 
 struct nk_vendor {
     uint8_t id;
@@ -358,11 +374,13 @@ void nk_chip_apply_bbm_rule(struct nk_chip_info *info)
         info->bbm_pages = NK_BBM_FIRST_PAGE;
 }
 
+#ifndef NK_CHIP_MODELS_CHOSEN
 /* Row cycles needed to address `pages` pages. */
 static uint8_t nk_row_cycles_for(uint32_t pages)
 {
     return (uint8_t)(nk_chip_log2(pages - 1) / 8 + 1);
 }
+#endif
 
 int nk_chip_lookup_id(const uint8_t *id, unsigned id_len, struct nk_chip_info *info)
 {
@@ -375,7 +393,9 @@ int nk_chip_lookup_id(const uint8_t *id, unsigned id_len, struct nk_chip_info *i
         info->id_len = (uint8_t)(id_len < sizeof info->id ? id_len : sizeof info->id);
         return 0;
     }
-
+#ifdef NK_CHIP_MODELS_CHOSEN
+    return -NK_ENODEV;
+#else
     const struct nk_device_code *code = NULL;
     for (unsigned i = 0; i < sizeof nk_device_codes / sizeof nk_device_codes[0]; i++) {
         if (nk_device_codes[i].code == id[1])
@@ -420,4 +440,5 @@ int nk_chip_lookup_id(const uint8_t *id, unsigned id_len, struct nk_chip_info *i
     nk_format(info->model, sizeof info->model, "NAND %uMiB (ID %02x %02x)", code->size_mib, id[0],
               id[1]);
     return 0;
+#endif
 }

@@ -28,6 +28,9 @@ static uint8_t nk_id_length(const uint8_t *id, unsigned len)
     return (uint8_t)len;
 }
 
+/* Size knob NK_NO_PARAM_PAGES (docs/porting.md): no ONFI/JEDEC parameter
+ * pages, identification by the legacy READ ID table alone. */
+#ifndef NK_NO_PARAM_PAGES
 static int nk_identify_onfi(struct nk_chip *chip)
 {
     uint8_t raw[NK_PARAM_COPIES * NK_ONFI_PAGE];
@@ -78,6 +81,29 @@ static int nk_identify_jedec(struct nk_chip *chip)
     return nk_jedec_parse(page, &chip->info, &chip->diag);
 }
 
+/* ONFI, else JEDEC: 1 when a parameter page identified the chip, 0 when the
+ * chip has neither signature, a negative error otherwise. */
+static int nk_identify_param_page(struct nk_chip *chip)
+{
+    uint8_t signature[5];
+    int err = nk_chip_read_id(chip, 0x20, signature, 4);
+    if (err)
+        return err;
+    if (memcmp(signature, "ONFI", 4) == 0) {
+        err = nk_identify_onfi(chip);
+        return err ? err : 1;
+    }
+    err = nk_chip_read_id(chip, 0x40, signature, 5);
+    if (err)
+        return err;
+    if (memcmp(signature, "JEDEC", 5) == 0) {
+        err = nk_identify_jedec(chip);
+        return err ? err : 1;
+    }
+    return 0;
+}
+#endif
+
 int nk_chip_identify(struct nk_chip *chip, const struct nk_ctrl *ctrl, unsigned chip_select)
 {
     chip->ctrl = ctrl;
@@ -106,29 +132,21 @@ int nk_chip_identify(struct nk_chip *chip, const struct nk_ctrl *ctrl, unsigned 
         return nk_diag_set(&chip->diag, -NK_ENODEV, "no chip answers READ ID (reads %02x %02x)",
                            id[0], id[1]);
 
-    uint8_t signature[5];
-    err = nk_chip_read_id(chip, 0x20, signature, 4);
-    if (err)
-        return err;
-    if (memcmp(signature, "ONFI", 4) == 0) {
-        err = nk_identify_onfi(chip);
-    } else {
-        err = nk_chip_read_id(chip, 0x40, signature, 5);
+#ifndef NK_NO_PARAM_PAGES
+    int found = nk_identify_param_page(chip);
+    if (found < 0)
+        return found;
+#else
+    const int found = 0;
+#endif
+    if (!found) {
+        err = nk_chip_lookup_id(id, nk_id_length(id, sizeof id), &chip->info);
         if (err)
-            return err;
-        if (memcmp(signature, "JEDEC", 5) == 0) {
-            err = nk_identify_jedec(chip);
-        } else {
-            err = nk_chip_lookup_id(id, nk_id_length(id, sizeof id), &chip->info);
-            if (err)
-                return nk_diag_set(&chip->diag, err,
-                                   "unknown NAND: ID %02x %02x %02x %02x %02x (manufacturer %s)",
-                                   id[0], id[1], id[2], id[3], id[4], nk_chip_vendor_name(id[0]));
-            return 0;
-        }
+            return nk_diag_set(&chip->diag, err,
+                               "unknown NAND: ID %02x %02x %02x %02x %02x (manufacturer %s)", id[0],
+                               id[1], id[2], id[3], id[4], nk_chip_vendor_name(id[0]));
+        return 0;
     }
-    if (err)
-        return err;
 
     memcpy(chip->info.id, id, sizeof id);
     chip->info.id_len = nk_id_length(id, sizeof id);

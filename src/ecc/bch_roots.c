@@ -112,23 +112,23 @@ static unsigned nk_solve_affine4(const struct nk_bch_tables *gf, unsigned b, uns
                                  unsigned solutions[4])
 {
     /* Each row packs an image (high 16 bits) with the inputs that made it
-     * (low 16 bits), so one XOR reduces both; basis[k] holds the row whose
-     * image has its top bit at k. */
-    uint32_t basis[32];
+     * (low 16 bits), so one XOR reduces both; basis[k - 16] holds the row
+     * whose image has its top bit at k. */
+    uint32_t basis[NK_BCH_M_MAX];
     uint32_t kernel[2];
     unsigned kernel_count = 0;
     unsigned m = gf->m;
     const uint16_t *exp_b = gf->exp + (b ? gf->log[b] : 0);
     const uint16_t *exp_c = gf->exp + (c ? gf->log[c] : 0);
     unsigned mask_b = b ? 0xffffu : 0u, mask_c = c ? 0xffffu : 0u;
-    for (unsigned k = 16; k < 16 + NK_BCH_M_MAX; k++)
+    for (unsigned k = 0; k < NK_BCH_M_MAX; k++)
         basis[k] = 0;
 
     for (unsigned i = 0; i < m; i++) {
         unsigned image = gf->exp[4 * i] ^ (exp_b[2 * i] & mask_b) ^ (exp_c[i] & mask_c);
         uint32_t row = (uint32_t)image << 16 | 1u << i;
         while (row >> 16) {
-            unsigned top = nk_highest_bit(row);
+            unsigned top = nk_highest_bit(row) - 16u;
             if (!basis[top]) {
                 basis[top] = row;
                 break;
@@ -144,7 +144,7 @@ static unsigned nk_solve_affine4(const struct nk_bch_tables *gf, unsigned b, uns
 
     uint32_t row = (uint32_t)d << 16;
     while (row >> 16) {
-        unsigned top = nk_highest_bit(row);
+        unsigned top = nk_highest_bit(row) - 16u;
         if (!basis[top])
             return 0; /* d is not in the image: no solution */
         row ^= basis[top];
@@ -478,33 +478,43 @@ static const uint16_t *nk_bta_trace(struct nk_bta *bta, unsigned k)
     return t;
 }
 
-/* Roots of g, a monic factor of f, trying traces from alpha^k up. */
-static unsigned nk_bta_split(struct nk_bta *bta, const struct nk_poly *g, unsigned k,
+/* Roots of g, a monic factor of f, trying traces from alpha^k up. Each
+ * split recurses into the smaller factor and loops on the larger, so the
+ * recursion is at most log2(t / 4) + 1 frames deep (the stack bound that
+ * scripts/stack-report.sh checks). */
+static unsigned nk_bta_split(struct nk_bta *bta, const struct nk_poly *g0, unsigned k,
                              uint16_t *roots)
 {
     const struct nk_bch_tables *gf = bta->gf;
-    if (g->deg <= 4)
-        return g->deg ? nk_roots_small(gf, g->c, g->deg, roots) : 0;
-    for (; k < gf->m; k++) {
+    struct nk_poly g = *g0;
+    unsigned total = 0;
+    while (g.deg > 4) {
+        if (k >= gf->m)
+            return total; /* cannot happen for distinct roots in the field */
         struct nk_poly a, b;
         const uint16_t *t = nk_bta_trace(bta, k);
         b.deg = bta->deg - 1;
         memcpy(b.c, t, bta->deg * sizeof t[0]);
         nk_poly_trim(&b);
-        if (g->deg < bta->deg)
-            nk_poly_mod(gf, &b, g);
-        a = *g;
+        if (g.deg < bta->deg)
+            nk_poly_mod(gf, &b, &g);
+        a = g;
         const struct nk_poly *h = nk_poly_gcd(gf, &a, &b);
-        if (h->deg == 0 || h->deg == g->deg)
-            continue; /* alpha^k gives every root the same trace */
-        struct nk_poly q, work = *g;
-        nk_poly_div(gf, &work, h, &q);
-        unsigned found = nk_bta_split(bta, h, k + 1, roots);
-        if (found != h->deg)
-            return found;
-        return found + nk_bta_split(bta, &q, k + 1, roots + found);
+        k++;
+        if (h->deg == 0 || h->deg == g.deg)
+            continue; /* alpha^(k-1) gives every root the same trace */
+        struct nk_poly q, factor = *h;
+        a = g; /* h may point into a or b: copied first; a is the dividend */
+        nk_poly_div(gf, &a, &factor, &q);
+        bool factor_smaller = factor.deg <= q.deg;
+        const struct nk_poly *smaller = factor_smaller ? &factor : &q;
+        unsigned found = nk_bta_split(bta, smaller, k, roots + total);
+        total += found;
+        if (found != smaller->deg)
+            return total;
+        g = factor_smaller ? q : factor;
     }
-    return 0; /* cannot happen for distinct roots in the field */
+    return total + (g.deg ? nk_roots_small(gf, g.c, g.deg, roots + total) : 0);
 }
 
 static unsigned nk_roots_bta(const struct nk_bch_tables *gf, const uint16_t *poly, unsigned deg,

@@ -469,7 +469,7 @@ int nk_fs_build_builtin(struct nk_fs_builder *b, uint32_t obj_id,
         return nk_diag_set(&b->diag, -NK_EINVAL,
                            "object %u is not a built-in directory (root 1, lost+found 2)",
                            (unsigned)obj_id);
-    uint32_t mode;
+    uint32_t mode = 0;
     err = nk_fs_build_mode(b, NK_FS_TYPE_DIR, attr->mode, &mode);
     if (err)
         return err;
@@ -498,7 +498,7 @@ int nk_fs_build_object(struct nk_fs_builder *b, const struct nk_fs_build_entry *
     int err = nk_fs_build_not_open(b);
     if (err)
         return err;
-    uint32_t mode;
+    uint32_t mode = 0;
     err = nk_fs_build_check_entry(b, entry, &mode);
     if (err)
         return err;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Reading the JSON Lines fixtures of ../shared/fixtures: one cJSON object per
+ * Reading the JSON Lines fixtures of tests/fixtures: one cJSON object per
  * line, and small accessors that fail the running cmocka test on a missing
  * or malformed field (so a fixture that stops parsing cannot pass silently).
  */

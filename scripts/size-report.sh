@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Cortex-M4 code size of nandkit's core per layer (arm-none-eabi-gcc -Os
+# -mthumb -mcpu=cortex-m4, text + data of each object file), for the full
+# core and for the minimal core of a small system (READ ID + legacy table,
+# device layer, Hamming, BBT, partitions; knobs in docs/porting.md), and the
+# minimal core as linked into the Cortex-M4 example (--gc-sections: only
+# what the application calls).
+#
+# usage: scripts/size-report.sh [BUILD_DIR]     (default build-size)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-build-size}
+toolchain=$PWD/cmake/arm-none-eabi.cmake
+minimal=(-DNANDKIT_BCH=OFF -DNANDKIT_PARAM_PAGES=OFF -DNANDKIT_CHIP_MODELS=K9F1G08U0A
+         -DNANDKIT_DIAG_TEXT=OFF -DNANDKIT_FS=OFF)
+
+build_core() { # DIR CMAKE_ARGS...
+  local dir=$1; shift
+  cmake -S . -B "$dir" -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DNANDKIT_CORE_ONLY=ON \
+        -DCMAKE_BUILD_TYPE=MinSizeRel "$@" >/dev/null
+  cmake --build "$dir" -j "$(nproc)" >/dev/null
+}
+
+build_core "$out/full"
+build_core "$out/minimal" "${minimal[@]}"
+cmake -S examples/cortex-m4 -B "$out/example" -DCMAKE_TOOLCHAIN_FILE="$toolchain" \
+      -DCMAKE_BUILD_TYPE=MinSizeRel >/dev/null
+cmake --build "$out/example" -j "$(nproc)" >/dev/null
+
+python3 - "$out" <<'PY'
+import collections, os, re, subprocess, sys
+
+out = sys.argv[1]
+LAYERS = ["base", "chip", "hamming", "bch", "engine+layout", "nand+badblock", "bbt+part", "fs"]
+MINIMAL = ["base", "chip", "hamming", "engine+layout", "nand+badblock", "bbt+part"]
+
+
+def layer_of(directory, name):
+    if directory in ("base", "chip", "fs"):
+        return directory
+    if name == "hamming":
+        return "hamming"
+    if name.startswith("bch"):
+        return "bch"
+    if directory == "ecc":
+        return "engine+layout"
+    return "nand+badblock" if name in ("nand", "badblock") else "bbt+part"
+
+
+def layer_sizes(build):
+    objects = []
+    for root, _, files in os.walk(os.path.join(build, "src")):
+        objects += [os.path.join(root, f) for f in files if f.endswith(".obj")]
+    sizes = collections.Counter()
+    lines = subprocess.run(["arm-none-eabi-size"] + sorted(objects), check=True,
+                           capture_output=True, text=True).stdout.splitlines()[1:]
+    for line in lines:
+        text, data, _bss, _dec, _hex, path = line.split(None, 5)
+        directory, name = path.split("/")[-2], path.split("/")[-1][: -len(".c.obj")]
+        sizes[layer_of(directory, name)] += int(text) + int(data)
+    return sizes
+
+
+def linked_core(map_path):
+    """text + data of the core's input sections kept in a linker map."""
+    total, pending = 0, None
+    text = open(map_path).read()
+    text = text[text.index("Linker script and memory map"):]
+    for line in text.splitlines():
+        m = re.match(r"^ (\.(?:text|rodata|data)\S*)(?:\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S+))?$", line)
+        if m and m.group(2) is None:
+            pending = m.group(1)
+            continue
+        if m:
+            size, obj = int(m.group(3), 16), m.group(4)
+        else:
+            m = re.match(r"^\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S+)$", line)
+            if not (m and pending):
+                pending = None
+                continue
+            size, obj = int(m.group(2), 16), m.group(3)
+        pending = None
+        if "libnandkit_core.a" in obj:
+            total += size
+    return total
+
+
+full = layer_sizes(os.path.join(out, "full"))
+mini = layer_sizes(os.path.join(out, "minimal"))
+print("Cortex-M4 size per layer, bytes of text+data (arm-none-eabi-gcc -Os -mthumb -mcpu=cortex-m4)")
+print("%-15s %10s %10s" % ("layer", "full core", "minimal"))
+for layer in LAYERS:
+    print("%-15s %10s %10s" % (layer, full.get(layer, "-"), mini.get(layer, "-")))
+full_min = sum(full[l] for l in MINIMAL)
+mini_min = sum(mini[l] for l in MINIMAL)
+print("%-15s %10d %10d" % ("minimal core", full_min, mini_min))
+linked = linked_core(os.path.join(out, "example", "nand_fmc.map"))
+print("minimal-core total: %d bytes (%.1f KB) compiled with the knobs; %d bytes (%.1f KB) "
+      "linked into examples/cortex-m4 (goal: 12 KB)" % (mini_min, mini_min / 1024, linked, linked / 1024))
+PY

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Worst stack chain of nandkit's core on Cortex-M4 (arm-none-eabi-gcc -Os
+# -mthumb -mcpu=cortex-m4): every function's frame from -fstack-usage, the
+# call graph from -fcallgraph-info, summed along the deepest path from each
+# entry point. Indirect calls are resolved to the functions the core (and
+# the FMC example port, for exec_op) installs in its ops tables; the one
+# recursion (nk_bta_split, the BCH root finder) is counted at its bound:
+# each level has a smaller polynomial of degree > 4 and a larger trace
+# recursion goes into the smaller factor only (degree <= half), so at most
+# 1 + ceil(log2(t_max / 4)) frames.
+#
+# usage: scripts/stack-report.sh [T_MAX] [LIMIT]
+#   T_MAX  NK_BCH_T_MAX to build with (default 8, the cross-build default)
+#   LIMIT  bytes: exit 1 when the mount chain exceeds it (default: none)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+t_max=${1:-8}
+limit=${2:-0}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+mkdir -p "$work/include/nandkit"
+sed -e 's/@PROJECT_VERSION@/0/' -e 's/@PROJECT_VERSION_[A-Z]*@/0/' cmake/version.h.in \
+    >"$work/include/nandkit/version.h"
+for src in src/*/*.c examples/cortex-m4/fmc_port.c; do
+  obj="$work/$(echo "$src" | tr / _).o"
+  arm-none-eabi-gcc -std=c11 -Os -mthumb -mcpu=cortex-m4 -mfloat-abi=soft -DNK_NO_FORMAT_CHECK \
+    -DNK_BCH_T_MAX="$t_max" -Iinclude -I"$work/include" -Isrc -I"$(dirname "$src")" \
+    -Iexamples/cortex-m4 -fstack-usage -fcallgraph-info=su -c "$src" -o "$obj"
+done
+
+python3 - "$work" "$t_max" "$limit" <<'PY'
+import glob, os, re, sys
+
+work, t_max, limit = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+M_MAX = 15
+RECURSION = {"nk_bta_split": 1 + ((t_max + 3) // 4 - 1).bit_length()}
+ROOTS = ["nk_fs_mount", "nk_nand_open", "nk_bbt_attach", "nk_fs_file_read", "nk_nand_read_page",
+         "nk_nand_program_page", "nk_chip_identify", "nk_bch_init", "nk_fs_build_end", "nk_fs_check"]
+
+frames, edges, where = {}, {}, {}
+for ci in glob.glob(os.path.join(work, "*.ci")):
+    for line in open(ci):
+        m = re.match(r'node: \{ title: "([^"]+)" label: "([^\\]+)\\n([^\\]+)\\n(\d+) bytes \((\w+)', line)
+        if m:
+            title, name = m.group(1), m.group(2)
+            frames[title] = int(m.group(4))
+            where[title] = m.group(3)
+            continue
+        m = re.match(r'edge: \{ sourcename: "([^"]+)" targetname: "([^"]+)" label: "([^"]+)"', line)
+        if m:
+            edges.setdefault(m.group(1), set()).add((m.group(2), m.group(3)))
+
+by_name = {}
+for title in frames:
+    by_name.setdefault(title.split(":")[-1], []).append(title)
+
+
+def resolve(target, source, site):
+    if target in frames:
+        return [target]
+    if target == "__indirect_call":
+        # The call site's source line names the field: ops->correct(...).
+        path, line = site.rsplit(":", 2)[0], int(site.rsplit(":", 2)[1])
+        text = open(path).read().splitlines()
+        fields = re.findall(r"(?:->|\.)(\w+)\(", " ".join(text[line - 1:line + 1]))
+        return sorted(set().union(*[ops.get(f, set()) for f in fields])) if fields else []
+    same_file = [t for t in by_name.get(target, []) if t.split(":")[0] == source.split(":")[0]]
+    return same_file or by_name.get(target, [])
+
+
+# Functions installed in ops tables (".field = function" in the sources),
+# grouped by field, and which caller reaches which field.
+ops = {}
+for src in glob.glob("src/*/*.c") + ["examples/cortex-m4/fmc_port.c"]:
+    for field, fn in re.findall(r"\.(\w+) = (\w+),?", open(src).read()):
+        if fn in by_name:
+            ops.setdefault(field, set()).update(by_name[fn])
+
+memo = {}
+
+
+def worst(title, stack=()):
+    if title in memo:
+        return memo[title]
+    if title in stack:
+        return 0, []
+    best, chain = 0, []
+    for target, site in edges.get(title, ()):
+        for t in resolve(target, title, site):
+            if t == title:
+                continue
+            s, c = worst(t, stack + (title,))
+            if s > best:
+                best, chain = s, c
+    name = title.split(":")[-1]
+    own = frames.get(title, 0) * RECURSION.get(name, 1)
+    memo[title] = (own + best, [(title, frames.get(title, 0), RECURSION.get(name, 1))] + chain)
+    return memo[title]
+
+
+print("Cortex-M4 worst stack chains (NK_BCH_T_MAX=%d; arm-none-eabi-gcc -Os; "
+      "ports and allocator callbacks: the FMC example port)" % t_max)
+mount_total = 0
+for root in ROOTS:
+    titles = by_name.get(root, [])
+    if not titles:
+        continue
+    total, chain = worst(titles[0])
+    if root == "nk_fs_mount":
+        mount_total = total
+    print("  %-22s %6d bytes" % (root, total))
+total, chain = worst(by_name["nk_fs_mount"][0])
+print("worst chain of nk_fs_mount (%d bytes):" % total)
+for title, frame, times in chain:
+    name = title.split(":")[-1]
+    print("  %6d  %s%s  (%s)" % (frame * times, name, " x%d" % times if times > 1 else "",
+                                 where.get(title, "?").split("/")[-1]))
+if limit and mount_total > limit:
+    print("stack-report: nk_fs_mount needs %d bytes, over the limit of %d" % (mount_total, limit))
+    sys.exit(1)
+PY
