@@ -222,7 +222,7 @@ int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config)
         return nk_diag_set(&fs->diag, -NK_EINVAL, "no partition given");
     if (!config->allocator.alloc || !config->allocator.free)
         return nk_diag_set(&fs->diag, -NK_EINVAL, "no allocator given");
-    if (!config->read_only && (config->part->read_only || config->part->dev->read_only))
+    if (!config->read_only && nk_fs_io_read_only(config->part))
         return nk_diag_set(&fs->diag, -NK_EROFS,
                            "partition '%s' is read-only: mount it with read_only set",
                            config->part->name ? config->part->name : "?");
