@@ -27,8 +27,9 @@
 enum nk_fs_page_state {
     NK_FS_PAGE_UNWRITTEN = 0,
     NK_FS_PAGE_OK,
-    NK_FS_PAGE_BAD,     /* tags unusable (reported) */
-    NK_FS_PAGE_SUMMARY, /* a summary chunk: not file-system data */
+    NK_FS_PAGE_BAD,      /* tags unusable (reported) */
+    NK_FS_PAGE_SUMMARY,  /* a summary chunk: not file-system data */
+    NK_FS_PAGE_TAGS_BAD, /* tags unreadable, not yet classified (torn or damaged) */
 };
 
 struct nk_fs_page_tags {
@@ -84,8 +85,8 @@ static int nk_fs_read_tags(struct nk_fs *fs, uint32_t page, struct nk_fs_tags *t
         err = nk_part_read_page(fs->part, page, NULL, fs->oob_buf, NK_OOB_AUTO);
         if (err < 0)
             return err;
-        int status = nk_fs_tags_decode(fs->oob_buf + fs->config.tags_offset,
-                                       !fs->config.no_tags_ecc, tags);
+        int status =
+            nk_fs_tags_decode(fs->oob_buf + fs->config.tags_offset, !fs->config.no_tags_ecc, tags);
         if (status != -NK_EBADMSG || attempt == 2)
             return status;
     }
@@ -107,7 +108,8 @@ static int nk_fs_survey_block(struct nk_fs *fs, uint32_t block)
         }
     }
     uint32_t base = block * fs->pages_per_block;
-    for (uint32_t p = 0; p < fs->pages_per_block; p++) {
+    uint32_t p = 0;
+    for (; p < fs->pages_per_block; p++) {
         struct nk_fs_tags tags;
         int status = nk_fs_read_tags(fs, base + p, &tags);
         if (status == -NK_EBADMSG) {
@@ -143,6 +145,13 @@ static int nk_fs_survey_block(struct nk_fs *fs, uint32_t block)
     /* Written, but no page has readable tags. */
     info->state = NK_FS_BLOCK_JUNK;
     fs->stats.blocks_bad_sequence++;
+    if (p == 1) {
+        /* Only the first page was written: a program cut by power loss,
+         * nothing it held was ever complete. */
+        fs->stats.torn_chunks++;
+        nk_fs_report(fs, NK_FS_PROBLEM_TORN_CHUNK, base, 0, 0, 0);
+        return 0;
+    }
     fs->stats.tags_uncorrectable++;
     nk_fs_report(fs, NK_FS_PROBLEM_TAGS_ECC, base, 0, 0, 0);
     return 0;
@@ -531,13 +540,26 @@ static int nk_fs_scan_block(struct nk_fs *fs, struct nk_fs_scan *scan, uint32_t 
                 break;
             written = p + 1;
             if (status == -NK_EBADMSG) {
-                pt->state = NK_FS_PAGE_BAD;
-                fs->stats.tags_uncorrectable++;
-                nk_fs_report(fs, NK_FS_PROBLEM_TAGS_ECC, base + p, 0, 0, 0);
+                pt->state = NK_FS_PAGE_TAGS_BAD; /* counted below: torn or damaged */
                 continue;
             }
             pt->state = NK_FS_PAGE_OK;
             fs->stats.tags_corrected += status == NK_FS_TAGS_CORRECTED;
+        }
+        for (uint32_t p = 0; p < written; p++) {
+            if (scan->pages[p].state != NK_FS_PAGE_TAGS_BAD)
+                continue;
+            scan->pages[p].state = NK_FS_PAGE_BAD;
+            if (p == written - 1) {
+                /* The last written page of the block, nothing after it: a
+                 * program cut by power loss (its tags went with its data).
+                 * Nothing it held was complete, so nothing is lost. */
+                fs->stats.torn_chunks++;
+                nk_fs_report(fs, NK_FS_PROBLEM_TORN_CHUNK, base + p, 0, 0, 0);
+            } else {
+                fs->stats.tags_uncorrectable++;
+                nk_fs_report(fs, NK_FS_PROBLEM_TAGS_ECC, base + p, 0, 0, 0);
+            }
         }
         /* Power lost while programming leaves the last written page torn:
          * its tags may look fine while its data is not. */
