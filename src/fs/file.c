@@ -54,6 +54,66 @@ static int nk_fs_chunk_read(struct nk_fs *fs, const struct nk_fs_obj *obj, uint3
     return 0;
 }
 
+/* Sequential reads: whole chunks that sit in consecutive pages are read
+ * with one multi-page device call (read cache where the chip has it), at
+ * most NK_FS_RUN_PAGES at a time so their OOB bytes fit on the stack. */
+
+/* Number of whole chunks from chunk index `index` (0-based) at `page` that
+ * follow each other on flash, within the `room` bytes left to read. */
+static uint32_t nk_fs_run_length(struct nk_fs *fs, const struct nk_fs_obj *obj, uint64_t index,
+                                 uint32_t page, size_t room)
+{
+    if (fs->config.tags_place != NK_FS_TAGS_OOB || fs->oob_free == 0)
+        return 1;
+    uint32_t limit = NK_FS_RUN_OOB / fs->oob_free;
+    if (limit > NK_FS_RUN_PAGES)
+        limit = NK_FS_RUN_PAGES;
+    uint32_t n = 1;
+    while (n < limit && (size_t)(n + 1) * fs->chunk_bytes <= room &&
+           index + n < NK_FS_CHUNK_ID_MAX && page + n < fs->pages) {
+        uint32_t chunk = (uint32_t)(index + n) + 1;
+        if (fs->wbuf_obj == obj && fs->wbuf_chunk == chunk)
+            break;
+        if (nk_fs_map_get(fs, obj, chunk) != page + n)
+            break;
+        n++;
+    }
+    return n;
+}
+
+/* Reads `count` whole chunks from chunk index `index` at consecutive pages
+ * from `page` into `dst`. Returns 0, 1 when the caller should read them one
+ * at a time instead (a read error: the single-chunk path retries, counts
+ * and reports), or -NK_EIO when a page's tags name another chunk. */
+static int nk_fs_run_read(struct nk_fs *fs, const struct nk_fs_obj *obj, uint64_t index,
+                          uint32_t page, uint32_t count, uint8_t *dst)
+{
+    uint8_t oob[NK_FS_RUN_OOB];
+    fs->cached_page = NK_FS_NONE; /* oob_buf changes */
+    int err = nk_part_read_pages(fs->part, page, count, dst, oob, NK_OOB_AUTO);
+    if (err < 0)
+        return 1;
+    if (err > 0)
+        fs->ecc_corrected_reads++;
+    for (uint32_t i = 0; i < count; i++) {
+        memcpy(fs->oob_buf, oob + (size_t)i * fs->oob_free, fs->oob_free);
+        struct nk_fs_tags tags;
+        int status = nk_fs_tags_from_buffers(fs, &tags);
+        uint32_t valid = fs->chunk_bytes;
+        if (status >= 0) {
+            if (status == NK_FS_TAGS_UNWRITTEN || tags.obj_id != obj->id ||
+                tags.chunk_id != (uint32_t)(index + i) + 1)
+                return -NK_EIO;
+            if (tags.n_bytes < valid)
+                valid = tags.n_bytes;
+        }
+        uint8_t *chunk = dst + (size_t)i * fs->chunk_bytes;
+        if (valid < fs->chunk_bytes)
+            memset(chunk + valid, 0, fs->chunk_bytes - valid);
+    }
+    return 0;
+}
+
 static int32_t nk_fs_read_at(struct nk_fs_file *file, uint8_t *buf, size_t len, uint64_t offset)
 {
     struct nk_fs *fs = file->fs;
@@ -66,6 +126,8 @@ static int32_t nk_fs_read_at(struct nk_fs_file *file, uint8_t *buf, size_t len, 
         len = (size_t)(obj->size - offset);
     size_t done = 0;
     while (done < len) {
+        uint32_t run = 0;
+        int err = 0;
         uint64_t pos = offset + done;
         uint64_t index = pos / fs->chunk_bytes;
         uint32_t in_chunk = (uint32_t)(pos % fs->chunk_bytes);
@@ -81,8 +143,14 @@ static int32_t nk_fs_read_at(struct nk_fs_file *file, uint8_t *buf, size_t len, 
             return done ? (int32_t)done : -NK_EIO;
         } else if (page == NK_FS_NONE) {
             memset(buf + done, 0, n);
+        } else if (in_chunk == 0 && n == fs->chunk_bytes &&
+                   (run = nk_fs_run_length(fs, obj, index, page, len - done)) > 1 &&
+                   (err = nk_fs_run_read(fs, obj, index, page, run, buf + done)) <= 0) {
+            if (err)
+                return err;
+            n = run * fs->chunk_bytes;
         } else {
-            int err = nk_fs_chunk_read(fs, obj, (uint32_t)index + 1, page, in_chunk, buf + done, n);
+            err = nk_fs_chunk_read(fs, obj, (uint32_t)index + 1, page, in_chunk, buf + done, n);
             if (err)
                 return err;
         }

@@ -264,6 +264,21 @@ int nk_fs_make_room(struct nk_fs *fs, uint32_t pages, uint32_t new_live, bool de
  * negative error. */
 int64_t nk_fs_put_chunk(struct nk_fs *fs, struct nk_fs_tags *tags, uint8_t *page);
 
+/* Sequential writes: at most NK_FS_RUN_PAGES whole chunks whose OOB bytes
+ * fit in NK_FS_RUN_OOB go to flash in one multi-page program (cache
+ * program where the chip has it). */
+#define NK_FS_RUN_PAGES 8u
+#define NK_FS_RUN_OOB 512u
+
+/* Writes whole data chunks `first_chunk`.. of `obj` from `data` (at most
+ * `count`) to consecutive pages of the allocation block with one
+ * multi-page program, and maps them. Returns the number written (the
+ * chunks are on flash when it returns), 0 when the single-chunk path must
+ * be taken (in-band tags, fewer than two pages left in the block, a failed
+ * block), or a negative error. */
+int nk_fs_put_run(struct nk_fs *fs, struct nk_fs_obj *obj, uint32_t first_chunk,
+                  const uint8_t *data, uint32_t count);
+
 /* Live-chunk accounting. */
 void nk_fs_live_set(struct nk_fs *fs, uint32_t page);
 void nk_fs_live_clear(struct nk_fs *fs, uint32_t page);

@@ -173,6 +173,32 @@ static int32_t nk_fs_write_at(struct nk_fs_file *file, const uint8_t *buf, size_
         uint32_t n = fs->chunk_bytes - in;
         if (n > len - done)
             n = (uint32_t)(len - done);
+        if (in == 0 && len - done >= 2 * (size_t)fs->chunk_bytes) {
+            /* Whole chunks in a row: past the write buffer, one multi-page
+             * program (nk_fs_put_run()). */
+            err = nk_fs_wbuf_flush(fs);
+            if (err)
+                break;
+            if (fs->wbuf_obj == obj)
+                fs->wbuf_obj = NULL; /* clean; may hold an older copy of a chunk */
+            int put = nk_fs_put_run(fs, obj, chunk, buf + done,
+                                    (uint32_t)((len - done) / fs->chunk_bytes));
+            if (put < 0) {
+                err = put;
+                break;
+            }
+            if (put > 0) {
+                uint64_t end = pos + (uint64_t)put * fs->chunk_bytes;
+                if (end > obj->size) {
+                    obj->size = end;
+                    obj->wflags |= NK_FS_W_HDR_DIRTY;
+                }
+                if (end == obj->size)
+                    obj->wflags |= NK_FS_W_SIZE_IN_DATA;
+                done += (size_t)put * fs->chunk_bytes;
+                continue;
+            }
+        }
         bool stale;
         err = nk_fs_wbuf_load(fs, obj, chunk, in == 0 && n == fs->chunk_bytes, &stale);
         if (err)

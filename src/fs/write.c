@@ -285,6 +285,87 @@ int64_t nk_fs_put_chunk(struct nk_fs *fs, struct nk_fs_tags *tags, uint8_t *page
                        (unsigned)NK_FS_PROGRAM_RETRIES);
 }
 
+int nk_fs_put_run(struct nk_fs *fs, struct nk_fs_obj *obj, uint32_t first_chunk,
+                  const uint8_t *data, uint32_t count)
+{
+    if (fs->config.tags_place != NK_FS_TAGS_OOB || fs->oob_free == 0 ||
+        fs->chunk_bytes != fs->page_size)
+        return 0;
+    uint32_t limit = NK_FS_RUN_OOB / fs->oob_free;
+    if (count > limit)
+        count = limit;
+    if (count > NK_FS_RUN_PAGES)
+        count = NK_FS_RUN_PAGES;
+    uint32_t new_live = 0;
+    for (uint32_t i = 0; i < count; i++)
+        if (nk_fs_map_get(fs, obj, first_chunk + i) == NK_FS_NONE)
+            new_live++;
+    int err = nk_fs_make_room(fs, count, new_live, false);
+    if (err == -NK_ENOSPC)
+        return 0; /* chunk by chunk, the write ends exactly at the space */
+    if (err)
+        return err;
+    if (fs->alloc_block == NK_FS_NONE) {
+        err = nk_fs_open_block(fs);
+        if (err)
+            return err;
+    }
+    uint32_t room = nk_fs_data_pages(fs) - fs->alloc_page;
+    if (count > room)
+        count = room;
+    if (count < 2)
+        return 0; /* one page: the write buffer's path */
+    uint32_t block = fs->alloc_block;
+    struct nk_fs_block *info = &fs->block_info[block];
+    uint32_t at = block * fs->pages_per_block + fs->alloc_page;
+    uint8_t oob[NK_FS_RUN_OOB];
+    struct nk_fs_tags tags[NK_FS_RUN_PAGES];
+    for (uint32_t i = 0; i < count; i++) {
+        memset(&tags[i], 0, sizeof tags[i]);
+        tags[i].obj_id = obj->id;
+        tags[i].chunk_id = first_chunk + i;
+        tags[i].n_bytes = fs->chunk_bytes;
+        tags[i].seq = info->seq;
+        nk_fs_chunk_place(&fs->config, fs->page_size, fs->oob_free, &tags[i], NULL,
+                          oob + (size_t)i * fs->oob_free);
+    }
+    /* Returns once the last page (sent with 10h) is programmed: a power cut
+     * before that loses at most the two pages last sent, none reported
+     * written yet; the block's last written page is then the torn one, as
+     * after a cut single-page program. */
+    err = nk_part_program_pages(fs->part, at, count, data, oob, NK_OOB_AUTO);
+    fs->chunks_programmed += count;
+    info->written = (uint16_t)(fs->alloc_page + count);
+    if (err == -NK_EIO) {
+        /* The block failed: it is given up, the chunks go the single-page
+         * way to a fresh block. */
+        fs->alloc_page += count;
+        info->flags |= NK_FS_BLK_RETIRE | NK_FS_BLK_CLOSED;
+        fs->alloc_block = NK_FS_NONE;
+        return 0;
+    }
+    if (err)
+        return err;
+    for (uint32_t i = 0; i < count; i++) {
+        nk_fs_summary_entry(&tags[i],
+                            fs->sum_buf + (size_t)(fs->alloc_page + i) * NK_FS_SUMMARY_ENTRY);
+        uint32_t old = nk_fs_map_get(fs, obj, first_chunk + i);
+        err = nk_fs_map_set(fs, obj, first_chunk + i, at + i);
+        if (err)
+            return err;
+        if (old != NK_FS_NONE)
+            nk_fs_live_clear(fs, old);
+        nk_fs_live_set(fs, at + i);
+    }
+    fs->alloc_page += count;
+    if (fs->alloc_page >= nk_fs_data_pages(fs)) {
+        err = nk_fs_close_block(fs);
+        if (err)
+            return err;
+    }
+    return (int)count;
+}
+
 /* ----- garbage collection ------------------------------------------------------------------ */
 
 /* Lowest sequence number among blocks in use. */
