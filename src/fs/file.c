@@ -91,8 +91,8 @@ static int nk_fs_run_read(struct nk_fs *fs, const struct nk_fs_obj *obj, uint64_
     uint8_t oob[NK_FS_RUN_OOB];
     fs->cached_page = NK_FS_NONE; /* oob_buf changes */
     int err = nk_part_read_pages(fs->part, page, count, dst, oob, NK_OOB_AUTO);
-    if (err < 0)
-        return 1;
+    if (err < 0 || nk_part_scrub_advised(fs->part, err))
+        return 1; /* the single-chunk path finds the page to retry or scrub */
     if (err > 0)
         fs->ecc_corrected_reads++;
     for (uint32_t i = 0; i < count; i++) {
