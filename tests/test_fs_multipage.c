@@ -252,9 +252,63 @@ static void test_a_cut_during_a_cache_program_never_takes_fsynced_data(void **st
     free(got);
 }
 
+/* The partition's multi-page calls: relative to the partition, the whole
+ * range checked before anything is sent, read-only refused, the data
+ * bit-exact through cache program and copy-back. */
+static void test_partition_multi_page_calls(void **state)
+{
+    (void)state;
+    struct rig *r = rig_open("K9F1G08U0A");
+    assert_int_equal(nk_fs_unmount(&r->fs), 0);
+    struct nk_part part;
+    assert_int_equal(nk_part_init(&part, &r->t.nand, "p", 100, 4, 0), 0);
+    const uint32_t ppb = 64, oob = nk_part_free_oob_bytes(&part);
+    uint8_t *data = malloc(3 * 2048), *got = malloc(3 * 2048);
+    uint8_t *o = malloc(3 * oob), *og = malloc(3 * oob);
+    pattern(data, 3 * 2048, 9);
+    memset(o, 0x5a, 3 * oob);
+    assert_int_equal(nk_part_erase_block(&part, 1), 0);
+    nk_sim_counters_reset(r->t.sim);
+    /* Out of range: nothing sent. */
+    assert_int_equal(nk_part_program_pages(&part, 4 * ppb - 2, 3, data, o, NK_OOB_AUTO),
+                     -NK_EINVAL);
+    assert_int_equal(nk_part_read_pages(&part, 4 * ppb, 1, got, og, NK_OOB_AUTO), -NK_EINVAL);
+    assert_int_equal(nk_part_read_pages(&part, 0, 0, got, og, NK_OOB_AUTO), -NK_EINVAL);
+    assert_int_equal(nk_part_move_page(&part, 0, 4 * ppb), -NK_EINVAL);
+    assert_false(nk_part_can_copyback(&part, 4 * ppb, 0));
+    assert_int_equal(
+        ops(r, NK_SIM_OP_PROGRAM) + ops(r, NK_SIM_OP_CACHE_PROGRAM) + ops(r, NK_SIM_OP_READ), 0);
+    /* In range: partition page ppb + 5 is device page (100 + 1) * ppb + 5. */
+    assert_int_equal(nk_part_program_pages(&part, ppb + 5, 3, data, o, NK_OOB_AUTO), 0);
+    assert_int_equal(ops(r, NK_SIM_OP_CACHE_PROGRAM), 2);
+    assert_int_equal(nk_nand_read_page(&r->t.nand, 101 * ppb + 6, got, NULL, NK_OOB_AUTO), 0);
+    assert_memory_equal(got, data + 2048, 2048);
+    assert_int_equal(nk_part_read_pages(&part, ppb + 5, 3, got, og, NK_OOB_AUTO), 0);
+    assert_memory_equal(got, data, 3 * 2048);
+    assert_memory_equal(og, o, 3 * oob);
+    /* Copy-back within the plane, data and OOB as they were. */
+    assert_true(nk_part_can_copyback(&part, ppb + 5, ppb + 9));
+    assert_int_equal(nk_part_move_page(&part, ppb + 5, ppb + 9), 0);
+    assert_true(ops(r, NK_SIM_OP_COPYBACK_PROGRAM) == 1);
+    assert_int_equal(nk_part_read_pages(&part, ppb + 9, 1, got, og, NK_OOB_AUTO), 0);
+    assert_memory_equal(got, data, 2048);
+    assert_memory_equal(og, o, oob);
+    /* Read-only: refused before anything is sent. */
+    part.read_only = true;
+    assert_int_equal(nk_part_program_pages(&part, 2 * ppb, 2, data, o, NK_OOB_AUTO), -NK_EROFS);
+    assert_int_equal(nk_part_move_page(&part, ppb + 5, ppb + 20), -NK_EROFS);
+    assert_int_equal(nk_fs_mount(&r->fs, &r->config), 0);
+    rig_close(r);
+    free(data);
+    free(got);
+    free(o);
+    free(og);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_partition_multi_page_calls),
         cmocka_unit_test(test_k9f1g08u0a_writes_by_cache_program),
         cmocka_unit_test(test_mt29f2g08abaea_reads_by_read_cache),
         cmocka_unit_test(test_a_cut_during_a_cache_program_never_takes_fsynced_data),
