@@ -145,15 +145,13 @@ static int nk_fs_survey_block(struct nk_fs *fs, uint32_t block)
     /* Written, but no page has readable tags. */
     info->state = NK_FS_BLOCK_JUNK;
     fs->stats.blocks_bad_sequence++;
-    if (p == 1) {
-        /* Only the first page was written: a program cut by power loss,
-         * nothing it held was ever complete. Reported as what it is (tags
-         * failing their code), counted as torn, not as damage. */
-        fs->stats.torn_chunks++;
-        nk_fs_report(fs, NK_FS_PROBLEM_TAGS_ECC, base, 0, 0, 0);
-        return 0;
-    }
-    fs->stats.tags_uncorrectable++;
+    /* Only the first page written (a program cut by power loss), or no
+     * page readable at all: what an erase cut by power loss leaves (writers
+     * erase a block only after moving what it held). Nothing in it was
+     * live: reported as what it is (tags failing their code), counted as
+     * torn, not as damage. */
+    (void)p;
+    fs->stats.torn_chunks++;
     nk_fs_report(fs, NK_FS_PROBLEM_TAGS_ECC, base, 0, 0, 0);
     return 0;
 }
