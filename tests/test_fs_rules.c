@@ -1021,7 +1021,23 @@ static void test_read_api_errors(void **state)
     img_free(m);
 }
 
-static void test_a_zeroed_config_with_a_pool_mounts_the_linux_layout_read_only(void **state)
+static void test_a_read_only_partition_mounts_read_only_whatever_the_config(void **state)
+{
+    (void)state;
+    struct img *m = img_new(NK_FS_LAYOUT_LINUX);
+    struct nk_fs_config config = nk_fs_testdev_config(&m->dev);
+    config.read_only = false;
+    m->dev.part.read_only = true;
+    assert_int_equal(nk_fs_mount(&m->fs, &config), 0);
+    m->mounted = true;
+    struct nk_fs_statfs sf;
+    assert_int_equal(nk_fs_statfs(&m->fs, &sf), 0);
+    assert_true(sf.read_only);
+    assert_int_equal(nk_fs_mkdir(&m->fs, "/d", 0755), -NK_EROFS);
+    img_free(m);
+}
+
+static void test_a_zeroed_config_with_a_pool_mounts_the_linux_layout_read_write(void **state)
 {
     (void)state;
     struct img *m = img_new(NK_FS_LAYOUT_LINUX);
@@ -1029,7 +1045,7 @@ static void test_a_zeroed_config_with_a_pool_mounts_the_linux_layout_read_only(v
     put_data(m, 0, 1, SEQ, 300, 1, 10, 'Z');
     static uint64_t buffer[4096];
     struct nk_fs_config config;
-    memset(&config, 0, sizeof config); /* read_only false: no write side yet */
+    memset(&config, 0, sizeof config); /* read_only false: read-write */
     config.part = &m->dev.part;
     config.pool = buffer;
     config.pool_size = sizeof buffer;
@@ -1038,7 +1054,7 @@ static void test_a_zeroed_config_with_a_pool_mounts_the_linux_layout_read_only(v
     expect_file(m, "/z", 10, 'Z');
     struct nk_fs_statfs sf;
     assert_int_equal(nk_fs_statfs(&m->fs, &sf), 0);
-    assert_true(sf.read_only);
+    assert_false(sf.read_only);
     size_t ram;
     nk_fs_ram_usage(&m->fs, &ram, NULL);
     assert_true(ram > 0 && m->fs.pool.in_use >= ram); /* drawn from the buffer */
@@ -1081,7 +1097,8 @@ int main(void)
         cmocka_unit_test(test_duplicate_names_are_reported_by_the_check),
         cmocka_unit_test(test_mounts_from_a_static_pool_and_fails_cleanly_when_short),
         cmocka_unit_test(test_read_api_errors),
-        cmocka_unit_test(test_a_zeroed_config_with_a_pool_mounts_the_linux_layout_read_only),
+        cmocka_unit_test(test_a_read_only_partition_mounts_read_only_whatever_the_config),
+        cmocka_unit_test(test_a_zeroed_config_with_a_pool_mounts_the_linux_layout_read_write),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,7 +56,7 @@ int main(void)
     /* 2: 4 blocks of boot loader, the rest (up to the table's blocks) data. */
     nand_status[1] = nk_part_init(&boot_part, &nand, "boot", 0, 4, NK_PART_READ_ONLY);
     nand_status[2] = nk_part_init(&data_part, &nand, "data", 4, 0, 0);
-    /* 3: mount; read-only until the write side exists. */
+    /* 3: mount, read-write. */
 #ifndef NK_NO_FS
     struct nk_fs_config fs_config = {
         .part = &data_part, .pool = fs_pool, .pool_size = sizeof fs_pool};

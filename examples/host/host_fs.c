@@ -110,7 +110,8 @@ int main(int argc, char **argv)
     /* 2-4. Three calls on zeroed configs: the device identifies the chip
      * and lets its ECC requirement choose the engine (Hamming over 256-byte
      * steps here: the Linux layout's), a partition over every block, and
-     * the mount (the Linux layout by default; read-only in this version). */
+     * the mount (the Linux layout by default; read-only here because the
+     * device is). */
     static uint8_t workspace[NK_NAND_WORKSPACE_SIZE(PAGE_SIZE, OOB_SIZE)];
     struct nk_nand nand;
     struct nk_nand_config nand_config;

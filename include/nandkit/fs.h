@@ -9,11 +9,22 @@
  * (docs/fs-design.md): the caller supplies an allocator, or a static pool
  * through nk_fs_pool_init(). The core never calls malloc.
  *
- * This version mounts read-only: mount, unmount, open/read/pread/lseek/close,
- * stat/lstat/fstat, opendir/readdir/closedir, readlink, statfs and a
- * structure check (fsck). It also builds fresh file systems from a tree
- * (nk_fs_build_*, what `nandkit mkimage` uses). Writing to a mounted file
- * system is not built yet; handles and structures are shaped for it.
+ * Mounts are read-write unless config.read_only is set: open/read/write/
+ * pwrite/lseek/ftruncate/fsync/close, stat/lstat/fstat, opendir/readdir,
+ * readlink, mkdir/rmdir/unlink/rename/link/symlink/chmod/chown/utimes,
+ * statfs, sync and a structure check (fsck). nk_fs_format() writes an empty
+ * file system; nk_fs_build_* builds a fresh one from a tree (what `nandkit
+ * mkimage` uses). Both the builder and the mounted writer lay chunks out
+ * through one writer (src/fs/chunk.c), so what they write cannot drift.
+ *
+ * What is durable when (docs/fs-design.md, "Writing"): every namespace
+ * operation (create, mkdir, rmdir, unlink, rename, link, symlink, chmod,
+ * chown, utimes, ftruncate) is on flash, atomically, when it returns 0.
+ * File data goes through a one-chunk write buffer per mounted file system
+ * and is on flash, with the file's size, after nk_fs_file_fsync(),
+ * nk_fs_file_close() or nk_fs_sync(). A power cut in the middle of unsynced
+ * writes leaves each file at a prefix of what was written (whole chunks in
+ * the order they were flushed), never garbage.
  *
  * Errors are negative NK_E* values (nandkit/error.h). Data that fails the
  * ECC is never returned: the read fails with -NK_EIO and the file system
@@ -172,11 +183,16 @@ struct nk_fs_config {
     uint16_t tags_offset;      /* OOB tags: offset within the free (auto-placed) OOB bytes */
     bool no_tags_ecc;          /* OOB tags: 16 bytes without the 12-byte code */
     bool no_bad_block_markers; /* OOB byte 0 is tag data (mkyaffs2): never read markers */
-    bool no_summaries;         /* ignore block summaries: read every page's tags */
-    /* false (zero): read-write once the write side exists; in this
-     * version every mount is read-only (nk_fs_statfs() says so).
-     * true: read-only always. */
+    bool no_summaries;         /* ignore block summaries: read every page's tags (the writer
+                                  still writes them) */
+    /* false (zero): read-write (read-only on a read-only partition); true:
+     * every write is refused with -NK_EROFS and nothing is ever written. */
     bool read_only;
+    uint32_t reserve_blocks; /* erased blocks kept back for garbage collection and
+                                deletions (0 = 3; at least 2 are kept) */
+    bool gc_greedy; /* collect the block with the most dead chunks, without the age term and
+                       the periodic oldest-block choice (for comparison; the default policy is
+                       cost-benefit by age, docs/fs-design.md section 7.6) */
     uint32_t object_buckets; /* object hash buckets, power of two; 0 = from the size */
     nk_fs_report_fn report;  /* optional problem callback */
     void *report_ctx;
@@ -238,14 +254,41 @@ struct nk_fs {
     struct nk_fs_pool pool; /* over config.pool when no allocator was given */
     bool mounted;
     struct nk_diag diag; /* reason for the last failure */
+    /* Writing (src/fs/write.c, gc.c). */
+    bool writable;
+    uint32_t alloc_block; /* allocation block, NK_FS_NONE when none */
+    uint32_t alloc_page;  /* next page in it */
+    uint32_t next_seq, next_obj;
+    uint32_t reserve;       /* erased blocks kept back */
+    uint32_t erased_blocks; /* erased (or to be re-erased) blocks ready for allocation */
+    uint64_t live_chunks;   /* live header and data chunks */
+    uint64_t usable_chunks; /* good blocks x (pages - summary pages) */
+    uint8_t *wbuf;          /* the write buffer: one chunk */
+    struct nk_fs_obj *wbuf_obj;
+    uint32_t wbuf_chunk;
+    bool wbuf_dirty, in_gc;
+    uint8_t *sum_buf;       /* summary entries of the allocation block (12 B per page) */
+    uint8_t *copy_buf;      /* one page for GC copies and headers */
+    struct nk_fs_dir *dirs; /* open directory handles */
+    uint32_t gc_rotate;     /* collections since the last one chosen by age */
+    uint64_t chunks_programmed, chunks_copied, blocks_collected, erases;
+    uint32_t blocks_retired;
 };
 
 /* Mounts the file system on config->part by scanning it. A config holding
  * only `part` and `pool` (or `allocator`) mounts the Linux layout (tags in
- * the OOB free bytes with their ECC). The partition must be open with the
- * ECC engine and OOB layout of the image's layout (see
- * nk_fs_layout_device()). Returns 0, -NK_EINVAL (bad config or geometry;
- * fs->diag says which), -NK_ENOMEM (allocator or pool exhausted), or a
+ * the OOB free bytes with their ECC), read-write. The partition must be open
+ * with the ECC engine and OOB layout of the image's layout (see
+ * nk_fs_layout_device()). A read-only mount writes nothing. A read-write
+ * mount writes one chunk (collecting a block first when there is no room):
+ * the chunk in the last written page of the newest block, when that block
+ * is partly written, is written again (a power cut may have left that page
+ * weak). Blocks found partly written are never written again, and erased
+ * blocks are erased once more before their first use, in case a power cut
+ * interrupted their last erase. A read-only partition (or device) always
+ * mounts read-only, as Linux mounts a write-protected device; statfs says
+ * so. Returns 0, -NK_EINVAL (bad config or geometry; fs->diag says which),
+ * -NK_ENOMEM (allocator or pool exhausted), or a
  * device error other than ECC (ECC failures are handled: the chunk is
  * skipped and reported). */
 int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config);
@@ -258,9 +301,24 @@ int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config);
  * 0 for an undamaged file system. */
 uint32_t nk_fs_damaged(const struct nk_fs *fs);
 
-/* Releases all memory back to the allocator. Open handles become invalid.
- * Returns 0 (or -NK_EINVAL when not mounted). */
+/* Flushes the write buffer and every open file's size (as nk_fs_sync()),
+ * then releases all memory back to the allocator. Open handles become
+ * invalid. Returns 0, -NK_EINVAL when not mounted, or the flush's error
+ * (the memory is released anyway). */
 int nk_fs_unmount(struct nk_fs *fs);
+
+/* Makes everything written so far durable: the write buffer and the size of
+ * every file written since its last header. Returns 0, -NK_ENOSPC or -NK_EIO
+ * (0 on a read-only mount: nothing to do). */
+int nk_fs_sync(struct nk_fs *fs);
+
+/* Writes an empty file system on config->part (every good block erased,
+ * then the root's header), as a build of an empty tree does. The partition
+ * must be open as for nk_fs_mount(). The builder and one page of workspace
+ * come from config->allocator, or from config->pool, and go back before it
+ * returns. Returns 0, -NK_EINVAL, -NK_EROFS, -NK_ENOSPC (no good block),
+ * -NK_ENOMEM, or a device error. */
+int nk_fs_format(const struct nk_fs_config *config, enum nk_fs_layout layout);
 
 /* Bytes of RAM the mounted file system holds now and at most, from the
  * allocator (the struct nk_fs itself not included). */
@@ -278,6 +336,18 @@ struct nk_fs_statfs {
     uint64_t reads_corrected; /* page reads since mount that needed bitflip correction */
     uint64_t reads_failed;    /* page reads since mount that were uncorrectable (EIO) */
     bool read_only;
+    /* Writing (0 on a read-only mount). bytes_avail is what writes can still
+     * use: chunks that are neither live nor held back (the reserve blocks and
+     * the block summaries' pages) x chunk_bytes. A write of that many new
+     * bytes succeeds; one more chunk gives -NK_ENOSPC. */
+    uint64_t bytes_avail;
+    uint32_t blocks_erased;        /* erased blocks ready for allocation */
+    uint32_t blocks_retired;       /* blocks retired since mount (program/erase failure) */
+    uint32_t erase_min, erase_max; /* erase counts seen since mount (RAM only) */
+    uint64_t chunks_programmed;    /* all programs since mount (data, headers, summaries, GC) */
+    uint64_t chunks_copied;        /* by garbage collection */
+    uint64_t blocks_collected;     /* garbage collections */
+    uint64_t blocks_erased_count;  /* erases since mount */
 };
 
 /* Fills `st`. Returns 0. */
@@ -321,6 +391,7 @@ int nk_fs_readlink(struct nk_fs *fs, const char *path, char *buf, size_t size);
 #define NK_FS_O_RDWR 0x2u
 #define NK_FS_O_ACCMODE 0x3u
 #define NK_FS_O_CREAT 0x40u
+#define NK_FS_O_EXCL 0x80u
 #define NK_FS_O_TRUNC 0x200u
 #define NK_FS_O_APPEND 0x400u
 
@@ -338,11 +409,44 @@ struct nk_fs_file {
     bool open;
 };
 
-/* Opens `path` (following symlinks and hard links) into `file`. Only
- * NK_FS_O_RDONLY in this version: write flags give -NK_EROFS. Returns 0,
- * -NK_EISDIR, -NK_ENOENT, -NK_EINVAL (not a regular file or bad flags),
- * -NK_EILSEQ (a hard link without a target), or a lookup error. */
+/* Opens `path` (following symlinks and hard links) into `file`.
+ * NK_FS_O_RDONLY, _WRONLY or _RDWR, plus: _CREAT creates a regular file
+ * (mode 0644, root-owned, times 0: set them with nk_fs_chmod() and friends)
+ * when the name is missing; _EXCL with _CREAT fails with -NK_EEXIST when it
+ * exists (a dangling symlink included); _TRUNC cuts a file opened for
+ * writing to 0 bytes; _APPEND makes every write go to the end of the file.
+ * Returns 0, -NK_EISDIR (a directory, for writing or with _CREAT),
+ * -NK_ENOENT, -NK_EEXIST, -NK_EROFS (writing on a read-only mount),
+ * -NK_EINVAL (not a regular file, or bad flags), -NK_EILSEQ (a hard link
+ * without a target), -NK_EMFILE (255 handles on one file), -NK_ENOSPC, or a
+ * lookup error. */
 int nk_fs_file_open(struct nk_fs *fs, struct nk_fs_file *file, const char *path, uint32_t flags);
+
+/* As nk_fs_file_open() with the mode (permission bits) of a created file. */
+int nk_fs_file_open_mode(struct nk_fs *fs, struct nk_fs_file *file, const char *path,
+                         uint32_t flags, uint32_t mode);
+
+/* Writes `len` bytes (capped at INT32_MAX) at the position (the end with
+ * O_APPEND) and advances it. Data passes through the write buffer: full
+ * chunks go to flash as they fill, a partial one when the writer moves to
+ * another chunk, on fsync/close/sync. Writing past the end leaves a hole
+ * (reads as zeros, takes no flash). Returns the bytes written (all of them,
+ * or those written before -NK_ENOSPC/-NK_EIO struck: then a positive short
+ * count), -NK_EBADF (not open for writing), -NK_ENOSPC, -NK_EFBIG, -NK_EIO. */
+int32_t nk_fs_file_write(struct nk_fs_file *file, const void *buf, size_t len);
+
+/* As nk_fs_file_write() at `offset`, without using or moving the position
+ * (O_APPEND ignored, as Linux pwrite() does not). */
+int32_t nk_fs_file_pwrite(struct nk_fs_file *file, const void *buf, size_t len, uint64_t offset);
+
+/* Sets the file's size: shorter drops the data beyond (atomic: a shrink
+ * header), longer leaves a hole. Returns 0, -NK_EBADF (not open for
+ * writing), -NK_EFBIG, -NK_ENOSPC, -NK_EIO. */
+int nk_fs_file_truncate(struct nk_fs_file *file, uint64_t size);
+
+/* Makes the file's data and size durable. Returns 0, -NK_EBADF, -NK_ENOSPC,
+ * -NK_EIO. */
+int nk_fs_file_fsync(struct nk_fs_file *file);
 
 /* Reads up to `len` bytes (capped at INT32_MAX) at the file position and
  * advances it. Returns bytes read (0 at end of file), -NK_EIO when a chunk
@@ -363,8 +467,66 @@ int64_t nk_fs_file_seek(struct nk_fs_file *file, int64_t offset, int whence);
 /* Stats the open file (as nk_fs_stat() of the name it was opened by). */
 int nk_fs_file_stat(struct nk_fs_file *file, struct nk_fs_stat *st);
 
-/* Closes `file`. Returns 0 or -NK_EBADF. */
+/* Closes `file`, first making what it wrote durable (as fsync). The last
+ * close of a file unlinked while open frees it. Returns 0, -NK_EBADF, or
+ * the flush's error (the handle is closed anyway). */
 int nk_fs_file_close(struct nk_fs_file *file);
+
+/* ----- changing the tree ------------------------------------------------------------ */
+
+/* Every call below is atomic across a power cut: after it, the tree is the
+ * one before the call or the one after it (docs/fs-design.md says which
+ * header sequences make it so), and it is durable when the call returns 0.
+ * On a read-only mount each returns -NK_EROFS and writes nothing. Paths are
+ * looked up as for nk_fs_stat(); a final symlink is not followed. Common
+ * errors: -NK_ENOENT, -NK_ENOTDIR, -NK_ENAMETOOLONG (a name of more than
+ * NK_FS_NAME_MAX bytes), -NK_EROFS, -NK_ENOSPC, -NK_EIO, -NK_ENOMEM. */
+
+/* Creates directory `path` with permission bits `mode`. -NK_EEXIST. */
+int nk_fs_mkdir(struct nk_fs *fs, const char *path, uint32_t mode);
+
+/* Removes empty directory `path`. -NK_ENOTEMPTY, -NK_ENOTDIR, -NK_EBUSY
+ * (the root or lost+found). */
+int nk_fs_rmdir(struct nk_fs *fs, const char *path);
+
+/* Removes the name `path` (not a directory: -NK_EISDIR). A file open
+ * elsewhere keeps its data until its last handle closes (a power cut before
+ * that removes it). When the name is a file's own and hard links to it
+ * exist, the file takes over one link's name (as YAFFS2 does). */
+int nk_fs_unlink(struct nk_fs *fs, const char *path);
+
+/* Renames `from` to `to`, replacing an existing file, symlink or special,
+ * or an empty directory, at `to` (rename over). -NK_EISDIR (file over a
+ * directory), -NK_ENOTDIR (directory over a non-directory), -NK_ENOTEMPTY,
+ * -NK_EINVAL (a directory into its own subtree, or "." / ".."), -NK_EBUSY
+ * (the root or lost+found). Renaming a name onto itself, or onto another
+ * name of the same file, does nothing and returns 0. */
+int nk_fs_rename(struct nk_fs *fs, const char *from, const char *to);
+
+/* Makes `path` a hard link to the file `existing` (symlinks in `existing`
+ * followed). -NK_EEXIST, -NK_EPERM (a directory or special), -NK_EMLINK
+ * (65535 links). */
+int nk_fs_link(struct nk_fs *fs, const char *existing, const char *path);
+
+/* Creates symlink `path` pointing at `target` (1..NK_FS_ALIAS_MAX bytes,
+ * stored verbatim). -NK_EEXIST, -NK_ENAMETOOLONG. */
+int nk_fs_symlink(struct nk_fs *fs, const char *target, const char *path);
+
+/* Creates a device node, FIFO or socket: `mode` carries NK_FS_S_IFCHR,
+ * _IFBLK, _IFIFO or _IFSOCK; `rdev` is the device number as Linux YAFFS2
+ * stores it (old_encode_dev: major < 256, minor < 256, (major << 8) |
+ * minor; -NK_EOVERFLOW beyond). -NK_EEXIST, -NK_EINVAL. */
+int nk_fs_mknod(struct nk_fs *fs, const char *path, uint32_t mode, uint32_t rdev);
+
+/* Sets the permission bits (07777) of `path` (symlinks followed). */
+int nk_fs_chmod(struct nk_fs *fs, const char *path, uint32_t mode);
+
+/* Sets owner and group of `path` (symlinks followed); NK_FS_NONE keeps one. */
+int nk_fs_chown(struct nk_fs *fs, const char *path, uint32_t uid, uint32_t gid);
+
+/* Sets access and modification times (seconds) of `path` (symlinks
+ * followed); the change time becomes max(ctime, mtime). */
+int nk_fs_utimes(struct nk_fs *fs, const char *path, uint64_t atime, uint64_t mtime);
 
 /* ----- directories -------------------------------------------------------------------- */
 
@@ -372,7 +534,8 @@ struct nk_fs_dir {
     struct nk_fs *fs;
     struct nk_fs_obj *dir;
     struct nk_fs_obj *next;
-    struct nk_fs_obj *last; /* the entry nk_fs_dir_read() returned last */
+    struct nk_fs_obj *last;      /* the entry nk_fs_dir_read() returned last */
+    struct nk_fs_dir *next_open; /* the file system's list of open handles */
     bool open;
 };
 
@@ -382,8 +545,10 @@ struct nk_fs_dirent {
     uint8_t type; /* enum nk_fs_type of the entry's object */
 };
 
-/* Opens directory `path` (following symlinks). Returns 0, -NK_ENOTDIR, or a
- * lookup error. */
+/* Opens directory `path` (following symlinks). The handle stays valid while
+ * entries come and go: an entry removed or renamed away is skipped, one
+ * added may or may not be listed. Close every handle before unmounting.
+ * Returns 0, -NK_ENOTDIR, or a lookup error. */
 int nk_fs_dir_open(struct nk_fs *fs, struct nk_fs_dir *dir, const char *path);
 
 /* Reads the next entry ("." and ".." are not listed). Returns 1 with
@@ -465,7 +630,9 @@ struct nk_fs_build_attr {
                       object type) and must match it otherwise. Specials: required
                       (NK_FS_S_IFCHR, _IFBLK, _IFIFO or _IFSOCK) */
     uint32_t uid, gid;
-    uint32_t rdev;                /* specials: device number as Linux YAFFS stores it */
+    uint32_t rdev;                /* specials: device number as Linux YAFFS2 stores it,
+                                     old_encode_dev ((major << 8) | minor, both below 256);
+                                     larger values are refused with -NK_EOVERFLOW */
     uint64_t atime, mtime, ctime; /* seconds since 1970 (64-bit words written too) */
 };
 
@@ -579,6 +746,7 @@ int nk_fs_build_builtin(struct nk_fs_builder *b, uint32_t obj_id,
  * nk_fs_build_file_end() (mkyaffs2 layout: the header, with entry->size, is
  * written here, before the data). Returns 0, -NK_EINVAL (bad entry, or a file still
  * open; b->diag says which), -NK_ENAMETOOLONG (name or target too long),
+ * -NK_EOVERFLOW (a device number Linux YAFFS2 cannot store),
  * -NK_ENOSPC (no space, or object ids exhausted), or a build-stopping error. */
 int nk_fs_build_object(struct nk_fs_builder *b, const struct nk_fs_build_entry *entry,
                        uint32_t *obj_id);

@@ -107,6 +107,27 @@ int nk_part_erase_block(struct nk_part *part, uint32_t block);
 int nk_part_block_is_bad(struct nk_part *part, uint32_t block);
 int nk_part_block_mark_bad(struct nk_part *part, uint32_t block);
 
+/* Multi-page paths (see nk_nand_read_pages() and nk_nand_program_pages()):
+ * `count` consecutive pages from partition page `first_page`, the whole
+ * range checked against the partition before anything is sent. Reads
+ * return the worst bitflip result (>= 0 corrected bitflips, -NK_EUCLEAN at
+ * the scrub threshold: see nk_part_scrub_advised()) or the first hard
+ * error; a program returns 0 or the first error. A power cut during a
+ * multi-page program may lose the two most recently sent pages; after a 0
+ * return every page is programmed. */
+int nk_part_read_pages(struct nk_part *part, uint32_t first_page, uint32_t count, uint8_t *data,
+                       uint8_t *oob, enum nk_oob_mode mode);
+int nk_part_program_pages(struct nk_part *part, uint32_t first_page, uint32_t count,
+                          const uint8_t *data, const uint8_t *oob, enum nk_oob_mode mode);
+
+/* Moves partition page `from` to `to` as nk_nand_move_page() does
+ * (copy-back after an ECC-checked read-out when the chip allows it). */
+int nk_part_move_page(struct nk_part *part, uint32_t from, uint32_t to);
+
+/* True when nk_part_move_page(part, from, to) would use copy-back (false
+ * when either page is out of range). */
+bool nk_part_can_copyback(const struct nk_part *part, uint32_t from, uint32_t to);
+
 #ifdef __cplusplus
 }
 #endif

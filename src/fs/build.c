@@ -20,9 +20,6 @@
 
 #include "fs/fs_internal.h"
 
-#define NK_FS_BUILD_MKYAFFS2_HEADER_BYTES 0xffffu /* n_bytes of mkyaffs2image headers */
-#define NK_FS_BUILD_EXTRA_SIZE_LIMIT 0x80000000u  /* file sizes the extra tags can carry */
-
 static const char *const nk_fs_build_type_names[] = {"unknown",   "file",      "symlink",
                                                      "directory", "hard link", "special"};
 
@@ -56,7 +53,7 @@ static int nk_fs_build_block_is_bad(struct nk_fs_builder *b, uint32_t block)
 {
     if (!nk_fs_build_knows_bad_blocks(b))
         return 0;
-    int bad = nk_part_block_is_bad(b->part, block);
+    int bad = nk_fs_io_is_bad(b->part, block);
     if (bad < 0)
         return nk_fs_build_stop(b, nk_diag_set(&b->diag, bad,
                                                "cannot tell whether block %u is bad: %s",
@@ -73,7 +70,7 @@ static int nk_fs_build_retire(struct nk_fs_builder *b, uint32_t block, const cha
                            "block %u failed to %s and the %s layout has no bad-block markers to "
                            "retire it (the linux layout has)",
                            (unsigned)block, what, nk_fs_layout_name(b->config.layout)));
-    int err = nk_part_block_mark_bad(b->part, block);
+    int err = nk_fs_io_mark_bad(b->part, block);
     if (err)
         return nk_fs_build_stop(b, nk_diag_set(&b->diag, err,
                                                "block %u failed to %s and could not be marked "
@@ -193,7 +190,7 @@ static int nk_fs_build_erase_all(struct nk_fs_builder *b)
             return bad;
         if (bad)
             continue;
-        int err = nk_part_erase_block(b->part, block);
+        int err = nk_fs_io_erase(b->part, block);
         if (err == -NK_EIO) {
             err = nk_fs_build_retire(b, block, "erase");
             if (err)
@@ -258,14 +255,9 @@ static int nk_fs_build_put_chunk(struct nk_fs_builder *b, struct nk_fs_tags *tag
             return err;
     }
     tags->seq = b->stats.last_seq;
-    memset(b->oob_buf, 0xff, b->oob_free);
-    if (b->placement.tags_place == NK_FS_TAGS_INBAND)
-        nk_fs_tags_encode(tags, false, b->page_buf + b->chunk_bytes);
-    else
-        nk_fs_tags_encode(tags, !b->placement.no_tags_ecc, b->oob_buf + b->placement.tags_offset);
+    nk_fs_chunk_place(&b->placement, b->page_size, b->oob_free, tags, b->page_buf, b->oob_buf);
     uint32_t page = b->block * b->pages_per_block + b->page;
-    int err = nk_part_program_page(b->part, page, b->page_buf, b->oob_free ? b->oob_buf : NULL,
-                                   NK_OOB_AUTO);
+    int err = nk_fs_io_program(b->part, page, b->page_buf, b->oob_free ? b->oob_buf : NULL);
     if (err == -NK_EIO) {
         err = nk_fs_build_retire(b, b->block, "program");
         if (err)
@@ -293,21 +285,7 @@ static int nk_fs_build_put_header(struct nk_fs_builder *b, uint32_t obj_id,
     if (err)
         return nk_diag_set(&b->diag, err, "object %u: header does not encode", (unsigned)obj_id);
     struct nk_fs_tags tags;
-    memset(&tags, 0, sizeof tags);
-    tags.obj_id = obj_id;
-    if (b->config.layout == NK_FS_LAYOUT_MKYAFFS2) {
-        tags.n_bytes = NK_FS_BUILD_MKYAFFS2_HEADER_BYTES;
-    } else if (hdr->type == NK_FS_TYPE_FILE && hdr->size >= NK_FS_BUILD_EXTRA_SIZE_LIMIT) {
-        tags.n_bytes = 0; /* the size does not fit the tags: readers read the header */
-    } else {
-        tags.extra = true;
-        tags.extra_type = (uint8_t)hdr->type;
-        tags.extra_parent_id = hdr->parent_id;
-        if (hdr->type == NK_FS_TYPE_FILE)
-            tags.extra_size_or_equiv = (uint32_t)hdr->size;
-        else if (hdr->type == NK_FS_TYPE_HARDLINK)
-            tags.extra_size_or_equiv = hdr->equiv_id;
-    }
+    nk_fs_chunk_header_tags(hdr, obj_id, b->config.layout == NK_FS_LAYOUT_MKYAFFS2, &tags);
     err = nk_fs_build_put_chunk(b, &tags);
     if (!err)
         b->stats.header_chunks++;
@@ -439,6 +417,12 @@ static int nk_fs_build_check_entry(struct nk_fs_builder *b, const struct nk_fs_b
             return nk_diag_set(&b->diag, -NK_EINVAL, "'%s': symlink target contains NUL",
                                label.text);
     }
+    if (e->type == NK_FS_TYPE_SPECIAL && e->attr.rdev > 0xffffu)
+        return nk_diag_set(&b->diag, -NK_EOVERFLOW,
+                           "'%s': device number 0x%x (major %u, minor %u) does not fit the 16 bits "
+                           "Linux YAFFS2 stores (old_encode_dev: major and minor below 256)",
+                           label.text, (unsigned)e->attr.rdev, (unsigned)(e->attr.rdev >> 8),
+                           (unsigned)(e->attr.rdev & 0xffu));
     if (e->type == NK_FS_TYPE_HARDLINK && !nk_fs_build_id_given(b, e->equiv_id))
         return nk_diag_set(&b->diag, -NK_EINVAL, "'%s': hard link to %u, which was never built",
                            label.text, (unsigned)e->equiv_id);
@@ -583,10 +567,11 @@ int nk_fs_build_object(struct nk_fs_builder *b, const struct nk_fs_build_entry *
 /* ----- file data ---------------------------------------------------------------------- */
 
 /* Writes the open file's pending bytes (page_buf[0 .. file_fill)) as its
- * next data chunk. */
+ * next data chunk. The rest of a short last chunk is zeros: YAFFS2 reads
+ * whole chunks, and a YAFFS2 that extends the file must find zeros there. */
 static int nk_fs_build_flush_data(struct nk_fs_builder *b)
 {
-    memset(b->page_buf + b->file_fill, 0xff, b->chunk_bytes - b->file_fill);
+    memset(b->page_buf + b->file_fill, 0, b->chunk_bytes - b->file_fill);
     struct nk_fs_tags tags;
     memset(&tags, 0, sizeof tags);
     tags.obj_id = b->file_id;

@@ -101,9 +101,39 @@ static void *nk_fs_map_new_node(struct nk_fs *fs)
     return node;
 }
 
+/* Clears chunk `chunk_id` (no allocation: the path exists or there is
+ * nothing to clear). */
+static void nk_fs_map_clear(struct nk_fs *fs, struct nk_fs_obj *obj, uint32_t chunk_id)
+{
+    if (obj->map_height == NK_FS_MAP_EMPTY)
+        return;
+    if (obj->map_height == NK_FS_MAP_INLINE) {
+        if (chunk_id == 1)
+            obj->map_height = NK_FS_MAP_EMPTY;
+        return;
+    }
+    uint32_t index = chunk_id - 1;
+    if (index >= nk_fs_map_capacity(obj->map_height))
+        return;
+    void *node = obj->u.map_root;
+    for (unsigned level = obj->map_height; level > 0 && node; level--) {
+        unsigned child = (index >> (NK_FS_LEAF_SHIFT + NK_FS_NODE_SHIFT * (level - 1))) &
+                         (NK_FS_NODE_CHILDREN - 1);
+        node = ((void **)node)[child];
+    }
+    if (node)
+        nk_fs_leaf_put(fs, node, index & (NK_FS_LEAF_ENTRIES - 1), 0);
+}
+
 int nk_fs_map_set(struct nk_fs *fs, struct nk_fs_obj *obj, uint32_t chunk_id, uint32_t page)
 {
-    if (chunk_id == 0 || chunk_id > NK_FS_CHUNK_ID_MAX || page >= fs->pages)
+    if (chunk_id == 0 || chunk_id > NK_FS_CHUNK_ID_MAX)
+        return -NK_EINVAL;
+    if (page == NK_FS_NONE) {
+        nk_fs_map_clear(fs, obj, chunk_id);
+        return 0;
+    }
+    if (page >= fs->pages)
         return -NK_EINVAL;
     if (obj->map_height == NK_FS_MAP_EMPTY && chunk_id == 1) {
         obj->map_height = NK_FS_MAP_INLINE;

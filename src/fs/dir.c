@@ -20,6 +20,8 @@ int nk_fs_dir_open(struct nk_fs *fs, struct nk_fs_dir *dir, const char *path)
     dir->dir = obj;
     dir->next = obj->u.children;
     dir->open = true;
+    dir->next_open = fs->dirs;
+    fs->dirs = dir;
     return 0;
 }
 
@@ -53,7 +55,7 @@ int nk_fs_dir_rewind(struct nk_fs_dir *dir)
 {
     if (!dir || !dir->open)
         return -NK_EBADF;
-    dir->next = dir->dir->u.children;
+    dir->next = dir->dir ? dir->dir->u.children : NULL; /* NULL: the directory was removed */
     dir->last = NULL;
     return 0;
 }
@@ -62,6 +64,13 @@ int nk_fs_dir_close(struct nk_fs_dir *dir)
 {
     if (!dir || !dir->open)
         return -NK_EBADF;
+    if (dir->fs && dir->fs->mounted) {
+        struct nk_fs_dir **link = &dir->fs->dirs;
+        while (*link && *link != dir)
+            link = &(*link)->next_open;
+        if (*link)
+            *link = dir->next_open;
+    }
     dir->open = false;
     return 0;
 }

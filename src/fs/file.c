@@ -13,33 +13,6 @@
 
 #include "fs/fs_internal.h"
 
-int nk_fs_file_open(struct nk_fs *fs, struct nk_fs_file *file, const char *path, uint32_t flags)
-{
-    memset(file, 0, sizeof *file);
-    if ((flags & NK_FS_O_ACCMODE) != NK_FS_O_RDONLY ||
-        (flags & (NK_FS_O_CREAT | NK_FS_O_TRUNC | NK_FS_O_APPEND)))
-        return -NK_EROFS;
-    if (flags & ~(NK_FS_O_ACCMODE | NK_FS_O_CREAT | NK_FS_O_TRUNC | NK_FS_O_APPEND))
-        return -NK_EINVAL;
-    struct nk_fs_obj *obj;
-    int err = nk_fs_path_lookup(fs, path, true, &obj);
-    if (err)
-        return err;
-    if (nk_fs_obj_is_dir(obj))
-        return -NK_EISDIR;
-    struct nk_fs_obj *target = nk_fs_obj_target(fs, obj);
-    if (!target)
-        return -NK_EILSEQ;
-    if (target->type != NK_FS_TYPE_FILE)
-        return -NK_EINVAL;
-    file->fs = fs;
-    file->obj = target;
-    file->named = obj;
-    file->flags = flags;
-    file->open = true;
-    return 0;
-}
-
 static bool nk_fs_file_ok(const struct nk_fs_file *file)
 {
     return file && file->open && file->fs && file->fs->mounted;
@@ -81,6 +54,66 @@ static int nk_fs_chunk_read(struct nk_fs *fs, const struct nk_fs_obj *obj, uint3
     return 0;
 }
 
+/* Sequential reads: whole chunks that sit in consecutive pages are read
+ * with one multi-page device call (read cache where the chip has it), at
+ * most NK_FS_RUN_PAGES at a time so their OOB bytes fit on the stack. */
+
+/* Number of whole chunks from chunk index `index` (0-based) at `page` that
+ * follow each other on flash, within the `room` bytes left to read. */
+static uint32_t nk_fs_run_length(struct nk_fs *fs, const struct nk_fs_obj *obj, uint64_t index,
+                                 uint32_t page, size_t room)
+{
+    if (fs->config.tags_place != NK_FS_TAGS_OOB || fs->oob_free == 0)
+        return 1;
+    uint32_t limit = NK_FS_RUN_OOB / fs->oob_free;
+    if (limit > NK_FS_RUN_PAGES)
+        limit = NK_FS_RUN_PAGES;
+    uint32_t n = 1;
+    while (n < limit && (size_t)(n + 1) * fs->chunk_bytes <= room &&
+           index + n < NK_FS_CHUNK_ID_MAX && page + n < fs->pages) {
+        uint32_t chunk = (uint32_t)(index + n) + 1;
+        if (fs->wbuf_obj == obj && fs->wbuf_chunk == chunk)
+            break;
+        if (nk_fs_map_get(fs, obj, chunk) != page + n)
+            break;
+        n++;
+    }
+    return n;
+}
+
+/* Reads `count` whole chunks from chunk index `index` at consecutive pages
+ * from `page` into `dst`. Returns 0, 1 when the caller should read them one
+ * at a time instead (a read error: the single-chunk path retries, counts
+ * and reports), or -NK_EIO when a page's tags name another chunk. */
+static int nk_fs_run_read(struct nk_fs *fs, const struct nk_fs_obj *obj, uint64_t index,
+                          uint32_t page, uint32_t count, uint8_t *dst)
+{
+    uint8_t oob[NK_FS_RUN_OOB];
+    fs->cached_page = NK_FS_NONE; /* oob_buf changes */
+    int err = nk_part_read_pages(fs->part, page, count, dst, oob, NK_OOB_AUTO);
+    if (err < 0 || nk_part_scrub_advised(fs->part, err))
+        return 1; /* the single-chunk path finds the page to retry or scrub */
+    if (err > 0)
+        fs->ecc_corrected_reads++;
+    for (uint32_t i = 0; i < count; i++) {
+        memcpy(fs->oob_buf, oob + (size_t)i * fs->oob_free, fs->oob_free);
+        struct nk_fs_tags tags;
+        int status = nk_fs_tags_from_buffers(fs, &tags);
+        uint32_t valid = fs->chunk_bytes;
+        if (status >= 0) {
+            if (status == NK_FS_TAGS_UNWRITTEN || tags.obj_id != obj->id ||
+                tags.chunk_id != (uint32_t)(index + i) + 1)
+                return -NK_EIO;
+            if (tags.n_bytes < valid)
+                valid = tags.n_bytes;
+        }
+        uint8_t *chunk = dst + (size_t)i * fs->chunk_bytes;
+        if (valid < fs->chunk_bytes)
+            memset(chunk + valid, 0, fs->chunk_bytes - valid);
+    }
+    return 0;
+}
+
 static int32_t nk_fs_read_at(struct nk_fs_file *file, uint8_t *buf, size_t len, uint64_t offset)
 {
     struct nk_fs *fs = file->fs;
@@ -93,6 +126,8 @@ static int32_t nk_fs_read_at(struct nk_fs_file *file, uint8_t *buf, size_t len, 
         len = (size_t)(obj->size - offset);
     size_t done = 0;
     while (done < len) {
+        uint32_t run = 0;
+        int err = 0;
         uint64_t pos = offset + done;
         uint64_t index = pos / fs->chunk_bytes;
         uint32_t in_chunk = (uint32_t)(pos % fs->chunk_bytes);
@@ -101,13 +136,21 @@ static int32_t nk_fs_read_at(struct nk_fs_file *file, uint8_t *buf, size_t len, 
             n = (uint32_t)(len - done);
         uint32_t page =
             index < NK_FS_CHUNK_ID_MAX ? nk_fs_map_get(fs, obj, (uint32_t)index + 1) : NK_FS_NONE;
-        if (page == NK_FS_NONE && nk_fs_damaged(fs)) {
+        if (fs->wbuf_obj == obj && fs->wbuf_chunk == index + 1) {
+            memcpy(buf + done, fs->wbuf + in_chunk, n); /* the write buffer's newer copy */
+        } else if (page == NK_FS_NONE && nk_fs_damaged(fs)) {
             /* Maybe a chunk whose tags were lost: never zeros in its place. */
             return done ? (int32_t)done : -NK_EIO;
         } else if (page == NK_FS_NONE) {
             memset(buf + done, 0, n);
+        } else if (in_chunk == 0 && n == fs->chunk_bytes &&
+                   (run = nk_fs_run_length(fs, obj, index, page, len - done)) > 1 &&
+                   (err = nk_fs_run_read(fs, obj, index, page, run, buf + done)) <= 0) {
+            if (err)
+                return err;
+            n = run * fs->chunk_bytes;
         } else {
-            int err = nk_fs_chunk_read(fs, obj, (uint32_t)index + 1, page, in_chunk, buf + done, n);
+            err = nk_fs_chunk_read(fs, obj, (uint32_t)index + 1, page, in_chunk, buf + done, n);
             if (err)
                 return err;
         }
@@ -119,6 +162,8 @@ static int32_t nk_fs_read_at(struct nk_fs_file *file, uint8_t *buf, size_t len, 
 int32_t nk_fs_file_pread(struct nk_fs_file *file, void *buf, size_t len, uint64_t offset)
 {
     if (!nk_fs_file_ok(file))
+        return -NK_EBADF;
+    if ((file->flags & NK_FS_O_ACCMODE) == NK_FS_O_WRONLY)
         return -NK_EBADF;
     if (!buf && len)
         return -NK_EINVAL;
@@ -168,7 +213,24 @@ int nk_fs_file_close(struct nk_fs_file *file)
 {
     if (!file || !file->open)
         return -NK_EBADF;
+    struct nk_fs *fs = file->fs;
+    struct nk_fs_obj *obj = file->obj;
+    int err = 0;
+    if (fs && fs->mounted) {
+        if ((file->flags & NK_FS_O_ACCMODE) != NK_FS_O_RDONLY)
+            err = nk_fs_file_fsync(file);
+        if (obj->opens)
+            obj->opens--;
+        if (obj->opens == 0 && (obj->wflags & NK_FS_W_UNLINKED)) {
+            /* Unlinked to deleted, as YAFFS2 does: a header newer than every
+             * chunk the file wrote (or the collector moved) while open, so
+             * none of them can come back once the unlinked header is gone. */
+            int derr = nk_fs_delete_unlinked(fs, obj);
+            if (!err)
+                err = derr;
+        }
+    }
     file->open = false;
     file->obj = file->named = NULL;
-    return 0;
+    return err;
 }

@@ -40,14 +40,26 @@ enum nk_fs_block_state {
     NK_FS_BLOCK_CHECKPOINT, /* YAFFS checkpoint data: skipped */
     NK_FS_BLOCK_IN_USE,     /* holds file-system chunks */
     NK_FS_BLOCK_JUNK,       /* written, but no usable sequence number */
+    NK_FS_BLOCK_ERASED,     /* erased by this mount: ready for allocation */
 };
 
-/* Per-block RAM: 8 bytes. */
+/* Block flags (nk_fs_block.flags). */
+#define NK_FS_BLK_KEEP                                                                             \
+    0x01u /* holds a shrink, deletion or shadowing header: collected only when it is the oldest    \
+             block in use */
+#define NK_FS_BLK_SCRUB 0x02u  /* live data to move soon (bitflips, or possibly cut) */
+#define NK_FS_BLK_RETIRE 0x04u /* a program failed: move its live data, then mark it bad */
+#define NK_FS_BLK_STUCK 0x08u  /* a live chunk cannot be read: never collected */
+#define NK_FS_BLK_CLOSED 0x10u /* no more pages are written into it */
+
+/* Per-block RAM: 12 bytes. */
 struct nk_fs_block {
     uint32_t seq;
-    uint16_t live;   /* live chunks (headers and data) */
-    uint8_t state;   /* enum nk_fs_block_state */
-    uint8_t written; /* pages written (first unwritten page), 255 = all of >= 255 */
+    uint16_t live;    /* live chunks (headers and data) */
+    uint16_t written; /* pages written (first unwritten page) */
+    uint16_t erases;  /* erases seen since mount (saturating) */
+    uint8_t state;    /* enum nk_fs_block_state */
+    uint8_t flags;    /* NK_FS_BLK_* */
 };
 
 /* ----- objects ----------------------------------------------------------------------- */
@@ -85,7 +97,16 @@ struct nk_fs_obj {
     uint8_t type;       /* enum nk_fs_type; UNKNOWN until a header says */
     uint8_t flags;      /* NK_FS_OBJ_* */
     uint8_t map_height; /* NK_FS_MAP_* or tree height */
+    uint8_t opens;      /* open file handles */
+    uint8_t wflags;     /* NK_FS_W_* */
 };
+
+/* Write-side object flags (nk_fs_obj.wflags). */
+#define NK_FS_W_HDR_DIRTY 0x01u /* size changed since its newest header */
+#define NK_FS_W_UNLINKED 0x02u  /* unlinked while open: freed on the last close */
+#define NK_FS_W_SIZE_IN_DATA                                                                       \
+    0x04u /* the newest data chunk ends at the size: a mount                                       \
+             reads the size from it, no header needed */
 
 /* ----- memory (alloc.c) ----------------------------------------------------------------- */
 
@@ -99,8 +120,8 @@ void nk_fs_mem_free(struct nk_fs *fs, void *ptr, size_t size);
 /* Page of data chunk `chunk_id` of `obj`, or NK_FS_NONE. */
 uint32_t nk_fs_map_get(const struct nk_fs *fs, const struct nk_fs_obj *obj, uint32_t chunk_id);
 
-/* Sets chunk `chunk_id` (1..NK_FS_CHUNK_ID_MAX) to `page`. 0 or -NK_ENOMEM
- * (the map is unchanged then). */
+/* Sets chunk `chunk_id` (1..NK_FS_CHUNK_ID_MAX) to `page` (NK_FS_NONE
+ * clears it, never allocating). 0 or -NK_ENOMEM (the map is unchanged). */
 int nk_fs_map_set(struct nk_fs *fs, struct nk_fs_obj *obj, uint32_t chunk_id, uint32_t page);
 
 /* Frees the whole map. */
@@ -127,6 +148,9 @@ void nk_fs_obj_free(struct nk_fs *fs, struct nk_fs_obj *obj);
 
 /* Frees every object. */
 void nk_fs_obj_free_all(struct nk_fs *fs);
+
+/* Whether a file handle may write. */
+bool nk_fs_file_writable(const struct nk_fs_file *file);
 
 /* Iterates every object: start with NULL, returns NULL after the last. */
 struct nk_fs_obj *nk_fs_obj_next(const struct nk_fs *fs, const struct nk_fs_obj *obj,
@@ -184,6 +208,139 @@ int nk_fs_tags_from_buffers(const struct nk_fs *fs, struct nk_fs_tags *tags);
 void nk_fs_report(struct nk_fs *fs, enum nk_fs_problem_kind kind, uint32_t page, uint32_t obj_id,
                   uint32_t chunk_id, uint32_t other);
 
+/* ----- the one writer of the format (chunk.c) -------------------------------------------- */
+
+/* Device access of the file system and the builder: every program, erase and
+ * bad-block call goes through these, so the device layer's interface is used
+ * in one place. */
+int nk_fs_io_program(struct nk_part *part, uint32_t page, const uint8_t *data, const uint8_t *oob);
+int nk_fs_io_erase(struct nk_part *part, uint32_t block);
+int nk_fs_io_is_bad(struct nk_part *part, uint32_t block);
+int nk_fs_io_mark_bad(struct nk_part *part, uint32_t block);
+bool nk_fs_io_tracks_bad_blocks(const struct nk_part *part); /* a table or an outside authority */
+bool nk_fs_io_read_only(const struct nk_part *part);
+
+/* Places `tags` for `placement`: in-band into the last 16 bytes of `page`
+ * (page_size bytes), else into `oob` (oob_free bytes, set to 0xFF first)
+ * at the tags offset, with the tags ECC unless the layout has none. */
+void nk_fs_chunk_place(const struct nk_fs_config *placement, uint32_t page_size, uint32_t oob_free,
+                       const struct nk_fs_tags *tags, uint8_t *page, uint8_t *oob);
+
+/* The tags of a header chunk: extra packing (type, parent, shrink, shadow
+ * bits, size or link target) unless `plain` (as mkyaffs2image writes) or a
+ * file of 2^31 bytes or more. */
+void nk_fs_chunk_header_tags(const struct nk_fs_header *hdr, uint32_t obj_id, bool plain,
+                             struct nk_fs_tags *tags);
+
+/* Summary chunks per block (0 when the geometry has no room), as YAFFS2. */
+uint32_t nk_fs_summary_chunks(uint32_t pages_per_block, uint32_t chunk_bytes);
+
+/* Appends `tags` (words 4..15, extra packing included) as summary entry. */
+void nk_fs_summary_entry(const struct nk_fs_tags *tags, uint8_t entry[12]);
+
+/* Fills summary chunk `index` (data in `page`, its tags in *tags) for
+ * `covered` entries at `entries`, block `block` and sequence `seq`. */
+void nk_fs_summary_chunk(uint32_t index, const uint8_t *entries, uint32_t covered,
+                         uint32_t chunk_bytes, uint32_t block, uint32_t seq, uint8_t *page,
+                         struct nk_fs_tags *tags);
+
+/* ----- writing (write.c, wfile.c, tree.c) ------------------------------------------------ */
+
+/* Sets up the writer after a read-write mount's scan (no flash access). */
+int nk_fs_write_init(struct nk_fs *fs);
+void nk_fs_write_release(struct nk_fs *fs);
+
+/* After a read-write mount: writes again the chunk in the last page of every
+ * partly written block (a power cut may have left it weak). */
+int nk_fs_write_recover(struct nk_fs *fs);
+
+/* Before a write: erases checkpoint blocks on the first one, moves data off
+ * failing or suspect blocks, and collects garbage until `pages` programs fit
+ * (with `new_live` more live chunks; `deleting` may use the reserve).
+ * Returns 0, -NK_EROFS, -NK_ENOSPC or a device error. */
+int nk_fs_make_room(struct nk_fs *fs, uint32_t pages, uint32_t new_live, bool deleting);
+
+/* Programs the chunk in `page` (page_size bytes: chunk data, room for
+ * in-band tags) with `tags` into the next free page. Returns the page or a
+ * negative error. */
+int64_t nk_fs_put_chunk(struct nk_fs *fs, struct nk_fs_tags *tags, uint8_t *page);
+
+/* Sequential writes: at most NK_FS_RUN_PAGES whole chunks whose OOB bytes
+ * fit in NK_FS_RUN_OOB go to flash in one multi-page program (cache
+ * program where the chip has it). */
+#define NK_FS_RUN_PAGES 8u
+#define NK_FS_RUN_OOB 512u
+
+/* Writes whole data chunks `first_chunk`.. of `obj` from `data` (at most
+ * `count`) to consecutive pages of the allocation block with one
+ * multi-page program, and maps them. Returns the number written (the
+ * chunks are on flash when it returns), 0 when the single-chunk path must
+ * be taken (in-band tags, fewer than two pages left in the block, a failed
+ * block), or a negative error. */
+int nk_fs_put_run(struct nk_fs *fs, struct nk_fs_obj *obj, uint32_t first_chunk,
+                  const uint8_t *data, uint32_t count);
+
+/* Live-chunk accounting. */
+void nk_fs_live_set(struct nk_fs *fs, uint32_t page);
+void nk_fs_live_clear(struct nk_fs *fs, uint32_t page);
+
+/* Marks a block read with bitflips at the threshold for scrubbing. */
+void nk_fs_note_scrub(struct nk_fs *fs, uint32_t page);
+
+/* Writes object `obj`'s header (its current header edited by `edit`, or
+ * built from scratch). */
+struct nk_fs_hdr_edit {
+    struct nk_fs_header hdr;
+    uint8_t name[NK_FS_NAME_MAX];
+    uint8_t alias[NK_FS_ALIAS_MAX];
+    bool was_shrink;      /* the loaded header's shrink flag (cleared in hdr) */
+    uint32_t was_shadows; /* the loaded header's shadowed id (cleared in hdr) */
+};
+int nk_fs_hdr_load(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edit *edit);
+int nk_fs_hdr_store(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edit *edit);
+
+/* The write buffer: flush makes room first; program writes it as it is
+ * (garbage collection's own use). */
+int nk_fs_wbuf_flush(struct nk_fs *fs);
+int nk_fs_wbuf_program(struct nk_fs *fs);
+void nk_fs_wbuf_drop(struct nk_fs *fs, struct nk_fs_obj *obj);
+
+/* The last close of a file unlinked while open: its deletion header, then
+ * its RAM. */
+int nk_fs_delete_unlinked(struct nk_fs *fs, struct nk_fs_obj *obj);
+
+/* Frees an object's flash and RAM (not its header). */
+void nk_fs_obj_forget(struct nk_fs *fs, struct nk_fs_obj *obj);
+
+/* Removes `obj` from its parent's child list (fixing open directory
+ * handles) / adds it to `parent`'s. */
+void nk_fs_dir_unhook(struct nk_fs *fs, struct nk_fs_obj *obj);
+void nk_fs_dir_hook(struct nk_fs *fs, struct nk_fs_obj *parent, struct nk_fs_obj *obj);
+
+/* Where a new name goes: its directory (looked up, symlinks followed) and
+ * the last component of the path. */
+struct nk_fs_where {
+    struct nk_fs_obj *dir;
+    const char *name;
+    size_t len;
+    bool slash; /* the path ended in '/' */
+};
+int nk_fs_where(struct nk_fs *fs, const char *path, struct nk_fs_where *w);
+
+/* What to create. */
+struct nk_fs_new {
+    uint8_t type;
+    uint32_t mode; /* permission bits (specials: with their type bits) */
+    const char *alias;
+    size_t alias_len;
+    uint32_t equiv_id;
+    uint32_t rdev;
+};
+
+/* Creates the object `n` at `w` (the name must be free): one header. */
+int nk_fs_create(struct nk_fs *fs, const struct nk_fs_where *w, const struct nk_fs_new *n,
+                 struct nk_fs_obj **out);
+
 /* ----- scan and resolve (scan.c, resolve.c) ----------------------------------------------- */
 
 int nk_fs_scan(struct nk_fs *fs);
@@ -194,5 +351,9 @@ int nk_fs_resolve(struct nk_fs *fs);
 /* Looks `path` up. With `follow`, a final symlink is followed. Returns 0 and
  * *out, or a negative error. */
 int nk_fs_path_lookup(struct nk_fs *fs, const char *path, bool follow, struct nk_fs_obj **out);
+
+/* As nk_fs_path_lookup() of the first `len` bytes of `path`, following a
+ * final symlink. */
+int nk_fs_path_lookup_len(struct nk_fs *fs, const char *path, size_t len, struct nk_fs_obj **out);
 
 #endif /* NK_FS_INTERNAL_H */

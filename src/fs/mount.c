@@ -72,6 +72,10 @@ int nk_fs_page_read(struct nk_fs *fs, uint32_t page, uint8_t *data)
 {
     fs->cached_page = NK_FS_NONE; /* oob_buf (and maybe page_buf) change */
     int err = nk_part_read_page(fs->part, page, data, fs->oob_buf, NK_OOB_AUTO);
+    /* Read noise is transient: an uncorrectable read is tried twice more
+     * before the data is given up for lost. */
+    for (unsigned retry = 0; err == -NK_EBADMSG && retry < 2; retry++)
+        err = nk_part_read_page(fs->part, page, data, fs->oob_buf, NK_OOB_AUTO);
     if (err == -NK_EBADMSG) {
         fs->ecc_failed_reads++;
         return -NK_EIO;
@@ -80,6 +84,8 @@ int nk_fs_page_read(struct nk_fs *fs, uint32_t page, uint8_t *data)
         return err;
     if (err != 0)
         fs->ecc_corrected_reads++;
+    if (nk_part_scrub_advised(fs->part, err))
+        nk_fs_note_scrub(fs, page); /* at the device's threshold: move the data */
     return 0;
 }
 
@@ -146,15 +152,14 @@ static int nk_fs_setup_geometry(struct nk_fs *fs)
 
     /* Block summaries as YAFFS2 sizes them: the tags of all but the last n
      * chunks, in n chunks that each start with a 16-byte header. */
-    uint32_t sum_bytes = fs->pages_per_block * 12u;
-    uint32_t chunks = (sum_bytes + fs->chunk_bytes - 1) / (fs->chunk_bytes - 16u);
-    fs->summary_chunks =
-        (chunks >= 1 && chunks < fs->pages_per_block && chunks < 256) ? (uint8_t)chunks : 0;
+    fs->summary_chunks = (uint8_t)nk_fs_summary_chunks(fs->pages_per_block, fs->chunk_bytes);
     return 0;
 }
 
 static void nk_fs_release(struct nk_fs *fs)
 {
+    nk_fs_write_release(fs);
+    fs->dirs = NULL;
     nk_fs_obj_free_all(fs);
     nk_fs_mem_free(fs, fs->buckets, ((size_t)fs->bucket_mask + 1) * sizeof *fs->buckets);
     fs->buckets = NULL;
@@ -225,8 +230,6 @@ int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config)
     }
     if (!fs->config.allocator.alloc || !fs->config.allocator.free)
         return nk_diag_set(&fs->diag, -NK_EINVAL, "no memory given: set pool or allocator");
-    /* No write side yet: every mount is read-only whatever was asked. */
-    fs->config.read_only = true;
     int err = nk_fs_setup_geometry(fs);
     if (!err)
         err = nk_fs_alloc_tables(fs);
@@ -234,6 +237,10 @@ int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config)
         err = nk_fs_scan(fs);
     if (!err)
         err = nk_fs_resolve(fs);
+    /* A read-only partition mounts read-only, as Linux mounts a
+     * write-protected device: every write then gives -NK_EROFS. */
+    if (!err && !config->read_only && !nk_fs_io_read_only(config->part))
+        err = nk_fs_write_init(fs);
     if (err) {
         if (!fs->diag.text[0])
             nk_diag_set(&fs->diag, err, "mount failed: %s", nk_strerror(err));
@@ -241,6 +248,15 @@ int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config)
         return err;
     }
     fs->mounted = true;
+    if (fs->writable) {
+        err = nk_fs_write_recover(fs);
+        if (err) {
+            nk_diag_set(&fs->diag, err, "rewriting the chunks a power cut may have left weak: %s",
+                        nk_strerror(err));
+            nk_fs_release(fs);
+            return err;
+        }
+    }
     return 0;
 }
 
@@ -248,8 +264,9 @@ int nk_fs_unmount(struct nk_fs *fs)
 {
     if (!fs->mounted)
         return -NK_EINVAL;
+    int err = nk_fs_sync(fs);
     nk_fs_release(fs);
-    return 0;
+    return err;
 }
 
 void nk_fs_ram_usage(const struct nk_fs *fs, size_t *now, size_t *peak)
@@ -278,6 +295,35 @@ int nk_fs_statfs(struct nk_fs *fs, struct nk_fs_statfs *st)
     st->name_max = NK_FS_NAME_MAX;
     st->reads_corrected = fs->ecc_corrected_reads;
     st->reads_failed = fs->ecc_failed_reads;
-    st->read_only = true;
+    st->read_only = !fs->writable;
+    if (!fs->writable)
+        return 0;
+    uint32_t per_block = fs->pages_per_block - fs->summary_chunks;
+    uint64_t held = fs->live_chunks + (uint64_t)fs->reserve * per_block;
+    st->bytes_avail = held < fs->usable_chunks ? (fs->usable_chunks - held) * fs->chunk_bytes : 0;
+    uint64_t unwritten = (uint64_t)fs->erased_blocks * per_block;
+    if (fs->alloc_block != NK_FS_NONE)
+        unwritten += per_block - fs->alloc_page;
+    st->bytes_free = unwritten * fs->chunk_bytes;
+    st->bytes_live = fs->live_chunks * fs->chunk_bytes;
+    st->blocks_bad = fs->stats.blocks_bad;
+    st->blocks_erased = fs->erased_blocks;
+    st->blocks_retired = fs->blocks_retired;
+    st->erase_min = 0xffffffffu;
+    for (uint32_t b = 0; b < fs->blocks; b++) {
+        const struct nk_fs_block *info = &fs->block_info[b];
+        if (info->state == NK_FS_BLOCK_BAD)
+            continue;
+        if (info->erases < st->erase_min)
+            st->erase_min = info->erases;
+        if (info->erases > st->erase_max)
+            st->erase_max = info->erases;
+    }
+    if (st->erase_min == 0xffffffffu)
+        st->erase_min = 0;
+    st->chunks_programmed = fs->chunks_programmed;
+    st->chunks_copied = fs->chunks_copied;
+    st->blocks_collected = fs->blocks_collected;
+    st->blocks_erased_count = fs->erases;
     return 0;
 }

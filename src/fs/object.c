@@ -107,7 +107,7 @@ int nk_fs_obj_header(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_heade
         return -NK_ENOENT;
     int err = nk_fs_page_load(fs, obj->hdr_page);
     if (err)
-        return err == -NK_EIO ? err : -NK_EIO;
+        return err;
     struct nk_fs_tags tags;
     int status = nk_fs_tags_from_buffers(fs, &tags);
     /* Tags that fail their own ECC on a page whose data passed are let

@@ -112,6 +112,14 @@ int nk_fs_path_lookup(struct nk_fs *fs, const char *path, bool follow, struct nk
     return nk_fs_walk(fs, fs->root, path, strlen(path), follow, &links, out);
 }
 
+int nk_fs_path_lookup_len(struct nk_fs *fs, const char *path, size_t len, struct nk_fs_obj **out)
+{
+    if (!fs || !fs->mounted)
+        return -NK_EINVAL;
+    unsigned links = 0;
+    return nk_fs_walk(fs, fs->root, path, len, true, &links, out);
+}
+
 int nk_fs_stat(struct nk_fs *fs, const char *path, struct nk_fs_stat *st)
 {
     struct nk_fs_obj *obj;

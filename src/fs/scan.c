@@ -27,8 +27,9 @@
 enum nk_fs_page_state {
     NK_FS_PAGE_UNWRITTEN = 0,
     NK_FS_PAGE_OK,
-    NK_FS_PAGE_BAD,     /* tags unusable (reported) */
-    NK_FS_PAGE_SUMMARY, /* a summary chunk: not file-system data */
+    NK_FS_PAGE_BAD,      /* tags unusable (reported) */
+    NK_FS_PAGE_SUMMARY,  /* a summary chunk: not file-system data */
+    NK_FS_PAGE_TAGS_BAD, /* tags unreadable, not yet classified (torn or damaged) */
 };
 
 struct nk_fs_page_tags {
@@ -66,6 +67,8 @@ static int nk_fs_read_tags(struct nk_fs *fs, uint32_t page, struct nk_fs_tags *t
         /* The tags are data: read the page through the ECC. */
         fs->cached_page = NK_FS_NONE;
         err = nk_part_read_page(fs->part, page, fs->page_buf, NULL, NK_OOB_AUTO);
+        for (unsigned retry = 0; err == -NK_EBADMSG && retry < 2; retry++)
+            err = nk_part_read_page(fs->part, page, fs->page_buf, NULL, NK_OOB_AUTO);
         if (err == -NK_EBADMSG) {
             memset(tags, 0, sizeof *tags);
             return -NK_EBADMSG;
@@ -76,10 +79,17 @@ static int nk_fs_read_tags(struct nk_fs *fs, uint32_t page, struct nk_fs_tags *t
         return nk_fs_tags_decode(fs->page_buf + fs->page_size - NK_FS_TAGS_BYTES, false, tags);
     }
     fs->cached_page = NK_FS_NONE; /* oob_buf is about to hold another page's OOB */
-    err = nk_part_read_page(fs->part, page, NULL, fs->oob_buf, NK_OOB_AUTO);
-    if (err < 0)
-        return err;
-    return nk_fs_tags_decode(fs->oob_buf + fs->config.tags_offset, !fs->config.no_tags_ecc, tags);
+    /* Tags that fail their own code are read twice more: read noise is
+     * transient, and a chunk whose tags are given up is lost to the mount. */
+    for (unsigned attempt = 0;; attempt++) {
+        err = nk_part_read_page(fs->part, page, NULL, fs->oob_buf, NK_OOB_AUTO);
+        if (err < 0)
+            return err;
+        int status =
+            nk_fs_tags_decode(fs->oob_buf + fs->config.tags_offset, !fs->config.no_tags_ecc, tags);
+        if (status != -NK_EBADMSG || attempt == 2)
+            return status;
+    }
 }
 
 /* ----- 1. survey ------------------------------------------------------------------- */
@@ -98,7 +108,8 @@ static int nk_fs_survey_block(struct nk_fs *fs, uint32_t block)
         }
     }
     uint32_t base = block * fs->pages_per_block;
-    for (uint32_t p = 0; p < fs->pages_per_block; p++) {
+    uint32_t p = 0;
+    for (; p < fs->pages_per_block; p++) {
         struct nk_fs_tags tags;
         int status = nk_fs_read_tags(fs, base + p, &tags);
         if (status == -NK_EBADMSG) {
@@ -134,7 +145,13 @@ static int nk_fs_survey_block(struct nk_fs *fs, uint32_t block)
     /* Written, but no page has readable tags. */
     info->state = NK_FS_BLOCK_JUNK;
     fs->stats.blocks_bad_sequence++;
-    fs->stats.tags_uncorrectable++;
+    /* Only the first page written (a program cut by power loss), or no
+     * page readable at all: what an erase cut by power loss leaves (writers
+     * erase a block only after moving what it held). Nothing in it was
+     * live: reported as what it is (tags failing their code), counted as
+     * torn, not as damage. */
+    (void)p;
+    fs->stats.torn_chunks++;
     nk_fs_report(fs, NK_FS_PROBLEM_TAGS_ECC, base, 0, 0, 0);
     return 0;
 }
@@ -267,6 +284,8 @@ static int nk_fs_shadow(struct nk_fs *fs, uint32_t id)
 {
     if (id < NK_FS_OBJ_FIRST_USER || id > NK_FS_OBJ_MAX || nk_fs_obj_find(fs, id))
         return 0;
+    if (id >= fs->next_obj)
+        fs->next_obj = id + 1;
     struct nk_fs_obj *obj = nk_fs_obj_get(fs, id);
     if (!obj)
         return -NK_ENOMEM;
@@ -396,8 +415,18 @@ static int nk_fs_scan_chunk(struct nk_fs *fs, uint32_t seq, uint32_t page,
     if (!obj)
         return nk_diag_set(&fs->diag, -NK_ENOMEM, "out of memory for objects (%u so far)",
                            (unsigned)fs->object_count);
-    if (tags->chunk_id == 0)
+    if (tags->obj_id >= fs->next_obj)
+        fs->next_obj = tags->obj_id + 1; /* ids of the dead too: never reused */
+    if (tags->chunk_id == 0) {
+        /* Headers that cut off older data (shrink, deletion, shadow) keep
+         * their block until no older block is left (the writer's rule);
+         * plain headers carry no flags in their tags, so they count too. */
+        if (!tags->extra || tags->extra_shrink || tags->extra_shadows ||
+            tags->extra_parent_id == NK_FS_OBJ_UNLINKED ||
+            tags->extra_parent_id == NK_FS_OBJ_DELETED)
+            fs->block_info[page / fs->pages_per_block].flags |= NK_FS_BLK_KEEP;
         return nk_fs_header_chunk(fs, obj, tags, page);
+    }
     int err = 0;
     nk_fs_data_chunk(fs, obj, tags, page, &err);
     if (err)
@@ -510,13 +539,27 @@ static int nk_fs_scan_block(struct nk_fs *fs, struct nk_fs_scan *scan, uint32_t 
                 break;
             written = p + 1;
             if (status == -NK_EBADMSG) {
-                pt->state = NK_FS_PAGE_BAD;
-                fs->stats.tags_uncorrectable++;
-                nk_fs_report(fs, NK_FS_PROBLEM_TAGS_ECC, base + p, 0, 0, 0);
+                pt->state = NK_FS_PAGE_TAGS_BAD; /* counted below: torn or damaged */
                 continue;
             }
             pt->state = NK_FS_PAGE_OK;
             fs->stats.tags_corrected += status == NK_FS_TAGS_CORRECTED;
+        }
+        for (uint32_t p = 0; p < written; p++) {
+            if (scan->pages[p].state != NK_FS_PAGE_TAGS_BAD)
+                continue;
+            scan->pages[p].state = NK_FS_PAGE_BAD;
+            if (p == written - 1) {
+                /* The last written page of the block, nothing after it: a
+                 * program cut by power loss (its tags went with its data).
+                 * Nothing it held was complete, so nothing is lost: reported
+                 * as tags failing their code, counted as torn, not damage. */
+                fs->stats.torn_chunks++;
+                nk_fs_report(fs, NK_FS_PROBLEM_TAGS_ECC, base + p, 0, 0, 0);
+            } else {
+                fs->stats.tags_uncorrectable++;
+                nk_fs_report(fs, NK_FS_PROBLEM_TAGS_ECC, base + p, 0, 0, 0);
+            }
         }
         /* Power lost while programming leaves the last written page torn:
          * its tags may look fine while its data is not. */
@@ -533,7 +576,7 @@ static int nk_fs_scan_block(struct nk_fs *fs, struct nk_fs_scan *scan, uint32_t 
             }
         }
     }
-    info->written = written > 255 ? 255 : (uint8_t)written;
+    info->written = (uint16_t)written;
     fs->free_chunks += fs->pages_per_block - written;
 
     for (uint32_t p = written; p-- > 0;) {

@@ -130,3 +130,57 @@ int nk_part_block_mark_bad(struct nk_part *part, uint32_t block)
         return err;
     return nk_nand_block_mark_bad(part->dev, part->first_block + block);
 }
+
+static int nk_part_check_range(struct nk_part *part, uint32_t first_page, uint32_t count)
+{
+    uint32_t pages = nk_part_pages(part);
+    if (count == 0 || first_page >= pages || count > pages - first_page)
+        return nk_diag_set(&part->dev->diag, -NK_EINVAL,
+                           "pages %u..+%u out of range: partition '%s' has %u pages", first_page,
+                           count, part->name ? part->name : "?", pages);
+    return 0;
+}
+
+int nk_part_read_pages(struct nk_part *part, uint32_t first_page, uint32_t count, uint8_t *data,
+                       uint8_t *oob, enum nk_oob_mode mode)
+{
+    int err = nk_part_check_range(part, first_page, count);
+    if (err)
+        return err;
+    return nk_nand_read_pages(part->dev, nk_part_first_page(part) + first_page, count, data, oob,
+                              mode);
+}
+
+int nk_part_program_pages(struct nk_part *part, uint32_t first_page, uint32_t count,
+                          const uint8_t *data, const uint8_t *oob, enum nk_oob_mode mode)
+{
+    int err = nk_part_check_range(part, first_page, count);
+    if (!err)
+        err = nk_part_check_writable(part);
+    if (err)
+        return err;
+    return nk_nand_program_pages(part->dev, nk_part_first_page(part) + first_page, count, data, oob,
+                                 mode);
+}
+
+int nk_part_move_page(struct nk_part *part, uint32_t from, uint32_t to)
+{
+    int err = nk_part_check_page(part, from);
+    if (!err)
+        err = nk_part_check_page(part, to);
+    if (!err)
+        err = nk_part_check_writable(part);
+    if (err)
+        return err;
+    uint32_t base = nk_part_first_page(part);
+    return nk_nand_move_page(part->dev, base + from, base + to);
+}
+
+bool nk_part_can_copyback(const struct nk_part *part, uint32_t from, uint32_t to)
+{
+    uint32_t pages = nk_part_pages(part);
+    if (from >= pages || to >= pages)
+        return false;
+    uint32_t base = nk_part_first_page(part);
+    return nk_nand_can_copyback(part->dev, base + from, base + to);
+}

@@ -1,0 +1,675 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The writer's flash management: the allocation block, block summaries,
+ * erasing, garbage collection with its victim policy, wear, and what
+ * happens when the flash fails (docs/fs-design.md, "Writing").
+ *
+ * Pages are written strictly in order into one allocation block at a time;
+ * each block gets the next sequence number, and its last pages hold the
+ * summary of the others' tags in YAFFS2's format. Free blocks are erased
+ * blocks. A block that the mount found erased is erased once more before
+ * its first use (its last erase may have been cut), and a block the mount
+ * found partly written is never written again: its live chunks are moved
+ * and it is erased.
+ */
+#include <string.h>
+
+#include "fs/fs_internal.h"
+
+#define NK_FS_SUMMARY_ENTRY 12u
+#define NK_FS_DEFAULT_RESERVE 3u
+#define NK_FS_MIN_RESERVE 2u
+#define NK_FS_WEAR_INTERVAL 16u /* every n-th collection takes the oldest block */
+#define NK_FS_PROGRAM_RETRIES 4u
+
+static uint32_t nk_fs_data_pages(const struct nk_fs *fs)
+{
+    return fs->pages_per_block - fs->summary_chunks;
+}
+
+static bool nk_fs_page_live(const struct nk_fs *fs, uint32_t page)
+{
+    return (fs->chunk_bits[page / 32] >> (page % 32)) & 1u;
+}
+
+void nk_fs_live_set(struct nk_fs *fs, uint32_t page)
+{
+    if (nk_fs_page_live(fs, page))
+        return;
+    fs->chunk_bits[page / 32] |= 1u << (page % 32);
+    fs->block_info[page / fs->pages_per_block].live++;
+    fs->live_chunks++;
+}
+
+void nk_fs_live_clear(struct nk_fs *fs, uint32_t page)
+{
+    if (page >= fs->pages || !nk_fs_page_live(fs, page))
+        return;
+    fs->chunk_bits[page / 32] &= ~(1u << (page % 32));
+    fs->block_info[page / fs->pages_per_block].live--;
+    fs->live_chunks--;
+}
+
+void nk_fs_note_scrub(struct nk_fs *fs, uint32_t page)
+{
+    if (fs->writable && page < fs->pages)
+        fs->block_info[page / fs->pages_per_block].flags |= NK_FS_BLK_SCRUB;
+}
+
+/* ----- set-up ------------------------------------------------------------------------- */
+
+int nk_fs_write_init(struct nk_fs *fs)
+{
+    uint32_t per_block = nk_fs_data_pages(fs);
+    size_t sum_bytes = (size_t)fs->pages_per_block * NK_FS_SUMMARY_ENTRY;
+    fs->wbuf = nk_fs_mem_alloc(fs, fs->page_size);
+    fs->copy_buf = nk_fs_mem_alloc(fs, (size_t)fs->page_size + fs->oob_free + 1);
+    fs->sum_buf = nk_fs_mem_alloc(fs, sum_bytes);
+    if (!fs->wbuf || !fs->copy_buf || !fs->sum_buf)
+        return nk_diag_set(&fs->diag, -NK_ENOMEM, "out of memory for the write buffers");
+    fs->writable = true;
+    fs->alloc_block = NK_FS_NONE;
+    fs->next_seq =
+        fs->stats.highest_seq >= NK_FS_SEQ_LOWEST ? fs->stats.highest_seq + 1 : NK_FS_SEQ_LOWEST;
+    if (fs->next_obj < NK_FS_OBJ_FIRST_USER)
+        fs->next_obj = NK_FS_OBJ_FIRST_USER;
+    fs->reserve = fs->config.reserve_blocks ? fs->config.reserve_blocks : NK_FS_DEFAULT_RESERVE;
+    if (fs->reserve < NK_FS_MIN_RESERVE)
+        fs->reserve = NK_FS_MIN_RESERVE;
+    fs->live_chunks = 0;
+    fs->usable_chunks = 0;
+    fs->erased_blocks = 0;
+    for (uint32_t b = 0; b < fs->blocks; b++) {
+        struct nk_fs_block *info = &fs->block_info[b];
+        fs->live_chunks += info->live;
+        if (info->state == NK_FS_BLOCK_BAD)
+            continue;
+        fs->usable_chunks += per_block;
+        if (info->state == NK_FS_BLOCK_EMPTY)
+            fs->erased_blocks++;
+        else
+            info->flags |= NK_FS_BLK_CLOSED; /* partly written ones too: never written again */
+    }
+    return 0;
+}
+
+void nk_fs_write_release(struct nk_fs *fs)
+{
+    nk_fs_mem_free(fs, fs->sum_buf, (size_t)fs->pages_per_block * NK_FS_SUMMARY_ENTRY);
+    nk_fs_mem_free(fs, fs->copy_buf, (size_t)fs->page_size + fs->oob_free + 1);
+    nk_fs_mem_free(fs, fs->wbuf, fs->page_size);
+    fs->sum_buf = fs->copy_buf = fs->wbuf = NULL;
+    fs->writable = false;
+}
+
+/* ----- erasing and retiring -------------------------------------------------------------- */
+
+static void nk_fs_block_gone(struct nk_fs *fs, uint32_t block)
+{
+    struct nk_fs_block *info = &fs->block_info[block];
+    if (info->state == NK_FS_BLOCK_EMPTY || info->state == NK_FS_BLOCK_ERASED)
+        fs->erased_blocks--;
+    if (info->state != NK_FS_BLOCK_BAD)
+        fs->usable_chunks -= nk_fs_data_pages(fs);
+    info->state = NK_FS_BLOCK_BAD;
+    info->flags = 0;
+    fs->blocks_retired++;
+    fs->stats.blocks_bad++;
+}
+
+/* Takes `block` out of service: the bad-block layer marks it (marker and
+ * table). A block that failed a program is erased first (as YAFFS2 does),
+ * so that the marker lands on an erased page and no stale chunk of it is
+ * read again. Without markers (mkyaffs2) and without a table it is only
+ * left alone until the next mount. */
+static void nk_fs_retire(struct nk_fs *fs, uint32_t block, bool erase_first)
+{
+    if (erase_first) {
+        fs->cached_page = NK_FS_NONE;
+        (void)nk_fs_io_erase(fs->part, block);
+    }
+    if (!fs->config.no_bad_block_markers || nk_fs_io_tracks_bad_blocks(fs->part))
+        (void)nk_fs_io_mark_bad(fs->part, block);
+    nk_fs_block_gone(fs, block);
+}
+
+/* Erases `block` (no live data in it). 0, or a device error other than
+ * an erase failure (which retires the block and returns 0). */
+static int nk_fs_erase(struct nk_fs *fs, uint32_t block)
+{
+    struct nk_fs_block *info = &fs->block_info[block];
+    fs->cached_page = NK_FS_NONE;
+    int err = nk_fs_io_erase(fs->part, block);
+    fs->erases++;
+    if (info->erases < 0xffffu)
+        info->erases++;
+    if (err == -NK_EIO) {
+        nk_fs_retire(fs, block, false);
+        return 0;
+    }
+    if (err)
+        return err;
+    if (info->state != NK_FS_BLOCK_EMPTY && info->state != NK_FS_BLOCK_ERASED)
+        fs->erased_blocks++;
+    info->state = NK_FS_BLOCK_ERASED;
+    info->seq = 0;
+    info->written = 0;
+    info->flags = 0;
+    return 0;
+}
+
+/* ----- allocation ------------------------------------------------------------------------- */
+
+/* The erased block to write next: the least worn. */
+static uint32_t nk_fs_pick_erased(const struct nk_fs *fs)
+{
+    uint32_t best = NK_FS_NONE;
+    for (uint32_t b = 0; b < fs->blocks; b++) {
+        const struct nk_fs_block *info = &fs->block_info[b];
+        if (info->state != NK_FS_BLOCK_EMPTY && info->state != NK_FS_BLOCK_ERASED)
+            continue;
+        if (best == NK_FS_NONE || info->erases < fs->block_info[best].erases)
+            best = b;
+    }
+    return best;
+}
+
+static int nk_fs_open_block(struct nk_fs *fs)
+{
+    for (;;) {
+        uint32_t block = nk_fs_pick_erased(fs);
+        if (block == NK_FS_NONE)
+            return nk_diag_set(&fs->diag, -NK_ENOSPC, "no erased block left");
+        struct nk_fs_block *info = &fs->block_info[block];
+        if (info->state == NK_FS_BLOCK_EMPTY) {
+            /* Found erased by the mount: its last erase may have been cut. */
+            int err = nk_fs_erase(fs, block);
+            if (err)
+                return err;
+            if (info->state != NK_FS_BLOCK_ERASED)
+                continue; /* retired */
+        }
+        if (fs->next_seq > NK_FS_SEQ_HIGHEST)
+            return nk_diag_set(&fs->diag, -NK_ENOSPC, "sequence numbers exhausted");
+        info->state = NK_FS_BLOCK_IN_USE;
+        info->seq = fs->next_seq++;
+        info->written = 0;
+        info->flags = 0;
+        info->live = 0;
+        fs->erased_blocks--;
+        fs->alloc_block = block;
+        fs->alloc_page = 0;
+        memset(fs->sum_buf, 0, (size_t)fs->pages_per_block * NK_FS_SUMMARY_ENTRY);
+        return 0;
+    }
+}
+
+/* Programs one page of the allocation block. 0, -NK_EIO (program failure:
+ * the block is given up), or a device error. */
+static int nk_fs_program(struct nk_fs *fs, const struct nk_fs_tags *tags, uint8_t *page)
+{
+    uint8_t *oob = fs->copy_buf + fs->page_size;
+    nk_fs_chunk_place(&fs->config, fs->page_size, fs->oob_free, tags, page, oob);
+    uint32_t at = fs->alloc_block * fs->pages_per_block + fs->alloc_page;
+    int err = nk_fs_io_program(fs->part, at, page, fs->oob_free ? oob : NULL);
+    fs->chunks_programmed++;
+    struct nk_fs_block *info = &fs->block_info[fs->alloc_block];
+    info->written = (uint16_t)(fs->alloc_page + 1);
+    fs->alloc_page++;
+    return err;
+}
+
+/* Writes the summary into the last pages of the full allocation block and
+ * closes it. */
+static int nk_fs_close_block(struct nk_fs *fs)
+{
+    uint32_t block = fs->alloc_block;
+    struct nk_fs_block *info = &fs->block_info[block];
+    uint32_t covered = nk_fs_data_pages(fs);
+    for (uint32_t i = 0; i < fs->summary_chunks; i++) {
+        struct nk_fs_tags tags;
+        nk_fs_summary_chunk(i, fs->sum_buf, covered, fs->chunk_bytes, block, info->seq,
+                            fs->copy_buf, &tags);
+        int err = nk_fs_program(fs, &tags, fs->copy_buf);
+        if (err == -NK_EIO) {
+            info->flags |= NK_FS_BLK_RETIRE;
+            break;
+        }
+        if (err)
+            return err;
+    }
+    info->flags |= NK_FS_BLK_CLOSED;
+    fs->alloc_block = NK_FS_NONE;
+    return 0;
+}
+
+int64_t nk_fs_put_chunk(struct nk_fs *fs, struct nk_fs_tags *tags, uint8_t *page)
+{
+    for (uint32_t attempt = 0; attempt < NK_FS_PROGRAM_RETRIES; attempt++) {
+        if (fs->alloc_block == NK_FS_NONE) {
+            int err = nk_fs_open_block(fs);
+            if (err)
+                return err;
+        }
+        uint32_t block = fs->alloc_block;
+        struct nk_fs_block *info = &fs->block_info[block];
+        tags->seq = info->seq;
+        uint32_t at = block * fs->pages_per_block + fs->alloc_page;
+        uint32_t index = fs->alloc_page;
+        int err = nk_fs_program(fs, tags, page);
+        if (err == -NK_EIO) {
+            /* The block failed: what it holds moves before it is retired;
+             * the chunk goes to a fresh block. */
+            info->flags |= NK_FS_BLK_RETIRE | NK_FS_BLK_CLOSED;
+            fs->alloc_block = NK_FS_NONE;
+            continue;
+        }
+        if (err)
+            return err;
+        nk_fs_summary_entry(tags, fs->sum_buf + (size_t)index * NK_FS_SUMMARY_ENTRY);
+        if (tags->chunk_id == 0 && tags->extra &&
+            (tags->extra_shrink || tags->extra_shadows ||
+             tags->extra_parent_id == NK_FS_OBJ_UNLINKED ||
+             tags->extra_parent_id == NK_FS_OBJ_DELETED))
+            info->flags |= NK_FS_BLK_KEEP;
+        else if (tags->chunk_id == 0 && !tags->extra)
+            info->flags |= NK_FS_BLK_KEEP; /* a plain header: its flags are not in the tags */
+        if (fs->alloc_page >= nk_fs_data_pages(fs)) {
+            err = nk_fs_close_block(fs);
+            if (err)
+                return err;
+        }
+        return at;
+    }
+    return nk_diag_set(&fs->diag, -NK_EIO, "%u blocks in a row failed to program",
+                       (unsigned)NK_FS_PROGRAM_RETRIES);
+}
+
+int nk_fs_put_run(struct nk_fs *fs, struct nk_fs_obj *obj, uint32_t first_chunk,
+                  const uint8_t *data, uint32_t count)
+{
+    if (fs->config.tags_place != NK_FS_TAGS_OOB || fs->oob_free == 0 ||
+        fs->chunk_bytes != fs->page_size)
+        return 0;
+    uint32_t limit = NK_FS_RUN_OOB / fs->oob_free;
+    if (count > limit)
+        count = limit;
+    if (count > NK_FS_RUN_PAGES)
+        count = NK_FS_RUN_PAGES;
+    uint32_t new_live = 0;
+    for (uint32_t i = 0; i < count; i++)
+        if (nk_fs_map_get(fs, obj, first_chunk + i) == NK_FS_NONE)
+            new_live++;
+    int err = nk_fs_make_room(fs, count, new_live, false);
+    if (err == -NK_ENOSPC)
+        return 0; /* chunk by chunk, the write ends exactly at the space */
+    if (err)
+        return err;
+    if (fs->alloc_block == NK_FS_NONE) {
+        err = nk_fs_open_block(fs);
+        if (err)
+            return err;
+    }
+    uint32_t room = nk_fs_data_pages(fs) - fs->alloc_page;
+    if (count > room)
+        count = room;
+    if (count < 2)
+        return 0; /* one page: the write buffer's path */
+    uint32_t block = fs->alloc_block;
+    struct nk_fs_block *info = &fs->block_info[block];
+    uint32_t at = block * fs->pages_per_block + fs->alloc_page;
+    uint8_t oob[NK_FS_RUN_OOB];
+    struct nk_fs_tags tags[NK_FS_RUN_PAGES];
+    for (uint32_t i = 0; i < count; i++) {
+        memset(&tags[i], 0, sizeof tags[i]);
+        tags[i].obj_id = obj->id;
+        tags[i].chunk_id = first_chunk + i;
+        tags[i].n_bytes = fs->chunk_bytes;
+        tags[i].seq = info->seq;
+        nk_fs_chunk_place(&fs->config, fs->page_size, fs->oob_free, &tags[i], NULL,
+                          oob + (size_t)i * fs->oob_free);
+    }
+    /* Returns once the last page (sent with 10h) is programmed: a power cut
+     * before that loses at most the two pages last sent, none reported
+     * written yet; the block's last written page is then the torn one, as
+     * after a cut single-page program. */
+    err = nk_part_program_pages(fs->part, at, count, data, oob, NK_OOB_AUTO);
+    fs->chunks_programmed += count;
+    info->written = (uint16_t)(fs->alloc_page + count);
+    if (err == -NK_EIO) {
+        /* The block failed: it is given up, the chunks go the single-page
+         * way to a fresh block. */
+        fs->alloc_page += count;
+        info->flags |= NK_FS_BLK_RETIRE | NK_FS_BLK_CLOSED;
+        fs->alloc_block = NK_FS_NONE;
+        return 0;
+    }
+    if (err)
+        return err;
+    for (uint32_t i = 0; i < count; i++) {
+        nk_fs_summary_entry(&tags[i],
+                            fs->sum_buf + (size_t)(fs->alloc_page + i) * NK_FS_SUMMARY_ENTRY);
+        uint32_t old = nk_fs_map_get(fs, obj, first_chunk + i);
+        err = nk_fs_map_set(fs, obj, first_chunk + i, at + i);
+        if (err)
+            return err;
+        if (old != NK_FS_NONE)
+            nk_fs_live_clear(fs, old);
+        nk_fs_live_set(fs, at + i);
+    }
+    fs->alloc_page += count;
+    if (fs->alloc_page >= nk_fs_data_pages(fs)) {
+        err = nk_fs_close_block(fs);
+        if (err)
+            return err;
+    }
+    return (int)count;
+}
+
+/* ----- garbage collection ------------------------------------------------------------------ */
+
+/* Lowest sequence number among blocks in use. */
+static uint32_t nk_fs_oldest(const struct nk_fs *fs)
+{
+    uint32_t best = NK_FS_NONE;
+    for (uint32_t b = 0; b < fs->blocks; b++) {
+        const struct nk_fs_block *info = &fs->block_info[b];
+        if (info->state != NK_FS_BLOCK_IN_USE || b == fs->alloc_block)
+            continue;
+        if (best == NK_FS_NONE || info->seq < fs->block_info[best].seq)
+            best = b;
+    }
+    return best;
+}
+
+static bool nk_fs_collectable(const struct nk_fs *fs, uint32_t b, uint32_t oldest)
+{
+    const struct nk_fs_block *info = &fs->block_info[b];
+    if (b == fs->alloc_block || (info->flags & NK_FS_BLK_STUCK))
+        return false;
+    if (info->state == NK_FS_BLOCK_CHECKPOINT || info->state == NK_FS_BLOCK_JUNK)
+        return true;
+    if (info->state != NK_FS_BLOCK_IN_USE)
+        return false;
+    /* A block whose headers cut off older data goes only when no older
+     * block can hold such data (YAFFS2's rule). */
+    return !(info->flags & NK_FS_BLK_KEEP) || b == oldest;
+}
+
+/* Pages that can be programmed without collecting. */
+static uint64_t nk_fs_free_pages(const struct nk_fs *fs)
+{
+    uint64_t free = (uint64_t)fs->erased_blocks * nk_fs_data_pages(fs);
+    if (fs->alloc_block != NK_FS_NONE)
+        free += nk_fs_data_pages(fs) - fs->alloc_page;
+    return free;
+}
+
+/* The victim: blocks to retire or scrub first; then junk; then the best
+ * cost-benefit score (dead space weighted by age: (1 - u) * age / (1 + u),
+ * u the live fraction) among blocks with dead chunks; every
+ * NK_FS_WEAR_INTERVAL-th collection, or when nothing else frees space, the
+ * oldest block (static wear levelling, and the way KEEP blocks come free). */
+static uint32_t nk_fs_pick_victim(struct nk_fs *fs, bool *urgent)
+{
+    uint32_t oldest = nk_fs_oldest(fs);
+    *urgent = false;
+    for (uint32_t b = 0; b < fs->blocks; b++) {
+        const struct nk_fs_block *info = &fs->block_info[b];
+        if (info->state == NK_FS_BLOCK_IN_USE && nk_fs_collectable(fs, b, oldest) &&
+            (info->flags & (NK_FS_BLK_RETIRE | NK_FS_BLK_SCRUB)) &&
+            info->live <= nk_fs_free_pages(fs)) {
+            *urgent = true;
+            return b;
+        }
+    }
+    uint32_t best = NK_FS_NONE;
+    uint64_t best_score = 0;
+    const uint32_t per_block = nk_fs_data_pages(fs);
+    for (uint32_t b = 0; b < fs->blocks; b++) {
+        const struct nk_fs_block *info = &fs->block_info[b];
+        if (!nk_fs_collectable(fs, b, oldest))
+            continue;
+        if (info->state != NK_FS_BLOCK_IN_USE)
+            return b; /* junk or checkpoint: nothing to copy */
+        if (info->live >= per_block)
+            continue;
+        uint64_t dead = per_block - info->live;
+        uint64_t age = fs->next_seq - info->seq;
+        uint64_t score = fs->config.gc_greedy
+                             ? dead
+                             : (dead * 1024u * (age + fs->blocks)) / (per_block + info->live);
+        if (best == NK_FS_NONE || score > best_score) {
+            best = b;
+            best_score = score;
+        }
+    }
+    if (oldest != NK_FS_NONE &&
+        (best == NK_FS_NONE || (!fs->config.gc_greedy && ++fs->gc_rotate >= NK_FS_WEAR_INTERVAL))) {
+        fs->gc_rotate = 0;
+        return oldest;
+    }
+    return best;
+}
+
+static int nk_fs_gc_copy_data(struct nk_fs *fs, uint32_t page, const struct nk_fs_tags *tags)
+{
+    struct nk_fs_obj *obj = nk_fs_obj_find(fs, tags->obj_id);
+    if (!obj || nk_fs_map_get(fs, obj, tags->chunk_id) != page) {
+        nk_fs_live_clear(fs, page); /* not the live copy after all */
+        return 0;
+    }
+    struct nk_fs_tags t = *tags;
+    t.extra = false;
+    /* After a truncate inside this chunk its old bytes past the end are
+     * still on flash: the copy, newer than the truncating header, must not
+     * carry them (a newer chunk's length extends the file at the next
+     * mount). */
+    uint64_t start = (uint64_t)(tags->chunk_id - 1) * fs->chunk_bytes;
+    uint64_t valid = obj->size > start ? obj->size - start : 0;
+    if (valid < t.n_bytes) {
+        t.n_bytes = (uint32_t)valid;
+        memset(fs->copy_buf + valid, 0, fs->chunk_bytes - (uint32_t)valid);
+    }
+    int64_t at = nk_fs_put_chunk(fs, &t, fs->copy_buf);
+    if (at < 0)
+        return (int)at;
+    int err = nk_fs_map_set(fs, obj, tags->chunk_id, (uint32_t)at);
+    if (err)
+        return err;
+    nk_fs_live_clear(fs, page);
+    nk_fs_live_set(fs, (uint32_t)at);
+    fs->chunks_copied++;
+    return 0;
+}
+
+static struct nk_fs_obj *nk_fs_header_owner(struct nk_fs *fs, uint32_t page,
+                                            const struct nk_fs_tags *tags)
+{
+    struct nk_fs_obj *obj = nk_fs_obj_find(fs, tags->obj_id);
+    return obj && obj->hdr_page == page ? obj : NULL;
+}
+
+/* Copies the chunk at `page` to the allocation block when it is live: a
+ * data chunk as it is (cut to the file's size), a header as a fresh header
+ * of its object. With `suspect`, a deletion header (of an object no longer
+ * in RAM) is copied too, as it is. Returns 0, 1 when the page cannot be
+ * read (it stays), or an error. */
+static int nk_fs_move_page(struct nk_fs *fs, uint32_t page, bool suspect)
+{
+    bool live = nk_fs_page_live(fs, page);
+    if (!live && !suspect)
+        return 0;
+    if (fs->cached_page == page)
+        fs->cached_page = NK_FS_NONE;
+    int err = nk_fs_page_read(fs, page, fs->copy_buf);
+    if (err == -NK_EIO)
+        return 1;
+    if (err)
+        return err;
+    struct nk_fs_tags tags;
+    int status =
+        fs->config.tags_place == NK_FS_TAGS_INBAND
+            ? nk_fs_tags_decode(fs->copy_buf + fs->page_size - NK_FS_TAGS_BYTES, false, &tags)
+            : nk_fs_tags_decode(fs->oob_buf + fs->config.tags_offset, !fs->config.no_tags_ecc,
+                                &tags);
+    if (status < 0 || status == NK_FS_TAGS_UNWRITTEN)
+        return live ? 1 : 0;
+    if (tags.chunk_id != 0)
+        return live ? nk_fs_gc_copy_data(fs, page, &tags) : 0;
+    struct nk_fs_obj *obj = nk_fs_header_owner(fs, page, &tags);
+    if (!obj) {
+        nk_fs_live_clear(fs, page);
+        if (suspect && tags.extra && !nk_fs_obj_find(fs, tags.obj_id) &&
+            (tags.extra_parent_id == NK_FS_OBJ_DELETED ||
+             tags.extra_parent_id == NK_FS_OBJ_UNLINKED)) {
+            /* A deletion that may have been cut: written again, so that it
+             * cannot fade away under a later mount. */
+            int64_t at = nk_fs_put_chunk(fs, &tags, fs->copy_buf);
+            if (at < 0)
+                return (int)at;
+        }
+        return 0;
+    }
+    if (!live)
+        return 0;
+    /* A header moves as a fresh header with the size the file has now (its
+     * data is all on flash first: a copied header newer than appended data
+     * must not cut that data off). */
+    if (fs->wbuf_dirty && fs->wbuf_obj == obj)
+        err = nk_fs_wbuf_program(fs);
+    struct nk_fs_hdr_edit edit;
+    if (!err)
+        err = nk_fs_hdr_load(fs, obj, &edit);
+    if (!err) {
+        edit.hdr.shrink = edit.was_shrink;
+        if (edit.was_shadows && !nk_fs_obj_find(fs, edit.was_shadows))
+            edit.hdr.shadows = edit.was_shadows;
+        err = nk_fs_hdr_store(fs, obj, &edit);
+    }
+    if (!err)
+        fs->chunks_copied++;
+    return err;
+}
+
+/* Moves every live chunk of `victim`; then erases it, or retires it. */
+static int nk_fs_collect(struct nk_fs *fs, uint32_t victim)
+{
+    struct nk_fs_block *info = &fs->block_info[victim];
+    const uint32_t base = victim * fs->pages_per_block;
+    fs->in_gc = true;
+    int err = 0;
+    for (uint32_t p = 0; p < fs->pages_per_block && !err; p++) {
+        err = nk_fs_move_page(fs, base + p, false);
+        if (err == 1) {
+            /* A live chunk that cannot be read stays where it is: its
+             * reads fail with EIO and fsck names its file. */
+            info->flags |= NK_FS_BLK_STUCK;
+            info->flags &= (uint8_t) ~(NK_FS_BLK_SCRUB | NK_FS_BLK_RETIRE);
+            fs->in_gc = false;
+            return 0;
+        }
+    }
+    fs->in_gc = false;
+    if (err)
+        return err;
+    fs->blocks_collected++;
+    if (info->flags & NK_FS_BLK_RETIRE) {
+        nk_fs_retire(fs, victim, true);
+        return 0;
+    }
+    return nk_fs_erase(fs, victim);
+}
+
+int nk_fs_write_recover(struct nk_fs *fs)
+{
+    /* Only the newest block can hold a page a power cut interrupted (older
+     * partly written blocks were handled by the mount after their own cut).
+     * Its last page can read clean now and fade after a few reads or a
+     * second: the chunk in it is written again now, while it still reads;
+     * the block itself is collected later. */
+    uint32_t newest = NK_FS_NONE;
+    for (uint32_t b = 0; b < fs->blocks; b++) {
+        const struct nk_fs_block *info = &fs->block_info[b];
+        if (info->state == NK_FS_BLOCK_IN_USE &&
+            (newest == NK_FS_NONE || info->seq > fs->block_info[newest].seq))
+            newest = b;
+    }
+    if (newest == NK_FS_NONE)
+        return 0;
+    const struct nk_fs_block *info = &fs->block_info[newest];
+    if (info->written == 0 || info->written >= fs->pages_per_block)
+        return 0;
+    /* A checkpoint means YAFFS2 stopped cleanly: no page was cut. */
+    if (fs->stats.blocks_checkpoint)
+        return 0;
+    uint32_t page = newest * fs->pages_per_block + info->written - 1u;
+    int err = nk_fs_make_room(fs, 1, 0, true);
+    if (err == -NK_ENOSPC) {
+        /* No room: the block is moved by the first call that writes. */
+        fs->block_info[newest].flags |= NK_FS_BLK_SCRUB;
+        return 0;
+    }
+    if (err)
+        return err;
+    fs->in_gc = true;
+    err = nk_fs_move_page(fs, page, true);
+    fs->in_gc = false;
+    return err < 0 ? err : 0;
+}
+
+static int nk_fs_erase_checkpoints(struct nk_fs *fs)
+{
+    for (uint32_t b = 0; b < fs->blocks; b++) {
+        if (fs->block_info[b].state == NK_FS_BLOCK_CHECKPOINT) {
+            int err = nk_fs_erase(fs, b);
+            if (err)
+                return err;
+        }
+    }
+    fs->stats.blocks_checkpoint = 0;
+    return 0;
+}
+
+int nk_fs_make_room(struct nk_fs *fs, uint32_t pages, uint32_t new_live, bool deleting)
+{
+    if (!fs->mounted)
+        return -NK_EINVAL;
+    if (!fs->writable)
+        return -NK_EROFS;
+    if (fs->in_gc)
+        return 0;
+    int err = 0;
+    if (fs->stats.blocks_checkpoint) {
+        /* A YAFFS2 checkpoint describes the tree before this write: it
+         * must go first, as YAFFS2 does. */
+        err = nk_fs_erase_checkpoints(fs);
+        if (err)
+            return err;
+    }
+    const uint32_t per_block = nk_fs_data_pages(fs);
+    uint64_t held = (uint64_t)fs->reserve * per_block;
+    if (!deleting && fs->live_chunks + new_live + held > fs->usable_chunks)
+        return nk_diag_set(&fs->diag, -NK_ENOSPC, "no space left");
+    /* A collection needs a block's worth of room to copy into; writes
+     * other than deletions leave the reserve for collections. */
+    uint64_t want = (uint64_t)pages + per_block + (deleting ? 0u : per_block);
+    uint32_t rounds = 2 * fs->blocks + 8;
+    bool passive_done = false;
+    for (;;) {
+        bool urgent = false;
+        bool short_of_space = nk_fs_free_pages(fs) < want;
+        bool low = fs->erased_blocks < fs->reserve && !passive_done;
+        uint32_t victim = nk_fs_pick_victim(fs, &urgent);
+        if (victim == NK_FS_NONE || (!short_of_space && !low && !urgent) || rounds-- == 0) {
+            if (short_of_space && nk_fs_free_pages(fs) < pages)
+                return nk_diag_set(&fs->diag, -NK_ENOSPC, "no space left");
+            return 0;
+        }
+        if (!short_of_space && !urgent)
+            passive_done = true; /* one collection per call while space is not short */
+        err = nk_fs_collect(fs, victim);
+        if (err)
+            return err;
+    }
+}
