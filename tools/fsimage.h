@@ -33,6 +33,10 @@ struct nk_fs_allocator nk_tool_heap_allocator(void);
 int nk_tool_fs_open(struct nk_tool_fs *t, struct nk_tool_image_opts *opts, nk_fs_report_fn report,
                     void *report_ctx);
 
+/* As nk_tool_fs_open() (same checks, on a read-only mount first), then
+ * mounts read-write: the image or device must be writable. */
+int nk_tool_fs_open_writable(struct nk_tool_fs *t, struct nk_tool_image_opts *opts);
+
 void nk_tool_fs_close(struct nk_tool_fs *t);
 
 /* "drwxr-xr-x"-style rendering of an st_mode into `out` (11 bytes). */

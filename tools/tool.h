@@ -29,6 +29,11 @@ extern const struct nk_tool_command nk_cmd_cat;
 extern const struct nk_tool_command nk_cmd_extract;
 extern const struct nk_tool_command nk_cmd_fsck;
 extern const struct nk_tool_command nk_cmd_mkimage;
+extern const struct nk_tool_command nk_cmd_put;
+extern const struct nk_tool_command nk_cmd_rm;
+extern const struct nk_tool_command nk_cmd_mkdir;
+extern const struct nk_tool_command nk_cmd_mv;
+extern const struct nk_tool_command nk_cmd_chmod;
 
 /* Prints "nandkit: MESSAGE" on stderr and returns exit status 2 (bad input)
  * so callers can `return nk_tool_fail(...)`. */
