@@ -624,6 +624,97 @@ static void test_fill_to_enospc_and_back_20_times_inband_4k(void **state)
     churn(NK_FS_LAYOUT_INBAND, 4096, 128);
 }
 
+/* The same churn with the flash failing: read noise on every page read (one
+ * bit in a few reads, sometimes two in one Hamming step), and blocks that
+ * start failing their programs or erases (5 of 64, 8 %) as the rounds go. */
+static void test_fill_and_churn_with_failing_blocks_and_read_noise(void **state)
+{
+    (void)state;
+    struct w *w = calloc(1, sizeof *w);
+    char why[NK_DIAG_LEN];
+    w->t.layout = NK_FS_LAYOUT_LINUX;
+    assert_int_equal(nk_sim_params_geometry(&w->t.params, 2048, 64, 64, 64, why), 0);
+    struct nk_sim_config sc;
+    memset(&sc, 0, sizeof sc);
+    sc.params = &w->t.params;
+    sc.seed = 99;
+    sc.faults_set = true;
+    sc.faults.strict_page_order = true;
+    sc.faults.enforce_nop = true;
+    sc.faults.raw_bit_error_rate = 2e-6;
+    assert_int_equal(nk_sim_open(&w->t.sim, &sc, why), 0);
+    assert_int_equal(nk_fs_testdev_attach(&w->t, why), 0);
+    w->config = nk_fs_testdev_config(&w->t);
+    w->config.read_only = false;
+    assert_int_equal(nk_fs_format(&w->config, NK_FS_LAYOUT_LINUX), 0);
+    assert_int_equal(nk_fs_mount(&w->fs, &w->config), 0);
+    struct nk_fs *fs = &w->fs;
+    const uint32_t size = 2 * fs->chunk_bytes + 700;
+    uint8_t *data = malloc(size);
+    int *alive = calloc(20000, sizeof *alive);
+    int first = 0;
+    unsigned injected = 0;
+    for (int round = 0; round < 20; round++) {
+        if (round % 4 == 1 && injected < 5) {
+            /* A block that holds data starts failing. */
+            uint32_t b = (uint32_t)(round * 13 + 5) % fs->blocks;
+            nk_sim_fail_inject(w->t.sim, b,
+                               round % 8 == 1 ? NK_SIM_FAIL_PROGRAM : NK_SIM_FAIL_ERASE, true);
+            injected++;
+        }
+        pattern(data, size, (unsigned)round);
+        for (;;) {
+            char path[32];
+            snprintf(path, sizeof path, "/f%d", first);
+            struct nk_fs_file f;
+            int err = nk_fs_file_open(fs, &f, path, NK_FS_O_WRONLY | NK_FS_O_CREAT);
+            if (err == -NK_ENOSPC)
+                break;
+            assert_int_equal(err, 0);
+            int32_t got = nk_fs_file_write(&f, data, size);
+            int cerr = nk_fs_file_close(&f);
+            if (got != (int32_t)size || cerr) {
+                assert_true(got == -NK_ENOSPC || got >= 0);
+                assert_int_equal(nk_fs_unlink(fs, path), 0);
+                break;
+            }
+            alive[first++] = round + 1;
+            assert_true(first < 20000);
+        }
+        for (int i = 0; i < first; i++) {
+            if (alive[i] && (i * 7 + round) % 3 != 0) {
+                char path[32];
+                snprintf(path, sizeof path, "/f%d", i);
+                assert_int_equal(nk_fs_unlink(fs, path), 0);
+                alive[i] = 0;
+            }
+        }
+        if (round % 5 == 4)
+            w_remount(w, false);
+        for (int i = 0; i < first; i++) {
+            if (!alive[i])
+                continue;
+            char path[32];
+            snprintf(path, sizeof path, "/f%d", i);
+            pattern(data, size, (unsigned)alive[i] - 1);
+            expect_file(fs, path, data, size);
+        }
+    }
+    struct nk_fs_statfs st;
+    assert_int_equal(nk_fs_statfs(fs, &st), 0);
+    struct nk_sim_counters c;
+    nk_sim_counters(w->t.sim, &c);
+    w_remount(w, false);
+    assert_true(fs->stats.blocks_bad >= 3);
+    printf("  20 rounds on 64 blocks, %u failing blocks injected: %d files written, %u bad at the "
+           "end, %llu bit errors injected, %llu corrected reads since the last mount\n",
+           injected, first, (unsigned)fs->stats.blocks_bad, (unsigned long long)c.bitflips_injected,
+           (unsigned long long)st.reads_corrected);
+    free(alive);
+    free(data);
+    w_close(w);
+}
+
 /* ----- faults ---------------------------------------------------------------------------- */
 
 static void test_program_and_erase_failures_retire_blocks_and_lose_nothing(void **state)
@@ -740,6 +831,7 @@ int main(void)
         cmocka_unit_test(test_directory_handles_survive_removals),
         cmocka_unit_test(test_fill_to_enospc_and_back_20_times_linux),
         cmocka_unit_test(test_fill_to_enospc_and_back_20_times_inband_4k),
+        cmocka_unit_test(test_fill_and_churn_with_failing_blocks_and_read_noise),
         cmocka_unit_test(test_program_and_erase_failures_retire_blocks_and_lose_nothing),
         cmocka_unit_test(test_an_uncorrectable_page_fails_only_its_reads_and_fsck_names_it),
         cmocka_unit_test(test_device_numbers_beyond_old_encode_dev_are_refused_by_the_builder),

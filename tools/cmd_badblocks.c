@@ -8,6 +8,7 @@
 #include "image.h"
 #include "nandkit/bbt.h"
 #include "nandkit/error.h"
+#include "save.h"
 #include "tool.h"
 
 static void nk_badblocks_help(FILE *out)
@@ -37,6 +38,18 @@ static const char *nk_state_name(int state)
     default:
         return "good";
     }
+}
+
+/* Closes the simulator (its last write back checked) and puts the copy in
+ * place of `target`. Returns 0 or the exit status after one line. */
+static int nk_badblocks_save(struct nk_tool_image *image, struct nk_tool_save *save,
+                             const char *target)
+{
+    int err = nk_sim_close(image->sim);
+    image->sim = NULL;
+    if (err)
+        return nk_tool_error("writing %s failed: %s", target, nk_strerror(err));
+    return nk_tool_save_commit(save);
 }
 
 static int nk_badblocks_run(int argc, char **argv)
@@ -82,13 +95,33 @@ static int nk_badblocks_run(int argc, char **argv)
         return nk_tool_fail("badblocks: unexpected argument '%s'", argv[optind]);
     opts.read_only = config.dry_run;
 
+    /* An image file changes in a copy beside it, renamed over it at the
+     * end; the real file is opened first, read-only, to check the input. */
     struct nk_tool_image image;
+    struct nk_tool_save save;
+    memset(&save, 0, sizeof save);
+    const char *target = opts.path;
+    if (!opts.read_only && !nk_tool_path_is_mtd(opts.path)) {
+        struct nk_tool_image_opts check = opts;
+        check.read_only = true;
+        int status = nk_tool_image_open(&image, &check);
+        if (status)
+            return status;
+        nk_tool_image_close(&image);
+        status = nk_tool_save_begin(&save, opts.path, true);
+        if (status)
+            return status;
+        opts.path = save.tmp;
+    }
     int status = nk_tool_image_open(&image, &opts);
-    if (status)
+    if (status) {
+        nk_tool_save_abort(&save);
         return status;
+    }
     struct nk_nand *nand = &image.nand;
     if (mark && mark_block >= nk_nand_blocks(nand)) {
         nk_tool_image_close(&image);
+        nk_tool_save_abort(&save);
         return nk_tool_fail("--mark %llu out of range: the device has %u blocks",
                             (unsigned long long)mark_block, nk_nand_blocks(nand));
     }
@@ -98,10 +131,25 @@ static int nk_badblocks_run(int argc, char **argv)
     int err = nk_bbt_attach(nand, &bbt, &config);
     if (!err && mark)
         err = nk_bbt_mark_worn(nand, (uint32_t)mark_block);
-    if (err) {
-        int code = nk_tool_error("bad-block table: %s", nk_tool_image_error(&image, err));
+    /* The tables are on the image only once written back: say "wrote" only then. */
+    char why[NK_DIAG_LEN] = "";
+    bool power_cut = image.sim && !nk_sim_powered(image.sim);
+    const char *failure = err ? nk_tool_image_error(&image, err) : NULL;
+    if ((!err || power_cut) && image.sim && !config.dry_run && nk_sim_sync(image.sim, why) != 0) {
+        int code = nk_tool_error("writing %s failed: %s", target, why);
         free(config.memory);
         nk_tool_image_close(&image);
+        nk_tool_save_abort(&save);
+        return code;
+    }
+    if (err) {
+        int code = nk_tool_error("bad-block table: %s", failure);
+        /* A simulated power cut leaves what the chip would hold, as asked. */
+        if (power_cut && save.tmp && nk_badblocks_save(&image, &save, target))
+            code = 1;
+        free(config.memory);
+        nk_tool_image_close(&image);
+        nk_tool_save_abort(&save);
         return code;
     }
     const struct nk_bbt_info *info = &bbt.info;
@@ -153,8 +201,10 @@ static int nk_badblocks_run(int argc, char **argv)
                nk_nand_blocks(nand), info->factory_bad, info->worn);
     }
     free(config.memory);
+    status = save.tmp ? nk_badblocks_save(&image, &save, target) : 0;
     nk_tool_image_close(&image);
-    return 0;
+    nk_tool_save_abort(&save);
+    return status;
 }
 
 const struct nk_tool_command nk_cmd_badblocks = {

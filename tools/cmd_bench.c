@@ -10,6 +10,7 @@
 #include "image.h"
 #include "nandkit/error.h"
 #include "nkbench.h"
+#include "save.h"
 #include "tool.h"
 
 enum nk_bench_ecc {
@@ -337,12 +338,18 @@ static int nk_bench_cmd(int argc, char **argv)
     else
         nk_bench_print_table(stdout, results, count);
     if (o.svg) {
-        FILE *f = fopen(o.svg, "w");
+        /* Drawn in memory, then written as a whole (temporary file, rename). */
+        char *svg = NULL;
+        size_t svg_len = 0;
+        FILE *f = open_memstream(&svg, &svg_len);
         if (!f)
-            return nk_tool_error("cannot write --svg '%s'", o.svg);
+            return nk_tool_error("cannot write --svg '%s': out of memory", o.svg);
         nk_bench_write_svg(f, results, count);
-        if (fclose(f) != 0)
-            return nk_tool_error("cannot write --svg '%s'", o.svg);
+        int status_svg = fclose(f) != 0 ? nk_tool_error("cannot write --svg '%s'", o.svg)
+                                        : nk_tool_write_file("--svg ", o.svg, svg, svg_len);
+        free(svg);
+        if (status_svg)
+            return status_svg;
     }
     return 0;
 }

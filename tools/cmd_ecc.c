@@ -12,6 +12,7 @@
 
 #include "nandkit/ecc.h"
 #include "nandkit/error.h"
+#include "save.h"
 #include "tool.h"
 
 static void nk_ecc_help(FILE *out)
@@ -336,17 +337,9 @@ static int nk_ecc_run(int argc, char **argv)
         goto out;
     }
     if (output) {
-        FILE *f = fopen(output, "wb");
-        if (!f) {
-            status = nk_tool_error("cannot create '%s': %s", output, strerror(errno));
+        status = nk_tool_write_file("", output, data, size); /* temporary file, then rename */
+        if (status)
             goto out;
-        }
-        bool ok = fwrite(data, 1, size, f) == size;
-        ok = (fclose(f) == 0) && ok;
-        if (!ok) {
-            status = nk_tool_error("cannot write '%s'", output);
-            goto out;
-        }
     }
     status = any_uncorrectable ? 1 : 0;
 out:

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* nandkit extract: a YAFFS2 image's tree into a host directory. */
+#define _GNU_SOURCE /* O_NOFOLLOW, *at() */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -24,23 +25,32 @@ static void nk_extract_help(FILE *out)
             "directories, symlinks (verbatim targets), hard links as hard links, and\n"
             "lost+found, FIFOs, and device nodes when run as root (otherwise, and for\n"
             "sockets, a warning). Permission bits (setuid, setgid, sticky included) and\n"
-            "modification times are kept; owners too when run as root.\n\n"
+            "modification times are kept; owners too when run as root. Nothing already in\n"
+            "DEST_DIR is followed when it is a symbolic link: entries are created relative to\n"
+            "their directory, never through a link this extraction did not create, as tar\n"
+            "does by default.\n\n"
             "Options:\n" NK_TOOL_IMAGE_HELP
             "\nExit status: 0 extracted, 1 something could not be read or written, 2 bad input.\n");
 }
 
 struct nk_link_seen {
     uint32_t ino;
-    char *host_path;
+    char *rel_path; /* first name, relative to DEST_DIR */
 };
 
 struct nk_extract {
     struct nk_fs *fs;
     int status;
-    struct nk_link_seen *links; /* files with hard links: first host path */
+    int dest_fd;                /* DEST_DIR */
+    struct nk_link_seen *links; /* files with hard links: first name */
     size_t link_count, link_cap;
     uint8_t *buf;
 };
+
+/* Every entry is made relative to the file descriptor of its directory,
+ * which this extraction created or opened without following a link: an
+ * existing symlink in DEST_DIR is never followed (O_NOFOLLOW, O_EXCL,
+ * *at() calls, fchmod/fchown/futimens on the descriptor), as tar does. */
 
 static void nk_extract_warn(struct nk_extract *x, const char *what, const char *path, int err)
 {
@@ -48,32 +58,51 @@ static void nk_extract_warn(struct nk_extract *x, const char *what, const char *
     x->status = 1;
 }
 
-static void nk_extract_times(const char *host, const struct nk_fs_stat *st, bool symlink)
+static void nk_extract_times_of(const struct nk_fs_stat *st, struct timespec times[2])
 {
-    struct timespec times[2];
     times[0].tv_sec = (time_t)st->atime;
     times[0].tv_nsec = 0;
     times[1].tv_sec = (time_t)st->mtime;
     times[1].tv_nsec = 0;
-    utimensat(AT_FDCWD, host, times, symlink ? AT_SYMLINK_NOFOLLOW : 0);
 }
 
-static void nk_extract_owner(const char *host, const struct nk_fs_stat *st)
+/* Owner, mode and times of what `fd` is open on. */
+static void nk_extract_attrs_fd(struct nk_extract *x, int fd, const char *host,
+                                const struct nk_fs_stat *st)
 {
-    if (geteuid() == 0 && lchown(host, st->uid, st->gid) != 0)
+    if (geteuid() == 0 && fchown(fd, st->uid, st->gid) != 0)
         fprintf(stderr, "nandkit: warning: cannot set the owner of %s\n", host);
+    if (fchmod(fd, st->mode & 07777u) != 0)
+        nk_extract_warn(x, "cannot set the mode of", host, errno);
+    struct timespec times[2];
+    nk_extract_times_of(st, times);
+    futimens(fd, times);
+}
+
+/* Owner, mode (not for symlinks) and times of `name` in `dir_fd`, never
+ * through a link. */
+static void nk_extract_attrs_at(struct nk_extract *x, int dir_fd, const char *name,
+                                const char *host, const struct nk_fs_stat *st, bool symlink)
+{
+    if (geteuid() == 0 && fchownat(dir_fd, name, st->uid, st->gid, AT_SYMLINK_NOFOLLOW) != 0)
+        fprintf(stderr, "nandkit: warning: cannot set the owner of %s\n", host);
+    if (!symlink && fchmodat(dir_fd, name, st->mode & 07777u, AT_SYMLINK_NOFOLLOW) != 0)
+        nk_extract_warn(x, "cannot set the mode of", host, errno);
+    struct timespec times[2];
+    nk_extract_times_of(st, times);
+    utimensat(dir_fd, name, times, AT_SYMLINK_NOFOLLOW);
 }
 
 static const char *nk_extract_linked(struct nk_extract *x, uint32_t ino)
 {
     for (size_t i = 0; i < x->link_count; i++) {
         if (x->links[i].ino == ino)
-            return x->links[i].host_path;
+            return x->links[i].rel_path;
     }
     return NULL;
 }
 
-static void nk_extract_remember(struct nk_extract *x, uint32_t ino, const char *host)
+static void nk_extract_remember(struct nk_extract *x, uint32_t ino, const char *path)
 {
     if (x->link_count == x->link_cap) {
         size_t cap = x->link_cap ? 2 * x->link_cap : 16;
@@ -84,17 +113,17 @@ static void nk_extract_remember(struct nk_extract *x, uint32_t ino, const char *
         x->link_cap = cap;
     }
     x->links[x->link_count].ino = ino;
-    x->links[x->link_count].host_path = strdup(host);
+    x->links[x->link_count].rel_path = strdup(path + 1); /* image paths start with '/' */
     x->link_count++;
 }
 
-static void nk_extract_file(struct nk_extract *x, const char *path, const char *host,
-                            const struct nk_fs_stat *st)
+static void nk_extract_file(struct nk_extract *x, const char *path, int dir_fd, const char *name,
+                            const char *host, const struct nk_fs_stat *st)
 {
     if (st->nlink > 1) {
         const char *first = nk_extract_linked(x, st->ino);
         if (first) {
-            if (link(first, host) != 0)
+            if (linkat(x->dest_fd, first, dir_fd, name, 0) != 0)
                 nk_extract_warn(x, "cannot link", host, errno);
             return;
         }
@@ -105,7 +134,7 @@ static void nk_extract_file(struct nk_extract *x, const char *path, const char *
         nk_extract_warn(x, "cannot open", path, err);
         return;
     }
-    int fd = open(host, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    int fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         nk_extract_warn(x, "cannot create", host, errno);
         nk_fs_file_close(&file);
@@ -121,13 +150,11 @@ static void nk_extract_file(struct nk_extract *x, const char *path, const char *
     if (n < 0)
         nk_extract_warn(x, "cannot read", path, n);
     nk_fs_file_close(&file);
-    close(fd);
-    nk_extract_owner(host, st);
-    if (chmod(host, st->mode & 07777u) != 0)
-        nk_extract_warn(x, "cannot set the mode of", host, errno);
-    nk_extract_times(host, st, false);
+    nk_extract_attrs_fd(x, fd, host, st);
+    if (close(fd) != 0)
+        nk_extract_warn(x, "cannot write", host, errno);
     if (st->nlink > 1)
-        nk_extract_remember(x, st->ino, host);
+        nk_extract_remember(x, st->ino, path);
 }
 
 /* Linux's device number encoding as YAFFS2 stores rdev (old_encode_dev
@@ -137,15 +164,15 @@ static dev_t nk_extract_rdev(uint32_t rdev)
     return makedev((rdev & 0xfff00u) >> 8, (rdev & 0xffu) | ((rdev >> 12) & 0xfff00u));
 }
 
-static void nk_extract_special(struct nk_extract *x, const char *path, const char *host,
-                               const struct nk_fs_stat *st)
+static void nk_extract_special(struct nk_extract *x, const char *path, int dir_fd, const char *name,
+                               const char *host, const struct nk_fs_stat *st)
 {
     uint32_t format = st->mode & NK_FS_S_IFMT;
     int made;
     if (format == NK_FS_S_IFIFO) {
-        made = mkfifo(host, 0600);
+        made = mkfifoat(dir_fd, name, 0600);
     } else if ((format == NK_FS_S_IFCHR || format == NK_FS_S_IFBLK) && geteuid() == 0) {
-        made = mknod(host, (mode_t)(format | 0600u), nk_extract_rdev(st->rdev));
+        made = mknodat(dir_fd, name, (mode_t)(format | 0600u), nk_extract_rdev(st->rdev));
     } else {
         fprintf(stderr, "nandkit: warning: %s is a %s (mode 0%o): skipped\n", path,
                 format == NK_FS_S_IFSOCK ? "socket" : "device node (root only)", st->mode);
@@ -155,10 +182,7 @@ static void nk_extract_special(struct nk_extract *x, const char *path, const cha
         nk_extract_warn(x, "cannot create", host, errno);
         return;
     }
-    nk_extract_owner(host, st);
-    if (chmod(host, st->mode & 07777u) != 0)
-        nk_extract_warn(x, "cannot set the mode of", host, errno);
-    nk_extract_times(host, st, false);
+    nk_extract_attrs_at(x, dir_fd, name, host, st, false);
 }
 
 static int nk_extract_compare(const void *a, const void *b)
@@ -166,11 +190,11 @@ static int nk_extract_compare(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void nk_extract_dir(struct nk_extract *x, const char *path, const char *host,
+static void nk_extract_dir(struct nk_extract *x, const char *path, int dir_fd, const char *host,
                            unsigned depth);
 
-static void nk_extract_entry(struct nk_extract *x, const char *path, const char *host,
-                             unsigned depth)
+static void nk_extract_entry(struct nk_extract *x, const char *path, int dir_fd, const char *name,
+                             const char *host, unsigned depth)
 {
     struct nk_fs_stat st;
     int err = nk_fs_lstat(x->fs, path, &st);
@@ -179,19 +203,25 @@ static void nk_extract_entry(struct nk_extract *x, const char *path, const char 
         return;
     }
     switch (st.type) {
-    case NK_FS_TYPE_DIR:
-        if (mkdir(host, 0700) != 0 && errno != EEXIST) {
+    case NK_FS_TYPE_DIR: {
+        if (mkdirat(dir_fd, name, 0700) != 0 && errno != EEXIST) {
             nk_extract_warn(x, "cannot create", host, errno);
             return;
         }
-        nk_extract_dir(x, path, host, depth + 1);
+        /* An existing directory is used; a symlink in its place is not followed. */
+        int fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) {
+            nk_extract_warn(x, "cannot create", host,
+                            errno == ELOOP ? ENOTDIR : errno); /* a link is not a directory */
+            return;
+        }
+        nk_extract_dir(x, path, fd, host, depth + 1);
         /* Mode and times last: a read-only directory must still take its
          * children, and adding them would change its mtime. */
-        nk_extract_owner(host, &st);
-        if (chmod(host, st.mode & 07777u) != 0)
-            nk_extract_warn(x, "cannot set the mode of", host, errno);
-        nk_extract_times(host, &st, false);
+        nk_extract_attrs_fd(x, fd, host, &st);
+        close(fd);
         break;
+    }
     case NK_FS_TYPE_SYMLINK: {
         char target[NK_FS_ALIAS_MAX + 1];
         err = nk_fs_readlink(x->fs, path, target, sizeof target);
@@ -199,20 +229,19 @@ static void nk_extract_entry(struct nk_extract *x, const char *path, const char 
             nk_extract_warn(x, "cannot read link", path, err);
             return;
         }
-        if (symlink(target, host) != 0) {
+        if (symlinkat(target, dir_fd, name) != 0) {
             nk_extract_warn(x, "cannot create", host, errno);
             return;
         }
-        nk_extract_owner(host, &st);
-        nk_extract_times(host, &st, true);
+        nk_extract_attrs_at(x, dir_fd, name, host, &st, true);
         break;
     }
     case NK_FS_TYPE_FILE:
     case NK_FS_TYPE_HARDLINK:
-        nk_extract_file(x, path, host, &st);
+        nk_extract_file(x, path, dir_fd, name, host, &st);
         break;
     default:
-        nk_extract_special(x, path, host, &st);
+        nk_extract_special(x, path, dir_fd, name, host, &st);
         break;
     }
 }
@@ -220,7 +249,8 @@ static void nk_extract_entry(struct nk_extract *x, const char *path, const char 
 /* Deeper trees only come from corrupted images; stop before the stack does. */
 #define NK_EXTRACT_MAX_DEPTH 256
 
-static void nk_extract_dir(struct nk_extract *x, const char *path, const char *host, unsigned depth)
+static void nk_extract_dir(struct nk_extract *x, const char *path, int dir_fd, const char *host,
+                           unsigned depth)
 {
     if (depth > NK_EXTRACT_MAX_DEPTH) {
         fprintf(stderr, "nandkit: %s: more than %d directory levels, not extracted\n", path,
@@ -249,17 +279,26 @@ static void nk_extract_dir(struct nk_extract *x, const char *path, const char *h
                 break;
             names = grown;
         }
-        names[count++] = strdup(entry.name);
+        names[count] = strdup(entry.name);
+        if (names[count])
+            count++;
     }
     nk_fs_dir_close(&dir);
-    if (!names)
+    if (!names) {
+        nk_extract_warn(x, "out of memory listing", path, ENOMEM);
         return;
+    }
     qsort(names, count, sizeof *names, nk_extract_compare);
     for (size_t i = 0; i < count; i++) {
-        char child[8192], host_child[8192];
-        nk_tool_path_join(child, sizeof child, path, names[i]);
-        nk_tool_path_join(host_child, sizeof host_child, host, names[i]);
-        nk_extract_entry(x, child, host_child, depth);
+        /* Whole paths, however long: they name entries in messages only. */
+        char *child = nk_tool_path_dup(path, names[i]);
+        char *host_child = nk_tool_path_dup(host, names[i]);
+        if (child && host_child)
+            nk_extract_entry(x, child, dir_fd, names[i], host_child, depth);
+        else
+            nk_extract_warn(x, "out of memory extracting", path, ENOMEM);
+        free(child);
+        free(host_child);
         free(names[i]);
     }
     free(names);
@@ -288,13 +327,21 @@ static int nk_extract_run(int argc, char **argv)
         nk_tool_fs_close(&t);
         return nk_tool_fail("cannot create %s: %s", dest, strerror(errno));
     }
-    struct nk_extract x = {.fs = &t.fs, .buf = malloc(65536)};
+    /* DEST_DIR itself is the user's choice and may be a link to a directory. */
+    int dest_fd = open(dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dest_fd < 0) {
+        nk_tool_fs_close(&t);
+        return nk_tool_fail("DEST_DIR %s: %s", dest,
+                            errno == ENOTDIR ? "not a directory" : strerror(errno));
+    }
+    struct nk_extract x = {.fs = &t.fs, .dest_fd = dest_fd, .buf = malloc(65536)};
     if (x.buf)
-        nk_extract_dir(&x, "/", dest, 0);
+        nk_extract_dir(&x, "/", dest_fd, dest, 0);
     else
         x.status = nk_tool_error("out of memory");
+    close(dest_fd);
     for (size_t i = 0; i < x.link_count; i++)
-        free(x.links[i].host_path);
+        free(x.links[i].rel_path);
     free(x.links);
     free(x.buf);
     nk_tool_fs_close(&t);

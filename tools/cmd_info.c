@@ -63,15 +63,31 @@ static void nk_info_limits(const struct nk_chip_info *info, double limits[3])
  * the factory markers say when there is no table. */
 static int nk_info_count_bad(struct nk_nand *nand, uint32_t *bad)
 {
+    *bad = 0;
+    if (nk_nand_blocks(nand) <= NK_BBT_MAX_BLOCKS) {
+        /* No room for a table: the factory markers are all there is. */
+        for (uint32_t b = 0; b < nk_nand_blocks(nand); b++) {
+            int state = nk_nand_block_is_bad(nand, b);
+            if (state < 0)
+                return state;
+            *bad += (uint32_t)state;
+        }
+        return 0;
+    }
     struct nk_bbt bbt;
+    memset(&bbt, 0, sizeof bbt);
     struct nk_bbt_config config;
     memset(&config, 0, sizeof config);
     config.dry_run = true;
     config.memory_size = nk_bbt_memory_size(nand);
     config.memory = malloc(config.memory_size);
+    if (!config.memory)
+        return -NK_ENOMEM;
     int err = nk_bbt_attach(nand, &bbt, &config);
-    *bad = bbt.info.factory_bad + bbt.info.worn;
-    nk_bbt_detach(nand);
+    if (!err) {
+        *bad = bbt.info.factory_bad + bbt.info.worn;
+        nk_bbt_detach(nand);
+    }
     free(config.memory);
     return err;
 }

@@ -23,7 +23,9 @@ static void nk_ls_help(FILE *out)
             "  --json                  a JSON array of {path, type (file, dir, symlink,\n"
             "                          hardlink, special), size, mode (octal string), uid, gid,\n"
             "                          mtime, nlink, obj_id, ino, link_target (symlinks),\n"
-            "                          hardlink_target_id (hard links)}\n\n"
+            "                          hardlink_target_id (hard links)}; a name byte that\n"
+            "                          is not UTF-8, XX, is written \\uDCXX (a lone surrogate,\n"
+            "                          as Python's surrogateescape)\n\n"
             "Exit status: 0 listed, 1 an entry could not be read, 2 bad input.\n");
 }
 
@@ -164,9 +166,12 @@ static void nk_ls_dir(struct nk_ls *ls, const char *path, unsigned depth)
     if (!items)
         return;
     for (size_t i = 0; i < count; i++) {
-        char child[8192];
-        nk_tool_path_join(child, sizeof child, path, items[i].name);
-        if (items[i].err) {
+        /* As long as the path is: a cut path would name another entry. */
+        char *child = nk_tool_path_dup(path, items[i].name);
+        if (!child) {
+            fprintf(stderr, "nandkit: out of memory listing %s\n", path);
+            ls->status = 1;
+        } else if (items[i].err) {
             fprintf(stderr, "nandkit: %s: %s\n", child, nk_strerror(items[i].err));
             ls->status = 1;
         } else {
@@ -174,6 +179,7 @@ static void nk_ls_dir(struct nk_ls *ls, const char *path, unsigned depth)
             if (ls->recursive && items[i].st.type == NK_FS_TYPE_DIR)
                 nk_ls_dir(ls, child, depth + 1);
         }
+        free(child);
         free(items[i].name);
     }
     free(items);

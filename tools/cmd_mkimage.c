@@ -26,6 +26,7 @@
 #include "fsimage.h"
 #include "image.h"
 #include "nandkit/error.h"
+#include "save.h"
 #include "tool.h"
 
 static void nk_mkimage_help(FILE *out)
@@ -44,6 +45,11 @@ static void nk_mkimage_help(FILE *out)
             "ends with the last block written, as mkyaffs2image's output does, and reads back\n"
             "with --geometry P,O,N. No IMAGE.nksim sidecar is made (one that exists is kept\n"
             "up to date).\n\n"
+            "An image file is built in a temporary copy beside it (IMAGE.nktmp-XXXXXX, holes\n"
+            "kept), made durable and renamed over IMAGE at the end: a kill, a full disk or a\n"
+            "failed build leaves the old image as it was (a kill may leave the temporary\n"
+            "file). Memory stays the same whatever the image size: pages go to the file as\n"
+            "they are written.\n\n"
             "An existing image or /dev/mtdN is overwritten: every good block of the file\n"
             "system's blocks is erased (bad ones are skipped; a block that fails to erase is\n"
             "marked bad), then written in order, each block with the next sequence number\n"
@@ -419,11 +425,13 @@ static int nk_mkimage_file_data(struct nk_mkimage *m, struct nk_mkimage_node *n)
     if (got < 0 && !status)
         status = nk_tool_error("cannot read %s: %s", n->path, strerror(errno));
     close(fd);
+    /* A file that changed under the build would be stored half old, half
+     * new: refused, and the image is left as it was. */
     if (!status && total != (uint64_t)n->st.st_size)
-        fprintf(stderr,
-                "nandkit: warning: %s changed while being read: %llu bytes stored, not "
-                "%llu\n",
-                n->path, (unsigned long long)total, (unsigned long long)n->st.st_size);
+        status =
+            nk_tool_error("%s changed while being read (%llu bytes, not the %llu planned): "
+                          "nothing written; build again from a quiet tree",
+                          n->path, (unsigned long long)total, (unsigned long long)n->st.st_size);
     if (status)
         return status;
     int err = nk_fs_build_file_end(&m->builder);
@@ -483,7 +491,7 @@ static int nk_mkimage_build(struct nk_mkimage *m)
 /* ----- the image ------------------------------------------------------------------------------ */
 
 /* Creates a missing image file as an erased chip: an empty file, no sidecar. */
-static int nk_mkimage_create(struct nk_tool_image_opts *opts, uint64_t blocks)
+static int nk_mkimage_create(struct nk_tool_image_opts *opts, uint64_t blocks, const char *shown)
 {
     struct nk_tool_image_opts create = *opts;
     create.create = true;
@@ -523,9 +531,15 @@ static int nk_mkimage_create(struct nk_tool_image_opts *opts, uint64_t blocks)
     struct nk_sim *sim;
     char why[NK_DIAG_LEN] = "";
     int err = nk_sim_open(&sim, &config, why);
+    if (err == -NK_EINVAL) /* a part the simulator cannot model: bad input */
+        return nk_tool_fail("cannot create %s with %s %s: %s", shown,
+                            opts->chip ? "--chip" : "--geometry",
+                            opts->chip ? opts->chip : create.geometry, why);
     if (err)
-        return nk_tool_error("cannot create %s: %s", opts->path, why[0] ? why : nk_strerror(err));
-    nk_sim_close(sim);
+        return nk_tool_error("cannot create %s: %s", shown, why[0] ? why : nk_strerror(err));
+    err = nk_sim_close(sim);
+    if (err)
+        return nk_tool_error("cannot create %s: %s", shown, nk_strerror(err));
     /* Opened again as an existing image: the block count now comes with it. */
     if (create.geometry != opts->geometry)
         opts->geometry = strdup(create.geometry);
@@ -636,16 +650,31 @@ static int nk_mkimage_run(int argc, char **argv)
         m.sidecar_exists = stat(sidecar, &m.sidecar_st) == 0;
     int status = nk_mkimage_plan_dir(&m, m.src, NK_MKIMAGE_NO_PARENT, 0);
     const char *created_geometry = NULL;
-    bool created = false, built = false;
+    bool built = false;
     bool empty_file = m.image_exists && S_ISREG(m.image_st.st_mode) && m.image_st.st_size == 0;
-    if (!status && !is_mtd && (!m.image_exists || empty_file)) {
+    bool fresh = !m.image_exists || empty_file;
+    /* An image file is built in a temporary copy beside it and renamed over
+     * it at the end: a kill or a failure never leaves half a build under its
+     * name. Its geometry is checked against the real file first. */
+    struct nk_tool_save save;
+    memset(&save, 0, sizeof save);
+    if (!status && !is_mtd && !fresh) {
+        struct nk_sim_params params;
+        status = nk_tool_params_from_opts(&opts, &params);
+    }
+    if (!status && !is_mtd) {
+        status = nk_tool_save_begin(&save, m.image_path, m.image_exists);
+        if (!status)
+            opts.path = save.tmp;
+    }
+    if (!status && !is_mtd && fresh) {
         const char *given = opts.geometry;
-        status = nk_mkimage_create(&opts, blocks);
-        created = status == 0;
+        status = nk_mkimage_create(&opts, blocks, m.image_path);
         if (opts.geometry != given)
             created_geometry = opts.geometry;
     }
     if (status) {
+        nk_tool_save_abort(&save);
         nk_mkimage_free(&m);
         return status;
     }
@@ -653,12 +682,12 @@ static int nk_mkimage_run(int argc, char **argv)
     struct nk_tool_image image;
     opts.read_only = false;
     opts.no_sidecar = !m.sidecar_exists; /* a raw image stays one */
+    opts.write_through = true;           /* memory independent of the image size */
     status = nk_tool_image_open(&image, &opts);
     free((void *)created_geometry);
     if (status) {
+        nk_tool_save_abort(&save);
         nk_mkimage_free(&m);
-        if (created)
-            unlink(opts.path);
         return status;
     }
     m.image = &image;
@@ -682,11 +711,12 @@ static int nk_mkimage_run(int argc, char **argv)
     struct nk_fs_build_config config = {
         .part = &part, .layout = layout, .progress = nk_mkimage_progress, .progress_ctx = &m};
     int err = nk_fs_build_begin(&m.builder, &config, workspace, workspace_size);
-    if (err) {
+    if (err && image.sim && !nk_sim_powered(image.sim)) /* cut during the bad-block scan */
+        status = nk_tool_error("%s: %s", m.image_path, nk_tool_image_error(&image, err));
+    else if (err)
         status = err == -NK_EINVAL || err == -NK_ENOSPC
-                     ? nk_tool_fail("%s: %s", opts.path, m.builder.diag.text)
-                     : nk_tool_error("%s: %s", opts.path, m.builder.diag.text);
-    }
+                     ? nk_tool_fail("%s: %s", m.image_path, m.builder.diag.text)
+                     : nk_tool_error("%s: %s", m.image_path, m.builder.diag.text);
     if (!status)
         status = nk_mkimage_check_space(&m, &image, &part);
     built = !status;
@@ -700,20 +730,30 @@ static int nk_mkimage_run(int argc, char **argv)
         /* Writing a large image file out can take as long as the build. */
         uint64_t written = stats.chunks_written * (uint64_t)nk_nand_page_size(&image.nand);
         if (image.sim && m.progress && (m.reported || written >= (256u << 20)))
-            fprintf(stderr, "mkimage: saving %s\n", opts.path);
+            fprintf(stderr, "mkimage: saving %s\n", m.image_path);
         char why[NK_DIAG_LEN] = "";
         if (image.sim && nk_sim_sync(image.sim, why) != 0 && !status)
-            status = nk_tool_error("writing %s failed: %s", opts.path, why);
+            status = nk_tool_error("writing %s failed: %s", m.image_path, why);
         if (!status)
             nk_mkimage_summary(&m, &stats, nk_fs_layout_name(layout), &image);
     }
     free(workspace);
-out:
+out:;
+    /* A simulated power cut leaves what the chip would hold, as asked;
+     * any other failure leaves the image as it was. */
+    bool power_cut = image.sim && !nk_sim_powered(image.sim);
+    int err_close = image.sim ? nk_sim_close(image.sim) : 0;
+    image.sim = NULL;
     nk_tool_image_close(&image);
+    if (err_close && (!status || power_cut))
+        status = nk_tool_error("writing %s failed: %s", m.image_path, nk_strerror(err_close));
+    else if (save.tmp && (!status || power_cut)) {
+        int commit = nk_tool_save_commit(&save);
+        if (commit)
+            status = commit;
+    }
+    nk_tool_save_abort(&save);
     nk_mkimage_free(&m);
-    /* A refusal leaves no image behind that was not there before. */
-    if (status && created && !built)
-        unlink(opts.path);
     return status;
 }
 

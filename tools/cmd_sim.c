@@ -8,6 +8,7 @@
 
 #include "image.h"
 #include "nandkit/error.h"
+#include "save.h"
 #include "tool.h"
 
 static void nk_sim_help(FILE *out)
@@ -130,10 +131,18 @@ static int nk_sim_create(int argc, char **argv)
         return status;
     }
 
+    /* Made beside the target and renamed over it: an image already there
+     * stays whole until the new one is complete. */
+    struct nk_tool_save save;
+    status = nk_tool_save_begin(&save, opts.path, false);
+    if (status) {
+        free(bad_list);
+        return status;
+    }
     struct nk_sim_config config;
     memset(&config, 0, sizeof config);
     config.params = &params;
-    config.image_path = opts.path;
+    config.image_path = save.tmp;
     config.create = true;
     config.seed = opts.seed;
     config.factory_bad_blocks = bad_count;
@@ -144,8 +153,21 @@ static int nk_sim_create(int argc, char **argv)
     int err = nk_sim_open(&sim, &config, why);
     free(bad_list);
     if (err)
+        nk_tool_save_abort(&save);
+    if (err == -NK_EINVAL) /* a part the simulator cannot model: bad input */
+        return nk_tool_fail("cannot create %s with %s %s: %s", opts.path,
+                            opts.chip ? "--chip" : "--geometry",
+                            opts.chip ? opts.chip : opts.geometry, why);
+    if (err)
         return nk_tool_error("%s", why[0] ? why : nk_strerror(err));
-    nk_sim_close(sim);
+    err = nk_sim_close(sim);
+    if (err) {
+        nk_tool_save_abort(&save);
+        return nk_tool_error("cannot write %s: %s", opts.path, nk_strerror(err));
+    }
+    status = nk_tool_save_commit(&save);
+    if (status)
+        return status;
     const struct nk_chip_info *c = &params.chip;
     printf("created %s: %s %s, %u blocks of %u x (%u + %u) bytes\n", opts.path, c->vendor, c->model,
            c->blocks, c->pages_per_block, c->page_size, c->oob_size);

@@ -59,10 +59,77 @@ static bool nk_tool_has_data(struct nk_tool_fs *t)
     return found;
 }
 
+static void nk_tool_fs_report(void *ctx, const struct nk_fs_problem *problem)
+{
+    struct nk_tool_fs *t = ctx;
+    if (problem->kind == NK_FS_PROBLEM_TAGS_ECC || problem->kind == NK_FS_PROBLEM_TAGS_INVALID ||
+        problem->kind == NK_FS_PROBLEM_TORN_CHUNK) {
+        if (t->tag_problems < NK_TOOL_FS_TAG_PROBLEMS)
+            t->tag_problem_pages[t->tag_problems] = problem->page;
+        t->tag_problems++;
+    }
+    if (t->report)
+        t->report(t->report_ctx, problem);
+}
+
+/* True when every page whose tags the mount could not use is the last
+ * written page of its block (the next one erased): what a program cut short
+ * by power loss leaves, not what a wrong layout gives. */
+static bool nk_tool_problems_are_torn(struct nk_tool_fs *t)
+{
+    if (t->tag_problems == 0 || t->tag_problems > NK_TOOL_FS_TAG_PROBLEMS)
+        return false;
+    struct nk_nand *nand = &t->image.nand;
+    uint32_t ppb = nk_nand_pages_per_block(nand);
+    uint32_t page_size = nk_nand_page_size(nand), oob_size = nk_nand_oob_size(nand);
+    uint8_t *buf = malloc((size_t)page_size + oob_size);
+    bool torn = buf != NULL;
+    for (uint32_t i = 0; torn && i < t->tag_problems; i++) {
+        uint32_t page = t->image.part.first_block * ppb + t->tag_problem_pages[i];
+        if ((page + 1) % ppb == 0)
+            continue; /* the block's last page */
+        if (nk_nand_read_page(nand, page + 1, buf, buf + page_size, NK_OOB_RAW) < 0) {
+            torn = false;
+            break;
+        }
+        for (uint32_t b = 0; b < page_size + oob_size && torn; b++)
+            torn = buf[b] == 0xff;
+    }
+    free(buf);
+    return torn;
+}
+
+static int nk_tool_report_torn(struct nk_tool_fs *t)
+{
+    uint32_t ppb = nk_nand_pages_per_block(&t->image.nand);
+    uint32_t page = t->tag_problem_pages[0];
+    return nk_tool_error("page %u (block %u, page %u)%s cut short while being programmed "
+                         "(power loss): %u torn page%s at the end of %s block%s and no other "
+                         "YAFFS2 data",
+                         page, page / ppb, page % ppb,
+                         t->tag_problems > 1 ? " and others were" : " was", t->tag_problems,
+                         t->tag_problems > 1 ? "s" : "", t->tag_problems > 1 ? "their" : "its",
+                         t->tag_problems > 1 ? "s" : "");
+}
+
+static int nk_tool_check_layout(struct nk_tool_fs *t, const struct nk_tool_image_opts *opts,
+                                const struct nk_fs_mount_stats *s);
+
 /* A mount that "worked" but found no file system where one should be. */
 static int nk_tool_check_plausible(struct nk_tool_fs *t, const struct nk_tool_image_opts *opts)
 {
     const struct nk_fs_mount_stats *s = &t->fs.stats;
+    /* Torn pages at the write frontier are damage to name, not a sign of a
+     * wrong layout: with other data the problem list names them, alone
+     * they are the error. */
+    if (nk_tool_problems_are_torn(t))
+        return s->chunks_live == 0 ? nk_tool_report_torn(t) : 0;
+    return nk_tool_check_layout(t, opts, s);
+}
+
+static int nk_tool_check_layout(struct nk_tool_fs *t, const struct nk_tool_image_opts *opts,
+                                const struct nk_fs_mount_stats *s)
+{
     const char *what = opts->geometry ? opts->geometry : opts->chip;
     const char *flag = opts->geometry ? "--geometry" : "--chip";
     uint32_t blocks = t->fs.blocks;
@@ -118,8 +185,10 @@ static int nk_tool_fs_open_as(struct nk_tool_fs *t, struct nk_tool_image_opts *o
     /* A writable mount writes at once: look read-only first, so a wrong
      * --layout or --geometry is refused before anything is written. */
     t->config.read_only = true;
-    t->config.report = report;
-    t->config.report_ctx = report_ctx;
+    t->report = report;
+    t->report_ctx = report_ctx;
+    t->config.report = nk_tool_fs_report;
+    t->config.report_ctx = t;
     nk_fs_config_layout(&t->config, layout);
     int err = nk_fs_mount(&t->fs, &t->config);
     if (err) {
@@ -237,7 +306,10 @@ void nk_tool_json_string(FILE *out, const char *s)
         } else {
             size_t n = nk_tool_utf8_len(p);
             if (n == 0) {
-                fprintf(out, "\\u%04x", *p++);
+                /* A byte that is not UTF-8 as a lone low surrogate, U+DC80..U+DCFF
+                 * (as Python's surrogateescape): no valid text gives one, so
+                 * the byte comes back unambiguously. */
+                fprintf(out, "\\u%04x", 0xdc00u | *p++);
             } else {
                 fwrite(p, 1, n, out);
                 p += n;
@@ -247,11 +319,19 @@ void nk_tool_json_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
-void nk_tool_path_join(char *out, size_t size, const char *dir, const char *name)
+bool nk_tool_path_join(char *out, size_t size, const char *dir, const char *name)
 {
     size_t len = strlen(dir);
-    if (len && dir[len - 1] == '/')
-        snprintf(out, size, "%s%s", dir, name);
-    else
-        snprintf(out, size, "%s/%s", dir, name);
+    int n = len && dir[len - 1] == '/' ? snprintf(out, size, "%s%s", dir, name)
+                                       : snprintf(out, size, "%s/%s", dir, name);
+    return n >= 0 && (size_t)n < size;
+}
+
+char *nk_tool_path_dup(const char *dir, const char *name)
+{
+    size_t len = strlen(dir) + 1 + strlen(name) + 1;
+    char *out = malloc(len);
+    if (out)
+        nk_tool_path_join(out, len, dir, name);
+    return out;
 }

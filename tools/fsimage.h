@@ -13,12 +13,20 @@
 #include "image.h"
 #include "nandkit/fs.h"
 
+#define NK_TOOL_FS_TAG_PROBLEMS 16
+
 struct nk_tool_fs {
     struct nk_tool_image image;
     struct nk_fs fs;
     struct nk_fs_config config;
     const char *layout_name;
     bool mounted;
+    /* The caller's report callback, and the pages whose tags the mount
+     * could not use (to tell torn pages from a wrong layout). */
+    nk_fs_report_fn report;
+    void *report_ctx;
+    uint32_t tag_problem_pages[NK_TOOL_FS_TAG_PROBLEMS];
+    uint32_t tag_problems;
 };
 
 /* The nk_fs layout for a --layout value. */
@@ -42,11 +50,16 @@ void nk_tool_fs_close(struct nk_tool_fs *t);
 /* "drwxr-xr-x"-style rendering of an st_mode into `out` (11 bytes). */
 void nk_tool_mode_string(uint32_t mode, char out[11]);
 
-/* Prints `s` as a JSON string (quotes included); bytes that are not valid
- * UTF-8 come out as \u00XX. */
+/* Prints `s` as a JSON string (quotes included); a byte XX that is not part
+ * of valid UTF-8 comes out as \uDCXX, a lone surrogate no text can produce
+ * (Python reads it back with errors="surrogateescape"). */
 void nk_tool_json_string(FILE *out, const char *s);
 
-/* Joins a directory path and a name ("/" + "a" = "/a"). */
-void nk_tool_path_join(char *out, size_t size, const char *dir, const char *name);
+/* Joins a directory path and a name ("/" + "a" = "/a"). Returns false when
+ * the result did not fit in `size` (it is then cut short: never use it). */
+bool nk_tool_path_join(char *out, size_t size, const char *dir, const char *name);
+
+/* The same, in a malloc'd string of the length it needs; NULL without memory. */
+char *nk_tool_path_dup(const char *dir, const char *name);
 
 #endif

@@ -111,7 +111,7 @@ static int nk_parse_geometry(const char *text, struct nk_chip_info *info)
         values[n++] = v;
         p = *end ? end + 1 : end;
     }
-    if (*p || n < 3)
+    if (*p || n < 3 || p[-1] == ',') /* a trailing comma is a missing value */
         return nk_tool_fail("bad --geometry '%s': expected PAGE,OOB,PAGES_PER_BLOCK[,BLOCKS]",
                             text);
     if (!nk_power_of_two(values[0]) || values[0] < 256 || values[0] > 65536)
@@ -247,6 +247,7 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
     config.seed = opts->seed;
     config.factory_bad_blocks = 0;
     config.no_sidecar = opts->no_sidecar;
+    config.write_through = opts->write_through;
     char why[NK_DIAG_LEN] = "";
     int err = nk_sim_open(&image->sim, &config, why);
     if (err)

@@ -38,6 +38,8 @@ struct nk_tool_image_opts {
     int64_t power_cut_after; /* --power-cut-after N, -1 = never */
     bool mtd_raw;            /* --mtd-ecc nandkit: raw MTD access, nandkit's ECC */
     bool no_sidecar;         /* image files: neither read nor write IMAGE.nksim */
+    bool write_through;      /* image files: every program and erase goes to the file at
+                                once; memory stays bounded (large builds) */
 };
 
 /* Long options every image command accepts; getopt_long returns these. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The nandkit command: dispatches to one subcommand per file. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,8 +64,9 @@ bool nk_tool_parse_u64(const char *text, uint64_t *value)
     if (!text || !*text || *text == '-')
         return false;
     char *end;
+    errno = 0;
     unsigned long long v = strtoull(text, &end, 0);
-    if (*end)
+    if (*end || errno == ERANGE) /* too large: refused, not saturated */
         return false;
     *value = v;
     return true;

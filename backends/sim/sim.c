@@ -216,13 +216,13 @@ fail:
     return err;
 }
 
-void nk_sim_close(struct nk_sim *sim)
+int nk_sim_close(struct nk_sim *sim)
 {
     if (!sim)
-        return;
+        return 0;
     if (sim->pending.active)
         nk_sim_settle(sim, sim->pending.end);
-    nk_sim_array_sync(sim, NULL);
+    int err = nk_sim_array_sync(sim, NULL);
     nk_sim_array_free(sim);
     free(sim->stuck);
     free(sim->onfi_buf);
@@ -232,6 +232,7 @@ void nk_sim_close(struct nk_sim *sim)
     free(sim->page_buf);
     free(sim->reg);
     free(sim);
+    return err;
 }
 
 int nk_sim_sync(struct nk_sim *sim, char *why)

@@ -13,6 +13,7 @@
  * See docs/image-format.md for the file and the sidecar.
  */
 #define _FILE_OFFSET_BITS 64
+#define _GNU_SOURCE /* SEEK_DATA, SEEK_HOLE */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -111,6 +112,34 @@ static bool nk_all_ff(const uint8_t *p, size_t n)
     return n == 0 || (p[0] == 0xff && memcmp(p, p + 1, n - 1) == 0);
 }
 
+/* A hole in the image file stands for erased bytes: what a sparse file holds
+ * where nothing was ever written reads as 0xFF, not as the zeros the file
+ * system returns. `buf` holds the file's [offset, offset + len). */
+static void nk_sim_file_holes_erased(const struct nk_sim *sim, uint8_t *buf, size_t len,
+                                     uint64_t offset)
+{
+    if (!sim->file_sparse)
+        return;
+    uint64_t pos = offset, end = offset + len;
+    while (pos < end) {
+        off_t hole = lseek(sim->fd, (off_t)pos, SEEK_HOLE);
+        if (hole < 0 || (uint64_t)hole >= end)
+            return;
+        off_t data = lseek(sim->fd, hole, SEEK_DATA);
+        uint64_t stop = data < 0 || (uint64_t)data > end ? end : (uint64_t)data;
+        memset(buf + ((uint64_t)hole - offset), 0xff, (size_t)(stop - (uint64_t)hole));
+        pos = stop;
+    }
+}
+
+static int nk_sim_file_read(const struct nk_sim *sim, uint8_t *buf, size_t len, uint64_t offset)
+{
+    int err = nk_pread_full(sim->fd, buf, len, offset);
+    if (!err)
+        nk_sim_file_holes_erased(sim, buf, len, offset);
+    return err;
+}
+
 /* ----- content --------------------------------------------------------------- */
 
 void nk_sim_array_virtual_page(const struct nk_sim *sim, uint32_t row, uint8_t *dst)
@@ -153,7 +182,7 @@ int nk_sim_array_load(struct nk_sim *sim, uint32_t row, uint8_t *dst)
         return 0;
     }
     if (nk_sim_row_in_file(sim, row)) {
-        int err = nk_pread_full(sim->fd, dst, sim->page_bytes, (uint64_t)row * sim->page_bytes);
+        int err = nk_sim_file_read(sim, dst, sim->page_bytes, (uint64_t)row * sim->page_bytes);
         if (err)
             memset(dst, 0xff, sim->page_bytes);
         return err;
@@ -162,11 +191,34 @@ int nk_sim_array_load(struct nk_sim *sim, uint32_t row, uint8_t *dst)
     return 0;
 }
 
+/* With write-through the file always holds a clean block, so memory can be
+ * bounded: past this many resident blocks, a clean one is dropped (it reads
+ * back from the file, as a block first loaded from an image does). */
+#define NK_SIM_WRITE_THROUGH_RESIDENT 64u
+
+static void nk_sim_array_evict(struct nk_sim *sim, uint32_t keep)
+{
+    uint32_t blocks = sim->params.chip.blocks;
+    for (uint32_t n = 0; n < blocks && sim->resident_blocks >= NK_SIM_WRITE_THROUGH_RESIDENT; n++) {
+        uint32_t i = sim->evict_hand;
+        sim->evict_hand = i + 1 < blocks ? i + 1 : 0;
+        struct nk_sim_block *b = &sim->blocks[i];
+        if (i == keep || !b->data || (b->flags & (NK_SIM_BLK_DIRTY | NK_SIM_BLK_STALE)))
+            continue;
+        free(b->data);
+        b->data = NULL;
+        sim->resident_blocks--;
+    }
+}
+
 uint8_t *nk_sim_array_materialize(struct nk_sim *sim, uint32_t block)
 {
     struct nk_sim_block *b = &sim->blocks[block];
     if (b->data)
         return b->data;
+    if (sim->write_through && sim->fd >= 0 && !sim->read_only &&
+        sim->resident_blocks >= NK_SIM_WRITE_THROUGH_RESIDENT)
+        nk_sim_array_evict(sim, block);
     uint32_t ppb = sim->params.chip.pages_per_block;
     uint8_t *data = malloc(sim->block_bytes + ppb);
     if (!data)
@@ -185,8 +237,8 @@ uint8_t *nk_sim_array_materialize(struct nk_sim *sim, uint32_t block)
         uint32_t in_file = 0;
         while (in_file < ppb && nk_sim_row_in_file(sim, first + in_file))
             in_file++;
-        if (in_file && nk_pread_full(sim->fd, data, (size_t)in_file * sim->page_bytes,
-                                     (uint64_t)first * sim->page_bytes)) {
+        if (in_file && nk_sim_file_read(sim, data, (size_t)in_file * sim->page_bytes,
+                                        (uint64_t)first * sim->page_bytes)) {
             free(data);
             return NULL;
         }
@@ -209,7 +261,49 @@ uint8_t *nk_sim_array_materialize(struct nk_sim *sim, uint32_t block)
 
 /* ----- writing the image ------------------------------------------------------ */
 
-/* Extends the file to `offset` (page aligned) with what the pages hold. */
+/* Extends the file to `end` with erased bytes, as a hole where the file
+ * system keeps one: 0xFF written only up to and from its block boundaries.
+ * Where it does not (no hole comes back), the bytes are written. */
+static int nk_sim_file_extend_erased(struct nk_sim *sim, uint64_t end)
+{
+    const uint64_t align = 65536; /* a multiple of every file system's block size */
+    uint64_t start = sim->file_size;
+    uint64_t head = (start + align - 1) / align * align, tail = end / align * align;
+    if (head < tail && !sim->no_holes) {
+        if (ftruncate(sim->fd, (off_t)tail))
+            return -NK_EIO;
+        off_t hole = lseek(sim->fd, (off_t)head, SEEK_HOLE);
+        if (hole >= 0 && (uint64_t)hole == head) {
+            sim->file_sparse = true;
+        } else {
+            sim->no_holes = true;
+            if (ftruncate(sim->fd, (off_t)start))
+                return -NK_EIO;
+            head = tail = end;
+        }
+    } else {
+        head = tail = end;
+    }
+    uint8_t ones[4096];
+    memset(ones, 0xff, sizeof ones);
+    for (uint64_t pos = start; pos < end;) {
+        if (pos == head && head < tail)
+            pos = tail;
+        uint64_t limit = pos < head ? head : end;
+        size_t n = limit - pos < sizeof ones ? (size_t)(limit - pos) : sizeof ones;
+        if (n == 0)
+            break;
+        if (nk_pwrite_full(sim->fd, ones, n, pos))
+            return -NK_EIO;
+        pos += n;
+    }
+    sim->file_size = end;
+    return 0;
+}
+
+/* Extends the file to `offset` (page aligned) with what the pages hold:
+ * runs of erased pages as holes (nk_sim_file_extend_erased), others as
+ * bytes. */
 static int nk_sim_file_fill_to(struct nk_sim *sim, uint64_t offset)
 {
     const uint32_t chunk_pages = 64;
@@ -219,12 +313,29 @@ static int nk_sim_file_fill_to(struct nk_sim *sim, uint64_t offset)
     int err = 0;
     while (!err && sim->file_size < offset) {
         uint32_t row = (uint32_t)(sim->file_size / sim->page_bytes);
+        /* Whole blocks with no content of their own are erased. */
+        uint32_t block = row >> sim->ppb_shift;
+        uint64_t block_end = (uint64_t)(block + 1) * sim->block_bytes;
+        const struct nk_sim_block *b = &sim->blocks[block];
+        if (!b->data && !(b->flags & NK_SIM_BLOCK_FACTORY_BAD)) {
+            uint64_t end = block_end;
+            while (end < offset) {
+                const struct nk_sim_block *next = &sim->blocks[end / sim->block_bytes];
+                if (next->data || (next->flags & NK_SIM_BLOCK_FACTORY_BAD))
+                    break;
+                end += sim->block_bytes;
+            }
+            err = nk_sim_file_extend_erased(sim, end < offset ? end : offset);
+            continue;
+        }
         uint32_t n = 0;
-        while (n < chunk_pages && sim->file_size + (uint64_t)(n + 1) * sim->page_bytes <= offset) {
-            nk_sim_array_load(sim, row + n, buf + (size_t)n * sim->page_bytes);
+        while (!err && n < chunk_pages &&
+               sim->file_size + (uint64_t)(n + 1) * sim->page_bytes <= offset) {
+            err = nk_sim_array_load(sim, row + n, buf + (size_t)n * sim->page_bytes);
             n++;
         }
-        err = nk_pwrite_full(sim->fd, buf, (size_t)n * sim->page_bytes, sim->file_size);
+        if (!err)
+            err = nk_pwrite_full(sim->fd, buf, (size_t)n * sim->page_bytes, sim->file_size);
         if (!err)
             sim->file_size += (uint64_t)n * sim->page_bytes;
     }
@@ -365,11 +476,20 @@ static int nk_sim_sidecar_write(struct nk_sim *sim, char *why)
         return nk_diag_write(why, -NK_EINVAL, "image path too long");
     }
     nk_format(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f || fwrite(buf, 1, size, f) != size)
+    /* Written whole and made durable before it replaces the old one. A
+     * FIFO or device in the way fails instead of blocking. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0644);
+    struct stat st;
+    if (fd < 0)
         err = nk_diag_write(why, -NK_EIO, "cannot write sidecar %s: %s", tmp, strerror(errno));
-    if (f && fclose(f) && !err)
+    else if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+        err = nk_diag_write(why, -NK_EIO, "cannot write sidecar %s: not a regular file", tmp);
+    else if (nk_pwrite_full(fd, buf, size, 0) || fsync(fd))
         err = nk_diag_write(why, -NK_EIO, "cannot write sidecar %s: %s", tmp, strerror(errno));
+    if (fd >= 0 && close(fd) && !err)
+        err = nk_diag_write(why, -NK_EIO, "cannot write sidecar %s: %s", tmp, strerror(errno));
+    if (err && fd >= 0)
+        unlink(tmp);
     if (!err && rename(tmp, path))
         err = nk_diag_write(why, -NK_EIO, "cannot rename sidecar to %s: %s", path, strerror(errno));
     free(buf);
@@ -377,56 +497,77 @@ static int nk_sim_sidecar_write(struct nk_sim *sim, char *why)
 }
 
 /* Reads a whole sidecar. Returns 0 and a malloc'd buffer, 1 when there is
- * none, or an error. */
+ * none, or an error. The path is opened without blocking (a FIFO must not
+ * hang the open) and must name a regular file of exactly the size its
+ * header announces before more than the header is read. */
 static int nk_sidecar_read(const char *image_path, uint8_t **out, size_t *out_size, char *why)
 {
     char path[4096];
     if (!nk_sim_sidecar_path(image_path, path, sizeof path))
         return nk_diag_write(why, -NK_EINVAL, "image path too long");
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return errno == ENOENT ? 1
                                : nk_diag_write(why, -NK_EIO, "cannot open sidecar %s: %s", path,
                                                strerror(errno));
     int err = 0;
     uint8_t *buf = NULL;
-    long size = -1;
-    if (fseek(f, 0, SEEK_END) == 0)
-        size = ftell(f);
-    if (size < (long)(NK_SIDECAR_HEADER + 4) || fseek(f, 0, SEEK_SET)) {
+    uint8_t header[NK_SIDECAR_HEADER];
+    struct stat st;
+    size_t size = 0;
+    if (fstat(fd, &st)) {
+        err = nk_diag_write(why, -NK_EIO, "cannot stat sidecar %s: %s", path, strerror(errno));
+        goto out;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        err = nk_diag_write(why, -NK_EINVAL, "sidecar %s is not a regular file", path);
+        goto out;
+    }
+    if (st.st_size < (off_t)(NK_SIDECAR_HEADER + 4) ||
+        nk_pread_full(fd, header, sizeof header, 0)) {
         err = nk_diag_write(why, -NK_EILSEQ, "sidecar %s is truncated", path);
         goto out;
     }
-    buf = malloc((size_t)size);
+    uint32_t version = memcmp(header, NK_SIDECAR_MAGIC, 8) ? 0 : nk_get32(header + 8);
+    if ((version != 1 && version != NK_SIDECAR_VERSION) ||
+        nk_get32(header + 12) != NK_SIDECAR_HEADER || nk_get32(header + 40) != NK_SIDECAR_RECORD ||
+        (version == 1 && nk_get32(header + 44))) {
+        err = nk_diag_write(why, -NK_EILSEQ, "%s is not a nandkit sidecar (version 1 or 2)", path);
+        goto out;
+    }
+    /* The size the header announces, checked against the file's without
+     * overflow before anything of that size is allocated. */
+    uint64_t rest = (uint64_t)st.st_size - NK_SIDECAR_HEADER - 4;
+    uint64_t records = (uint64_t)nk_get32(header + 28) * NK_SIDECAR_RECORD;
+    uint64_t weak_entry =
+        (uint64_t)NK_SIDECAR_WEAK + nk_get32(header + 16) + (uint64_t)nk_get32(header + 20);
+    if (records > rest || (rest - records) % weak_entry ||
+        (rest - records) / weak_entry != nk_get32(header + 44) || (uint64_t)st.st_size > SIZE_MAX) {
+        err = nk_diag_write(why, -NK_EILSEQ, "sidecar %s is corrupt (size or CRC)", path);
+        goto out;
+    }
+    size = (size_t)st.st_size;
+    buf = malloc(size);
     if (!buf) {
         err = nk_diag_write(why, -NK_ENOMEM, "out of memory for sidecar %s", path);
         goto out;
     }
-    if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
+    if (nk_pread_full(fd, buf, size, 0)) {
         err = nk_diag_write(why, -NK_EIO, "cannot read sidecar %s", path);
         goto out;
     }
-    uint32_t version = memcmp(buf, NK_SIDECAR_MAGIC, 8) ? 0 : nk_get32(buf + 8);
-    if ((version != 1 && version != NK_SIDECAR_VERSION) ||
-        nk_get32(buf + 12) != NK_SIDECAR_HEADER || nk_get32(buf + 40) != NK_SIDECAR_RECORD ||
-        (version == 1 && nk_get32(buf + 44))) {
-        err = nk_diag_write(why, -NK_EILSEQ, "%s is not a nandkit sidecar (version 1 or 2)", path);
-        goto out;
-    }
-    uint32_t page_bytes = nk_get32(buf + 16) + nk_get32(buf + 20);
-    if ((size_t)size != nk_sidecar_size(nk_get32(buf + 28), nk_get32(buf + 44), page_bytes) ||
-        nk_get32(buf + (size_t)size - 4) != nk_crc32(0, buf, (size_t)size - 4)) {
+    if (nk_get32(buf + size - 4) != nk_crc32(0, buf, size - 4)) {
         err = nk_diag_write(why, -NK_EILSEQ, "sidecar %s is corrupt (size or CRC)", path);
         goto out;
     }
 out:
-    fclose(f);
+    close(fd);
     if (err) {
         free(buf);
         return err;
     }
     *out = buf;
-    *out_size = (size_t)size;
+    *out_size = size;
     return 0;
 }
 
@@ -592,6 +733,8 @@ static int nk_sim_image_open(struct nk_sim *sim, const struct nk_sim_config *con
         return nk_diag_write(why, -NK_EINVAL, "image %s: %llu bytes is larger than the chip (%llu)",
                              path, (unsigned long long)size, (unsigned long long)chip_bytes);
     sim->file_size = size;
+    sim->file_size_opened = size;
+    sim->file_sparse = (uint64_t)st.st_blocks * 512u < size;
     if (sim->no_sidecar)
         return 0;
     return nk_sim_sidecar_load(sim, why);
@@ -633,9 +776,16 @@ int nk_sim_array_sync(struct nk_sim *sim, char *why)
     for (uint32_t i = 0; i < sim->params.chip.blocks && !err; i++)
         if (sim->blocks[i].flags & (NK_SIM_BLK_DIRTY | NK_SIM_BLK_STALE))
             err = nk_sim_block_write(sim, i);
+    /* Write-through grows the file a page at a time; like a write back of
+     * whole blocks, it ends with the last block written. */
+    if (!err && sim->file_size > sim->file_size_opened && sim->file_size % sim->block_bytes)
+        err = nk_sim_file_fill_to(sim, sim->file_size + sim->block_bytes -
+                                           sim->file_size % sim->block_bytes);
+    if (!err && fsync(sim->fd))
+        err = -NK_EIO;
     if (err)
         return nk_diag_write(why, err, "cannot write image %s: %s", sim->image_path,
-                             strerror(errno));
+                             err == -NK_EIO ? strerror(errno) : nk_strerror(err));
     if (!sim->no_sidecar)
         err = nk_sim_sidecar_write(sim, why);
     return err;

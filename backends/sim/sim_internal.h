@@ -131,6 +131,7 @@ struct nk_sim {
     /* Array. */
     struct nk_sim_block *blocks;
     uint32_t resident_blocks;
+    uint32_t evict_hand; /* write-through: where the search for a block to drop resumes */
     struct nk_sim_stuck *stuck;
     uint32_t stuck_count, stuck_cap;
     struct nk_sim_weak_page *weak;
@@ -139,6 +140,9 @@ struct nk_sim {
     /* Image file. */
     int fd; /* -1 in memory mode */
     uint64_t file_size;
+    uint64_t file_size_opened; /* as found at open: the file grows in whole blocks past it */
+    bool file_sparse;          /* the file may have holes: they read as erased */
+    bool no_holes;             /* its file system keeps no holes: erased bytes are written */
     bool read_only;
     bool write_through;
     bool no_sidecar;

@@ -186,12 +186,15 @@ struct nk_sim_event {
  * image's sidecar. Allocates O(blocks) bookkeeping; block data on first write. */
 int nk_sim_open(struct nk_sim **sim, const struct nk_sim_config *config, char *why);
 
-/* Writes back (image mode) and frees. A pending program/erase completes
- * first, as it would on a chip that keeps power. NULL is ignored. */
-void nk_sim_close(struct nk_sim *sim);
+/* Writes back (image mode), makes the image durable (fsync) and frees,
+ * even when writing fails. A pending program/erase completes first, as it
+ * would on a chip that keeps power. Returns 0, or the error of the write
+ * back (-NK_EIO, -NK_ENOMEM); NULL is ignored (0). */
+int nk_sim_close(struct nk_sim *sim);
 
-/* Image mode: writes every changed block and the sidecar now. Returns 0 or
- * -NK_EIO (with the reason in `why`, may be NULL); memory mode: 0. */
+/* Image mode: writes every changed block, fsyncs the image, and writes the
+ * sidecar now. Returns 0 or -NK_EIO (with the reason in `why`, may be
+ * NULL); memory mode: 0. */
 int nk_sim_sync(struct nk_sim *sim, char *why);
 
 /* ----- controller ports ---------------------------------------------------- */

@@ -37,6 +37,16 @@ int nk_fs_io_mark_bad(struct nk_part *part, uint32_t block)
     return nk_part_block_mark_bad(part, block);
 }
 
+bool nk_fs_io_tracks_bad_blocks(const struct nk_part *part)
+{
+    return part->dev->bbt || part->dev->badblocks.is_bad;
+}
+
+bool nk_fs_io_read_only(const struct nk_part *part)
+{
+    return part->read_only || part->dev->read_only;
+}
+
 /* ----- tags and headers ---------------------------------------------------------------- */
 
 void nk_fs_chunk_place(const struct nk_fs_config *placement, uint32_t page_size, uint32_t oob_free,

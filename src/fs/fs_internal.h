@@ -212,6 +212,8 @@ int nk_fs_io_program(struct nk_part *part, uint32_t page, const uint8_t *data, c
 int nk_fs_io_erase(struct nk_part *part, uint32_t block);
 int nk_fs_io_is_bad(struct nk_part *part, uint32_t block);
 int nk_fs_io_mark_bad(struct nk_part *part, uint32_t block);
+bool nk_fs_io_tracks_bad_blocks(const struct nk_part *part); /* a table or an outside authority */
+bool nk_fs_io_read_only(const struct nk_part *part);
 
 /* Places `tags` for `placement`: in-band into the last 16 bytes of `page`
  * (page_size bytes), else into `oob` (oob_free bytes, set to 0xFF first)

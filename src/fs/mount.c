@@ -72,6 +72,10 @@ int nk_fs_page_read(struct nk_fs *fs, uint32_t page, uint8_t *data)
 {
     fs->cached_page = NK_FS_NONE; /* oob_buf (and maybe page_buf) change */
     int err = nk_part_read_page(fs->part, page, data, fs->oob_buf, NK_OOB_AUTO);
+    /* Read noise is transient: an uncorrectable read is tried twice more
+     * before the data is given up for lost. */
+    for (unsigned retry = 0; err == -NK_EBADMSG && retry < 2; retry++)
+        err = nk_part_read_page(fs->part, page, data, fs->oob_buf, NK_OOB_AUTO);
     if (err == -NK_EBADMSG) {
         fs->ecc_failed_reads++;
         return -NK_EIO;
@@ -222,7 +226,7 @@ int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config)
         return nk_diag_set(&fs->diag, -NK_EINVAL, "no partition given");
     if (!config->allocator.alloc || !config->allocator.free)
         return nk_diag_set(&fs->diag, -NK_EINVAL, "no allocator given");
-    if (!config->read_only && (config->part->read_only || config->part->dev->read_only))
+    if (!config->read_only && nk_fs_io_read_only(config->part))
         return nk_diag_set(&fs->diag, -NK_EROFS,
                            "partition '%s' is read-only: mount it with read_only set",
                            config->part->name ? config->part->name : "?");

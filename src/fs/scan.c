@@ -66,6 +66,8 @@ static int nk_fs_read_tags(struct nk_fs *fs, uint32_t page, struct nk_fs_tags *t
         /* The tags are data: read the page through the ECC. */
         fs->cached_page = NK_FS_NONE;
         err = nk_part_read_page(fs->part, page, fs->page_buf, NULL, NK_OOB_AUTO);
+        for (unsigned retry = 0; err == -NK_EBADMSG && retry < 2; retry++)
+            err = nk_part_read_page(fs->part, page, fs->page_buf, NULL, NK_OOB_AUTO);
         if (err == -NK_EBADMSG) {
             memset(tags, 0, sizeof *tags);
             return -NK_EBADMSG;
@@ -76,10 +78,17 @@ static int nk_fs_read_tags(struct nk_fs *fs, uint32_t page, struct nk_fs_tags *t
         return nk_fs_tags_decode(fs->page_buf + fs->page_size - NK_FS_TAGS_BYTES, false, tags);
     }
     fs->cached_page = NK_FS_NONE; /* oob_buf is about to hold another page's OOB */
-    err = nk_part_read_page(fs->part, page, NULL, fs->oob_buf, NK_OOB_AUTO);
-    if (err < 0)
-        return err;
-    return nk_fs_tags_decode(fs->oob_buf + fs->config.tags_offset, !fs->config.no_tags_ecc, tags);
+    /* Tags that fail their own code are read twice more: read noise is
+     * transient, and a chunk whose tags are given up is lost to the mount. */
+    for (unsigned attempt = 0;; attempt++) {
+        err = nk_part_read_page(fs->part, page, NULL, fs->oob_buf, NK_OOB_AUTO);
+        if (err < 0)
+            return err;
+        int status = nk_fs_tags_decode(fs->oob_buf + fs->config.tags_offset,
+                                       !fs->config.no_tags_ecc, tags);
+        if (status != -NK_EBADMSG || attempt == 2)
+            return status;
+    }
 }
 
 /* ----- 1. survey ------------------------------------------------------------------- */

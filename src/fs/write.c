@@ -128,7 +128,7 @@ static void nk_fs_retire(struct nk_fs *fs, uint32_t block, bool erase_first)
         fs->cached_page = NK_FS_NONE;
         (void)nk_fs_io_erase(fs->part, block);
     }
-    if (!fs->config.no_bad_block_markers || fs->part->dev->bbt)
+    if (!fs->config.no_bad_block_markers || nk_fs_io_tracks_bad_blocks(fs->part))
         (void)nk_fs_io_mark_bad(fs->part, block);
     nk_fs_block_gone(fs, block);
 }

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE /* SEEK_DATA, SEEK_HOLE, copy_file_range() */
+#include "save.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nandkit/sim.h"
+#include "tool.h"
+
+static char *nk_save_concat(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    char *s = malloc(la + lb + 1);
+    if (s) {
+        memcpy(s, a, la);
+        memcpy(s + la, b, lb + 1);
+    }
+    return s;
+}
+
+/* Copies [from, to) of `in` to the same offsets of `out`. */
+static int nk_save_copy_range(int in, int out, off_t from, off_t to)
+{
+    static char buf[1 << 16];
+    while (from < to) {
+        size_t want = (size_t)(to - from) < sizeof buf ? (size_t)(to - from) : sizeof buf;
+        off_t in_off = from, out_off = from;
+        ssize_t n = copy_file_range(in, &in_off, out, &out_off, want, 0);
+        if (n < 0 &&
+            (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
+            n = pread(in, buf, want, from);
+            if (n > 0 && pwrite(out, buf, (size_t)n, from) != n)
+                return -1;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                errno = EIO; /* the source shrank */
+            return -1;
+        }
+        from += n;
+    }
+    return 0;
+}
+
+/* Copies `in` (of `size` bytes) into `out`, leaving its holes holes. */
+static int nk_save_copy_sparse(int in, int out, off_t size)
+{
+    off_t pos = 0;
+    while (pos < size) {
+        off_t data = lseek(in, pos, SEEK_DATA);
+        if (data < 0 && errno == ENXIO)
+            break;    /* only a hole is left */
+        if (data < 0) /* no hole support: copy everything */
+            return nk_save_copy_range(in, out, pos, size);
+        off_t hole = lseek(in, data, SEEK_HOLE);
+        if (hole < 0 || hole > size)
+            hole = size;
+        if (nk_save_copy_range(in, out, data, hole))
+            return -1;
+        pos = hole;
+    }
+    return ftruncate(out, size);
+}
+
+/* Copies the file `from` to the new file `to` (created here). */
+static int nk_save_copy_file(const char *from, const char *to)
+{
+    int in = open(from, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return nk_tool_error("cannot read %s: %s", from, strerror(errno));
+    struct stat st;
+    if (fstat(in, &st) || !S_ISREG(st.st_mode)) {
+        close(in);
+        return nk_tool_error("cannot copy %s: not a regular file", from);
+    }
+    int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777);
+    if (out < 0) {
+        int e = errno;
+        close(in);
+        return nk_tool_error("cannot create %s: %s", to, strerror(e));
+    }
+    int status = 0;
+    if (nk_save_copy_sparse(in, out, st.st_size))
+        status = nk_tool_error("cannot copy %s to %s: %s", from, to, strerror(errno));
+    if (close(out) && !status)
+        status = nk_tool_error("cannot write %s: %s", to, strerror(errno));
+    close(in);
+    return status;
+}
+
+int nk_tool_save_begin(struct nk_tool_save *save, const char *target, bool copy)
+{
+    memset(save, 0, sizeof *save);
+    save->target = strdup(target);
+    save->tmp = nk_save_concat(target, ".nktmp-XXXXXX");
+    if (!save->target || !save->tmp) {
+        nk_tool_save_abort(save);
+        return nk_tool_error("out of memory");
+    }
+    int fd = mkostemp(save->tmp, O_CLOEXEC);
+    if (fd < 0) {
+        int status = nk_tool_error("cannot write %s: no temporary file beside it: %s", target,
+                                   strerror(errno));
+        free(save->tmp);
+        save->tmp = NULL;
+        nk_tool_save_abort(save);
+        return status;
+    }
+    struct stat st;
+    int status = 0;
+    if (copy && stat(target, &st) == 0) {
+        /* The same permissions and (when allowed) owner as the file it replaces. */
+        if (fchmod(fd, st.st_mode & 07777) || (fchown(fd, st.st_uid, st.st_gid) && errno != EPERM))
+            status = nk_tool_error("cannot set the mode of %s: %s", save->tmp, strerror(errno));
+        int in = status ? -1 : open(target, O_RDONLY | O_CLOEXEC);
+        if (!status && in < 0)
+            status = nk_tool_error("cannot read %s: %s", target, strerror(errno));
+        if (!status && nk_save_copy_sparse(in, fd, st.st_size))
+            status = nk_tool_error("cannot copy %s to %s: %s", target, save->tmp, strerror(errno));
+        if (in >= 0)
+            close(in);
+    } else {
+        mode_t mask = umask(0);
+        umask(mask);
+        if (fchmod(fd, 0666 & ~mask))
+            status = nk_tool_error("cannot set the mode of %s: %s", save->tmp, strerror(errno));
+    }
+    if (close(fd) && !status)
+        status = nk_tool_error("cannot write %s: %s", save->tmp, strerror(errno));
+    char from[4096], to[4096];
+    if (!status && copy && nk_sim_sidecar_path(target, from, sizeof from) &&
+        nk_sim_sidecar_path(save->tmp, to, sizeof to) && access(from, F_OK) == 0) {
+        save->sidecar = true;
+        status = nk_save_copy_file(from, to);
+    }
+    if (status)
+        nk_tool_save_abort(save);
+    return status;
+}
+
+static int nk_save_fsync_path(const char *path, int flags)
+{
+    int fd = open(path, flags | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int err = fsync(fd);
+    if (close(fd))
+        err = -1;
+    return err;
+}
+
+int nk_tool_save_commit(struct nk_tool_save *save)
+{
+    char from[4096], to[4096];
+    bool sidecar = nk_sim_sidecar_path(save->tmp, from, sizeof from) &&
+                   nk_sim_sidecar_path(save->target, to, sizeof to) && access(from, F_OK) == 0;
+    int status = 0;
+    if (nk_save_fsync_path(save->tmp, O_RDONLY) || (sidecar && nk_save_fsync_path(from, O_RDONLY)))
+        status = nk_tool_error("cannot write %s: %s", save->tmp, strerror(errno));
+    else if (rename(save->tmp, save->target))
+        status =
+            nk_tool_error("cannot rename %s to %s: %s", save->tmp, save->target, strerror(errno));
+    else if (sidecar && rename(from, to))
+        status = nk_tool_error("%s is written, but its sidecar is not: cannot rename %s to %s: %s",
+                               save->target, from, to, strerror(errno));
+    if (!status) {
+        /* The renames themselves last only once the directory is on disk. */
+        char *copy = strdup(save->target);
+        if (copy) {
+            nk_save_fsync_path(dirname(copy), O_RDONLY | O_DIRECTORY);
+            free(copy);
+        }
+        free(save->tmp);
+        save->tmp = NULL;
+    }
+    nk_tool_save_abort(save);
+    return status;
+}
+
+void nk_tool_save_abort(struct nk_tool_save *save)
+{
+    if (save->tmp) {
+        char sidecar[4096], tmp_sidecar[4096 + 8];
+        unlink(save->tmp);
+        if (nk_sim_sidecar_path(save->tmp, sidecar, sizeof sidecar)) {
+            unlink(sidecar);
+            snprintf(tmp_sidecar, sizeof tmp_sidecar, "%s.tmp", sidecar);
+            unlink(tmp_sidecar);
+        }
+    }
+    free(save->tmp);
+    free(save->target);
+    memset(save, 0, sizeof *save);
+}
+
+int nk_tool_write_file(const char *label, const char *path, const void *data, size_t len)
+{
+    char *tmp = nk_save_concat(path, ".nktmp-XXXXXX");
+    if (!tmp)
+        return nk_tool_error("cannot write %s'%s': out of memory", label, path);
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0) {
+        int status = nk_tool_error("cannot write %s'%s': %s", label, path, strerror(errno));
+        free(tmp);
+        return status;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    const char *p = data;
+    size_t left = len;
+    bool ok = fchmod(fd, 0666 & ~mask) == 0;
+    while (ok && left) {
+        ssize_t n = write(fd, p, left);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        p += n;
+        left -= (size_t)n;
+    }
+    ok = ok && !left && fsync(fd) == 0;
+    ok = close(fd) == 0 && ok;
+    ok = ok && rename(tmp, path) == 0;
+    int status = ok ? 0 : nk_tool_error("cannot write %s'%s': %s", label, path, strerror(errno));
+    if (!ok)
+        unlink(tmp);
+    free(tmp);
+    return status;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Replacing a user's image file without ever leaving half a result under its
+ * name: the work goes to a temporary file in the same directory (a copy of
+ * the old image and its sidecar, holes kept), which is made durable and then
+ * renamed over the target. A kill or a full disk leaves the old image as it
+ * was, plus at most a stray temporary file named TARGET.nktmp-XXXXXX.
+ */
+#ifndef NK_TOOL_SAVE_H
+#define NK_TOOL_SAVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct nk_tool_save {
+    char *target; /* the user's path */
+    char *tmp;    /* the temporary image beside it */
+    bool sidecar; /* a TMP.nksim was made (copied from TARGET.nksim) */
+};
+
+/* Creates the temporary file beside `target`: a sparse copy of `target` when
+ * `copy` (and of TARGET.nksim when there is one), else empty. Returns 0, or
+ * prints one line naming the file and returns exit status 1. */
+int nk_tool_save_begin(struct nk_tool_save *save, const char *target, bool copy);
+
+/* Makes the temporary file and its sidecar durable and renames them over
+ * the target and TARGET.nksim (image first). Returns 0 or, after one line
+ * naming the file, exit status 1 (the temporary files are removed). */
+int nk_tool_save_commit(struct nk_tool_save *save);
+
+/* Removes the temporary files (after a failure) and frees. */
+void nk_tool_save_abort(struct nk_tool_save *save);
+
+/* Writes `len` bytes as the whole of `path` the same way: a temporary file
+ * beside it, fsync, rename. Returns 0, or prints one line "cannot write
+ * LABEL'PATH': reason" (`label` e.g. "--svg ", or "") and returns exit
+ * status 1 (the old file, if any, is left as it was). */
+int nk_tool_write_file(const char *label, const char *path, const void *data, size_t len);
+
+#endif
