@@ -56,6 +56,10 @@ static void nk_bench_help(FILE *out)
             "  --svg FILE              also draw the figures as an SVG chart\n"
             "  --seed S                seed of the test data and simulated faults\n"
             "  --no-progress           no progress line on stderr\n"
+            "  --fs                    the file-system benchmark instead (docs/bench.md): with\n"
+            "                          --chip (default K9F1G08U0A), --json, --svg, --seed,\n"
+            "                          --no-progress\n"
+            "  --fs-small              --fs with reduced sizes, for a quick check\n"
             "  --geometry P,O,N,B      geometry of IMAGE (instead of --chip)\n"
             "  --mtd-ecc kernel|nandkit  /dev/mtdN: the kernel's ECC (default) or raw + nandkit's\n"
             "                          (with /dev/mtdN, --chip NAME gives the datasheet timing\n"
@@ -72,6 +76,7 @@ struct nk_bench_options {
     unsigned count, block_count;
     uint32_t first_block;
     bool progress;
+    int fs; /* --fs: 1, --fs-small: 2 */
 };
 
 /* One benchmark run on a freshly opened simulator. */
@@ -224,6 +229,8 @@ static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
                                             {"json", no_argument, NULL, 'j'},
                                             {"svg", required_argument, NULL, 's'},
                                             {"no-progress", no_argument, NULL, 'q'},
+                                            {"fs", no_argument, NULL, 'F'},
+                                            {"fs-small", no_argument, NULL, 'S'},
                                             {NULL, 0, NULL, 0}};
     nk_tool_image_opts_init(&o->image);
     o->ecc = NK_ECC_MODE_HAMMING;
@@ -287,6 +294,10 @@ static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
         case 'q':
             o->progress = false;
             break;
+        case 'F':
+        case 'S':
+            o->fs = opt == 'S' ? 2 : 1;
+            break;
         default:
             return nk_tool_fail("bench: unknown option (see nandkit bench --help)");
         }
@@ -311,6 +322,8 @@ static int nk_bench_cmd(int argc, char **argv)
     int status = nk_bench_parse(argc, argv, &o);
     if (status)
         return status;
+    if (o.fs)
+        return nk_tool_bench_fs(&o.image, o.fs == 2, o.json, o.svg, o.progress);
 
     struct nk_bench_result results[2 * NK_ECC_MODE_COUNT];
     unsigned count = 0;

@@ -18,6 +18,7 @@
 
 #include "fsimage.h"
 #include "nandkit/error.h"
+#include "save.h"
 #include "tool.h"
 
 #define NK_FSWRITE_OPTIONS_HELP                                                                    \
@@ -104,9 +105,35 @@ static int nk_fswrite_fail(struct nk_tool_fs *t, const char *command, const char
                          t->fs.diag.text[0] ? t->fs.diag.text : nk_strerror(err));
 }
 
-/* Syncs, unmounts and saves; `status` is the command's so far. */
-static int nk_fswrite_finish(struct nk_tool_fs *t, const char *command, const char *path,
-                             int status)
+/* Opens the image for writing: an image file is worked on in a temporary
+ * copy beside it (tools/save.h), renamed over it by nk_fswrite_finish(). */
+static int nk_fswrite_open(struct nk_tool_fs *t, struct nk_tool_image_opts *opts,
+                           struct nk_tool_save *save)
+{
+    memset(save, 0, sizeof *save);
+    const char *user_path = opts->path;
+    if (!nk_tool_path_is_mtd(opts->path)) {
+        struct nk_sim_params params;
+        int status = nk_tool_params_from_opts(opts, &params);
+        if (!status)
+            status = nk_tool_save_begin(save, opts->path, true);
+        if (status)
+            return status;
+        opts->path = save->tmp;
+        opts->write_through = true;
+    }
+    int status = nk_tool_fs_open_writable(t, opts);
+    opts->path = user_path;
+    if (status)
+        nk_tool_save_abort(save);
+    return status;
+}
+
+/* Syncs, unmounts and saves; `status` is the command's so far. A simulated
+ * power cut saves what the chip holds; any other failure leaves the image
+ * as it was. */
+static int nk_fswrite_finish(struct nk_tool_fs *t, struct nk_tool_save *save, const char *command,
+                             const char *path, int status)
 {
     if (t->mounted) {
         int err = nk_fs_unmount(&t->fs);
@@ -114,10 +141,18 @@ static int nk_fswrite_finish(struct nk_tool_fs *t, const char *command, const ch
         if (err && !status)
             status = nk_fswrite_fail(t, command, path, err);
     }
-    char why[NK_DIAG_LEN] = "";
-    if (t->image.sim && nk_sim_sync(t->image.sim, why) != 0 && !status)
-        status = nk_tool_error("saving the image failed: %s", why);
+    bool power_cut = t->image.sim && !nk_sim_powered(t->image.sim);
+    int err_close = t->image.sim ? nk_sim_close(t->image.sim) : 0;
+    t->image.sim = NULL;
     nk_tool_fs_close(t);
+    if (err_close && (!status || power_cut)) {
+        status = nk_tool_error("saving the image failed: %s", nk_strerror(err_close));
+    } else if (save->tmp && (!status || power_cut)) {
+        int commit = nk_tool_save_commit(save);
+        if (commit)
+            status = commit;
+    }
+    nk_tool_save_abort(save);
     return status;
 }
 
@@ -265,7 +300,8 @@ static int nk_put_run(int argc, char **argv)
     }
 
     struct nk_tool_fs t;
-    status = nk_tool_fs_open_writable(&t, &a.opts);
+    struct nk_tool_save save;
+    status = nk_fswrite_open(&t, &a.opts, &save);
     if (status) {
         close(fd);
         return status;
@@ -280,7 +316,7 @@ static int nk_put_run(int argc, char **argv)
     if (err) {
         status = nk_fswrite_fail(&t, "put", parent, err);
         close(fd);
-        return nk_fswrite_finish(&t, "put", path, status);
+        return nk_fswrite_finish(&t, &save, "put", path, status);
     }
     err = nk_fs_lstat(&t.fs, path, &existing);
     if (err == 0 && existing.type == NK_FS_TYPE_DIR)
@@ -301,7 +337,7 @@ static int nk_put_run(int argc, char **argv)
         if (err)
             status = nk_fswrite_fail(&t, "put", path, err);
     }
-    return nk_fswrite_finish(&t, "put", path, status);
+    return nk_fswrite_finish(&t, &save, "put", path, status);
 }
 
 /* ----- rm, mkdir, mv, chmod ---------------------------------------------------------------- */
@@ -314,7 +350,8 @@ static int nk_rm_run(int argc, char **argv)
         return status;
     const char *path = a.args[0];
     struct nk_tool_fs t;
-    status = nk_tool_fs_open_writable(&t, &a.opts);
+    struct nk_tool_save save;
+    status = nk_fswrite_open(&t, &a.opts, &save);
     if (status)
         return status;
     struct nk_fs_stat st;
@@ -323,7 +360,7 @@ static int nk_rm_run(int argc, char **argv)
         err = st.type == NK_FS_TYPE_DIR ? nk_fs_rmdir(&t.fs, path) : nk_fs_unlink(&t.fs, path);
     if (err)
         status = nk_fswrite_fail(&t, "rm", path, err);
-    return nk_fswrite_finish(&t, "rm", path, status);
+    return nk_fswrite_finish(&t, &save, "rm", path, status);
 }
 
 /* Creates every missing directory on the way to `path`. */
@@ -363,13 +400,14 @@ static int nk_mkdir_run(int argc, char **argv)
         return status;
     const char *path = a.args[0];
     struct nk_tool_fs t;
-    status = nk_tool_fs_open_writable(&t, &a.opts);
+    struct nk_tool_save save;
+    status = nk_fswrite_open(&t, &a.opts, &save);
     if (status)
         return status;
     int err = a.parents ? nk_mkdir_parents(&t, path, a.mode) : nk_fs_mkdir(&t.fs, path, a.mode);
     if (err)
         status = nk_fswrite_fail(&t, "mkdir", path, err);
-    return nk_fswrite_finish(&t, "mkdir", path, status);
+    return nk_fswrite_finish(&t, &save, "mkdir", path, status);
 }
 
 static int nk_mv_run(int argc, char **argv)
@@ -380,7 +418,8 @@ static int nk_mv_run(int argc, char **argv)
         return status;
     const char *from = a.args[0], *to = a.args[1];
     struct nk_tool_fs t;
-    status = nk_tool_fs_open_writable(&t, &a.opts);
+    struct nk_tool_save save;
+    status = nk_fswrite_open(&t, &a.opts, &save);
     if (status)
         return status;
     struct nk_fs_stat st;
@@ -395,7 +434,7 @@ static int nk_mv_run(int argc, char **argv)
             status = nk_fswrite_fail(&t, "mv", what, err);
         }
     }
-    return nk_fswrite_finish(&t, "mv", to, status);
+    return nk_fswrite_finish(&t, &save, "mv", to, status);
 }
 
 static int nk_chmod_run(int argc, char **argv)
@@ -409,13 +448,14 @@ static int nk_chmod_run(int argc, char **argv)
         return nk_tool_fail("chmod: bad mode '%s': octal permission bits 0 to 07777", a.args[0]);
     const char *path = a.args[1];
     struct nk_tool_fs t;
-    status = nk_tool_fs_open_writable(&t, &a.opts);
+    struct nk_tool_save save;
+    status = nk_fswrite_open(&t, &a.opts, &save);
     if (status)
         return status;
     int err = nk_fs_chmod(&t.fs, path, mode);
     if (err)
         status = nk_fswrite_fail(&t, "chmod", path, err);
-    return nk_fswrite_finish(&t, "chmod", path, status);
+    return nk_fswrite_finish(&t, &save, "chmod", path, status);
 }
 
 const struct nk_tool_command nk_cmd_put = {

@@ -3,7 +3,8 @@
 # empty files, replacing a file), rm / mkdir / mv / chmod seen by ls, one-line
 # errors with exit status 2 for missing parents and bad modes, and a power-cut
 # campaign: a put over an existing file cut at every flash operation leaves
-# the old file or the whole new one, and fsck finds nothing wrong.
+# the old file or the whole new one, and fsck finds nothing wrong but the
+# page torn by the cut.
 #
 # usage: bash tests/cli/fs_write.sh NANDKIT_BINARY FIXTURES_DIR
 set -u
@@ -87,6 +88,7 @@ head -c 7000 /dev/urandom > "$TMP/new"
 "$NK" mkimage "$TMP/camp" "$TMP/base.img" $G --no-progress > /dev/null || fail "campaign mkimage"
 "$NK" put "$TMP/base.img" "$TMP/old" /f $G || fail "campaign: put old"
 cuts=0
+torn=0
 completed=0
 for n in $(seq 1 3000); do
     cp "$TMP/base.img" "$TMP/cut.img"
@@ -107,10 +109,20 @@ for n in $(seq 1 3000); do
     else
         fail "cut $n: /f unreadable (the old file existed)"
     fi
-    "$NK" fsck --quiet "$TMP/cut.img" $G > "$TMP/fsck" || fail "cut $n: fsck: $(cat "$TMP/fsck")"
+    # fsck: clean, except that the page being programmed when the power went
+    # may be left torn (its tags or data unreadable, the chunk ignored):
+    # exactly one such page, nothing else.
+    if ! "$NK" fsck "$TMP/cut.img" $G > "$TMP/fsck"; then
+        if [ "$(grep -c '^problem: ' "$TMP/fsck")" = 1 ] &&
+            grep -Eq '^problem: (tags-ecc|torn-chunk) ' "$TMP/fsck"; then
+            torn=$((torn + 1))
+        else
+            fail "cut $n: fsck: $(grep '^problem' "$TMP/fsck")"
+        fi
+    fi
 done
 [ "$completed" -gt 1 ] || fail "the campaign never saw the put complete"
-echo "put campaign: $cuts cut points (every flash operation of the put), completed at $completed"
+echo "put campaign: $cuts cut points (every flash operation of the put), completed at $completed; $torn left one torn page"
 
 [ $FAILS = 0 ] && echo "fs_write: all passed"
 exit $((FAILS > 0))
