@@ -11,6 +11,7 @@
 #include "nandkit/error.h"
 #include "nkbench.h"
 #include "save.h"
+#include "seqbench.h"
 #include "tool.h"
 
 enum nk_bench_ecc {
@@ -54,6 +55,9 @@ static void nk_bench_help(FILE *out)
             "  --first-block N         first block the benchmark may use (default 0)\n"
             "  --json                  JSON instead of the table (schema: docs/bench.md)\n"
             "  --svg FILE              also draw the figures as an SVG chart\n"
+            "  --sequential            only the sequential (multi-page) figures beside the\n"
+            "                          single-page and pipelined limits: --chip NAME, or every\n"
+            "                          preset (the table also ends with those of its chip)\n"
             "  --seed S                seed of the test data and simulated faults\n"
             "  --no-progress           no progress line on stderr\n"
             "  --fs                    the file-system benchmark instead (docs/bench.md): with\n"
@@ -71,7 +75,7 @@ struct nk_bench_options {
     enum nk_bench_ecc ecc;
     bool ecc_given;
     enum nk_data_loop loop;
-    bool compare, json;
+    bool compare, json, sequential;
     const char *svg;
     unsigned count, block_count;
     uint32_t first_block;
@@ -229,8 +233,9 @@ static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
                                             {"json", no_argument, NULL, 'j'},
                                             {"svg", required_argument, NULL, 's'},
                                             {"no-progress", no_argument, NULL, 'q'},
+                                            {"sequential", no_argument, NULL, 'S'},
                                             {"fs", no_argument, NULL, 'F'},
-                                            {"fs-small", no_argument, NULL, 'S'},
+                                            {"fs-small", no_argument, NULL, 'G'},
                                             {NULL, 0, NULL, 0}};
     nk_tool_image_opts_init(&o->image);
     o->ecc = NK_ECC_MODE_HAMMING;
@@ -294,9 +299,12 @@ static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
         case 'q':
             o->progress = false;
             break;
-        case 'F':
         case 'S':
-            o->fs = opt == 'S' ? 2 : 1;
+            o->sequential = true;
+            break;
+        case 'F':
+        case 'G':
+            o->fs = opt == 'G' ? 2 : 1;
             break;
         default:
             return nk_tool_fail("bench: unknown option (see nandkit bench --help)");
@@ -308,6 +316,14 @@ static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
         o->image.path = argv[optind++];
     if (optind < argc)
         return nk_tool_fail("bench: unexpected argument '%s'", argv[optind]);
+    if (o->sequential && (o->image.path || o->image.geometry))
+        return nk_tool_fail("--sequential runs on the simulator presets: give --chip NAME or none");
+    struct nk_sim_params preset;
+    if (o->sequential && o->image.chip && nk_sim_preset(o->image.chip, &preset) != 0)
+        return nk_tool_fail("unknown --chip '%s' (nandkit sim list names the presets)",
+                            o->image.chip);
+    if (o->sequential)
+        return 0;
     if (!o->image.path && !o->image.chip && !o->image.geometry)
         o->image.chip = "K9F1G08U0A";
     if (!o->image.path && o->image.geometry)
@@ -325,6 +341,12 @@ static int nk_bench_cmd(int argc, char **argv)
     if (o.fs)
         return nk_tool_bench_fs(&o.image, o.fs == 2, o.json, o.svg, o.progress);
 
+    char why[NK_DIAG_LEN] = "";
+    if (o.sequential) {
+        if (nk_seq_bench_report(stdout, o.image.chip, o.image.seed, why) != 0)
+            return nk_tool_error("benchmark failed: %s", why);
+        return 0;
+    }
     struct nk_bench_result results[2 * NK_ECC_MODE_COUNT];
     unsigned count = 0;
     if (nk_tool_path_is_mtd(o.image.path)) {
@@ -350,6 +372,11 @@ static int nk_bench_cmd(int argc, char **argv)
         nk_bench_print_compare(stdout, results, count);
     else
         nk_bench_print_table(stdout, results, count);
+    if (!o.json && !o.compare && !o.image.path && o.image.chip) {
+        fputc('\n', stdout);
+        if (nk_seq_bench_report(stdout, o.image.chip, o.image.seed, why) != 0)
+            return nk_tool_error("benchmark failed: %s", why);
+    }
     if (o.svg) {
         /* Drawn in memory, then written as a whole (temporary file, rename). */
         char *svg = NULL;

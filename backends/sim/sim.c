@@ -278,8 +278,9 @@ void nk_sim_trace_set(struct nk_sim *sim, nk_sim_trace_fn trace, void *ctx)
 const char *nk_sim_op_name(enum nk_sim_op_kind kind)
 {
     static const char *const names[NK_SIM_OP_KIND_COUNT] = {
-        "reset", "read-id", "read-param",   "read",         "program",    "cache-program",
-        "erase", "status",  "get-features", "set-features", "random-out", "random-in",
+        "reset",         "read-id",   "read-param", "read",          "program",
+        "cache-program", "erase",     "status",     "get-features",  "set-features",
+        "random-out",    "random-in", "cache-read", "copyback-read", "copyback-program",
     };
     return (unsigned)kind < NK_SIM_OP_KIND_COUNT ? names[kind] : "?";
 }

@@ -22,10 +22,19 @@ static bool nk_sim_busy(const struct nk_sim *sim)
 uint8_t nk_sim_chip_status(const struct nk_sim *sim, uint64_t t)
 {
     uint8_t status = (sim->write_protect || sim->read_only) ? 0 : NK_STATUS_WP_N;
+    uint8_t bits = sim->status_bits;
+    if (sim->cache_status) {
+        /* Cache program: while the array is busy, FAIL reports the previous
+         * page (the one that finished) and FAILC the one before; once the
+         * array is idle, FAIL is the last page and FAILC the previous. */
+        uint8_t history = t >= sim->array_until ? sim->fail_history : sim->fail_history >> 1;
+        bits =
+            (uint8_t)((history & 1u ? NK_STATUS_FAIL : 0) | (history & 2u ? NK_STATUS_FAIL_N1 : 0));
+    }
     if (t >= sim->rdy_until)
-        status |= NK_STATUS_READY | (uint8_t)(sim->status_bits);
+        status |= NK_STATUS_READY | bits;
     if (t >= sim->array_until)
-        status |= 0x20u; /* ARDY: array idle (cache operations) */
+        status |= NK_STATUS_ARRAY_READY; /* I/O5: the array is idle too */
     return status;
 }
 
@@ -46,6 +55,12 @@ void nk_sim_chip_power_on(struct nk_sim *sim)
     memset(sim->reg, 0xff, sim->page_bytes);
     sim->reg_lo = sim->page_bytes;
     sim->reg_hi = 0;
+    sim->cache_status = false;
+    sim->cache_seq = false;
+    sim->fail_history = 0;
+    sim->cache_block = UINT32_MAX;
+    sim->cache_read_next = UINT32_MAX;
+    sim->copyback_row = UINT32_MAX;
 }
 
 /* Column of the collected address (small page: plus the 00h/01h/50h area). */
@@ -105,6 +120,8 @@ static void nk_sim_start_read(struct nk_sim *sim)
     uint32_t column = nk_sim_parse_column(sim);
     uint32_t row = nk_sim_parse_row(sim, cols);
     sim->column = column;
+    sim->copyback_row = UINT32_MAX;
+    sim->cache_status = false; /* a read's status is its own */
     nk_sim_op_read(sim, row);
     if (!sim->powered)
         return;
@@ -128,6 +145,10 @@ static void nk_sim_cmd_reset(struct nk_sim *sim)
     sim->resume_ok = false;
     sim->pointer = 0;
     sim->status_bits = 0;
+    sim->cache_status = false;
+    sim->cache_seq = false;
+    sim->cache_read_next = UINT32_MAX;
+    sim->copyback_row = UINT32_MAX;
     sim->rdy_until = sim->now + busy;
     sim->array_until = sim->rdy_until;
     nk_sim_count_op(sim, NK_SIM_OP_RESET, UINT32_MAX, 0, busy);
@@ -138,6 +159,52 @@ static void nk_sim_unknown(struct nk_sim *sim, uint8_t cmd)
     sim->counters.unknown_commands++;
     nk_sim_emit(sim, NK_SIM_EVENT_PROTOCOL, NK_SIM_OP_KIND_COUNT, UINT32_MAX, 0, 0, cmd,
                 "unknown command");
+}
+
+/* A command that needs the array (page read, program, erase) while a read
+ * cache sequence is open or a cache program is still programming: the
+ * datasheets require 3Fh, or the array to be idle, first. */
+static void nk_sim_check_array_free(struct nk_sim *sim, uint8_t cmd)
+{
+    if (sim->cache_read_next != UINT32_MAX) {
+        nk_sim_protocol_error(sim, cmd, "array command inside a read cache sequence (no 3Fh)");
+        sim->cache_read_next = UINT32_MAX;
+        sim->array_until = sim->rdy_until;
+    } else if (sim->now < sim->array_until && cmd != NK_CMD_PAGEPROG && cmd != NK_CMD_CACHEDPROG) {
+        nk_sim_protocol_error(sim, cmd, "array command while the array is still busy");
+    }
+}
+
+/* 10h/15h after 80h (or 85h after 35h): the cache program and copy-back
+ * rules, then the program. */
+static void nk_sim_confirm_program(struct nk_sim *sim, uint8_t cmd)
+{
+    bool cache = cmd == NK_CMD_CACHEDPROG;
+    uint32_t row = sim->prog_row;
+    uint32_t block = row == UINT32_MAX ? UINT32_MAX : row >> sim->ppb_shift;
+    bool copyback = sim->first_cmd == NK_CMD_RNDIN;
+    nk_sim_check_array_free(sim, cmd);
+    if (copyback && !nk_sim_copyback_allowed(sim, row))
+        sim->addr_short = true; /* refused: FAIL */
+    if (sim->cache_seq && block != sim->cache_block) {
+        nk_sim_protocol_error(sim, cmd, "cache program across a block");
+        sim->addr_short = true;
+    }
+    bool in_sequence = cache || sim->cache_seq;
+    if (!in_sequence)
+        sim->fail_history = 0;
+    nk_sim_op_program(sim, row, cache);
+    if (!sim->powered)
+        return;
+    sim->fail_history =
+        (uint8_t)(((sim->fail_history << 1) | (sim->pending.fail != NK_SIM_FAIL_NONE ? 1u : 0u)) &
+                  7u);
+    sim->cache_status = in_sequence;
+    sim->cache_block = cache ? block : UINT32_MAX;
+    if (copyback) {
+        sim->counters.ops[NK_SIM_OP_COPYBACK_PROGRAM]++;
+        sim->copyback_row = UINT32_MAX;
+    }
 }
 
 void nk_sim_chip_cmd(struct nk_sim *sim, uint8_t cmd)
@@ -185,7 +252,29 @@ void nk_sim_chip_cmd(struct nk_sim *sim, uint8_t cmd)
             sim->state = NK_SIM_S_IDLE;
             return;
         }
+        nk_sim_check_array_free(sim, cmd);
         nk_sim_start_read(sim);
+        return;
+    case NK_CMD_COPYBACKREAD:
+        if (small || !(c->features & NK_CHIP_COPYBACK))
+            break;
+        if (sim->state != NK_SIM_S_READ_ADDR || sim->addr_count < sim->addr_expected) {
+            nk_sim_protocol_error(sim, cmd, "35h without 00h and a full address");
+            sim->state = NK_SIM_S_IDLE;
+            return;
+        }
+        nk_sim_check_array_free(sim, cmd);
+        nk_sim_start_read(sim);
+        if (sim->powered && sim->read_valid) {
+            sim->copyback_row = sim->read_row;
+            sim->counters.ops[NK_SIM_OP_COPYBACK_READ]++;
+        }
+        return;
+    case NK_CMD_READCACHESEQ:
+    case NK_CMD_READCACHEEND:
+        if (small || !(c->features & NK_CHIP_CACHE_READ))
+            break;
+        nk_sim_cache_read(sim, cmd == NK_CMD_READCACHEEND);
         return;
     case NK_CMD_RNDOUT:
         if (small)
@@ -210,6 +299,9 @@ void nk_sim_chip_cmd(struct nk_sim *sim, uint8_t cmd)
         nk_sim_count_op(sim, NK_SIM_OP_RANDOM_OUT, sim->read_row, sim->column, 0);
         return;
     case NK_CMD_SEQIN:
+        if (sim->cache_read_next != UINT32_MAX)
+            nk_sim_check_array_free(sim, cmd);
+        sim->copyback_row = UINT32_MAX;
         nk_sim_expect_address(sim, NK_SIM_S_PROG_ADDR, cmd, c->col_cycles + c->row_cycles);
         memset(sim->reg, 0xff, sim->page_bytes);
         sim->reg_lo = sim->page_bytes;
@@ -219,6 +311,14 @@ void nk_sim_chip_cmd(struct nk_sim *sim, uint8_t cmd)
     case NK_CMD_RNDIN:
         if (small)
             break;
+        if (sim->state != NK_SIM_S_PROG_DATA && sim->copyback_row != UINT32_MAX &&
+            (c->features & NK_CHIP_COPYBACK) && sim->state != NK_SIM_S_PROG_ADDR) {
+            /* Copy-back program: the register keeps the loaded page. */
+            nk_sim_expect_address(sim, NK_SIM_S_PROG_ADDR, cmd, c->col_cycles + c->row_cycles);
+            sim->reg_lo = 0;
+            sim->reg_hi = sim->page_bytes;
+            return;
+        }
         if (sim->state != NK_SIM_S_PROG_DATA) {
             nk_sim_protocol_error(sim, cmd, "85h outside a program");
             return;
@@ -242,7 +342,7 @@ void nk_sim_chip_cmd(struct nk_sim *sim, uint8_t cmd)
             sim->addr_short = true;
         }
         sim->state = NK_SIM_S_IDLE;
-        nk_sim_op_program(sim, sim->prog_row, cache);
+        nk_sim_confirm_program(sim, cmd);
         if (small)
             sim->pointer = sim->pointer == 1 ? 0 : sim->pointer;
         return;
@@ -260,6 +360,9 @@ void nk_sim_chip_cmd(struct nk_sim *sim, uint8_t cmd)
             return;
         }
         sim->state = NK_SIM_S_IDLE;
+        nk_sim_check_array_free(sim, cmd);
+        sim->cache_status = false;
+        sim->copyback_row = UINT32_MAX;
         nk_sim_op_erase(sim, nk_sim_parse_row(sim, 0));
         return;
     case NK_CMD_READID:

@@ -5,6 +5,8 @@
  *   sim_port.c     controller ports: exec_op, the virtual clock, data loops
  *   sim_hwecc.c    the controller's Hamming hardware ECC engine
  *   sim_chip.c     the command state machine (cycles in, bytes out)
+ *   sim_cache.c    read cache (31h/3Fh) and the copy-back rules
+ *   sim_bus.c      several targets (chip enables) on one bus
  *   sim_array.c    lazy block storage, image file and sidecar
  *   sim_physics.c  program/erase/read physics, faults, power loss
  *   sim_presets.c  presets and parameter-page builders
@@ -184,6 +186,13 @@ struct nk_sim {
     bool on_die_ecc;
     bool write_protect;
 
+    /* Cache program, read cache and copy-back (sim_cache.c). */
+    uint32_t cache_block;     /* block of the cache program sequence under way */
+    uint8_t fail_history;     /* FAIL of the latest programs of a cache sequence, bit 0 newest */
+    bool cache_status;        /* status bits 0/1 follow the cache program rules */
+    uint32_t cache_read_next; /* read cache: row loading into the data register (UINT32_MAX) */
+    uint32_t copyback_row;    /* row loaded by 00h..35h, UINT32_MAX: none */
+
     /* Status and busy. */
     uint8_t status_bits;  /* FAIL, FAIL_N1, REWRITE */
     uint64_t rdy_until;   /* R/B (status bit 6) */
@@ -223,6 +232,13 @@ uint64_t nk_sim_hash(uint64_t a, uint64_t b, uint64_t c);
 void nk_sim_emit(struct nk_sim *sim, enum nk_sim_event_kind kind, enum nk_sim_op_kind op,
                  uint32_t row, uint32_t column, uint32_t busy_ns, uint8_t byte, const char *what);
 void nk_sim_protocol_error(struct nk_sim *sim, uint8_t byte, const char *what);
+
+/* ----- sim_cache.c ----- */
+/* 31h (`last` false) or 3Fh: the next page of a read cache sequence. */
+void nk_sim_cache_read(struct nk_sim *sim, bool last);
+/* Checks a copy-back destination against the source (plane, parity);
+ * returns false (protocol error reported) when the chip must refuse it. */
+bool nk_sim_copyback_allowed(struct nk_sim *sim, uint32_t row);
 
 /* ----- sim_port.c ----- */
 void nk_sim_ports_init(struct nk_sim *sim);

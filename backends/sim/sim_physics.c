@@ -384,11 +384,15 @@ void nk_sim_op_program(struct nk_sim *sim, uint32_t row, bool cache)
     unsigned fail_f256 = 256;
     int fail = nk_sim_decide_program(sim, row, &fail_f256);
     struct nk_sim_pending *p = &sim->pending;
+    /* In a cache program sequence the page first moves from the cache to
+     * the data register (tCBSY, once the previous page has finished), and
+     * only then programs: back to back, pages take tPROG + tCBSY each. */
+    uint64_t program_start = (cache || sim->cache_seq) ? start + t->tCBSY_ns : start;
     p->active = true;
     p->erase = false;
     p->row = row;
-    p->start = start;
-    p->end = start + t->tPROG_ns;
+    p->start = program_start;
+    p->end = program_start + t->tPROG_ns;
     p->fail = fail;
     p->fail_f256 = fail_f256;
     p->lo = sim->reg_lo;
@@ -408,7 +412,7 @@ void nk_sim_op_program(struct nk_sim *sim, uint32_t row, bool cache)
     nk_sim_emit(sim, NK_SIM_EVENT_OP, kind, row, p->lo < p->hi ? p->lo : 0,
                 (uint32_t)(sim->rdy_until - sim->now), 0, NULL);
     if (nk_sim_cut_here(sim))
-        nk_sim_power_fail(sim, start + (t->tPROG_ns * (uint64_t)nk_sim_fraction256(sim)) / 256,
+        nk_sim_power_fail(sim, p->start + (t->tPROG_ns * (uint64_t)nk_sim_fraction256(sim)) / 256,
                           row);
 }
 

@@ -40,11 +40,11 @@ static const struct nk_sim_preset_entry nk_sim_presets[] = {
     /* Samsung K9F1G08U0A rev 0.3: the chip of the eCos library's benchmark (ecos-devel, 2009). */
     {"K9F1G08U0A", "Samsung", {0xec, 0xf1, 0x00, 0x95, 0x40}, 5, 2048, 64, 64, 1024,
      2, 2, 4, 1, 512, NK_BBM_FIRST_PAGE | NK_BBM_SECOND_PAGE, 0, 0, false,
-     NK_CHIP_CACHE_PROGRAM | NK_CHIP_RANDOM_OUT, 20, 4,
+     NK_CHIP_CACHE_PROGRAM | NK_CHIP_RANDOM_OUT | NK_CHIP_COPYBACK, 20, 4,
      {.tR_ns = 25 * NK_US, .tPROG_ns = 300 * NK_US, .tBERS_ns = 2 * NK_MS, .tCBSY_ns = 3 * NK_US,
       .tRST_ns = 5 * NK_US, .tRC_ns = 30, .tWC_ns = 30, .tADL_ns = 70, .tWB_ns = 100,
       .tWHR_ns = 60, .tR_max_ns = 25 * NK_US, .tPROG_max_ns = 700 * NK_US,
-      .tBERS_max_ns = 3 * NK_MS}},
+      .tBERS_max_ns = 3 * NK_MS, .tCBSY_max_ns = 700 * NK_US}},
     {"K9F2G08U0B", "Samsung", {0xec, 0xda, 0x10, 0x95, 0x44}, 5, 2048, 64, 64, 2048,
      2, 3, 4, 1, 512, NK_BBM_FIRST_PAGE | NK_BBM_SECOND_PAGE, 0, 0, false,
      NK_CHIP_CACHE_PROGRAM | NK_CHIP_RANDOM_OUT, 40, 8,
@@ -64,11 +64,12 @@ static const struct nk_sim_preset_entry nk_sim_presets[] = {
     {"MT29F2G08ABAEA", "Micron", {0x2c, 0xda, 0x90, 0x95, 0x06}, 5, 2048, 64, 64, 2048,
      2, 3, 4, 4, 512, NK_BBM_FIRST_PAGE, 0, 10, false,
      NK_CHIP_ONFI | NK_CHIP_CACHE_PROGRAM | NK_CHIP_GET_SET_FEATURES | NK_CHIP_ON_DIE_ECC |
-         NK_CHIP_RANDOM_OUT, 40, 8,
+         NK_CHIP_RANDOM_OUT | NK_CHIP_CACHE_READ | NK_CHIP_COPYBACK, 40, 8,
      {.tR_ns = 25 * NK_US, .tPROG_ns = 200 * NK_US, .tBERS_ns = 700 * NK_US,
       .tCBSY_ns = 3 * NK_US, .tRST_ns = 5 * NK_US, .tRC_ns = 20, .tWC_ns = 20, .tADL_ns = 70,
       .tWB_ns = 100, .tWHR_ns = 60, .tCCS_ns = 100, .tR_max_ns = 25 * NK_US,
-      .tPROG_max_ns = 600 * NK_US, .tBERS_max_ns = 3 * NK_MS}},
+      .tPROG_max_ns = 600 * NK_US, .tBERS_max_ns = 3 * NK_MS, .tRCBSY_ns = 3 * NK_US,
+      .tCBSY_max_ns = 600 * NK_US, .tRCBSY_max_ns = 25 * NK_US}},
     {"TC58NVG0S3E", "Toshiba", {0x98, 0xd1, 0x90, 0x15, 0x76}, 5, 2048, 64, 64, 1024,
      2, 2, 4, 1, 512, NK_BBM_FIRST_PAGE | NK_BBM_SECOND_PAGE, 0, 0, false,
      NK_CHIP_CACHE_PROGRAM | NK_CHIP_RANDOM_OUT, 20, 4,
@@ -168,6 +169,9 @@ int nk_sim_preset(const char *name, struct nk_sim_params *params)
         c->features = e->features;
         c->max_bad_blocks = e->max_bad_blocks;
         c->timing = e->timing;
+        /* The plane count lives in the chip table only. */
+        const struct nk_chip_info *model = nk_chip_table_find(e->name);
+        c->planes = model ? model->planes : 0;
         params->onfi = e->onfi_version != 0;
         params->jedec = e->jedec;
         params->tFEAT_ns = 1000;
@@ -376,8 +380,12 @@ static void nk_sim_build_onfi(struct nk_sim_params *params)
     uint16_t optional = 0;
     if (c->features & NK_CHIP_CACHE_PROGRAM)
         optional |= 1u << 0;
+    if (c->features & NK_CHIP_CACHE_READ)
+        optional |= 1u << 1;
     if (c->features & NK_CHIP_GET_SET_FEATURES)
         optional |= 1u << 2;
+    if (c->features & NK_CHIP_COPYBACK)
+        optional |= 1u << 4;
     nk_sim_put16(page + 8, optional);
     if (ext) {
         nk_sim_put16(page + 12, 3); /* 48 bytes, in 16-byte units */

@@ -41,14 +41,18 @@ enum nk_nand_cmd {
     NK_CMD_RESET = 0xff,        /* reset */
     NK_CMD_READSTART = 0x30,    /* read confirm (large page) */
     NK_CMD_RNDOUTSTART = 0xe0,  /* change read column confirm */
+    NK_CMD_READCACHESEQ = 0x31, /* read cache sequential: next page to the cache register */
+    NK_CMD_READCACHEEND = 0x3f, /* read cache end: last page to the cache register */
+    NK_CMD_COPYBACKREAD = 0x35, /* read for copy-back confirm */
 };
 
 /* Status register bits. */
-#define NK_STATUS_FAIL 0x01u    /* last program/erase failed (on-die ECC: uncorrectable) */
-#define NK_STATUS_FAIL_N1 0x02u /* previous (cache) operation failed */
-#define NK_STATUS_REWRITE 0x08u /* on-die ECC (Micron): rewrite recommended */
-#define NK_STATUS_READY 0x40u   /* array ready (not busy) */
-#define NK_STATUS_WP_N 0x80u    /* not write protected */
+#define NK_STATUS_FAIL 0x01u        /* last program/erase failed (on-die ECC: uncorrectable) */
+#define NK_STATUS_FAIL_N1 0x02u     /* previous (cache) operation failed */
+#define NK_STATUS_REWRITE 0x08u     /* on-die ECC (Micron): rewrite recommended */
+#define NK_STATUS_ARRAY_READY 0x20u /* array idle (cache operations: I/O5, "true ready") */
+#define NK_STATUS_READY 0x40u       /* array ready (not busy) */
+#define NK_STATUS_WP_N 0x80u        /* not write protected */
 
 /* Datasheet timings, in nanoseconds. The array times are the values the
  * benchmarker uses for the datasheet limit (typical, as in the eCos
@@ -68,6 +72,9 @@ struct nk_chip_timing {
     uint32_t tR_max_ns; /* worst case, for timeouts */
     uint32_t tPROG_max_ns;
     uint32_t tBERS_max_ns;
+    uint32_t tRCBSY_ns;     /* read cache busy (31h/3Fh), typical */
+    uint32_t tCBSY_max_ns;  /* cache program busy, worst case (the previous page's tPROG) */
+    uint32_t tRCBSY_max_ns; /* read cache busy, worst case */
 };
 
 /* Where the factory bad-block marker lives (nk_chip_info.bbm_pages). */
@@ -84,6 +91,9 @@ struct nk_chip_timing {
 #define NK_CHIP_ON_DIE_ECC 0x0020u /* has an internal ECC engine (Micron style) */
 #define NK_CHIP_RANDOM_OUT 0x0040u /* 05h/E0h change read column */
 #define NK_CHIP_BUS16 0x0080u      /* x16 data bus */
+#define NK_CHIP_CACHE_READ 0x0100u /* 31h/3Fh read cache sequential/end */
+#define NK_CHIP_COPYBACK 0x0200u   /* 00h..35h read for copy-back, 85h..10h copy-back program */
+#define NK_CHIP_COPYBACK_PARITY 0x0400u /* copy-back only between pages of equal parity */
 
 /* Everything nandkit knows about a part. */
 struct nk_chip_info {
@@ -108,6 +118,9 @@ struct nk_chip_info {
     uint32_t features;       /* NK_CHIP_* */
     uint32_t max_bad_blocks; /* datasheet worst case per chip (0 = unknown) */
     struct nk_chip_timing timing;
+    /* Planes, interleaved by block (plane = block % planes; 0 means 1).
+     * Copy-back stays within one plane. */
+    uint8_t planes;
 };
 
 /* A chip on a controller. */
@@ -195,7 +208,9 @@ int nk_chip_read_page(struct nk_chip *chip, uint32_t row, const struct nk_xfer *
 
 /* Programs page `row` from the pieces (random data in 85h between
  * non-contiguous pieces); `cache` uses 15h (cache program) when supported.
- * Returns 0, -NK_EIO when the status reports FAIL, or a port error. */
+ * Returns 0, -NK_EIO when the status reports FAIL, or a port error. After
+ * 15h the status belongs to the previous page: sequences of cache programs
+ * use nk_chip_program_cache(), which hands the status back. */
 int nk_chip_program_page(struct nk_chip *chip, uint32_t row, const struct nk_xfer *xfers,
                          unsigned count, bool cache);
 
@@ -233,6 +248,46 @@ int nk_chip_write_column(struct nk_chip *chip, uint32_t column);
 
 /* 10h (or 15h) + wait + status check. 0 or -NK_EIO on FAIL. */
 int nk_chip_program_finish(struct nk_chip *chip, bool cache);
+
+/* Pipelined sequences. Each needs the feature bit named; otherwise (and on
+ * small-page parts) -NK_ENOTSUP. ------------------------------------------ */
+
+/* Cache program (NK_CHIP_CACHE_PROGRAM): 80h + address + pieces + 15h, or
+ * 10h when `last`, then waits for ready (15h: the cache register is free,
+ * tCBSY after the previous page finished; 10h: every page is programmed)
+ * and reads the status into *status without judging it: while the array is
+ * busy, NK_STATUS_FAIL reports the previous page and NK_STATUS_FAIL_N1 the
+ * one before; after 10h, FAIL is this page and FAIL_N1 the previous. The
+ * pages of one sequence must lie in one block. Returns 0 or a port error. */
+int nk_chip_program_cache(struct nk_chip *chip, uint32_t row, const struct nk_xfer *xfers,
+                          unsigned count, bool last, uint8_t *status);
+
+/* Overlapped program: 80h + address + pieces + 10h without waiting (the
+ * port may use another target meanwhile); nk_chip_program_end() waits and
+ * checks the status (0, -NK_EIO on FAIL, -NK_EROFS, or a port error). */
+int nk_chip_program_begin(struct nk_chip *chip, uint32_t row, const struct nk_xfer *xfers,
+                          unsigned count);
+int nk_chip_program_end(struct nk_chip *chip, uint32_t row);
+
+/* Overlapped read: 00h + address + 30h without waiting; nk_chip_read_wait()
+ * waits for the load and leaves the chip in data output at `column`. */
+int nk_chip_read_begin(struct nk_chip *chip, uint32_t row, uint32_t column);
+int nk_chip_read_wait(struct nk_chip *chip);
+
+/* Read cache (NK_CHIP_CACHE_READ), after nk_chip_read_start() of the first
+ * page: 31h (3Fh when `last`) and the wait for tRCBSY (and the load behind
+ * it). The next page of the sequence is then output from column 0. A
+ * sequence stays within one block and ends with 3Fh. */
+int nk_chip_read_cache_next(struct nk_chip *chip, bool last);
+
+/* Copy-back (NK_CHIP_COPYBACK): 00h + address + 35h and the wait; the page
+ * may then be read out (nk_chip_read_data, nk_chip_read_column) to check its
+ * ECC. nk_chip_copyback_program() programs the register to `row` (85h +
+ * address + optional pieces that change it + 10h) and checks the status.
+ * Source and destination must share a plane (and parity where required). */
+int nk_chip_copyback_read(struct nk_chip *chip, uint32_t row, uint32_t column);
+int nk_chip_copyback_program(struct nk_chip *chip, uint32_t row, const struct nk_xfer *xfers,
+                             unsigned count);
 
 /* Total pages on the chip. */
 static inline uint32_t nk_chip_pages(const struct nk_chip_info *info)

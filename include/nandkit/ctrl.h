@@ -92,6 +92,11 @@ enum nk_ecc_direction {
 #define NK_CTRL_CAP_RB_LINE 0x01u    /* WAIT_READY watches R/B; else the chip layer polls status */
 #define NK_CTRL_CAP_HW_ECC 0x02u     /* ecc_enable/ecc_read_code are implemented */
 #define NK_CTRL_CAP_DATA_LOOPS 0x04u /* set_data_loop is implemented */
+/* Targets (chip selects) are independent: each has its own R/B line, so a
+ * WAIT_READY waits for the selected target only, and an operation on one
+ * target may run while another is busy. Without it a port still works with
+ * several targets (nandkit then finishes one before using the next). */
+#define NK_CTRL_CAP_INDEPENDENT_TARGETS 0x08u
 
 enum nk_hw_ecc_algo {
     NK_HW_ECC_NONE,

@@ -170,13 +170,32 @@ int nk_nand_program_page(struct nk_nand *dev, uint32_t page, const uint8_t *data
  * marked bad when a BBT is attached), -NK_EROFS, -NK_EINVAL. */
 int nk_nand_erase_block(struct nk_nand *dev, uint32_t block);
 
-/* Multi-page helpers: `count` consecutive pages; `data` and `oob` advance by
- * one page (data) and one OOB (mode-dependent size) each. Stops at the first
- * hard error and returns it; otherwise returns the worst bitflip result. */
+/* Multi-page paths: `count` consecutive pages; `data` and `oob` advance by
+ * one page (data) and one OOB (mode-dependent size) each. They use the
+ * chip's read cache (31h/3Fh) and cache program (15h) within each block
+ * when the chip has them and the ECC is software or none, else one page at a
+ * time; the contracts are the single-page ones. A read stops at the first
+ * hard error and returns it, otherwise the worst bitflip result; a program
+ * stops at the first error. A power cut during a cache program may lose
+ * the two most recently sent pages (the one in the array is torn, the one
+ * in the cache register never starts); earlier pages are programmed. */
 int nk_nand_read_pages(struct nk_nand *dev, uint32_t first_page, uint32_t count, uint8_t *data,
                        uint8_t *oob, enum nk_oob_mode mode);
 int nk_nand_program_pages(struct nk_nand *dev, uint32_t first_page, uint32_t count,
                           const uint8_t *data, const uint8_t *oob, enum nk_oob_mode mode);
+
+/* Moves page `from` to page `to` for garbage collection: by copy-back when
+ * the chip has it and both pages share a plane (and parity where asked),
+ * after reading the page out so the ECC checks it (a corrected page is sent
+ * back corrected); otherwise by read + program. Data and OOB move as they
+ * are (ECC recomputed when corrected). Returns the source read's bitflip
+ * result (>= 0 or -NK_EUCLEAN) when the copy landed; -NK_EBADMSG (nothing
+ * programmed), -NK_EIO (FAIL on the destination), -NK_EINVAL/-NK_EROFS, or
+ * a port error. */
+int nk_nand_move_page(struct nk_nand *dev, uint32_t from, uint32_t to);
+
+/* True when nk_nand_move_page(from, to) would use copy-back. */
+bool nk_nand_can_copyback(const struct nk_nand *dev, uint32_t from, uint32_t to);
 
 /* Bitflips of the last read (largest in any step), whatever it returned. */
 static inline unsigned nk_nand_last_bitflips(const struct nk_nand *dev)

@@ -135,8 +135,11 @@ enum nk_sim_op_kind {
     NK_SIM_OP_STATUS,
     NK_SIM_OP_GET_FEATURES,
     NK_SIM_OP_SET_FEATURES,
-    NK_SIM_OP_RANDOM_OUT, /* 05h-E0h change read column */
-    NK_SIM_OP_RANDOM_IN,  /* 85h change write column */
+    NK_SIM_OP_RANDOM_OUT,       /* 05h-E0h change read column */
+    NK_SIM_OP_RANDOM_IN,        /* 85h change write column */
+    NK_SIM_OP_CACHE_READ,       /* 31h/3Fh: next page to the cache register */
+    NK_SIM_OP_COPYBACK_READ,    /* 00h..35h: page load for a copy-back */
+    NK_SIM_OP_COPYBACK_PROGRAM, /* 85h..10h: program of the loaded page */
     NK_SIM_OP_KIND_COUNT
 };
 
@@ -218,6 +221,32 @@ const struct nk_ctrl *nk_sim_ctrl_hw_ecc(struct nk_sim *sim, unsigned step_size)
  * 512. Every port of one sim drives the same chip; each keeps its own data
  * loop and engine state. NULL on a bad combination. */
 const struct nk_ctrl *nk_sim_ctrl_port(struct nk_sim *sim, unsigned flags, unsigned ecc_step);
+
+/* ----- several targets on one bus ----------------------------------------- */
+
+/* Up to this many targets (chip enables) share one simulated bus. */
+#define NK_SIM_BUS_MAX_TARGETS 8
+
+struct nk_sim_bus;
+
+/* Puts `count` open simulators on one bus as targets 0..count-1 (chip select
+ * = target index). Each target keeps its own busy state and R/B line (the
+ * port has NK_CTRL_CAP_INDEPENDENT_TARGETS; `flags` NK_SIM_PORT_NO_RB makes
+ * the port poll instead); the bus has one clock and carries one cycle at a
+ * time, so transfers to two targets never overlap. Switching targets while
+ * one is between a command and its last address cycle is a protocol error
+ * of that target. The sims stay owned by the caller and must outlive the
+ * bus. Returns 0, -NK_EINVAL (count 0 or too many) or -NK_ENOMEM. */
+int nk_sim_bus_open(struct nk_sim_bus **bus, struct nk_sim *const *targets, unsigned count,
+                    unsigned flags);
+void nk_sim_bus_close(struct nk_sim_bus *bus);
+
+/* The bus port: op->chip_select picks the target; other selects float. */
+const struct nk_ctrl *nk_sim_bus_ctrl(struct nk_sim_bus *bus);
+
+/* The bus clock (virtual ns): the time of the latest cycle on any target. */
+uint64_t nk_sim_bus_time_ns(const struct nk_sim_bus *bus);
+const struct nk_clock *nk_sim_bus_clock(struct nk_sim_bus *bus);
 
 /* ----- virtual time --------------------------------------------------------- */
 

@@ -552,3 +552,170 @@ void nk_chip_attach(struct nk_chip *chip, const struct nk_ctrl *ctrl, unsigned c
     chip->info = *info;
     nk_diag_clear(&chip->diag);
 }
+
+/* ----- pipelined sequences: cache program, read cache, copy-back, overlap ------------ */
+
+/* Adds `setup` (80h, or 85h for copy-back) + full address, then the pieces
+ * (85h + column between non-contiguous ones), then `confirm`; executes what
+ * does not fit as it goes. The last batch is left in `ops`. */
+static int nk_op_program_body(struct nk_chip *chip, struct nk_oplist *ops, uint8_t setup,
+                              uint32_t row, const struct nk_xfer *xfers, unsigned count,
+                              uint8_t confirm)
+{
+    uint8_t cycles[NK_MAX_ADDR_CYCLES];
+    uint32_t column = count ? xfers[0].column : 0;
+    unsigned n = nk_addr_cycles(chip, row, column, true, cycles);
+    nk_op_cmd(ops, setup, 0);
+    nk_op_addr(ops, cycles, n, count ? NK_T(chip, tADL_ns) : 0);
+    for (unsigned i = 0; i < count; i++) {
+        const struct nk_xfer *x = &xfers[i];
+        if (ops->count + 4 > NK_MAX_INSTRS) {
+            int err = nk_op_exec(chip, ops);
+            if (err)
+                return err;
+            ops->count = 0;
+        }
+        if (x->column != column)
+            nk_op_column(chip, ops, NK_CMD_RNDIN, 0, x->column);
+        nk_op_add(ops, nk_instr_data_out(x->buf, x->len, 0));
+        column = x->column + x->len;
+    }
+    if (ops->count + 2 > NK_MAX_INSTRS) {
+        int err = nk_op_exec(chip, ops);
+        if (err)
+            return err;
+        ops->count = 0;
+    }
+    nk_op_cmd(ops, confirm, NK_T(chip, tWB_ns));
+    return 0;
+}
+
+static int nk_large_page_only(struct nk_chip *chip, const char *what)
+{
+    if (nk_small_page(chip))
+        return nk_diag_set(&chip->diag, -NK_ENOTSUP, "small-page part has no %s", what);
+    return 0;
+}
+
+/* Waits for ready (R/B or polling) and reads the status. */
+static int nk_wait_and_status(struct nk_chip *chip, struct nk_oplist *ops, uint32_t timeout_us,
+                              uint8_t *status)
+{
+    nk_op_wait(chip, ops, timeout_us);
+    int err = nk_exec_busy(chip, ops, timeout_us, status);
+    if (!err && nk_has_rb(chip))
+        err = nk_chip_read_status(chip, status);
+    return err;
+}
+
+int nk_chip_program_cache(struct nk_chip *chip, uint32_t row, const struct nk_xfer *xfers,
+                          unsigned count, bool last, uint8_t *status)
+{
+    int err = nk_large_page_only(chip, "cache program");
+    if (err)
+        return err;
+    if (!(chip->info.features & NK_CHIP_CACHE_PROGRAM))
+        return nk_diag_set(&chip->diag, -NK_ENOTSUP, "chip has no cache program (15h)");
+    struct nk_oplist ops = {.count = 0};
+    uint8_t confirm = last ? NK_CMD_PAGEPROG : NK_CMD_CACHEDPROG;
+    err = nk_op_program_body(chip, &ops, NK_CMD_SEQIN, row, xfers, count, confirm);
+    if (err)
+        return err;
+    /* 15h waits for the cache register, which waits for the previous page:
+     * bound it by tCBSY max, else by tPROG max. With 10h the chip is busy
+     * until this page and the one before it are programmed. */
+    uint32_t max =
+        chip->info.timing.tCBSY_max_ns ? chip->info.timing.tCBSY_max_ns : NK_T(chip, tPROG_max_ns);
+    uint32_t timeout =
+        nk_timeout_us(last ? 2u * NK_T(chip, tPROG_max_ns) : max, NK_T(chip, tPROG_ns));
+    return nk_wait_and_status(chip, &ops, timeout, status);
+}
+
+int nk_chip_program_begin(struct nk_chip *chip, uint32_t row, const struct nk_xfer *xfers,
+                          unsigned count)
+{
+    int err = nk_large_page_only(chip, "overlapped program");
+    if (err)
+        return err;
+    struct nk_oplist ops = {.count = 0};
+    err = nk_op_program_body(chip, &ops, NK_CMD_SEQIN, row, xfers, count, NK_CMD_PAGEPROG);
+    return err ? err : nk_op_exec(chip, &ops);
+}
+
+int nk_chip_program_end(struct nk_chip *chip, uint32_t row)
+{
+    struct nk_oplist ops = {.count = 0};
+    uint8_t status;
+    int err = nk_wait_and_status(chip, &ops, nk_program_timeout(chip), &status);
+    return err ? err : nk_check_status(chip, status, "program", row);
+}
+
+int nk_chip_read_begin(struct nk_chip *chip, uint32_t row, uint32_t column)
+{
+    int err = nk_large_page_only(chip, "overlapped read");
+    if (err)
+        return err;
+    struct nk_oplist ops = {.count = 0};
+    nk_op_read_setup(chip, &ops, row, column);
+    return nk_op_exec(chip, &ops);
+}
+
+/* Waits for a page load and puts the chip back into data output. */
+static int nk_read_wait_timeout(struct nk_chip *chip, uint32_t timeout_us)
+{
+    struct nk_oplist ops = {.count = 0};
+    uint8_t status;
+    nk_op_wait(chip, &ops, timeout_us);
+    int err = nk_exec_busy(chip, &ops, timeout_us, &status);
+    if (err || nk_has_rb(chip))
+        return err;
+    return nk_chip_read_resume(chip);
+}
+
+int nk_chip_read_wait(struct nk_chip *chip)
+{
+    return nk_read_wait_timeout(chip, nk_timeout_us(NK_T(chip, tR_max_ns), NK_T(chip, tR_ns)));
+}
+
+int nk_chip_read_cache_next(struct nk_chip *chip, bool last)
+{
+    if (!(chip->info.features & NK_CHIP_CACHE_READ) || nk_small_page(chip))
+        return nk_diag_set(&chip->diag, -NK_ENOTSUP, "chip has no read cache (31h/3Fh)");
+    struct nk_oplist ops = {.count = 0};
+    nk_op_cmd(&ops, last ? NK_CMD_READCACHEEND : NK_CMD_READCACHESEQ, NK_T(chip, tWB_ns));
+    /* The wait covers the load of the page behind it (tR) plus tRCBSY. */
+    uint32_t max =
+        chip->info.timing.tRCBSY_max_ns ? chip->info.timing.tRCBSY_max_ns : NK_T(chip, tR_max_ns);
+    int err = nk_op_exec(chip, &ops);
+    if (err)
+        return err;
+    return nk_read_wait_timeout(chip,
+                                nk_timeout_us(max + NK_T(chip, tR_max_ns), NK_T(chip, tR_ns)));
+}
+
+int nk_chip_copyback_read(struct nk_chip *chip, uint32_t row, uint32_t column)
+{
+    if (!(chip->info.features & NK_CHIP_COPYBACK) || nk_small_page(chip))
+        return nk_diag_set(&chip->diag, -NK_ENOTSUP, "chip has no copy-back (00h..35h)");
+    struct nk_oplist ops = {.count = 0};
+    uint8_t cycles[NK_MAX_ADDR_CYCLES];
+    unsigned n = nk_addr_cycles(chip, row, column, true, cycles);
+    nk_op_cmd(&ops, NK_CMD_READ0, 0);
+    nk_op_addr(&ops, cycles, n, 0);
+    nk_op_cmd(&ops, NK_CMD_COPYBACKREAD, NK_T(chip, tWB_ns));
+    int err = nk_op_exec(chip, &ops);
+    return err ? err : nk_chip_read_wait(chip);
+}
+
+int nk_chip_copyback_program(struct nk_chip *chip, uint32_t row, const struct nk_xfer *xfers,
+                             unsigned count)
+{
+    if (!(chip->info.features & NK_CHIP_COPYBACK) || nk_small_page(chip))
+        return nk_diag_set(&chip->diag, -NK_ENOTSUP, "chip has no copy-back program (85h..10h)");
+    struct nk_oplist ops = {.count = 0};
+    int err = nk_op_program_body(chip, &ops, NK_CMD_RNDIN, row, xfers, count, NK_CMD_PAGEPROG);
+    if (err)
+        return err;
+    nk_op_wait(chip, &ops, nk_program_timeout(chip));
+    return nk_finish_busy(chip, &ops, nk_program_timeout(chip), "copy-back program", row);
+}

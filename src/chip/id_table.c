@@ -37,7 +37,7 @@ static const struct nk_chip_info nk_chip_models[] = {
         .ecc_step = 512,
         .bbm_pages = NK_BBM_FIRST_PAGE | NK_BBM_SECOND_PAGE,
         .bbm_offset = 0,
-        .features = NK_CHIP_CACHE_PROGRAM | NK_CHIP_RANDOM_OUT,
+        .features = NK_CHIP_CACHE_PROGRAM | NK_CHIP_RANDOM_OUT | NK_CHIP_COPYBACK,
         .max_bad_blocks = 20,
         .timing = {.tR_ns = 25 * NK_US,
                    .tPROG_ns = 300 * NK_US,
@@ -52,7 +52,8 @@ static const struct nk_chip_info nk_chip_models[] = {
                    .tCCS_ns = 0,
                    .tR_max_ns = 25 * NK_US,
                    .tPROG_max_ns = 700 * NK_US,
-                   .tBERS_max_ns = 3 * NK_MS},
+                   .tBERS_max_ns = 3 * NK_MS,
+                   .tCBSY_max_ns = 700 * NK_US},
     },
 #endif
 #if !defined(NK_CHIP_MODELS_CHOSEN) || defined(NK_CHIP_MODEL_K9F2G08U0B)
@@ -148,7 +149,8 @@ static const struct nk_chip_info nk_chip_models[] = {
         .bbm_offset = 0,
         .onfi_version = 10,
         .features = NK_CHIP_ONFI | NK_CHIP_CACHE_PROGRAM | NK_CHIP_RANDOM_OUT |
-                    NK_CHIP_GET_SET_FEATURES | NK_CHIP_ON_DIE_ECC,
+                    NK_CHIP_GET_SET_FEATURES | NK_CHIP_ON_DIE_ECC | NK_CHIP_CACHE_READ |
+                    NK_CHIP_COPYBACK,
         .max_bad_blocks = 40,
         .timing = {.tR_ns = 25 * NK_US,
                    .tPROG_ns = 200 * NK_US,
@@ -163,7 +165,11 @@ static const struct nk_chip_info nk_chip_models[] = {
                    .tCCS_ns = 100,
                    .tR_max_ns = 25 * NK_US,
                    .tPROG_max_ns = 600 * NK_US,
-                   .tBERS_max_ns = 3 * NK_MS},
+                   .tBERS_max_ns = 3 * NK_MS,
+                   .tRCBSY_ns = 3 * NK_US,
+                   .tCBSY_max_ns = 600 * NK_US,
+                   .tRCBSY_max_ns = 25 * NK_US},
+        .planes = 2,
     },
 #endif
 #if !defined(NK_CHIP_MODELS_CHOSEN) || defined(NK_CHIP_MODEL_TC58NVG0S3E)
@@ -351,7 +357,10 @@ bool nk_chip_table_refine(struct nk_chip_info *info)
         memcpy(info->model, model->model, sizeof info->model);
     info->bbm_pages = model->bbm_pages;
     info->bbm_offset = model->bbm_offset;
-    info->features |= model->features & (NK_CHIP_ON_DIE_ECC | NK_CHIP_CACHE_PROGRAM);
+    info->features |= model->features & (NK_CHIP_ON_DIE_ECC | NK_CHIP_CACHE_PROGRAM |
+                                         NK_CHIP_CACHE_READ | NK_CHIP_COPYBACK);
+    if (!info->planes)
+        info->planes = model->planes;
     if (!info->max_bad_blocks)
         info->max_bad_blocks = model->max_bad_blocks;
     return true;

@@ -210,8 +210,12 @@ int nk_onfi_parse(const uint8_t page[256], const uint8_t *ext, uint32_t ext_len,
         info->features |= NK_CHIP_BUS16;
     if (optional & 0x01)
         info->features |= NK_CHIP_CACHE_PROGRAM;
+    if (optional & 0x02)
+        info->features |= NK_CHIP_CACHE_READ;
     if (optional & 0x04)
         info->features |= NK_CHIP_GET_SET_FEATURES;
+    if (optional & 0x10)
+        info->features |= NK_CHIP_COPYBACK;
     info->bbm_pages = NK_BBM_FIRST_PAGE;
     info->bbm_offset = 0;
     return nk_param_check_geometry(info, diag, "ONFI parameter");

@@ -187,7 +187,7 @@ void nk_nand_close(struct nk_nand *dev)
 
 /* ----- argument checks ------------------------------------------------------------ */
 
-static int nk_check_page(struct nk_nand *dev, uint32_t page)
+int nk_check_page(struct nk_nand *dev, uint32_t page)
 {
     if (!dev->page_buf)
         return nk_diag_set(&dev->diag, -NK_EINVAL, "device is not open");
@@ -208,7 +208,7 @@ static int nk_check_block(struct nk_nand *dev, uint32_t block)
     return 0;
 }
 
-static int nk_check_writable(struct nk_nand *dev, const char *what, uint32_t where)
+int nk_check_writable(struct nk_nand *dev, const char *what, uint32_t where)
 {
     if (dev->read_only)
         return nk_diag_set(&dev->diag, -NK_EROFS, "%s %u refused: device opened read-only", what,
@@ -216,7 +216,7 @@ static int nk_check_writable(struct nk_nand *dev, const char *what, uint32_t whe
     return 0;
 }
 
-static int nk_check_mode(struct nk_nand *dev, enum nk_oob_mode mode)
+int nk_check_mode(struct nk_nand *dev, enum nk_oob_mode mode)
 {
     if (mode != NK_OOB_PLACE && mode != NK_OOB_AUTO && mode != NK_OOB_RAW)
         return nk_diag_set(&dev->diag, -NK_EINVAL, "unknown OOB mode %d", (int)mode);
@@ -225,7 +225,7 @@ static int nk_check_mode(struct nk_nand *dev, enum nk_oob_mode mode)
 
 /* Refuses program/erase on a block the bad-block table knows as bad, and
  * on the table's own blocks unless the table code itself is writing. */
-static int nk_check_not_bad(struct nk_nand *dev, uint32_t block, const char *what, unsigned flags)
+int nk_check_not_bad(struct nk_nand *dev, uint32_t block, const char *what, unsigned flags)
 {
     if (!dev->bbt)
         return 0;
@@ -277,7 +277,7 @@ static int nk_read_result(struct nk_nand *dev, unsigned max_bitflips, bool faile
 /* Checks and corrects every step of `data` given the code computed over it
  * (dev->ecc_calc) and the OOB as read (`oob`, full size). Erased steps with
  * few enough bitflips are cleaned to 0xFF. */
-static int nk_ecc_correct_page(struct nk_nand *dev, uint8_t *data, uint8_t *oob)
+int nk_ecc_correct_page(struct nk_nand *dev, uint8_t *data, uint8_t *oob)
 {
     const struct nk_ecc_engine *ecc = &dev->ecc;
     unsigned bytes = ecc->bytes_per_step;
@@ -329,8 +329,7 @@ static int nk_on_die_result(struct nk_nand *dev)
 /* ----- read ----------------------------------------------------------------------------- */
 
 /* Hands the OOB scratch (full, as corrected) to the caller per mode. */
-static void nk_oob_out(struct nk_nand *dev, const uint8_t *scratch, uint8_t *oob,
-                       enum nk_oob_mode mode)
+void nk_oob_out(struct nk_nand *dev, const uint8_t *scratch, uint8_t *oob, enum nk_oob_mode mode)
 {
     if (!oob)
         return;
@@ -599,61 +598,6 @@ int nk_nand_erase_block(struct nk_nand *dev, uint32_t block)
     struct nk_call call;
     nk_call_begin(dev, &call);
     return nk_call_end(dev, &call, nk_nand_erase_block_unlocked(dev, block, 0));
-}
-
-/* ----- multi-page helpers ------------------------------------------------------------------------
- */
-
-static uint32_t nk_oob_stride(const struct nk_nand *dev, enum nk_oob_mode mode)
-{
-    return mode == NK_OOB_AUTO ? dev->free_bytes : nk_nand_oob_size(dev);
-}
-
-/* Keeps the worst of two read results: a hard error, then -EBADMSG, then
- * -EUCLEAN, then the larger bitflip count. */
-static int nk_worse_result(int a, int b)
-{
-    if (a < 0 && a != -NK_EBADMSG && a != -NK_EUCLEAN)
-        return a;
-    if (b < 0 && b != -NK_EBADMSG && b != -NK_EUCLEAN)
-        return b;
-    if (a == -NK_EBADMSG || b == -NK_EBADMSG)
-        return -NK_EBADMSG;
-    if (a == -NK_EUCLEAN || b == -NK_EUCLEAN)
-        return -NK_EUCLEAN;
-    return a > b ? a : b;
-}
-
-int nk_nand_read_pages(struct nk_nand *dev, uint32_t first_page, uint32_t count, uint8_t *data,
-                       uint8_t *oob, enum nk_oob_mode mode)
-{
-    int result = 0;
-    unsigned worst_bitflips = 0;
-    for (uint32_t i = 0; i < count; i++) {
-        int r = nk_nand_read_page(dev, first_page + i,
-                                  data ? data + (size_t)i * nk_nand_page_size(dev) : NULL,
-                                  oob ? oob + (size_t)i * nk_oob_stride(dev, mode) : NULL, mode);
-        if (dev->last_bitflips > worst_bitflips)
-            worst_bitflips = dev->last_bitflips;
-        result = nk_worse_result(result, r);
-        if (result < 0 && result != -NK_EBADMSG && result != -NK_EUCLEAN)
-            break;
-    }
-    dev->last_bitflips = worst_bitflips;
-    return result;
-}
-
-int nk_nand_program_pages(struct nk_nand *dev, uint32_t first_page, uint32_t count,
-                          const uint8_t *data, const uint8_t *oob, enum nk_oob_mode mode)
-{
-    for (uint32_t i = 0; i < count; i++) {
-        int err = nk_nand_program_page(
-            dev, first_page + i, data ? data + (size_t)i * nk_nand_page_size(dev) : NULL,
-            oob ? oob + (size_t)i * nk_oob_stride(dev, mode) : NULL, mode);
-        if (err)
-            return err;
-    }
-    return 0;
 }
 
 /* ----- settings and statistics

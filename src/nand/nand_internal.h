@@ -23,6 +23,49 @@ int nk_nand_program_page_unlocked(struct nk_nand *dev, uint32_t page, const uint
                                   const uint8_t *oob, enum nk_oob_mode mode, unsigned flags);
 int nk_nand_erase_block_unlocked(struct nk_nand *dev, uint32_t block, unsigned flags);
 
+/* Argument and state checks of the page paths (0 or the error, with
+ * dev->diag set), shared with the multi-page paths (multipage.c). */
+int nk_check_page(struct nk_nand *dev, uint32_t page);
+int nk_check_mode(struct nk_nand *dev, enum nk_oob_mode mode);
+int nk_check_writable(struct nk_nand *dev, const char *what, uint32_t where);
+int nk_check_not_bad(struct nk_nand *dev, uint32_t block, const char *what, unsigned flags);
+
+/* Software ECC of a page read: corrects `data` with the code computed into
+ * dev->ecc_calc and the full OOB as read in `oob`; the bitflip contract. */
+int nk_ecc_correct_page(struct nk_nand *dev, uint8_t *data, uint8_t *oob);
+
+/* Hands the full OOB scratch to the caller's `oob` per mode. */
+void nk_oob_out(struct nk_nand *dev, const uint8_t *scratch, uint8_t *oob, enum nk_oob_mode mode);
+
+/* ----- multipage.c ----- */
+
+/* OOB bytes per page in a caller's buffer for `mode`. */
+uint32_t nk_nand_oob_stride(const struct nk_nand *dev, enum nk_oob_mode mode);
+
+/* The worse of two read results (hard error, -EBADMSG, -EUCLEAN, count). */
+int nk_nand_worse_result(int a, int b);
+
+/* Moves a loaded page out of the data register from column 0 (data, then
+ * the OOB when ECC or the caller needs it) and applies software ECC. */
+int nk_nand_read_out(struct nk_nand *dev, uint8_t *data, uint8_t *oob, enum nk_oob_mode mode);
+
+/* The OOB to program with `data` (software ECC filled in) in the device's
+ * scratch, the caller's `oob` for raw mode, or NULL for none. */
+const uint8_t *nk_nand_oob_image(struct nk_nand *dev, const uint8_t *data, const uint8_t *oob,
+                                 enum nk_oob_mode mode);
+
+/* Transfer pieces of a page program: data and/or OOB. */
+unsigned nk_nand_page_xfers(struct nk_nand *dev, const uint8_t *data, const uint8_t *oob_out,
+                            struct nk_xfer x[2]);
+
+/* The single-page program's checks: range, mode, read-only, bad block. */
+int nk_nand_program_checks(struct nk_nand *dev, uint32_t page, enum nk_oob_mode mode);
+
+int nk_nand_read_pages_unlocked(struct nk_nand *dev, uint32_t first_page, uint32_t count,
+                                uint8_t *data, uint8_t *oob, enum nk_oob_mode mode);
+int nk_nand_program_pages_unlocked(struct nk_nand *dev, uint32_t first_page, uint32_t count,
+                                   const uint8_t *data, const uint8_t *oob, enum nk_oob_mode mode);
+
 /* nk_bbt_mark_worn() without the device lock. */
 int nk_bbt_mark_worn_unlocked(struct nk_nand *dev, uint32_t block);
 

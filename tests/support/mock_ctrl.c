@@ -32,6 +32,10 @@ static int nk_mock_exec(void *ctx, const struct nk_op *op)
     mock->ops++;
     if (mock->fail_with)
         return mock->fail_with;
+    if (op->chip_select != 0) {
+        snprintf(buf, sizeof buf, "CS%u|", op->chip_select);
+        nk_mock_log(mock, buf);
+    }
     for (unsigned i = 0; i < op->count; i++) {
         const struct nk_instr *in = &op->instrs[i];
         switch (in->type) {

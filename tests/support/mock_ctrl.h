@@ -2,7 +2,8 @@
 /*
  * A recording controller port for chip-layer tests: every instruction it
  * executes is appended to a text log ("CMD 00|ADDR 00 00 05 00|CMD 30+100|
- * WAIT|IN 2048|"), DATA_IN is served from a script, and status reads return
+ * WAIT|IN 2048|"; an operation on a chip select other than 0 starts with
+ * "CS1|"), DATA_IN is served from a script, and status reads return
  * a programmable value, so tests assert exact command sequences.
  */
 #ifndef NK_MOCK_CTRL_H

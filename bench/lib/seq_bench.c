@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sequential figures: the multi-page paths measured in virtual device time
+ * (the simulator's clock; ECC none, data and the whole OOB moved, so the
+ * figures compare with limits over the same bytes; library CPU time is not
+ * included). Limits, with b = page + OOB bytes, c = command and address
+ * cycles of the operation:
+ *   single-page read     tR + (c + b) tRC           (the reference system's)
+ *   single-page program  (c + b) tWC + tPROG
+ *   cache program        max(tPROG, (c + b) tWC) + tCBSY
+ *   read cache           max(tR, tWC + b tRC) + tRCBSY
+ *   copy-back move       tR + (c + b) tRC + c tWC + tPROG (read out for ECC)
+ *   read + program move  single-page read + single-page program
+ *   two chips, read      max(c tWC + b tRC, (tR + c tWC + b tRC) / 2): the bus
+ *   two chips, program   max((c + b) tWC, ((c + b) tWC + tPROG) / 2)
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "nandkit/array.h"
+#include "nandkit/error.h"
+#include "nandkit/nand.h"
+#include "nandkit/sim.h"
+#include "seqbench.h"
+
+struct nk_seq_chip {
+    struct nk_sim *sim;
+    struct nk_nand nand;
+    void *ws;
+};
+
+static int nk_seq_open(struct nk_seq_chip *c, const char *preset, uint64_t seed,
+                       const struct nk_ctrl *ctrl, unsigned chip_select, char *why)
+{
+    struct nk_nand_config nc;
+    struct nk_ecc_engine ecc;
+    nk_ecc_none_init(&ecc);
+    memset(&nc, 0, sizeof nc);
+    nc.ctrl = ctrl ? ctrl : nk_sim_ctrl(c->sim);
+    nc.chip_select = chip_select;
+    nc.chip = &nk_sim_params(c->sim)->chip;
+    nc.ecc = &ecc;
+    nc.workspace_size = nk_nand_workspace_size(nc.chip);
+    c->ws = malloc(nc.workspace_size);
+    nc.workspace = c->ws;
+    if (!c->ws) {
+        snprintf(why, NK_DIAG_LEN, "out of memory");
+        return -NK_ENOMEM;
+    }
+    (void)preset;
+    (void)seed;
+    int err = nk_nand_open(&c->nand, &nc);
+    if (err)
+        snprintf(why, NK_DIAG_LEN, "%s", c->nand.diag.text);
+    return err;
+}
+
+static int nk_seq_sim(struct nk_seq_chip *c, const char *preset, uint64_t seed, char *why)
+{
+    struct nk_sim_config config;
+    memset(&config, 0, sizeof config);
+    config.preset = preset;
+    config.seed = seed;
+    config.factory_bad_blocks = 0;
+    return nk_sim_open(&c->sim, &config, why);
+}
+
+static void nk_seq_close(struct nk_seq_chip *c)
+{
+    free(c->ws);
+    nk_sim_close(c->sim);
+}
+
+static void nk_seq_fill(uint8_t *buf, size_t len, uint64_t seed)
+{
+    uint64_t x = seed | 1u;
+    for (size_t i = 0; i < len; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        buf[i] = (uint8_t)x;
+    }
+}
+
+static void nk_seq_add(struct nk_seq_result *r, const char *config, const char *op,
+                       const char *method, double measured, double single, double pipelined)
+{
+    if (r->count >= NK_SEQ_MAX_ROWS)
+        return;
+    struct nk_seq_row *row = &r->rows[r->count++];
+    snprintf(row->config, sizeof row->config, "%s", config);
+    snprintf(row->op, sizeof row->op, "%s", op);
+    snprintf(row->method, sizeof row->method, "%s", method);
+    row->measured_us = measured;
+    row->single_us = single;
+    row->pipelined_us = pipelined;
+}
+
+struct nk_seq_limits {
+    double read_cycles, program_cycles, bytes, rc, wc, tR, tPROG, tCBSY, tRCBSY;
+    double single_read, single_program;
+};
+
+static void nk_seq_limits(const struct nk_chip_info *info, struct nk_seq_limits *l)
+{
+    const struct nk_chip_timing *t = &info->timing;
+    bool small = (info->features & NK_CHIP_SMALL_PAGE) != 0;
+    unsigned addr = info->col_cycles + info->row_cycles;
+    l->read_cycles = (small ? 1u : 2u) + addr;
+    l->program_cycles = (small ? 3u : 2u) + addr;
+    l->bytes = info->page_size + info->oob_size;
+    l->rc = t->tRC_ns / 1e3;
+    l->wc = t->tWC_ns / 1e3;
+    l->tR = t->tR_ns / 1e3;
+    l->tPROG = t->tPROG_ns / 1e3;
+    l->tCBSY = t->tCBSY_ns / 1e3;
+    l->tRCBSY = t->tRCBSY_ns / 1e3;
+    l->single_read = l->tR + (l->read_cycles + l->bytes) * l->rc;
+    l->single_program = (l->program_cycles + l->bytes) * l->wc + l->tPROG;
+}
+
+static double nk_max(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+/* One chip: sequential program and read of one block, page moves. */
+static int nk_seq_one_chip(const char *preset, uint64_t seed, struct nk_seq_result *r,
+                           uint8_t *data, uint8_t *oob, uint8_t *back, uint8_t *back_oob, char *why)
+{
+    struct nk_seq_chip c;
+    memset(&c, 0, sizeof c);
+    int err = nk_seq_sim(&c, preset, seed, why);
+    if (!err)
+        err = nk_seq_open(&c, preset, seed, NULL, 0, why);
+    if (err) {
+        if (c.sim)
+            nk_seq_close(&c);
+        return err;
+    }
+    const struct nk_chip_info *info = &c.nand.chip.info;
+    struct nk_seq_limits l;
+    nk_seq_limits(info, &l);
+    uint32_t ppb = info->pages_per_block;
+    unsigned planes = info->planes ? info->planes : 1u;
+    uint32_t src = 2, dst = 2 + planes; /* same plane: copy-back allowed */
+    const char *config = "1 chip";
+    bool cache_prog =
+        (info->features & NK_CHIP_CACHE_PROGRAM) && !(info->features & NK_CHIP_SMALL_PAGE);
+    bool cache_read =
+        (info->features & NK_CHIP_CACHE_READ) && !(info->features & NK_CHIP_SMALL_PAGE);
+
+    uint64_t t0 = nk_sim_time_ns(c.sim);
+    err = nk_nand_erase_block(&c.nand, src);
+    uint64_t t1 = nk_sim_time_ns(c.sim);
+    if (!err)
+        err = nk_nand_program_pages(&c.nand, src * ppb, ppb, data, oob, NK_OOB_PLACE);
+    uint64_t t2 = nk_sim_time_ns(c.sim);
+    (void)t0;
+    if (!err)
+        nk_seq_add(r, config, "program", cache_prog ? "cache program" : "page at a time",
+                   (double)(t2 - t1) / 1e3 / ppb, l.single_program,
+                   cache_prog ? nk_max(l.tPROG, (l.program_cycles + l.bytes) * l.wc) + l.tCBSY : 0);
+    int rr = err ? err : nk_nand_read_pages(&c.nand, src * ppb, ppb, back, back_oob, NK_OOB_PLACE);
+    uint64_t t3 = nk_sim_time_ns(c.sim);
+    if (rr < 0 && !err)
+        err = rr;
+    if (!err && (memcmp(back, data, (size_t)ppb * info->page_size) != 0 ||
+                 memcmp(back_oob, oob, (size_t)ppb * info->oob_size) != 0)) {
+        snprintf(why, NK_DIAG_LEN, "%s: sequential read-back differs from what was written",
+                 preset);
+        err = -NK_EIO;
+    }
+    if (!err)
+        nk_seq_add(r, config, "read", cache_read ? "read cache" : "page at a time",
+                   (double)(t3 - t2) / 1e3 / ppb, l.single_read,
+                   cache_read ? nk_max(l.tR, l.wc + l.bytes * l.rc) + l.tRCBSY : 0);
+
+    /* Page moves: copy-back (where the chip has it) and read + program. */
+    if (!err)
+        err = nk_nand_erase_block(&c.nand, dst);
+    bool copyback = !err && nk_nand_can_copyback(&c.nand, src * ppb, dst * ppb);
+    uint64_t t4 = nk_sim_time_ns(c.sim);
+    for (uint32_t i = 0; i < ppb && !err && copyback; i++) {
+        int m = nk_nand_move_page(&c.nand, src * ppb + i, dst * ppb + i);
+        if (m < 0)
+            err = m;
+    }
+    uint64_t t5 = nk_sim_time_ns(c.sim);
+    if (!err && copyback)
+        nk_seq_add(r, config, "page move", "copy-back + read-out", (double)(t5 - t4) / 1e3 / ppb,
+                   l.single_read + l.single_program,
+                   l.tR + (l.read_cycles + l.bytes) * l.rc + l.program_cycles * l.wc + l.tPROG);
+    if (!err)
+        err = nk_nand_erase_block(&c.nand, dst);
+    uint64_t t6 = nk_sim_time_ns(c.sim);
+    for (uint32_t i = 0; i < ppb && !err; i++) {
+        int m = nk_nand_read_page(&c.nand, src * ppb + i, back, back_oob, NK_OOB_PLACE);
+        if (m < 0)
+            err = m;
+        else
+            err = nk_nand_program_page(&c.nand, dst * ppb + i, back, back_oob, NK_OOB_PLACE);
+    }
+    uint64_t t7 = nk_sim_time_ns(c.sim);
+    if (!err)
+        nk_seq_add(r, config, "page move", "read + program", (double)(t7 - t6) / 1e3 / ppb,
+                   l.single_read + l.single_program, 0);
+    if (err && !why[0])
+        snprintf(why, NK_DIAG_LEN, "%.24s: %.120s", preset,
+                 c.nand.diag.text[0] ? c.nand.diag.text : nk_strerror(err));
+    nk_seq_close(&c);
+    return err;
+}
+
+/* Two chips on one bus, striped: interleaved program and read. */
+static int nk_seq_two_chips(const char *preset, uint64_t seed, struct nk_seq_result *r,
+                            uint8_t *data, uint8_t *oob, uint8_t *back, uint8_t *back_oob,
+                            char *why)
+{
+    struct nk_seq_chip c[2];
+    memset(c, 0, sizeof c);
+    struct nk_sim_bus *bus = NULL;
+    int err = nk_seq_sim(&c[0], preset, seed, why);
+    if (!err)
+        err = nk_seq_sim(&c[1], preset, seed + 1, why);
+    if (!err) {
+        struct nk_sim *sims[2] = {c[0].sim, c[1].sim};
+        err = nk_sim_bus_open(&bus, sims, 2, 0);
+    }
+    for (unsigned i = 0; i < 2 && !err; i++)
+        err = nk_seq_open(&c[i], preset, seed, nk_sim_bus_ctrl(bus), i, why);
+    struct nk_nand_array array;
+    struct nk_nand *chips[2] = {&c[0].nand, &c[1].nand};
+    if (!err)
+        err = nk_nand_array_init(&array, chips, 2, NK_NAND_ARRAY_STRIPE);
+    if (!err) {
+        const struct nk_chip_info *info = &c[0].nand.chip.info;
+        struct nk_seq_limits l;
+        nk_seq_limits(info, &l);
+        uint32_t block = 2, pages = array.pages_per_block;
+        const char *method = array.overlap ? "interleaved" : "chip after chip";
+        err = nk_nand_array_erase_block(&array, block);
+        uint64_t t1 = nk_sim_bus_time_ns(bus);
+        if (!err)
+            err =
+                nk_nand_array_program_pages(&array, block * pages, pages, data, oob, NK_OOB_PLACE);
+        uint64_t t2 = nk_sim_bus_time_ns(bus);
+        double program_xfer = (l.program_cycles + l.bytes) * l.wc;
+        if (!err)
+            nk_seq_add(r, "2 chips", "program", method, (double)(t2 - t1) / 1e3 / pages,
+                       l.single_program,
+                       array.overlap ? nk_max(program_xfer, (program_xfer + l.tPROG) / 2) : 0);
+        int rr = err ? err
+                     : nk_nand_array_read_pages(&array, block * pages, pages, back, back_oob,
+                                                NK_OOB_PLACE);
+        uint64_t t3 = nk_sim_bus_time_ns(bus);
+        if (rr < 0 && !err)
+            err = rr;
+        if (!err && (memcmp(back, data, (size_t)pages * info->page_size) != 0 ||
+                     memcmp(back_oob, oob, (size_t)pages * info->oob_size) != 0)) {
+            snprintf(why, NK_DIAG_LEN, "%s: striped read-back differs from what was written",
+                     preset);
+            err = -NK_EIO;
+        }
+        double read_bus = l.read_cycles * l.wc + l.bytes * l.rc;
+        if (!err)
+            nk_seq_add(r, "2 chips", "read", method, (double)(t3 - t2) / 1e3 / pages, l.single_read,
+                       array.overlap ? nk_max(read_bus, (l.tR + read_bus) / 2) : 0);
+        if (err && !why[0])
+            snprintf(why, NK_DIAG_LEN, "%.24s: %.120s", preset,
+                     array.diag.text[0] ? array.diag.text : nk_strerror(err));
+    }
+    nk_sim_bus_close(bus);
+    for (unsigned i = 0; i < 2; i++)
+        if (c[i].sim)
+            nk_seq_close(&c[i]);
+    return err;
+}
+
+int nk_seq_bench_run(const char *preset, uint64_t seed, struct nk_seq_result *result, char *why)
+{
+    memset(result, 0, sizeof *result);
+    why[0] = '\0';
+    struct nk_sim_params params;
+    int err = nk_sim_preset(preset, &params);
+    if (err) {
+        snprintf(why, NK_DIAG_LEN, "unknown preset '%s'", preset);
+        return err;
+    }
+    const struct nk_chip_info *info = &params.chip;
+    snprintf(result->chip, sizeof result->chip, "%s", info->model);
+    bool small = (info->features & NK_CHIP_SMALL_PAGE) != 0;
+    snprintf(result->commands, sizeof result->commands, "%s%s%s%s",
+             !small && (info->features & NK_CHIP_CACHE_PROGRAM) ? "80h..15h" : "",
+             !small && (info->features & NK_CHIP_CACHE_READ) ? " 31h/3Fh" : "",
+             !small && (info->features & NK_CHIP_COPYBACK) ? " 00h..35h+85h..10h" : "",
+             small ? "none (small page)" : "");
+    /* Two blocks of the striped device: 2 * pages_per_block pages. */
+    size_t pages = 2u * info->pages_per_block;
+    uint8_t *data = malloc(pages * info->page_size), *oob = malloc(pages * info->oob_size);
+    uint8_t *back = malloc(pages * info->page_size), *back_oob = malloc(pages * info->oob_size);
+    if (!data || !oob || !back || !back_oob) {
+        snprintf(why, NK_DIAG_LEN, "out of memory");
+        err = -NK_ENOMEM;
+    } else {
+        nk_seq_fill(data, pages * info->page_size, seed);
+        nk_seq_fill(oob, pages * info->oob_size, seed + 7);
+        for (size_t p = 0; p < pages; p++)
+            oob[p * info->oob_size + info->bbm_offset] = 0xff; /* keep the block good */
+        err = nk_seq_one_chip(preset, seed, result, data, oob, back, back_oob, why);
+        if (!err)
+            err = nk_seq_two_chips(preset, seed, result, data, oob, back, back_oob, why);
+    }
+    free(data);
+    free(oob);
+    free(back);
+    free(back_oob);
+    return err;
+}
+
+void nk_seq_bench_print(FILE *out, const struct nk_seq_result *results, unsigned count)
+{
+    fprintf(out, "sequential, per page (virtual device time; limits from the datasheet):\n");
+    fprintf(out, "%-16s %-8s %-10s %-21s %10s %10s %8s %10s %8s\n", "chip", "config", "op",
+            "method", "measured", "single", "x", "pipelined", "x");
+    for (unsigned i = 0; i < count; i++) {
+        const struct nk_seq_result *r = &results[i];
+        for (unsigned j = 0; j < r->count; j++) {
+            const struct nk_seq_row *row = &r->rows[j];
+            fprintf(out, "%-16s %-8s %-10s %-21s %8.1fus %8.1fus %8.3f", j ? "" : r->chip,
+                    row->config, row->op, row->method, row->measured_us, row->single_us,
+                    row->measured_us / row->single_us);
+            if (row->pipelined_us > 0)
+                fprintf(out, " %8.1fus %8.3f\n", row->pipelined_us,
+                        row->measured_us / row->pipelined_us);
+            else
+                fprintf(out, " %10s %8s\n", "-", "-");
+        }
+        fprintf(out, "%-16s pipelined commands: %s\n", "", r->commands);
+    }
+}
+
+int nk_seq_bench_report(FILE *out, const char *preset, uint64_t seed, char *why)
+{
+    struct nk_seq_result *results = calloc(64, sizeof *results);
+    if (!results) {
+        snprintf(why, NK_DIAG_LEN, "out of memory");
+        return -NK_ENOMEM;
+    }
+    unsigned count = 0;
+    int err = 0;
+    for (unsigned i = 0; !err && count < 64; i++) {
+        const char *name = preset ? (i == 0 ? preset : NULL) : nk_sim_preset_name(i);
+        if (!name)
+            break;
+        err = nk_seq_bench_run(name, seed, &results[count], why);
+        if (!err)
+            count++;
+    }
+    if (!err)
+        nk_seq_bench_print(out, results, count);
+    free(results);
+    return err;
+}
