@@ -1,9 +1,16 @@
 #!/usr/bin/env python3
-"""Seeds for fuzz/fs_mount_fuzz.c, made from the YAFFS2 fixtures.
+"""Seeds for the fuzz targets.
 
-usage: fuzz/make_seeds.py OUT_DIR [FIXTURES_DIR]
+usage: fuzz/make_seeds.py OUT_DIR [FIXTURES_DIR]      (fs_mount_fuzz)
+       fuzz/make_seeds.py --target NAME OUT_DIR      (the other targets:
+       chip_identify, bbt_attach, sim_sidecar, fs_codec, fs_roundtrip)
 
-FIXTURES_DIR defaults to the repository's tests/fixtures.
+FIXTURES_DIR defaults to the repository's tests/fixtures. The other targets'
+seeds are generated here from their input formats (see each target's
+comment): valid parameter-page edits, table blocks, sidecars, tags and
+headers, and small trees.
+
+fs_mount_fuzz:
 
 Each seed is one flags byte (the layout) and records of (page index, data
 length / 16, 28 tag bytes, data) for a 2048+64-byte, 8-pages-per-block,
@@ -18,6 +25,7 @@ import lzma
 import os
 import struct
 import sys
+import zlib
 
 PAGE, OOB, PPB, BLOCKS = 2048, 64, 8, 8
 
@@ -131,9 +139,102 @@ def build_seed(chunks, layout, summaries):
     return bytes(out)
 
 
+def sidecar(page, oob, ppb, blocks, model, flags_of=lambda i: 0, weak_rows=None):
+    """A sidecar: version 1, or version 2 with weak-page entries when
+    `weak_rows` is a list (32-byte entry, then a page+OOB mask each)."""
+    version = 1 if weak_rows is None else 2
+    out = bytearray(b"NKSIMCAR")
+    out += struct.pack("<8I", version, 80, page, oob, ppb, blocks, 7, 0)
+    out += struct.pack("<II", 16, len(weak_rows or []))
+    out += model.encode().ljust(32, b"\0")
+    assert len(out) == 80
+    for i in range(blocks):
+        out += struct.pack("<IIBBBBI", i * 3, i, flags_of(i), 0, 0, 0, 0)
+    for n, row in enumerate(weak_rows or []):
+        out += struct.pack("<IIHHIQQ", row, n, 300 + n, 0, 0, 0x1234 + n, 1000)
+        out += bytes([0x81] * (page + oob))
+    out += struct.pack("<I", zlib.crc32(bytes(out)) & 0xFFFFFFFF)
+    return bytes(out)
+
+
+def header(obj_type, parent, name, mode, mtime, size=0, alias=b""):
+    h = bytearray(b"\xff" * 512)
+    h[0:8] = struct.pack("<II", obj_type, parent)
+    h[10:266] = name.ljust(256, b"\0")
+    h[268:300] = struct.pack("<IIIIIIII", mode, 0, 0, mtime & 0xFFFFFFFF, mtime & 0xFFFFFFFF,
+                             mtime & 0xFFFFFFFF, size & 0xFFFFFFFF, 0)
+    h[300:460] = alias.ljust(160, b"\0")
+    for at in (464, 472, 480):
+        h[at:at + 8] = struct.pack("<q", mtime)
+    h[496:500] = struct.pack("<I", size >> 32)
+    return bytes(h)
+
+
+def generated_seeds(target):
+    """(name, bytes) seeds of a generated-seed target."""
+    if target == "chip_identify":
+        # flags: preset (bits 0..2), recompute CRCs (bit 3), copy 0 over all (bit 4)
+        seeds = [("preset-%d" % p, bytes([0x08 | p])) for p in range(5)]
+        seeds.append(("onfi-cycles", bytes([0x18, 101, 0, 0x22])))
+        seeds.append(("onfi-blocks", bytes([0x18, 99, 0, 0x01, 100, 0, 2])))
+        seeds.append(("jedec-oob", bytes([0x1a, 84, 0, 0x40, 85, 0, 0])))
+        seeds.append(("onfi-ext-ecc", bytes([0x19, 0x00, 0x03, 8])))
+        seeds.append(("no-crc-fix", bytes([0x00, 10, 0, 0x55])))
+        return seeds
+    if target == "bbt_attach":
+        seeds = []
+        for flags in range(8):
+            seeds.append(("clean-%d" % flags, bytes([flags, 5])))
+        main_pattern = b"Bbt0\x01"
+        poke = bytes([0, 15 * 4 % 16, (2048 + 8) & 0xFF, (2048 + 8) >> 8, len(main_pattern)])
+        seeds.append(("stale-main", bytes([0, 9]) + poke + main_pattern))
+        seeds.append(("bad-and-failing", bytes([1, 61, 1, 7, 0, 0, 0, 2, 62, 0, 0, 0,
+                                                3, 63, 0, 0, 0])))
+        seeds.append(("mark-table-block", bytes([0, 62])))
+        return seeds
+    if target == "sim_sidecar":
+        return [
+            ("geometry", b"\x00" + sidecar(2048, 64, 4, 16, "GEOMETRY-2048+64x4")),
+            ("bad-blocks", b"\x00" + sidecar(2048, 64, 4, 16, "x", lambda i: i % 4)),
+            ("preset", b"\x00" + sidecar(2048, 64, 64, 1024, "K9F1G08U0A")),
+            ("fix-crc", b"\x01" + sidecar(512, 16, 32, 8, "small")),
+            ("fix-count", b"\x03" + sidecar(4096, 224, 4, 4, "")),
+            ("v2-none", b"\x00" + sidecar(2048, 64, 4, 16, "v2", weak_rows=[])),
+            ("v2-weak", b"\x00" + sidecar(2048, 64, 4, 16, "v2", weak_rows=[5, 17])),
+        ]
+    if target == "fs_codec":
+        tags = struct.pack("<4I", 0x1000, 257, 1, 2048)
+        extra = struct.pack("<4I", 0x1001, 0x10000000 | 258, 0x80000000 | 1, 12345)
+        return [
+            ("tags", tags + tags_ecc(tags)),
+            ("tags-extra", extra + tags_ecc(extra)),
+            ("header-file", header(1, 1, b"file", 0o100644, 1704283358, 12345)),
+            ("header-old", header(1, 1, b"old", 0o100644, -302486400)),
+            ("header-big", header(1, 1, b"big", 0o100644, 0x1000000AA, 0x123456789)),
+            ("header-link", header(2, 1, b"link", 0o120777, 0, 0, b"../target")),
+        ]
+    if target == "fs_roundtrip":
+        def rec(kind, parent, size, mtime):
+            return struct.pack("<BBHi", kind, parent, size, mtime)
+        tree = (rec(1, 0, 0, 1000) + rec(0, 1, 3000, -302486400) + rec(2, 1, 12, 5) +
+                rec(0, 0, 0, 0) + rec(1, 1, 0, -1) + rec(0, 2, 4999, 2**31 - 1))
+        return [("layout-%d" % layout, bytes([layout, 40]) + tree) for layout in range(3)] + [
+            ("cut-%d" % layout, bytes([4 | layout, 30]) + tree) for layout in range(3)]
+    raise SystemExit("unknown target %s" % target)
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--target":
+        target, out_dir = sys.argv[2], sys.argv[3]
+        os.makedirs(out_dir, exist_ok=True)
+        for name, data in generated_seeds(target):
+            path = os.path.join(out_dir, "seed-" + name)
+            with open(path, "wb") as f:
+                f.write(data)
+            print(path, len(data))
+        return
     if len(sys.argv) not in (2, 3):
-        sys.exit("usage: fuzz/make_seeds.py OUT_DIR [FIXTURES_DIR]")
+        sys.exit("usage: fuzz/make_seeds.py OUT_DIR [FIXTURES_DIR] | --target NAME OUT_DIR")
     out_dir = sys.argv[1]
     here = os.path.dirname(os.path.abspath(__file__))
     fixtures = sys.argv[2] if len(sys.argv) == 3 else os.path.join(here, "..", "tests", "fixtures")

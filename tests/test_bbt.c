@@ -125,8 +125,9 @@ static void test_table_bytes_follow_the_documented_linux_layout(void **state)
         for (unsigned i = 0; i < 8; i++)
             assert_int_equal(page[PAGE + i], 0xff);
         assert_memory_equal(page + PAGE + 8, copy ? "1tbB" : "Bbt0", 4);
-        assert_int_equal(page[PAGE + 12], 2); /* version 1, +1 for the new worn block */
-        for (unsigned i = 13; i < 40; i++)
+        assert_int_equal(page[PAGE + 12], 2);    /* version 1, +1 for the new worn block */
+        assert_int_equal(page[PAGE + 13], 0xfd); /* check byte: 0xFF - version */
+        for (unsigned i = 14; i < 40; i++)
             assert_int_equal(page[PAGE + i], 0xff);
     }
     detach(&d, &t);
@@ -152,12 +153,13 @@ static void test_second_attach_reads_the_table_without_scanning(void **state)
     assert_false(t.bbt.info.main_written || t.bbt.info.mirror_written);
     assert_int_equal(nk_bbt_block_state(&t.bbt, 3), NK_BBT_FACTORY_BAD);
     assert_int_equal(nk_bbt_block_state(&t.bbt, 500), NK_BBT_FACTORY_BAD);
-    /* Four pattern probes and one table page: no marker scan, no writes. */
+    /* Four pattern probes and both copies' table page (read to check they
+     * agree): no marker scan, no writes. */
     assert_int_equal(d.nand.stats.oob_reads, 4);
-    assert_int_equal(d.nand.stats.page_reads, 1);
+    assert_int_equal(d.nand.stats.page_reads, 2);
     struct nk_sim_counters after;
     nk_sim_counters(d.sim, &after);
-    assert_int_equal(after.ops[NK_SIM_OP_READ] - before.ops[NK_SIM_OP_READ], 5);
+    assert_int_equal(after.ops[NK_SIM_OP_READ] - before.ops[NK_SIM_OP_READ], 6);
     assert_int_equal(after.ops[NK_SIM_OP_PROGRAM], before.ops[NK_SIM_OP_PROGRAM]);
     assert_int_equal(after.ops[NK_SIM_OP_ERASE], before.ops[NK_SIM_OP_ERASE]);
     detach(&d, &t);
@@ -227,6 +229,7 @@ static void forge_copy(struct nk_test_dev *d, int32_t block, uint8_t version, bo
     peek(d, (uint32_t)block, 0, page, sizeof page);
     page[1] = block7_worn ? 0xbf : 0xff; /* block 7 = bits 7..6 of byte 1: 10 worn */
     page[PAGE + 12] = version;
+    page[PAGE + 13] = (uint8_t)(0xffu - version); /* the check byte nandkit writes */
     uint8_t code[3];
     nk_hamming_calculate(page, 256, false, code);
     memcpy(page + PAGE + 40, code, 3);
@@ -243,13 +246,13 @@ static void test_versions_wrap_from_255_to_0(void **state)
     int32_t main_block = t.bbt.info.main_block, mirror_block = t.bbt.info.mirror_block;
     detach(&d, &t);
 
-    /* Main at 0 says block 7 is good, the mirror at 255 says worn: 0 is the
-     * newer version, so the main wins and the mirror is rebuilt from it. */
-    forge_copy(&d, main_block, 0, false);
+    /* Main at 0, the mirror at 255, same contents: 0 is the newer version,
+     * so the mirror is rewritten at it. */
+    forge_copy(&d, main_block, 0, true);
     forge_copy(&d, mirror_block, 255, true);
     nk_test_dev_reopen(&d);
     assert_int_equal(attach(&d, &t, false, false), 0);
-    assert_int_equal(nk_bbt_block_state(&t.bbt, 7), NK_BBT_GOOD);
+    assert_int_equal(nk_bbt_block_state(&t.bbt, 7), NK_BBT_WORN);
     assert_false(t.bbt.info.main_written);
     assert_true(t.bbt.info.mirror_written);
     uint8_t mark[5];
@@ -258,7 +261,7 @@ static void test_versions_wrap_from_255_to_0(void **state)
     detach(&d, &t);
 
     /* The other way round: the mirror at 0 beats the main at 255. */
-    forge_copy(&d, main_block, 255, false);
+    forge_copy(&d, main_block, 255, true);
     forge_copy(&d, mirror_block, 0, true);
     nk_test_dev_reopen(&d);
     assert_int_equal(attach(&d, &t, false, false), 0);
@@ -267,6 +270,18 @@ static void test_versions_wrap_from_255_to_0(void **state)
     assert_false(t.bbt.info.mirror_written);
     peek(&d, (uint32_t)t.bbt.info.main_block, PAGE + 8, mark, 5);
     assert_memory_equal(mark, "Bbt0\x00", 5);
+    detach(&d, &t);
+
+    /* Different contents: the newer main at 0 says block 7 is good, the
+     * older mirror says worn. Entries only go from good to bad, so the
+     * block stays worn and both copies get version 1. */
+    forge_copy(&d, main_block, 0, false);
+    forge_copy(&d, mirror_block, 255, true);
+    nk_test_dev_reopen(&d);
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_int_equal(nk_bbt_block_state(&t.bbt, 7), NK_BBT_WORN);
+    assert_true(t.bbt.info.main_written && t.bbt.info.mirror_written);
+    assert_int_equal(t.bbt.info.main_version, 1);
     detach(&d, &t);
     nk_test_dev_close(&d);
 }
@@ -304,6 +319,222 @@ static void test_program_failure_in_a_table_block_also_relocates(void **state)
     assert_int_equal(t.bbt.info.main_block, BLOCKS - 1);
     assert_int_equal(t.bbt.info.mirror_block, BLOCKS - 3);
     assert_int_equal(nk_bbt_block_state(&t.bbt, BLOCKS - 2), NK_BBT_WORN);
+    detach(&d, &t);
+    nk_test_dev_close(&d);
+}
+
+/* A no-ECC K9F1G08U0A with the given factory-bad blocks. */
+static void open_chip_no_ecc(struct nk_test_dev *d)
+{
+    struct nk_sim_config config;
+    memset(&config, 0, sizeof config);
+    config.seed = 42;
+    nk_test_dev_open(d, "K9F1G08U0A", NK_TEST_ECC_NONE, &config);
+}
+
+static void check_retired_table_block_stays_retired(enum nk_test_ecc ecc, uint64_t seed)
+{
+    struct nk_test_dev d;
+    struct nk_sim_config config;
+    memset(&config, 0, sizeof config);
+    config.seed = seed;
+    static const uint32_t factory_bad[] = {BLOCKS - 1};
+    config.factory_bad_list = factory_bad;
+    config.factory_bad_list_len = 1;
+    nk_test_dev_open(&d, "K9F1G08U0A", ecc, &config);
+    /* Main goes to BLOCKS - 2; the mirror's first block, BLOCKS - 3, fails
+     * one program: the half-programmed page may keep a torn mirror pattern
+     * and version, then the block is retired. */
+    assert_int_equal(nk_sim_fail_inject(d.sim, BLOCKS - 3, NK_SIM_FAIL_PROGRAM, false), 0);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_int_equal(nk_bbt_block_state(&t.bbt, BLOCKS - 3), NK_BBT_WORN);
+    int32_t mirror = t.bbt.info.mirror_block;
+    assert_int_equal(mirror, BLOCKS - 4);
+    /* A block marked worn later is kept too. */
+    assert_int_equal(nk_bbt_mark_worn(&d.nand, 17), 0);
+    detach(&d, &t);
+    /* What a torn program can leave in the retired block whatever the seed:
+     * the mirror pattern with a version byte that outranks the real one
+     * (wrap-safe compare), over data that reads as "all good". */
+    static const uint8_t torn[5] = {'1', 't', 'b', 'B', 0x7f};
+    uint8_t ones[PAGE];
+    memset(ones, 0xff, sizeof ones);
+    assert_int_equal(nk_sim_page_poke(d.sim, (BLOCKS - 3) * PPB, 0, ones, PAGE), 0);
+    assert_int_equal(nk_sim_page_poke(d.sim, (BLOCKS - 3) * PPB, PAGE + 8, torn, 5), 0);
+    for (int round = 0; round < 3; round++) {
+        assert_int_equal(attach(&d, &t, false, false), 0);
+        assert_false(t.bbt.info.scanned);
+        assert_int_equal(nk_bbt_block_state(&t.bbt, BLOCKS - 1), NK_BBT_FACTORY_BAD);
+        assert_int_equal(nk_bbt_block_state(&t.bbt, BLOCKS - 3), NK_BBT_WORN);
+        assert_int_equal(nk_bbt_block_state(&t.bbt, 17), NK_BBT_WORN);
+        assert_int_equal(t.bbt.info.main_block, BLOCKS - 2);
+        assert_int_equal(t.bbt.info.mirror_block, mirror);
+        assert_int_equal(t.bbt.info.main_version, t.bbt.info.mirror_version);
+        detach(&d, &t);
+    }
+    nk_test_dev_close(&d);
+}
+
+static void test_retired_table_block_is_never_read_as_a_table_without_ecc(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 16; seed++)
+        check_retired_table_block_stays_retired(NK_TEST_ECC_NONE, seed);
+}
+
+static void test_retired_table_block_is_never_read_as_a_table_with_ecc(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 16; seed++)
+        check_retired_table_block_stays_retired(NK_TEST_ECC_HAMMING256, seed);
+}
+
+static void test_copies_with_one_version_and_different_contents_are_merged(void **state)
+{
+    (void)state;
+    struct nk_test_dev d;
+    open_chip_no_ecc(&d);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    uint8_t version = t.bbt.info.main_version;
+    detach(&d, &t);
+    /* The mirror alone says block 5 is worn (bits 11..10 of byte 1 = 10),
+     * at the same version as the main table. */
+    uint8_t byte;
+    peek(&d, BLOCKS - 2, 1, &byte, 1);
+    byte = (uint8_t)(byte & ~0x04u);
+    assert_int_equal(nk_sim_page_poke(d.sim, (BLOCKS - 2) * PPB, 1, &byte, 1), 0);
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_int_equal(nk_bbt_block_state(&t.bbt, 5), NK_BBT_WORN); /* never lose a bad block */
+    assert_true(t.bbt.info.main_written && t.bbt.info.mirror_written);
+    assert_int_equal(t.bbt.info.main_version, (uint8_t)(version + 1));
+    detach(&d, &t);
+    /* Both copies now agree. */
+    uint8_t main_page[PAGE], mirror_page[PAGE];
+    peek(&d, BLOCKS - 1, 0, main_page, PAGE);
+    peek(&d, BLOCKS - 2, 0, mirror_page, PAGE);
+    assert_memory_equal(main_page, mirror_page, PAGE);
+    nk_test_dev_close(&d);
+}
+
+static void test_torn_version_byte_does_not_outrank_the_real_table(void **state)
+{
+    (void)state;
+    struct nk_test_dev d;
+    open_chip_no_ecc(&d);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_int_equal(nk_bbt_mark_worn(&d.nand, 9), 0);
+    detach(&d, &t);
+    /* A power cut while the mirror was rewritten: its first page holds the
+     * pattern, a torn version byte (more ones than written: 0x7f outranks
+     * the real version) and data still all ones ("all good"). */
+    uint8_t ones[PAGE + 64];
+    memset(ones, 0xff, sizeof ones);
+    assert_int_equal(nk_sim_page_poke(d.sim, (BLOCKS - 2) * PPB, 0, ones, PAGE + 64), 0);
+    uint8_t oob[5] = {'1', 't', 'b', 'B', 0x7f};
+    assert_int_equal(nk_sim_page_poke(d.sim, (BLOCKS - 2) * PPB, PAGE + 8, oob, 5), 0);
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_int_equal(nk_bbt_block_state(&t.bbt, 9), NK_BBT_WORN);
+    detach(&d, &t);
+    nk_test_dev_close(&d);
+}
+
+static void open_geometry(struct nk_test_dev *d, struct nk_sim_params *params, uint32_t page,
+                          uint32_t oob, uint32_t ppb, uint32_t blocks)
+{
+    assert_int_equal(nk_sim_params_geometry(params, page, oob, ppb, blocks, NULL), 0);
+    struct nk_sim_config config;
+    memset(&config, 0, sizeof config);
+    config.params = params;
+    config.seed = 3;
+    nk_test_dev_open(d, NULL, NK_TEST_ECC_NONE, &config);
+    /* Small-page parts identify through the ID table: give the device the
+     * simulated geometry instead. */
+    nk_nand_close(&d->nand);
+    struct nk_nand_config nc;
+    memset(&nc, 0, sizeof nc);
+    nc.ctrl = d->ctrl;
+    nc.chip = &params->chip;
+    nc.ecc = &d->ecc;
+    nc.workspace = d->workspace;
+    nc.workspace_size = nk_nand_workspace_size(&params->chip);
+    assert_int_equal(nk_nand_open(&d->nand, &nc), 0);
+}
+
+static void test_table_larger_than_a_block_is_refused_naming_the_geometry(void **state)
+{
+    (void)state;
+    /* 4096 blocks need 1024 table bytes: two 512-byte pages, but a block
+     * has one. Refused before anything is written, never spilled. */
+    struct nk_sim_params params;
+    struct nk_test_dev d;
+    open_geometry(&d, &params, 512, 16, 1, 4096);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), -NK_EINVAL);
+    assert_non_null(strstr(d.nand.diag.text, "1024-byte bad-block table"));
+    assert_non_null(strstr(d.nand.diag.text, "a block has 1 page of 512 bytes"));
+    assert_null(d.nand.bbt);
+    struct nk_sim_counters c;
+    nk_sim_counters(d.sim, &c);
+    assert_int_equal(c.ops[NK_SIM_OP_PROGRAM] + c.ops[NK_SIM_OP_ERASE], 0);
+    free(t.memory);
+    t.memory = NULL;
+    nk_test_dev_close(&d);
+}
+
+static void test_table_of_several_pages_fits_its_block_and_stays_stable(void **state)
+{
+    (void)state;
+    /* The same chip with 2 pages per block: the 1024-byte table takes both
+     * pages of its block; no bad block on the chip. */
+    struct nk_sim_params params;
+    struct nk_test_dev d;
+    open_geometry(&d, &params, 512, 16, 2, 4096);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_int_equal(t.bbt.info.main_block, 4095);
+    assert_int_equal(t.bbt.info.mirror_block, 4094);
+    assert_int_equal(t.bbt.info.worn + t.bbt.info.factory_bad, 0);
+    assert_int_equal(nk_bbt_mark_worn(&d.nand, 4000), 0); /* in the second page */
+    detach(&d, &t);
+    for (int round = 0; round < 2; round++) {
+        assert_int_equal(attach(&d, &t, false, false), 0);
+        assert_false(t.bbt.info.scanned);
+        assert_false(t.bbt.info.main_written || t.bbt.info.mirror_written);
+        assert_int_equal(t.bbt.info.main_block, 4095);
+        assert_int_equal(t.bbt.info.mirror_block, 4094);
+        assert_int_equal(t.bbt.info.worn, 1);
+        assert_int_equal(nk_bbt_block_state(&t.bbt, 4000), NK_BBT_WORN);
+        detach(&d, &t);
+    }
+    nk_test_dev_close(&d);
+}
+
+static void test_table_block_retired_while_writing_is_in_both_copies(void **state)
+{
+    (void)state;
+    /* The main table goes out first; then the mirror's first block fails
+     * to erase and is retired. The main copy must record that too, at the
+     * same new version as the mirror: no two copies of one version differ. */
+    struct nk_test_dev d;
+    open_chip_no_ecc(&d);
+    assert_int_equal(nk_sim_fail_inject(d.sim, BLOCKS - 2, NK_SIM_FAIL_ERASE, false), 0);
+    struct table t = {0};
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_int_equal(nk_bbt_block_state(&t.bbt, BLOCKS - 2), NK_BBT_WORN);
+    int32_t main_block = t.bbt.info.main_block, mirror_block = t.bbt.info.mirror_block;
+    assert_int_equal(t.bbt.info.main_version, t.bbt.info.mirror_version);
+    uint8_t main_page[PAGE], mirror_page[PAGE];
+    peek(&d, (uint32_t)main_block, 0, main_page, PAGE);
+    peek(&d, (uint32_t)mirror_block, 0, mirror_page, PAGE);
+    assert_memory_equal(main_page, mirror_page, PAGE);
+    assert_int_equal((main_page[(BLOCKS - 2) / 4] >> (((BLOCKS - 2) % 4) * 2)) & 3u, 2); /* worn */
+    detach(&d, &t);
+    assert_int_equal(attach(&d, &t, false, false), 0);
+    assert_int_equal(nk_bbt_block_state(&t.bbt, BLOCKS - 2), NK_BBT_WORN);
+    assert_false(t.bbt.info.main_written || t.bbt.info.mirror_written);
     detach(&d, &t);
     nk_test_dev_close(&d);
 }
@@ -520,6 +751,13 @@ int main(void)
         cmocka_unit_test(test_versions_wrap_from_255_to_0),
         cmocka_unit_test(test_failing_table_block_is_retired_and_the_table_moves),
         cmocka_unit_test(test_program_failure_in_a_table_block_also_relocates),
+        cmocka_unit_test(test_retired_table_block_is_never_read_as_a_table_without_ecc),
+        cmocka_unit_test(test_retired_table_block_is_never_read_as_a_table_with_ecc),
+        cmocka_unit_test(test_copies_with_one_version_and_different_contents_are_merged),
+        cmocka_unit_test(test_torn_version_byte_does_not_outrank_the_real_table),
+        cmocka_unit_test(test_table_larger_than_a_block_is_refused_naming_the_geometry),
+        cmocka_unit_test(test_table_of_several_pages_fits_its_block_and_stays_stable),
+        cmocka_unit_test(test_table_block_retired_while_writing_is_in_both_copies),
         cmocka_unit_test(test_no_usable_table_block_is_a_clear_enospc),
         cmocka_unit_test(test_bitflip_in_a_table_rewrites_both_copies),
         cmocka_unit_test(test_erase_failure_in_use_is_recorded_worn_in_both_tables),

@@ -11,6 +11,7 @@
 #include "mock_ctrl.h"
 #include "nandkit/chip.h"
 #include "nandkit/error.h"
+#include "nandkit/sim.h"
 #include "testutil.h"
 
 static cJSON *read_json(const char *relative)
@@ -191,6 +192,97 @@ static void flip(uint8_t *buf, unsigned bit)
     buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
 }
 
+/* A preset's parameter pages with one field changed in every copy (CRCs
+ * recomputed, so only the parser's own checks can refuse it). */
+static void set_field(struct nk_sim_params *p, bool jedec, unsigned offset, const uint8_t *bytes,
+                      unsigned len)
+{
+    uint8_t *area = jedec ? p->jedec_page : p->onfi_page;
+    unsigned copy = jedec ? 512 : 256;
+    for (unsigned c = 0; c < 3; c++) {
+        uint8_t *page = area + c * copy;
+        memcpy(page + offset, bytes, len);
+        uint16_t crc = nk_onfi_crc16(NK_ONFI_CRC_SEED, page, copy - 2);
+        page[copy - 2] = (uint8_t)crc;
+        page[copy - 1] = (uint8_t)(crc >> 8);
+    }
+}
+
+static int parse_with(const char *preset, unsigned offset, const uint8_t *bytes, unsigned len,
+                      struct nk_diag *diag)
+{
+    struct nk_sim_params p;
+    assert_int_equal(nk_sim_preset(preset, &p), 0);
+    set_field(&p, p.jedec, offset, bytes, len);
+    struct nk_chip_info info;
+    memset(&info, 0, sizeof info);
+    nk_diag_clear(diag);
+    return p.jedec ? nk_jedec_parse(p.jedec_page, &info, diag)
+                   : nk_onfi_parse(p.onfi_page, NULL, 0, &info, diag);
+}
+
+static void test_parameter_pages_refuse_what_the_stack_cannot_address(void **state)
+{
+    (void)state;
+    static const char *const parts[] = {"MT29F2G08ABAEA", "NKSIM-JEDEC-2G"};
+    for (unsigned i = 0; i < 2; i++) {
+        struct nk_diag diag;
+        const char *part = parts[i];
+        /* The unchanged page decodes. */
+        uint8_t same = 0x23;
+        assert_int_equal(parse_with(part, 101, &same, 1, &diag), 0);
+        /* 5 column cycles: more than a column address ever needs. */
+        uint8_t cycles = 0x51; /* 5 column, 1 row: 6 cycles in all */
+        assert_int_equal(parse_with(part, 101, &cycles, 1, &diag), -NK_EINVAL);
+        assert_non_null(strstr(diag.text, "column"));
+        /* 1 column cycle cannot address a 2 KiB page. */
+        cycles = 0x13;
+        assert_int_equal(parse_with(part, 101, &cycles, 1, &diag), -NK_EINVAL);
+        assert_non_null(strstr(diag.text, "column"));
+        /* 1 row cycle cannot address 131072 pages. */
+        cycles = 0x21;
+        assert_int_equal(parse_with(part, 101, &cycles, 1, &diag), -NK_EINVAL);
+        assert_non_null(strstr(diag.text, "row"));
+        /* 2^31 blocks per LUN x 4 LUNs: more than 2^32 pages. */
+        uint8_t blocks[5] = {0x00, 0x00, 0x00, 0x80, 0x04};
+        assert_int_equal(parse_with(part, 96, blocks, 5, &diag), -NK_EINVAL);
+        assert_non_null(strstr(diag.text, "pages"));
+        /* 2^25 blocks x 64 pages: 2^31 pages of 2 KiB fit no 32-bit row
+         * with the part's 3 row cycles. */
+        uint8_t many[5] = {0x00, 0x00, 0x00, 0x02, 0x01};
+        assert_int_equal(parse_with(part, 96, many, 5, &diag), -NK_EINVAL);
+        /* Spare area larger than the page. */
+        uint8_t oob[2] = {0x00, 0x10}; /* 4096 */
+        assert_int_equal(parse_with(part, 84, oob, 2, &diag), -NK_EINVAL);
+        assert_non_null(strstr(diag.text, "spare"));
+        /* 0 bits per cell. */
+        uint8_t bits = 0;
+        assert_int_equal(parse_with(part, 102, &bits, 1, &diag), -NK_EINVAL);
+        assert_non_null(strstr(diag.text, "bits per cell"));
+    }
+}
+
+static void test_identify_refuses_five_column_cycles(void **state)
+{
+    (void)state;
+    /* Through the simulator: a CRC-valid page saying 5 column cycles must
+     * stop identification before any page address is built from it. */
+    struct nk_sim_params p;
+    assert_int_equal(nk_sim_preset("MT29F2G08ABAEA", &p), 0);
+    uint8_t cycles = 0x51; /* 5 column, 1 row: 6 cycles in all */
+    set_field(&p, false, 101, &cycles, 1);
+    struct nk_sim_config config;
+    memset(&config, 0, sizeof config);
+    config.params = &p;
+    config.seed = 1;
+    struct nk_sim *sim;
+    assert_int_equal(nk_sim_open(&sim, &config, NULL), 0);
+    struct nk_chip chip;
+    assert_int_equal(nk_chip_identify(&chip, nk_sim_ctrl(sim), 0), -NK_EINVAL);
+    assert_non_null(strstr(chip.diag.text, "column"));
+    nk_sim_close(sim);
+}
+
 static void test_identify_uses_first_good_copy(void **state)
 {
     (void)state;
@@ -341,6 +433,8 @@ int main(void)
         cmocka_unit_test(test_crc16_matches_linux_vectors),
         cmocka_unit_test(test_majority_vote_matches_linux),
         cmocka_unit_test(test_fixture_pages_decode_as_documented),
+        cmocka_unit_test(test_parameter_pages_refuse_what_the_stack_cannot_address),
+        cmocka_unit_test(test_identify_refuses_five_column_cycles),
         cmocka_unit_test(test_identify_uses_first_good_copy),
         cmocka_unit_test(test_identify_recovers_by_majority_vote),
         cmocka_unit_test(test_identify_fails_when_copies_agree_on_a_flip),

@@ -266,6 +266,34 @@ static void test_all_ones_fields_mean_not_set(void **state)
     assert_int_equal(h.mtime, 0xffffffffu); /* 64-bit field unset: the 32-bit one */
 }
 
+static void test_times_before_1970_survive_a_header_round_trip(void **state)
+{
+    (void)state;
+    /* 1960-05-30: the 64-bit field holds the sign extension, high word
+     * 0xFFFFFFFF, which must not read as "unset". */
+    const int64_t before = -302486400;
+    struct nk_fs_header in = {.type = NK_FS_TYPE_FILE, .parent_id = 1, .mode = 0100644};
+    in.mtime = (uint64_t)before;
+    in.atime = (uint64_t)(int64_t)-1000000000000; /* beyond 32 bits, negative */
+    in.ctime = (uint64_t)(int64_t)INT32_MIN;
+    uint8_t chunk[512];
+    assert_int_equal(nk_fs_header_encode(&in, chunk, sizeof chunk), 0);
+    struct nk_fs_header out;
+    assert_int_equal(nk_fs_header_decode(chunk, sizeof chunk, false, &out), 0);
+    assert_true((int64_t)out.mtime == before);
+    assert_true((int64_t)out.atime == -1000000000000);
+    assert_true((int64_t)out.ctime == INT32_MIN);
+    /* A 64-bit field left all ones by mkyaffs2image still means unset,
+     * whatever the 32-bit word says. */
+    memset(chunk + 480, 0xff, 8);
+    chunk[284] = 0x00;
+    chunk[285] = 0x00;
+    chunk[286] = 0x00;
+    chunk[287] = 0xee;
+    assert_int_equal(nk_fs_header_decode(chunk, sizeof chunk, false, &out), 0);
+    assert_int_equal(out.mtime, 0xee000000u);
+}
+
 static void test_names_and_targets_stop_at_their_field(void **state)
 {
     (void)state;
@@ -340,6 +368,7 @@ int main(void)
         cmocka_unit_test(test_plain_header_tags_keep_the_whole_object_id),
         cmocka_unit_test(test_header_round_trips_every_field),
         cmocka_unit_test(test_all_ones_fields_mean_not_set),
+        cmocka_unit_test(test_times_before_1970_survive_a_header_round_trip),
         cmocka_unit_test(test_names_and_targets_stop_at_their_field),
         cmocka_unit_test(test_header_encode_refuses_overlong_names),
         cmocka_unit_test(test_pool_reuses_freed_blocks_of_the_same_size),

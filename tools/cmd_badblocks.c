@@ -143,7 +143,9 @@ static int nk_badblocks_run(int argc, char **argv)
         return code;
     }
     if (err) {
-        int code = nk_tool_error("bad-block table: %s", failure);
+        /* -EINVAL: a geometry the table cannot serve, or a block out of range. */
+        int code = err == -NK_EINVAL ? nk_tool_fail("bad-block table: %s", failure)
+                                     : nk_tool_error("bad-block table: %s", failure);
         /* A simulated power cut leaves what the chip would hold, as asked. */
         if (power_cut && save.tmp && nk_badblocks_save(&image, &save, target))
             code = 1;

@@ -44,6 +44,10 @@ static int nk_cat_run(int argc, char **argv)
         nk_tool_fs_close(&t);
         return nk_tool_error("%s: %s in the image", path, nk_strerror(err));
     }
+    struct nk_fs_stat st;
+    bool at_risk = nk_fs_file_stat(&file, &st) == 0 && st.at_risk;
+    if (at_risk)
+        nk_tool_at_risk(path);
     enum { CHUNK = 64 * 1024 };
     uint8_t *buf = malloc(CHUNK);
     int32_t n = 0;
@@ -57,13 +61,14 @@ static int nk_cat_run(int argc, char **argv)
     }
     free(buf);
     nk_fs_file_close(&file);
+    bool damaged = nk_tool_fs_damage(&t) != 0;
     nk_tool_fs_close(&t);
     if (fflush(stdout) != 0)
         return nk_tool_error("%s: writing standard output failed", path);
     if (n < 0)
         return nk_tool_error("%s: read failed at byte %llu: %s", path, (unsigned long long)done,
                              nk_strerror(n));
-    return 0;
+    return damaged || at_risk ? 1 : 0;
 }
 
 const struct nk_tool_command nk_cmd_cat = {

@@ -128,6 +128,10 @@ static void nk_extract_file(struct nk_extract *x, const char *path, int dir_fd, 
             return;
         }
     }
+    if (st->at_risk) {
+        nk_tool_at_risk(path);
+        x->status = 1;
+    }
     struct nk_fs_file file;
     int err = nk_fs_file_open(x->fs, &file, path, NK_FS_O_RDONLY);
     if (err) {
@@ -339,6 +343,8 @@ static int nk_extract_run(int argc, char **argv)
         nk_extract_dir(&x, "/", dest_fd, dest, 0);
     else
         x.status = nk_tool_error("out of memory");
+    if (nk_tool_fs_damage(&t) && !x.status)
+        x.status = 1;
     close(dest_fd);
     for (size_t i = 0; i < x.link_count; i++)
         free(x.links[i].rel_path);

@@ -89,6 +89,8 @@ static int nk_fsck_run(int argc, char **argv)
                        result.problems[k]);
         }
     }
+    if (!f.quiet)
+        nk_tool_fs_list_at_risk(&t, stdout);
     printf("%s: %u problem%s\n", opts.path, result.problem_total,
            result.problem_total == 1 ? "" : "s");
     nk_tool_fs_close(&t);

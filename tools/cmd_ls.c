@@ -69,14 +69,18 @@ static void nk_ls_entry(struct nk_ls *ls, const char *path, const char *shown,
     char target[NK_FS_ALIAS_MAX + 1] = "";
     if (st.type == NK_FS_TYPE_SYMLINK && nk_fs_readlink(ls->fs, path, target, sizeof target) < 0)
         ls->status = 1;
+    if (st.at_risk) {
+        nk_tool_at_risk(path);
+        ls->status = 1;
+    }
     if (ls->json) {
         printf("%s\n  {\"path\": ", ls->first ? "" : ",");
         ls->first = false;
         nk_tool_json_string(stdout, path);
         printf(", \"type\": \"%s\", \"size\": %llu, \"mode\": \"0%o\", \"uid\": %u, \"gid\": %u, "
-               "\"mtime\": %llu, \"nlink\": %u, \"obj_id\": %u, \"ino\": %u",
+               "\"mtime\": %lld, \"nlink\": %u, \"obj_id\": %u, \"ino\": %u",
                nk_ls_type_name(st.type), (unsigned long long)st.size, st.mode, st.uid, st.gid,
-               (unsigned long long)st.mtime, st.nlink, st.obj_id, st.ino);
+               (long long)(int64_t)st.mtime, st.nlink, st.obj_id, st.ino);
         if (st.type == NK_FS_TYPE_SYMLINK) {
             printf(", \"link_target\": ");
             nk_tool_json_string(stdout, target);
@@ -232,6 +236,8 @@ static int nk_ls_run(int argc, char **argv)
         nk_ls_entry(&ls, path, path, NULL);
     if (ls.json)
         printf("%s]\n", ls.first ? "" : "\n");
+    if (nk_tool_fs_damage(&t))
+        ls.status = 1;
     nk_tool_fs_close(&t);
     return ls.status;
 }

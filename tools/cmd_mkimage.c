@@ -734,8 +734,10 @@ static int nk_mkimage_run(int argc, char **argv)
         char why[NK_DIAG_LEN] = "";
         if (image.sim && nk_sim_sync(image.sim, why) != 0 && !status)
             status = nk_tool_error("writing %s failed: %s", m.image_path, why);
-        if (!status)
+        if (!status) {
             nk_mkimage_summary(&m, &stats, nk_fs_layout_name(layout), &image);
+            nk_tool_layout_note(layout);
+        }
     }
     free(workspace);
 out:;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "fsimage.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,6 +20,70 @@ enum nk_fs_layout nk_tool_fs_layout(enum nk_tool_layout layout)
     default:
         return NK_FS_LAYOUT_LINUX;
     }
+}
+
+void nk_tool_layout_note(enum nk_fs_layout layout)
+{
+    if (layout == NK_FS_LAYOUT_MKYAFFS2)
+        fprintf(stderr, "nandkit: note: the mkyaffs2 layout has no data ECC: a flipped bit in "
+                        "file data is returned as read, unnoticed\n");
+}
+
+void nk_tool_at_risk(const char *path)
+{
+    fprintf(stderr,
+            "nandkit: %s: may have lost data (the image has pages whose tags could not be "
+            "decoded)\n",
+            path);
+}
+
+int nk_tool_fs_damage(struct nk_tool_fs *t)
+{
+    uint32_t n = nk_fs_damaged(&t->fs);
+    if (!n)
+        return 0;
+    fprintf(stderr,
+            "nandkit: the image has %u page%s whose tags could not be decoded: objects may be "
+            "missing, files incomplete or older than written (nandkit fsck names them)\n",
+            (unsigned)n, n == 1 ? "" : "s");
+    return 1;
+}
+
+static unsigned nk_tool_walk_at_risk(struct nk_fs *fs, const char *dir_path, FILE *out,
+                                     unsigned depth)
+{
+    struct nk_fs_dir dir;
+    if (depth > 4096 || nk_fs_dir_open(fs, &dir, dir_path) != 0)
+        return 0;
+    unsigned count = 0;
+    struct nk_fs_dirent e;
+    int r;
+    while ((r = nk_fs_dir_read(&dir, &e)) != 0) {
+        if (r < 0)
+            continue;
+        struct nk_fs_stat st;
+        if (nk_fs_dir_stat(&dir, &st) != 0)
+            continue;
+        size_t len = strlen(dir_path) + strlen(e.name) + 2;
+        char *path = malloc(len);
+        if (!path)
+            break;
+        snprintf(path, len, "%s/%s", strcmp(dir_path, "/") ? dir_path : "", e.name);
+        if (st.at_risk) {
+            fprintf(out, "at risk: %s\n", path);
+            count++;
+        }
+        if (st.type == NK_FS_TYPE_DIR)
+            count += nk_tool_walk_at_risk(fs, path, out, depth + 1);
+        free(path);
+    }
+    nk_fs_dir_close(&dir);
+    return count;
+}
+
+unsigned nk_tool_fs_list_at_risk(struct nk_tool_fs *t, FILE *out)
+{
+    return nk_fs_damaged(&t->fs) ? nk_tool_walk_at_risk(&t->fs, "/", out, 0) : 0;
 }
 
 static void *nk_tool_heap_alloc(void *ctx, size_t size)
@@ -209,6 +274,7 @@ static int nk_tool_fs_open_as(struct nk_tool_fs *t, struct nk_tool_image_opts *o
         nk_tool_fs_close(t);
         return status;
     }
+    nk_tool_layout_note(layout);
     if (!writable)
         return 0;
     nk_fs_unmount(&t->fs);

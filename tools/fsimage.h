@@ -35,6 +35,20 @@ enum nk_fs_layout nk_tool_fs_layout(enum nk_tool_layout layout);
 /* An allocator over malloc/free. */
 struct nk_fs_allocator nk_tool_heap_allocator(void);
 
+/* One line on stderr when `layout` cannot catch flipped data bits (the
+ * mkyaffs2 layout has no data ECC); nothing for the others. */
+void nk_tool_layout_note(enum nk_fs_layout layout);
+
+/* A file system with pages whose tags could not be decoded (nk_fs_damaged())
+ * is never read silently: nk_tool_at_risk() names one object that may have
+ * lost data (stat's at_risk) on stderr; nk_tool_fs_damage() prints the one
+ * summary line and returns 1 when the image is damaged (else 0, nothing
+ * printed); nk_tool_fs_list_at_risk() prints "at risk: PATH" for every such
+ * object in the tree to `out` and returns how many. */
+void nk_tool_at_risk(const char *path);
+int nk_tool_fs_damage(struct nk_tool_fs *t);
+unsigned nk_tool_fs_list_at_risk(struct nk_tool_fs *t, FILE *out);
+
 /* Opens `opts` (forced read-only) and mounts. `report` (may be NULL) gets
  * every problem the mount meets. Returns 0, or prints one line naming the
  * problem and returns the exit status (2 for bad input). */

@@ -364,6 +364,14 @@ struct nk_fs {
  * reported). */
 int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config);
 
+/* Pages the mount found written but could not decode the tags of (tags ECC
+ * failed, or in-band tags in a page failing the data ECC). Which object such
+ * a page belonged to cannot be known, so with any of them the file system is
+ * damaged: objects may be missing or older than written, files with holes
+ * may have lost data (nk_fs_stat.at_risk, and reading a hole is -NK_EIO).
+ * 0 for an undamaged file system. */
+uint32_t nk_fs_damaged(const struct nk_fs *fs);
+
 /* Flushes the write buffer and every open file's size (as nk_fs_sync()),
  * then releases all memory back to the allocator. Open handles become
  * invalid. Returns 0, -NK_EINVAL when not mounted, or the flush's error
@@ -425,6 +433,10 @@ struct nk_fs_stat {
     uint64_t size; /* files: bytes; symlinks: target length; others 0 */
     uint64_t atime, mtime, ctime;
     bool has_header; /* false for the built-in root and lost+found without one */
+    /* The mount met pages whose tags could not be decoded (nk_fs_damaged())
+     * and this object may have lost some of them: a file with a hole below
+     * its size, or an object found without a header. */
+    bool at_risk;
 };
 
 /* Stats `path` (absolute or from the root), following symlinks. Returns 0,
@@ -508,7 +520,10 @@ int nk_fs_file_fsync(struct nk_fs_file *file);
 /* Reads up to `len` bytes (capped at INT32_MAX) at the file position and
  * advances it. Returns bytes read (0 at end of file), -NK_EIO when a chunk
  * failed ECC or no longer holds the expected data (position unchanged),
- * -NK_EBADF. Holes and bytes past a chunk's valid length read as zeros. */
+ * -NK_EBADF. Holes and bytes past a chunk's valid length read as zeros,
+ * except on a damaged file system (nk_fs_damaged()): there a hole may be a
+ * chunk whose tags were lost, and reading it is -NK_EIO (a read that
+ * reaches a hole after some bytes returns those bytes first). */
 int32_t nk_fs_file_read(struct nk_fs_file *file, void *buf, size_t len);
 
 /* As nk_fs_file_read() at `offset`, without using or moving the position. */

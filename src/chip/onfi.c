@@ -113,22 +113,56 @@ static void nk_param_array_times(struct nk_chip_timing *t, const uint8_t *prog, 
     t->tCBSY_ns = t->tPROG_ns;
 }
 
-/* Geometry sanity shared by ONFI and JEDEC decoding. */
-static int nk_param_check_geometry(const struct nk_chip_info *info, struct nk_diag *diag,
+/* Bytes of address needed to count `n` values (n >= 1). */
+static unsigned nk_param_cycles_for(uint64_t n)
+{
+    unsigned cycles = 1;
+    while (cycles < 8 && n > (1ull << (8 * cycles)))
+        cycles++;
+    return cycles;
+}
+
+/* Geometry sanity shared by ONFI and JEDEC decoding: every field must be
+ * one the rest of the stack can address. `blocks` is blocks per LUN x LUNs
+ * computed without wrapping. */
+static int nk_param_check_geometry(struct nk_chip_info *info, uint64_t blocks, struct nk_diag *diag,
                                    const char *what)
 {
     if (!nk_is_power_of_two(info->page_size) || info->page_size < 256 || info->page_size > 65536)
         return nk_diag_set(diag, -NK_EINVAL, "%s page: bad page size %u", what, info->page_size);
-    if (info->oob_size == 0 || info->oob_size > 4096)
-        return nk_diag_set(diag, -NK_EINVAL, "%s page: bad spare size %u", what, info->oob_size);
+    if (info->oob_size == 0 || info->oob_size > 4096 || info->oob_size > info->page_size)
+        return nk_diag_set(diag, -NK_EINVAL,
+                           "%s page: bad spare size %u (1..4096 and at most the page size %u)",
+                           what, info->oob_size, info->page_size);
     if (!nk_is_power_of_two(info->pages_per_block) || info->pages_per_block > 4096)
         return nk_diag_set(diag, -NK_EINVAL, "%s page: bad pages per block %u", what,
                            info->pages_per_block);
-    if (info->blocks == 0 || info->luns == 0)
-        return nk_diag_set(diag, -NK_EINVAL, "%s page: no blocks (%u blocks, %u LUNs)", what,
-                           info->blocks, info->luns);
-    if (info->col_cycles == 0 || info->row_cycles == 0 ||
-        info->col_cycles + info->row_cycles > NK_MAX_ADDR_CYCLES)
+    if (blocks == 0 || info->luns == 0)
+        return nk_diag_set(diag, -NK_EINVAL, "%s page: no blocks (%llu blocks, %u LUNs)", what,
+                           (unsigned long long)blocks, info->luns);
+    uint64_t pages = blocks * info->pages_per_block;
+    if (pages > UINT32_MAX)
+        return nk_diag_set(diag, -NK_EINVAL,
+                           "%s page: %llu blocks of %u pages exceed 2^32 pages (32-bit rows)", what,
+                           (unsigned long long)blocks, info->pages_per_block);
+    info->blocks = (uint32_t)blocks;
+    if (info->bits_per_cell == 0 || info->bits_per_cell > 8)
+        return nk_diag_set(diag, -NK_EINVAL, "%s page: bad bits per cell %u (1..8)", what,
+                           info->bits_per_cell);
+    /* A column addresses page + spare bytes (words on a x16 bus). */
+    uint32_t columns =
+        (info->page_size + info->oob_size) >> (info->features & NK_CHIP_BUS16 ? 1 : 0);
+    unsigned col_needed = nk_param_cycles_for(columns);
+    if (info->col_cycles < col_needed || info->col_cycles > 4)
+        return nk_diag_set(diag, -NK_EINVAL,
+                           "%s page: %u column cycles cannot address %u + %u bytes (%u..4 needed)",
+                           what, info->col_cycles, info->page_size, info->oob_size, col_needed);
+    unsigned row_needed = nk_param_cycles_for(pages);
+    if (info->row_cycles < row_needed || info->row_cycles > 4)
+        return nk_diag_set(diag, -NK_EINVAL,
+                           "%s page: %u row cycles cannot address %llu pages (%u..4 needed)", what,
+                           info->row_cycles, (unsigned long long)pages, row_needed);
+    if (info->col_cycles + info->row_cycles > NK_MAX_ADDR_CYCLES)
         return nk_diag_set(diag, -NK_EINVAL, "%s page: bad address cycles (%u column, %u row)",
                            what, info->col_cycles, info->row_cycles);
     return 0;
@@ -184,7 +218,8 @@ int nk_onfi_parse(const uint8_t page[256], const uint8_t *ext, uint32_t ext_len,
     if (blocks_per_lun && !nk_is_power_of_two(blocks_per_lun))
         blocks_per_lun = 1u << nk_chip_log2(blocks_per_lun);
     info->luns = page[100];
-    info->blocks = blocks_per_lun * info->luns;
+    uint64_t blocks = (uint64_t)blocks_per_lun * info->luns;
+    info->blocks = 0; /* set by the geometry check once it fits */
     info->row_cycles = page[101] & 0x0f;
     info->col_cycles = page[101] >> 4;
     info->bits_per_cell = page[102];
@@ -218,7 +253,7 @@ int nk_onfi_parse(const uint8_t page[256], const uint8_t *ext, uint32_t ext_len,
         info->features |= NK_CHIP_COPYBACK;
     info->bbm_pages = NK_BBM_FIRST_PAGE;
     info->bbm_offset = 0;
-    return nk_param_check_geometry(info, diag, "ONFI parameter");
+    return nk_param_check_geometry(info, blocks, diag, "ONFI parameter");
 }
 
 int nk_jedec_parse(const uint8_t page[512], struct nk_chip_info *info, struct nk_diag *diag)
@@ -236,7 +271,8 @@ int nk_jedec_parse(const uint8_t page[512], struct nk_chip_info *info, struct nk
     info->oob_size = nk_le16(page + 84);
     info->pages_per_block = nk_le32(page + 92);
     info->luns = page[100];
-    info->blocks = nk_le32(page + 96) * info->luns;
+    uint64_t blocks = (uint64_t)nk_le32(page + 96) * info->luns;
+    info->blocks = 0; /* set by the geometry check once it fits */
     info->row_cycles = page[101] & 0x0f;
     info->col_cycles = page[101] >> 4;
     info->bits_per_cell = page[102];
@@ -257,5 +293,5 @@ int nk_jedec_parse(const uint8_t page[512], struct nk_chip_info *info, struct nk
         info->features |= NK_CHIP_BUS16;
     info->bbm_pages = NK_BBM_FIRST_PAGE;
     info->bbm_offset = 0;
-    return nk_param_check_geometry(info, diag, "JEDEC parameter");
+    return nk_param_check_geometry(info, blocks, diag, "JEDEC parameter");
 }

@@ -2,7 +2,8 @@
 /*
  * Reading files: open, read, pread, seek, fstat, close.
  *
- * A read walks the chunk map: a missing chunk is a hole (zeros); a present
+ * A read walks the chunk map: a missing chunk is a hole (zeros; -NK_EIO on
+ * a damaged file system, where it may be a chunk whose tags were lost); a present
  * one is read through the ECC and its tags checked against the owner and
  * chunk id the map expects, so a page that changed under the map is an
  * error, never someone else's data. Bytes past a chunk's valid count read
@@ -75,6 +76,9 @@ static int32_t nk_fs_read_at(struct nk_fs_file *file, uint8_t *buf, size_t len, 
             index < NK_FS_CHUNK_ID_MAX ? nk_fs_map_get(fs, obj, (uint32_t)index + 1) : NK_FS_NONE;
         if (fs->wbuf_obj == obj && fs->wbuf_chunk == index + 1) {
             memcpy(buf + done, fs->wbuf + in_chunk, n); /* the write buffer's newer copy */
+        } else if (page == NK_FS_NONE && nk_fs_damaged(fs)) {
+            /* Maybe a chunk whose tags were lost: never zeros in its place. */
+            return done ? (int32_t)done : -NK_EIO;
         } else if (page == NK_FS_NONE) {
             memset(buf + done, 0, n);
         } else {

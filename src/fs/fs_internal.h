@@ -185,6 +185,10 @@ struct nk_fs_obj *nk_fs_obj_target(const struct nk_fs *fs, struct nk_fs_obj *obj
 /* Fills `st` for `obj`. */
 int nk_fs_obj_stat(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_stat *st);
 
+/* On a damaged file system: whether `obj` may have lost chunks (a file with
+ * a hole below its size, or an object without a header). */
+bool nk_fs_obj_at_risk(const struct nk_fs *fs, const struct nk_fs_obj *obj);
+
 /* ----- flash access (mount.c) -------------------------------------------------------------- */
 
 /* Reads `page` with ECC, its data into `data` and its free OOB bytes into

@@ -51,14 +51,20 @@ static uint16_t nk_fs_field_len(const uint8_t *p, uint16_t field, uint16_t max)
 
 /* A time: the two-word field when its high word is set, else the 32-bit
  * one. A two-word field of zeros is treated as unset too: writers that do
- * not know the 64-bit fields zero them. */
+ * not know the 64-bit fields zero them. A high word of 0xFFFFFFFF is the
+ * sign extension of a time before 1970 when the low word is negative as a
+ * 32-bit value and repeats the 32-bit field (writers of the 64-bit words
+ * write both); a field left all ones (mkyaffs2image) stays unset. */
 static uint64_t nk_fs_time_get(const uint8_t *chunk, unsigned field32, unsigned field64)
 {
     uint32_t low = nk_fs_get_le32(chunk + field64);
     uint32_t high = nk_fs_get_le32(chunk + field64 + 4);
+    uint32_t t32 = nk_fs_get_le32(chunk + field32);
     if (high != NK_FS_UNSET && (high | low) != 0)
         return (uint64_t)high << 32 | low;
-    return nk_fs_get_le32(chunk + field32);
+    if (high == NK_FS_UNSET && low != NK_FS_UNSET && (low & 0x80000000u) && low == t32)
+        return (uint64_t)high << 32 | low;
+    return t32;
 }
 
 int nk_fs_header_decode(const uint8_t *chunk, size_t len, bool inband, struct nk_fs_header *hdr)

@@ -286,5 +286,27 @@ int nk_fs_obj_stat(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_stat *s
         st->size = src->size;
         st->nlink = nk_fs_link_count(fs, src);
     }
+    if (nk_fs_damaged(fs))
+        st->at_risk = nk_fs_obj_at_risk(fs, src);
     return 0;
+}
+
+uint32_t nk_fs_damaged(const struct nk_fs *fs)
+{
+    return fs->stats.tags_uncorrectable;
+}
+
+bool nk_fs_obj_at_risk(const struct nk_fs *fs, const struct nk_fs_obj *obj)
+{
+    if (obj->hdr_page == NK_FS_NONE)
+        return obj->id != NK_FS_OBJ_ROOT && obj->id != NK_FS_OBJ_LOST_FOUND;
+    if (obj->type != NK_FS_TYPE_FILE)
+        return false;
+    /* O(chunks of the file): only ever run on a damaged file system. */
+    uint64_t chunks = (obj->size + fs->chunk_bytes - 1) / fs->chunk_bytes;
+    for (uint64_t k = 1; k <= chunks && k <= NK_FS_CHUNK_ID_MAX; k++) {
+        if (nk_fs_map_get(fs, obj, (uint32_t)k) == NK_FS_NONE)
+            return true;
+    }
+    return false;
 }

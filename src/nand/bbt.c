@@ -16,6 +16,7 @@
 
 #define NK_BBT_PATTERN_OFFSET 8u
 #define NK_BBT_VERSION_OFFSET 12u
+#define NK_BBT_CHECK_OFFSET 13u /* ~version, written by nandkit (0xFF from Linux) */
 #define NK_BBT_PATTERN_LEN 4u
 
 static const uint8_t nk_bbt_main_pattern[NK_BBT_PATTERN_LEN] = {'B', 'b', 't', '0'};
@@ -113,33 +114,78 @@ static uint32_t nk_bbt_first_reserved(const struct nk_nand *dev)
     return blocks > NK_BBT_MAX_BLOCKS ? blocks - NK_BBT_MAX_BLOCKS : 0;
 }
 
-/* Finds each copy's pattern among the reserved blocks, last block first. */
-static int nk_bbt_search(struct nk_nand *dev, struct nk_bbt *bbt)
+/* Finds each copy's pattern among the reserved blocks, last block first.
+ * A block whose bad-block marker is set is a retired table block (a failed
+ * program can leave a torn pattern there) and is skipped, and so is a copy
+ * whose check byte is neither ~version nor 0xFF (a table written by Linux,
+ * which has no check byte): a torn program leaves bits set, so a torn
+ * version byte and its complement cannot both survive. */
+static int nk_bbt_search(struct nk_nand *dev, struct nk_bbt *bbt, uint32_t *marked)
 {
     uint32_t page_size = nk_nand_page_size(dev);
+    const struct nk_chip_info *chip = &dev->chip.info;
     bbt->info.main_block = -1;
     bbt->info.mirror_block = -1;
+    *marked = 0;
     for (uint32_t b = nk_nand_blocks(dev); b-- > nk_bbt_first_reserved(dev);) {
-        uint8_t mark[NK_BBT_PATTERN_LEN + 1];
+        uint8_t oob[NK_BBT_CHECK_OFFSET + 1];
         uint32_t page = b * nk_nand_pages_per_block(dev);
-        int err =
-            nk_nand_read_raw_bytes(dev, page, page_size + NK_BBT_PATTERN_OFFSET, mark, sizeof mark);
+        int err = nk_nand_read_raw_bytes(dev, page, page_size, oob, sizeof oob);
         if (err)
             return err;
+        /* A reserved block with its marker set was retired (or is factory
+         * bad): the caller keeps it bad whatever a table says. */
+        bool marker_set = (chip->bbm_pages & NK_BBM_FIRST_PAGE) && chip->bbm_offset < sizeof oob &&
+                          oob[chip->bbm_offset] != 0xff;
+        if (marker_set)
+            *marked |= 1u << (b - nk_bbt_first_reserved(dev));
+        const uint8_t *mark = oob + NK_BBT_PATTERN_OFFSET;
+        uint8_t version = oob[NK_BBT_VERSION_OFFSET], check = oob[NK_BBT_CHECK_OFFSET];
+        unsigned expected = 0xffu - version;
+        if (check != 0xffu && check != expected)
+            continue;
         for (int c = NK_BBT_MAIN; c <= NK_BBT_MIRROR; c++) {
             struct nk_bbt_copy_state copy = nk_bbt_copy(bbt, (enum nk_bbt_copy)c);
-            if (*copy.block < 0 && memcmp(mark, copy.pattern, NK_BBT_PATTERN_LEN) == 0) {
-                *copy.block = (int32_t)b;
-                *copy.version = mark[NK_BBT_PATTERN_LEN];
-            }
+            if (*copy.block >= 0 || memcmp(mark, copy.pattern, NK_BBT_PATTERN_LEN) != 0)
+                continue;
+            /* Retired: the marker in the OOB just read, or on the chip's
+             * other marker pages. */
+            int bad = marker_set;
+            if (!bad && !(chip->bbm_pages & NK_BBM_FIRST_PAGE))
+                bad = nk_nand_block_marker_bad(dev, b);
+            if (bad < 0)
+                return bad;
+            if (bad)
+                break;
+            *copy.block = (int32_t)b;
+            *copy.version = version;
         }
     }
     return 0;
 }
 
-/* Reads one copy into RAM. Returns 0 clean, 1 read with bitflips (scrub),
- * -NK_EBADMSG unreadable, or an I/O error. */
-static int nk_bbt_read_copy(struct nk_nand *dev, struct nk_bbt *bbt, enum nk_bbt_copy which)
+/* Whether `len` table bytes covering blocks from `first` say what RAM says
+ * (reserved counts as good). */
+static bool nk_bbt_same(const struct nk_bbt *bbt, const uint8_t *in, uint32_t len, uint32_t first)
+{
+    for (uint32_t i = 0; i < len * 4u && first + i < bbt->blocks; i++) {
+        unsigned code = (in[i >> 2] >> ((i & 3u) * 2u)) & 3u;
+        unsigned on_flash = code == 3u   ? NK_BBT_GOOD
+                            : code == 0u ? NK_BBT_FACTORY_BAD
+                                         : NK_BBT_WORN;
+        unsigned in_ram = nk_bbt_get(bbt, first + i);
+        if ((in_ram == NK_BBT_RESERVED ? NK_BBT_GOOD : in_ram) != on_flash)
+            return false;
+    }
+    return true;
+}
+
+/* Reads one copy into RAM (adding its bad blocks to those there). With
+ * `differs`, sets it when the copy does not say what RAM said before.
+ * Returns 0 clean, 1 read with bitflips (scrub), -NK_EBADMSG unreadable,
+ * or an I/O error. */
+static int nk_bbt_read_copy(struct nk_nand *dev, struct nk_bbt *bbt, enum nk_bbt_copy which,
+                            bool *differs)
 {
     struct nk_bbt_copy_state copy = nk_bbt_copy(bbt, which);
     uint32_t page_size = nk_nand_page_size(dev);
@@ -153,6 +199,8 @@ static int nk_bbt_read_copy(struct nk_nand *dev, struct nk_bbt *bbt, enum nk_bbt
         if (r == -NK_EUCLEAN || r > 0)
             bitflips = 1;
         uint32_t chunk = len - done < page_size ? len - done : page_size;
+        if (differs && !nk_bbt_same(bbt, bbt->page, chunk, done * 4u))
+            *differs = true;
         nk_bbt_decode(bbt, bbt->page, chunk, done * 4u);
     }
     return bitflips;
@@ -220,6 +268,7 @@ static int nk_bbt_write_copy(struct nk_nand *dev, struct nk_bbt *bbt, enum nk_bb
             if (p == 0) {
                 memcpy(oob + NK_BBT_PATTERN_OFFSET, copy.pattern, NK_BBT_PATTERN_LEN);
                 oob[NK_BBT_VERSION_OFFSET] = *copy.version;
+                oob[NK_BBT_CHECK_OFFSET] = (uint8_t)(0xffu - *copy.version);
             }
             err = nk_nand_program_page_unlocked(dev, first_page + p, bbt->page, oob, NK_OOB_PLACE,
                                                 NK_IO_ALLOW_RESERVED);
@@ -233,6 +282,15 @@ static int nk_bbt_write_copy(struct nk_nand *dev, struct nk_bbt *bbt, enum nk_bb
 }
 
 /* ----- attach ------------------------------------------------------------------ */
+
+/* Worn blocks among the table blocks. */
+static uint32_t nk_bbt_reserved_worn(const struct nk_nand *dev, const struct nk_bbt *bbt)
+{
+    uint32_t n = 0;
+    for (uint32_t b = nk_bbt_first_reserved(dev); b < bbt->blocks; b++)
+        n += nk_bbt_get(bbt, b) == NK_BBT_WORN;
+    return n;
+}
 
 static int nk_bbt_scan_markers(struct nk_nand *dev, struct nk_bbt *bbt)
 {
@@ -253,34 +311,37 @@ static int nk_bbt_newer(uint8_t a, uint8_t b)
     return (int8_t)(uint8_t)(a - b);
 }
 
-/* Reads the best copy found; invalidates unreadable ones. Returns 1 when a
- * copy was read (scrub set in *scrub), 0 when none could be, or an error. */
-static int nk_bbt_read_best(struct nk_nand *dev, struct nk_bbt *bbt, bool *scrub)
+/* Reads every copy found into RAM, older first, so that a block either
+ * copy marks bad is bad (the newer copy's code wins where both mark it):
+ * entries only ever go from good to bad, so the union never loses a bad
+ * block, whatever a torn version byte says. Unreadable copies are
+ * invalidated. Returns 1 when a copy was read (*scrub set when one needed
+ * correction), 0 when none could be, or an error. */
+static int nk_bbt_read_tables(struct nk_nand *dev, struct nk_bbt *bbt, bool *scrub, bool *differ)
 {
-    for (;;) {
-        struct nk_bbt_info *info = &bbt->info;
-        enum nk_bbt_copy which;
-        if (info->main_block < 0 && info->mirror_block < 0)
-            return 0;
-        if (info->main_block < 0)
-            which = NK_BBT_MIRROR;
-        else if (info->mirror_block < 0)
-            which = NK_BBT_MAIN;
-        else
-            which = nk_bbt_newer(info->mirror_version, info->main_version) > 0 ? NK_BBT_MIRROR
-                                                                               : NK_BBT_MAIN;
-        memset(bbt->entries, 0, nk_bbt_entry_bytes(bbt->blocks));
-        int r = nk_bbt_read_copy(dev, bbt, which);
+    struct nk_bbt_info *info = &bbt->info;
+    enum nk_bbt_copy newer = info->main_block >= 0 && info->mirror_block >= 0 &&
+                                     nk_bbt_newer(info->mirror_version, info->main_version) > 0
+                                 ? NK_BBT_MIRROR
+                                 : NK_BBT_MAIN;
+    enum nk_bbt_copy order[2] = {newer == NK_BBT_MAIN ? NK_BBT_MIRROR : NK_BBT_MAIN, newer};
+    memset(bbt->entries, 0, nk_bbt_entry_bytes(bbt->blocks));
+    int read = 0;
+    for (unsigned k = 0; k < 2; k++) {
+        struct nk_bbt_copy_state copy = nk_bbt_copy(bbt, order[k]);
+        if (*copy.block < 0)
+            continue;
+        int r = nk_bbt_read_copy(dev, bbt, order[k], read ? differ : NULL);
         if (r == -NK_EBADMSG) {
-            struct nk_bbt_copy_state copy = nk_bbt_copy(bbt, which);
             *copy.block = -1;
             continue;
         }
         if (r < 0)
             return r;
-        *scrub = r > 0;
-        return 1;
+        *scrub = *scrub || r > 0;
+        read = 1;
     }
+    return read;
 }
 
 int nk_bbt_attach(struct nk_nand *dev, struct nk_bbt *bbt, const struct nk_bbt_config *config)
@@ -294,6 +355,17 @@ int nk_bbt_attach(struct nk_nand *dev, struct nk_bbt *bbt, const struct nk_bbt_c
     if (nk_nand_blocks(dev) <= NK_BBT_MAX_BLOCKS)
         return nk_diag_set(&dev->diag, -NK_EINVAL, "%u blocks leave no room for a BBT",
                            nk_nand_blocks(dev));
+    uint32_t table_bytes = nk_bbt_entry_bytes(nk_nand_blocks(dev));
+    uint32_t table_pages = (table_bytes + nk_nand_page_size(dev) - 1) / nk_nand_page_size(dev);
+    if (table_pages > nk_nand_pages_per_block(dev))
+        return nk_diag_set(&dev->diag, -NK_EINVAL,
+                           "geometry %u+%u x %u pages x %u blocks: the %u-byte bad-block table "
+                           "needs %u pages, a block has %u page%s of %u bytes (tables never span "
+                           "blocks)",
+                           nk_nand_page_size(dev), nk_nand_oob_size(dev),
+                           nk_nand_pages_per_block(dev), nk_nand_blocks(dev), table_bytes,
+                           table_pages, nk_nand_pages_per_block(dev),
+                           nk_nand_pages_per_block(dev) == 1 ? "" : "s", nk_nand_page_size(dev));
     memset(bbt, 0, sizeof *bbt);
     size_t entry_bytes = (nk_bbt_entry_bytes(nk_nand_blocks(dev)) + 3u) & ~(size_t)3u;
     bbt->entries = config->memory;
@@ -303,7 +375,8 @@ int nk_bbt_attach(struct nk_nand *dev, struct nk_bbt *bbt, const struct nk_bbt_c
     memset(bbt->entries, 0, entry_bytes);
     dev->bbt = NULL;
 
-    int err = nk_bbt_search(dev, bbt);
+    uint32_t marked;
+    int err = nk_bbt_search(dev, bbt, &marked);
     if (err)
         return err;
     struct nk_bbt_info *info = &bbt->info;
@@ -313,10 +386,10 @@ int nk_bbt_attach(struct nk_nand *dev, struct nk_bbt *bbt, const struct nk_bbt_c
                      : nk_bbt_newer(info->mirror_version, info->main_version) > 0
                          ? info->mirror_version
                          : info->main_version;
-    bool scrub = false;
+    bool scrub = false, differ = false;
     int found = 0;
     if (!config->force_scan) {
-        found = nk_bbt_read_best(dev, bbt, &scrub);
+        found = nk_bbt_read_tables(dev, bbt, &scrub, &differ);
         if (found < 0)
             return found;
     }
@@ -331,15 +404,40 @@ int nk_bbt_attach(struct nk_nand *dev, struct nk_bbt *bbt, const struct nk_bbt_c
         info->main_version = info->mirror_version = any_copy ? (uint8_t)(newest + 1) : 1;
         write_main = write_mirror = true;
     } else {
-        int diff = info->main_block >= 0 && info->mirror_block >= 0
-                       ? nk_bbt_newer(info->main_version, info->mirror_version)
-                       : 0;
-        write_main = info->main_block < 0 || diff < 0 || scrub;
-        write_mirror = info->mirror_block < 0 || diff > 0 || scrub;
-        uint8_t version = info->main_block < 0     ? info->mirror_version
-                          : info->mirror_block < 0 ? info->main_version
-                          : diff >= 0              ? info->main_version
-                                                   : info->mirror_version;
+        /* A table block retired while a copy was written at an unchanged
+         * version (the other copy then missed it) still carries its marker:
+         * keep it bad, and write both copies anew. */
+        for (uint32_t k = 0; k < NK_BBT_MAX_BLOCKS; k++) {
+            uint32_t b = nk_bbt_first_reserved(dev) + k;
+            if ((marked >> k & 1u) && b < bbt->blocks && nk_bbt_get(bbt, b) == NK_BBT_GOOD) {
+                nk_bbt_set(bbt, b, NK_BBT_WORN);
+                differ = true;
+            }
+        }
+        /* A copy read alone is the union; two read copies are when they
+         * said the same. */
+        bool main_same = info->main_block >= 0 && !differ;
+        bool mirror_same = info->mirror_block >= 0 && !differ;
+        uint8_t version;
+        if (main_same && mirror_same) {
+            /* Same contents: bring an older copy up to the newer version. */
+            int diff = nk_bbt_newer(info->main_version, info->mirror_version);
+            version = diff >= 0 ? info->main_version : info->mirror_version;
+            write_main = diff < 0 || scrub;
+            write_mirror = diff > 0 || scrub;
+        } else if ((main_same && info->mirror_block < 0 && newest == info->main_version) ||
+                   (mirror_same && info->main_block < 0 && newest == info->mirror_version)) {
+            /* One good copy, the other missing: rewrite the missing one. */
+            version = newest;
+            write_main = info->main_block < 0 || scrub;
+            write_mirror = info->mirror_block < 0 || scrub;
+        } else {
+            /* The copies disagree (or one was torn, unreadable or stale): the
+             * union read above becomes a new version of both, so that no two
+             * copies ever share a version with different contents. */
+            version = (uint8_t)(newest + 1);
+            write_main = write_mirror = true;
+        }
         info->main_version = info->mirror_version = version;
         info->scrubbed = scrub;
     }
@@ -350,12 +448,23 @@ int nk_bbt_attach(struct nk_nand *dev, struct nk_bbt *bbt, const struct nk_bbt_c
         if (nk_bbt_get(bbt, b) == NK_BBT_GOOD)
             nk_bbt_set(bbt, b, NK_BBT_RESERVED);
     }
-    if (write_main)
-        err = nk_bbt_write_copy(dev, bbt, NK_BBT_MAIN);
-    if (!err && write_mirror)
-        err = nk_bbt_write_copy(dev, bbt, NK_BBT_MIRROR);
-    if (err)
-        return err;
+    /* A table block retired while writing changes the table: a copy
+     * written before (or not rewritten) would then share its version with
+     * different contents, so both go out again at the next version. At
+     * most NK_BBT_MAX_BLOCKS retirements can happen. */
+    for (unsigned round = 0; round <= NK_BBT_MAX_BLOCKS && (write_main || write_mirror); round++) {
+        uint32_t worn_before = nk_bbt_reserved_worn(dev, bbt);
+        if (write_main)
+            err = nk_bbt_write_copy(dev, bbt, NK_BBT_MAIN);
+        if (!err && write_mirror)
+            err = nk_bbt_write_copy(dev, bbt, NK_BBT_MIRROR);
+        if (err)
+            return err;
+        if (bbt->dry_run || nk_bbt_reserved_worn(dev, bbt) == worn_before)
+            break;
+        info->main_version = info->mirror_version = (uint8_t)(info->main_version + 1);
+        write_main = write_mirror = true;
+    }
 
     for (uint32_t b = 0; b < bbt->blocks; b++) {
         unsigned state = nk_bbt_get(bbt, b);
@@ -396,8 +505,17 @@ int nk_bbt_mark_worn_unlocked(struct nk_nand *dev, uint32_t block)
         bbt->info.main_block = -1;
     if (bbt->info.mirror_block == (int32_t)block)
         bbt->info.mirror_block = -1;
-    int err = nk_bbt_write_copy(dev, bbt, NK_BBT_MAIN);
-    int err2 = nk_bbt_write_copy(dev, bbt, NK_BBT_MIRROR);
+    int err = 0, err2 = 0;
+    for (unsigned round = 0; round <= NK_BBT_MAX_BLOCKS; round++) {
+        uint32_t worn_before = nk_bbt_reserved_worn(dev, bbt);
+        err = nk_bbt_write_copy(dev, bbt, NK_BBT_MAIN);
+        err2 = nk_bbt_write_copy(dev, bbt, NK_BBT_MIRROR);
+        if (err || err2 || nk_bbt_reserved_worn(dev, bbt) == worn_before)
+            break;
+        /* A table block retired meanwhile: both copies again, one newer. */
+        bbt->info.main_version++;
+        bbt->info.mirror_version++;
+    }
     return err ? err : err2;
 }
 

@@ -1,0 +1,39 @@
+#!/bin/bash
+# What a layout cannot catch is said: building or reading an image in the
+# mkyaffs2 layout (no data ECC) prints one note on stderr; the layouts with
+# a data ECC print none.
+#
+# usage: bash tests/cli/fs_layout_notes.sh NANDKIT_BINARY [FIXTURES_DIR]
+set -u
+NK=$1
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+FAILS=0
+fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+
+mkdir -p "$TMP/src"
+echo hello > "$TMP/src/a.txt"
+G="--geometry 2048,64,64"
+for layout in mkyaffs2 linux inband; do
+    img="$TMP/$layout.img"
+    "$NK" mkimage "$TMP/src" "$img" --geometry 2048,64,64,16 --layout $layout > /dev/null 2> "$TMP/err" ||
+        fail "mkimage --layout $layout"
+    for cmd in mkimage ls cat; do
+        if [ $cmd = ls ]; then
+            "$NK" ls "$img" $G --layout $layout > /dev/null 2> "$TMP/err" || fail "ls --layout $layout"
+        elif [ $cmd = cat ]; then
+            "$NK" cat "$img" /a.txt $G --layout $layout > "$TMP/out" 2> "$TMP/err" ||
+                fail "cat --layout $layout"
+            [ "$(cat "$TMP/out")" = hello ] || fail "cat --layout $layout printed $(cat "$TMP/out")"
+        fi
+        notes=$(grep -c "no data ECC" "$TMP/err")
+        if [ $layout = mkyaffs2 ]; then
+            [ "$notes" = 1 ] || fail "$cmd --layout mkyaffs2: $notes notes about the missing data ECC"
+            [ "$(wc -l < "$TMP/err")" = 1 ] || fail "$cmd --layout mkyaffs2: stderr is not the one note"
+        else
+            [ "$notes" = 0 ] || fail "$cmd --layout $layout: a note about a data ECC it has"
+        fi
+    done
+done
+[ "$FAILS" = 0 ] || exit 1
+echo "layout notes: ok"
