@@ -67,8 +67,8 @@ struct nk_fs_bench_result {
     uint64_t ram_state_now, ram_state_peak; /* bytes, after mounting that state */
     char ram_big_chip[32];
     uint64_t ram_big_file_bytes, ram_big_now, ram_big_peak;
-    /* Erase counts of every block (from the simulator) after the fullest
-     * overwrite run. */
+    /* Erase counts of every block of the file system's partition (from the
+     * simulator) after the fullest overwrite run. */
     uint32_t erase_min, erase_max;
     double erase_mean, erase_stddev;
 };

@@ -84,8 +84,8 @@ static int nk_fs_read_tags(struct nk_fs *fs, uint32_t page, struct nk_fs_tags *t
         err = nk_part_read_page(fs->part, page, NULL, fs->oob_buf, NK_OOB_AUTO);
         if (err < 0)
             return err;
-        int status = nk_fs_tags_decode(fs->oob_buf + fs->config.tags_offset,
-                                       !fs->config.no_tags_ecc, tags);
+        int status =
+            nk_fs_tags_decode(fs->oob_buf + fs->config.tags_offset, !fs->config.no_tags_ecc, tags);
         if (status != -NK_EBADMSG || attempt == 2)
             return status;
     }
@@ -140,10 +140,12 @@ static int nk_fs_survey_block(struct nk_fs *fs, uint32_t block)
         }
         return 0;
     }
-    /* Written, but no page has readable tags. */
+    /* Written, but no page has readable tags: what an interrupted erase
+     * leaves. The file system erases only blocks without live data, so
+     * nothing is lost (not counted by nk_fs_damaged()); the block is junk,
+     * erased again before use. */
     info->state = NK_FS_BLOCK_JUNK;
     fs->stats.blocks_bad_sequence++;
-    fs->stats.tags_uncorrectable++;
     nk_fs_report(fs, NK_FS_PROBLEM_TAGS_ECC, base, 0, 0, 0);
     return 0;
 }
@@ -522,6 +524,7 @@ static int nk_fs_scan_block(struct nk_fs *fs, struct nk_fs_scan *scan, uint32_t 
         }
     }
     if (!used) {
+        uint32_t unreadable = NK_FS_NONE; /* page whose tags failed, not yet reported */
         for (uint32_t p = 0; p < fs->pages_per_block; p++) {
             struct nk_fs_page_tags *pt = &scan->pages[p];
             int status = nk_fs_read_tags(fs, base + p, &pt->tags);
@@ -530,14 +533,28 @@ static int nk_fs_scan_block(struct nk_fs *fs, struct nk_fs_scan *scan, uint32_t 
             if (status == NK_FS_TAGS_UNWRITTEN)
                 break;
             written = p + 1;
+            if (unreadable != NK_FS_NONE) {
+                fs->stats.tags_uncorrectable++;
+                nk_fs_report(fs, NK_FS_PROBLEM_TAGS_ECC, base + unreadable, 0, 0, 0);
+                unreadable = NK_FS_NONE;
+            }
             if (status == -NK_EBADMSG) {
                 pt->state = NK_FS_PAGE_BAD;
-                fs->stats.tags_uncorrectable++;
-                nk_fs_report(fs, NK_FS_PROBLEM_TAGS_ECC, base + p, 0, 0, 0);
+                unreadable = p;
                 continue;
             }
             pt->state = NK_FS_PAGE_OK;
             fs->stats.tags_corrected += status == NK_FS_TAGS_CORRECTED;
+        }
+        /* Unreadable tags on the last page programmed in a partly written
+         * block are what a power cut during that program leaves: a torn
+         * chunk whose write never returned, not lost data. */
+        if (unreadable != NK_FS_NONE && written < fs->pages_per_block) {
+            fs->stats.torn_chunks++;
+            nk_fs_report(fs, NK_FS_PROBLEM_TORN_CHUNK, base + unreadable, 0, 0, 0);
+        } else if (unreadable != NK_FS_NONE) {
+            fs->stats.tags_uncorrectable++;
+            nk_fs_report(fs, NK_FS_PROBLEM_TAGS_ECC, base + unreadable, 0, 0, 0);
         }
         /* Power lost while programming leaves the last written page torn:
          * its tags may look fine while its data is not. */
