@@ -268,8 +268,11 @@ struct nk_fs_config {
     bool read_only;            /* refuse every write with -NK_EROFS; nothing is ever written */
     uint32_t reserve_blocks;   /* erased blocks kept back for garbage collection and
                                   deletions (0 = 3; at least 2 are kept) */
-    uint32_t object_buckets;   /* object hash buckets, power of two; 0 = from the size */
-    nk_fs_report_fn report;    /* optional problem callback */
+    bool gc_greedy; /* collect the block with the most dead chunks, without the age term and
+                       the periodic oldest-block choice (for comparison; the default policy is
+                       cost-benefit by age, docs/fs-design.md section 7.6) */
+    uint32_t object_buckets; /* object hash buckets, power of two; 0 = from the size */
+    nk_fs_report_fn report;  /* optional problem callback */
     void *report_ctx;
 };
 

@@ -27,8 +27,9 @@
 enum nk_fs_page_state {
     NK_FS_PAGE_UNWRITTEN = 0,
     NK_FS_PAGE_OK,
-    NK_FS_PAGE_BAD,     /* tags unusable (reported) */
-    NK_FS_PAGE_SUMMARY, /* a summary chunk: not file-system data */
+    NK_FS_PAGE_BAD,      /* tags unusable (reported) */
+    NK_FS_PAGE_SUMMARY,  /* a summary chunk: not file-system data */
+    NK_FS_PAGE_TAGS_BAD, /* tags unreadable, not yet classified (torn or damaged) */
 };
 
 struct nk_fs_page_tags {
@@ -107,7 +108,8 @@ static int nk_fs_survey_block(struct nk_fs *fs, uint32_t block)
         }
     }
     uint32_t base = block * fs->pages_per_block;
-    for (uint32_t p = 0; p < fs->pages_per_block; p++) {
+    uint32_t p = 0;
+    for (; p < fs->pages_per_block; p++) {
         struct nk_fs_tags tags;
         int status = nk_fs_read_tags(fs, base + p, &tags);
         if (status == -NK_EBADMSG) {
@@ -140,12 +142,17 @@ static int nk_fs_survey_block(struct nk_fs *fs, uint32_t block)
         }
         return 0;
     }
-    /* Written, but no page has readable tags: what an interrupted erase
-     * leaves. The file system erases only blocks without live data, so
-     * nothing is lost (not counted by nk_fs_damaged()); the block is junk,
-     * erased again before use. */
+    /* Written, but no page has readable tags. */
     info->state = NK_FS_BLOCK_JUNK;
     fs->stats.blocks_bad_sequence++;
+    if (p == 1) {
+        /* Only the first page was written: a program cut by power loss,
+         * nothing it held was ever complete. */
+        fs->stats.torn_chunks++;
+        nk_fs_report(fs, NK_FS_PROBLEM_TORN_CHUNK, base, 0, 0, 0);
+        return 0;
+    }
+    fs->stats.tags_uncorrectable++;
     nk_fs_report(fs, NK_FS_PROBLEM_TAGS_ECC, base, 0, 0, 0);
     return 0;
 }
@@ -524,7 +531,6 @@ static int nk_fs_scan_block(struct nk_fs *fs, struct nk_fs_scan *scan, uint32_t 
         }
     }
     if (!used) {
-        uint32_t unreadable = NK_FS_NONE; /* page whose tags failed, not yet reported */
         for (uint32_t p = 0; p < fs->pages_per_block; p++) {
             struct nk_fs_page_tags *pt = &scan->pages[p];
             int status = nk_fs_read_tags(fs, base + p, &pt->tags);
@@ -533,28 +539,27 @@ static int nk_fs_scan_block(struct nk_fs *fs, struct nk_fs_scan *scan, uint32_t 
             if (status == NK_FS_TAGS_UNWRITTEN)
                 break;
             written = p + 1;
-            if (unreadable != NK_FS_NONE) {
-                fs->stats.tags_uncorrectable++;
-                nk_fs_report(fs, NK_FS_PROBLEM_TAGS_ECC, base + unreadable, 0, 0, 0);
-                unreadable = NK_FS_NONE;
-            }
             if (status == -NK_EBADMSG) {
-                pt->state = NK_FS_PAGE_BAD;
-                unreadable = p;
+                pt->state = NK_FS_PAGE_TAGS_BAD; /* counted below: torn or damaged */
                 continue;
             }
             pt->state = NK_FS_PAGE_OK;
             fs->stats.tags_corrected += status == NK_FS_TAGS_CORRECTED;
         }
-        /* Unreadable tags on the last page programmed in a partly written
-         * block are what a power cut during that program leaves: a torn
-         * chunk whose write never returned, not lost data. */
-        if (unreadable != NK_FS_NONE && written < fs->pages_per_block) {
-            fs->stats.torn_chunks++;
-            nk_fs_report(fs, NK_FS_PROBLEM_TORN_CHUNK, base + unreadable, 0, 0, 0);
-        } else if (unreadable != NK_FS_NONE) {
-            fs->stats.tags_uncorrectable++;
-            nk_fs_report(fs, NK_FS_PROBLEM_TAGS_ECC, base + unreadable, 0, 0, 0);
+        for (uint32_t p = 0; p < written; p++) {
+            if (scan->pages[p].state != NK_FS_PAGE_TAGS_BAD)
+                continue;
+            scan->pages[p].state = NK_FS_PAGE_BAD;
+            if (p == written - 1) {
+                /* The last written page of the block, nothing after it: a
+                 * program cut by power loss (its tags went with its data).
+                 * Nothing it held was complete, so nothing is lost. */
+                fs->stats.torn_chunks++;
+                nk_fs_report(fs, NK_FS_PROBLEM_TORN_CHUNK, base + p, 0, 0, 0);
+            } else {
+                fs->stats.tags_uncorrectable++;
+                nk_fs_report(fs, NK_FS_PROBLEM_TAGS_ECC, base + p, 0, 0, 0);
+            }
         }
         /* Power lost while programming leaves the last written page torn:
          * its tags may look fine while its data is not. */

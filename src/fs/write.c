@@ -355,13 +355,16 @@ static uint32_t nk_fs_pick_victim(struct nk_fs *fs, bool *urgent)
             continue;
         uint64_t dead = per_block - info->live;
         uint64_t age = fs->next_seq - info->seq;
-        uint64_t score = (dead * 1024u * (age + 1)) / (per_block + info->live);
+        uint64_t score = fs->config.gc_greedy
+                             ? dead
+                             : (dead * 1024u * (age + fs->blocks)) / (per_block + info->live);
         if (best == NK_FS_NONE || score > best_score) {
             best = b;
             best_score = score;
         }
     }
-    if (oldest != NK_FS_NONE && (best == NK_FS_NONE || ++fs->gc_rotate >= NK_FS_WEAR_INTERVAL)) {
+    if (oldest != NK_FS_NONE &&
+        (best == NK_FS_NONE || (!fs->config.gc_greedy && ++fs->gc_rotate >= NK_FS_WEAR_INTERVAL))) {
         fs->gc_rotate = 0;
         return oldest;
     }
