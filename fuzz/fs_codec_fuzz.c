@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fs/fs_codec.h"
 #include "nandkit/error.h"
 #include "nandkit/fs.h"
 

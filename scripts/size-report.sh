@@ -24,7 +24,7 @@ build_core() { # DIR CMAKE_ARGS...
 build_core "$out/full"
 build_core "$out/minimal" "${minimal[@]}"
 cmake -S examples/cortex-m4 -B "$out/example" -DCMAKE_TOOLCHAIN_FILE="$toolchain" \
-      -DCMAKE_BUILD_TYPE=MinSizeRel >/dev/null
+      -DCMAKE_BUILD_TYPE=MinSizeRel -DNANDKIT_FS=OFF >/dev/null
 cmake --build "$out/example" -j "$(nproc)" >/dev/null
 
 python3 - "$out" <<'PY'

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fs/fs_codec.h"
 #include "fs_testdev.h"
 #include "nandkit/error.h"
 #include "nandkit/fs.h"

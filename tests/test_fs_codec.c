@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "fs/fs_codec.h"
 #include "nandkit/error.h"
 #include "nandkit/fs.h"
 #include "testutil.h"

@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "fs/fs_codec.h"
 #include "fs_testdev.h"
 #include "testutil.h"
 
@@ -26,8 +27,8 @@ static uint8_t data_of(uint32_t i)
 static void build(struct nk_fs_testdev *d)
 {
     char why[NK_DIAG_LEN];
-    assert_int_equal(
-        nk_fs_testdev_open(d, PAGE, OOB, PPB, BLOCKS, NK_FS_LAYOUT_LINUX, NULL, why), 0);
+    assert_int_equal(nk_fs_testdev_open(d, PAGE, OOB, PPB, BLOCKS, NK_FS_LAYOUT_LINUX, NULL, why),
+                     0);
     static uint8_t workspace[PAGE + OOB];
     struct nk_fs_builder b;
     struct nk_fs_build_config bc;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fs/fs_codec.h"
 #include "fs_testdev.h"
 #include "nandkit/ecc.h"
 #include "testutil.h"
@@ -1020,15 +1021,49 @@ static void test_read_api_errors(void **state)
     img_free(m);
 }
 
-static void test_a_writable_mount_of_a_read_only_partition_is_refused(void **state)
+static void test_a_read_only_partition_mounts_read_only_whatever_the_config(void **state)
 {
     (void)state;
     struct img *m = img_new(NK_FS_LAYOUT_LINUX);
     struct nk_fs_config config = nk_fs_testdev_config(&m->dev);
     config.read_only = false;
     m->dev.part.read_only = true;
-    assert_int_equal(nk_fs_mount(&m->fs, &config), -NK_EROFS);
-    assert_true(strlen(m->fs.diag.text) > 0);
+    assert_int_equal(nk_fs_mount(&m->fs, &config), 0);
+    m->mounted = true;
+    struct nk_fs_statfs sf;
+    assert_int_equal(nk_fs_statfs(&m->fs, &sf), 0);
+    assert_true(sf.read_only);
+    assert_int_equal(nk_fs_mkdir(&m->fs, "/d", 0755), -NK_EROFS);
+    img_free(m);
+}
+
+static void test_a_zeroed_config_with_a_pool_mounts_the_linux_layout_read_write(void **state)
+{
+    (void)state;
+    struct img *m = img_new(NK_FS_LAYOUT_LINUX);
+    put_header(m, 0, 0, &(struct hdr){.obj = 300, .parent = 1, .type = 1, .name = "z", .size = 10});
+    put_data(m, 0, 1, SEQ, 300, 1, 10, 'Z');
+    static uint64_t buffer[4096];
+    struct nk_fs_config config;
+    memset(&config, 0, sizeof config); /* read_only false: read-write */
+    config.part = &m->dev.part;
+    config.pool = buffer;
+    config.pool_size = sizeof buffer;
+    assert_int_equal(nk_fs_mount(&m->fs, &config), 0);
+    m->mounted = true;
+    expect_file(m, "/z", 10, 'Z');
+    struct nk_fs_statfs sf;
+    assert_int_equal(nk_fs_statfs(&m->fs, &sf), 0);
+    assert_false(sf.read_only);
+    size_t ram;
+    nk_fs_ram_usage(&m->fs, &ram, NULL);
+    assert_true(ram > 0 && m->fs.pool.in_use >= ram); /* drawn from the buffer */
+    assert_int_equal(nk_fs_unmount(&m->fs), 0);
+    m->mounted = false;
+    /* Neither pool nor allocator: refused, saying what is missing. */
+    config.pool = NULL;
+    assert_int_equal(nk_fs_mount(&m->fs, &config), -NK_EINVAL);
+    assert_non_null(strstr(m->fs.diag.text, "pool or allocator"));
     img_free(m);
 }
 
@@ -1062,7 +1097,8 @@ int main(void)
         cmocka_unit_test(test_duplicate_names_are_reported_by_the_check),
         cmocka_unit_test(test_mounts_from_a_static_pool_and_fails_cleanly_when_short),
         cmocka_unit_test(test_read_api_errors),
-        cmocka_unit_test(test_a_writable_mount_of_a_read_only_partition_is_refused),
+        cmocka_unit_test(test_a_read_only_partition_mounts_read_only_whatever_the_config),
+        cmocka_unit_test(test_a_zeroed_config_with_a_pool_mounts_the_linux_layout_read_write),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

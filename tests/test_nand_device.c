@@ -176,7 +176,9 @@ static void test_one_bitflip_is_corrected_and_at_threshold_for_hamming(void **st
     fill(data, PAGE, 7);
     assert_int_equal(nk_nand_program_page(&d.nand, 20, data, NULL, NK_OOB_PLACE), 0);
     nk_test_flip_stored_bit(&d, 20, 1000 * 8 + 3);
-    assert_int_equal(nk_nand_read_page(&d.nand, 20, back, NULL, NK_OOB_PLACE), -NK_EUCLEAN);
+    int r = nk_nand_read_page(&d.nand, 20, back, NULL, NK_OOB_PLACE);
+    assert_int_equal(r, 1);
+    assert_true(nk_nand_scrub_advised(&d.nand, r));
     assert_memory_equal(back, data, PAGE);
     assert_int_equal(nk_nand_last_bitflips(&d.nand), 1);
     assert_int_equal(d.nand.stats.ecc_corrected_bits, 1);
@@ -224,8 +226,10 @@ static void test_bch8_threshold_boundary(void **state)
         int r = nk_nand_read_page(&d.nand, row, back, NULL, NK_OOB_PLACE);
         if (flips < 6) {
             assert_int_equal(r, flips);
+            assert_false(nk_nand_scrub_advised(&d.nand, r));
         } else if (flips <= 8) {
-            assert_int_equal(r, -NK_EUCLEAN);
+            assert_int_equal(r, flips);
+            assert_true(nk_nand_scrub_advised(&d.nand, r));
             assert_int_equal(nk_nand_last_bitflips(&d.nand), flips);
         } else {
             assert_int_equal(r, -NK_EBADMSG);
@@ -236,7 +240,9 @@ static void test_bch8_threshold_boundary(void **state)
     assert_int_equal(nk_nand_set_bitflip_threshold(&d.nand, 3), 0);
     assert_int_equal(nk_nand_program_page(&d.nand, 200, data, NULL, NK_OOB_PLACE), 0);
     flip_in_step(&d, 200, 0, 3);
-    assert_int_equal(nk_nand_read_page(&d.nand, 200, back, NULL, NK_OOB_PLACE), -NK_EUCLEAN);
+    int low = nk_nand_read_page(&d.nand, 200, back, NULL, NK_OOB_PLACE);
+    assert_int_equal(low, 3);
+    assert_true(nk_nand_scrub_advised(&d.nand, low));
     assert_int_equal(nk_nand_set_bitflip_threshold(&d.nand, 9), -NK_EINVAL);
     nk_test_dev_close(&d);
 }
@@ -253,7 +259,8 @@ static void test_erased_step_with_flips_reads_as_erased(void **state)
     for (unsigned i = 0; i < 3; i++)
         nk_test_flip_stored_bit(&d, 300, (PAGE + ecc_first + i) * 8 + i);
     int r = nk_nand_read_page(&d.nand, 300, back, oob, NK_OOB_PLACE);
-    assert_int_equal(r, -NK_EUCLEAN);
+    assert_int_equal(r, 8);
+    assert_true(nk_nand_scrub_advised(&d.nand, r));
     assert_int_equal(nk_nand_last_bitflips(&d.nand), 8);
     for (unsigned i = 0; i < PAGE; i++)
         assert_int_equal(back[i], 0xff);
@@ -412,7 +419,9 @@ static void test_controller_engine_computes_linux_hamming_during_transfer(void *
         assert_memory_equal(stored + 40 + 3 * step, code, 3);
     }
     nk_test_flip_stored_bit(&d, 40, 1500 * 8 + 2);
-    assert_int_equal(nk_nand_read_page(&d.nand, 40, back, NULL, NK_OOB_PLACE), -NK_EUCLEAN);
+    int r = nk_nand_read_page(&d.nand, 40, back, NULL, NK_OOB_PLACE);
+    assert_int_equal(r, 1);
+    assert_true(nk_nand_scrub_advised(&d.nand, r));
     assert_memory_equal(back, data, PAGE);
     nk_test_dev_close(&d);
 }
@@ -436,7 +445,9 @@ static void test_on_die_ecc_reports_through_status(void **state)
         bool stored = (data[bit / 8] >> (bit % 8)) & 1u;
         assert_int_equal(nk_sim_stuck_bit_add(d.sim, 64, bit, !stored), 0);
     }
-    assert_int_equal(nk_nand_read_page(&d.nand, 64, back, NULL, NK_OOB_PLACE), -NK_EUCLEAN);
+    int r = nk_nand_read_page(&d.nand, 64, back, NULL, NK_OOB_PLACE);
+    assert_int_equal(r, (int)d.nand.bitflip_threshold);
+    assert_true(nk_nand_scrub_advised(&d.nand, r));
     assert_memory_equal(back, data, PAGE);
     /* Beyond: uncorrectable. */
     for (unsigned i = 0; i < 3; i++) {
@@ -558,6 +569,101 @@ static void test_small_page_chip_with_hamming(void **state)
     nk_test_dev_close(&d);
 }
 
+/* Opens the simulated preset `name` through the port with `ecc` (NULL: the
+ * device chooses) into `nand`; returns nk_nand_open()'s result. */
+static int open_preset(struct nk_sim **sim, struct nk_nand *nand, void **ws, const char *name,
+                       const struct nk_ecc_engine *ecc, bool force_ecc)
+{
+    struct nk_sim_config sc;
+    memset(&sc, 0, sizeof sc);
+    sc.preset = name;
+    sc.seed = 1;
+    char why[NK_DIAG_LEN] = "";
+    assert_int_equal(nk_sim_open(sim, &sc, why), 0);
+    const struct nk_chip_info *info = &nk_sim_params(*sim)->chip;
+    size_t size = ecc ? nk_nand_workspace_size(info) : nk_nand_default_workspace_size(info);
+    *ws = malloc(size);
+    assert_non_null(*ws);
+    struct nk_nand_config nc;
+    memset(&nc, 0, sizeof nc);
+    nc.ctrl = nk_sim_ctrl(*sim);
+    nc.ecc = ecc;
+    nc.force_ecc = force_ecc;
+    nc.workspace = *ws;
+    nc.workspace_size = size;
+    return nk_nand_open(nand, &nc);
+}
+
+static void close_preset(struct nk_sim *sim, struct nk_nand *nand, void *ws)
+{
+    nk_nand_close(nand);
+    nk_sim_close(sim);
+    free(ws);
+}
+
+static void test_ecc_weaker_than_the_chip_requires_is_refused_naming_both(void **state)
+{
+    (void)state;
+    struct nk_ecc_engine hamming;
+    assert_int_equal(nk_ecc_hamming_init(&hamming, 256, false), 0);
+    struct nk_sim *sim;
+    struct nk_nand nand;
+    void *ws;
+    /* 4 bits per 512 bytes required; Hamming corrects 1 per 256. */
+    assert_int_equal(open_preset(&sim, &nand, &ws, "MT29F8G08ABABA", &hamming, false), -NK_EINVAL);
+    assert_non_null(strstr(nand.diag.text, "'hamming256' (1 bit(s) per 256 bytes)"));
+    assert_non_null(strstr(nand.diag.text, "4 bit(s) per 512 bytes MT29F8G08ABABA requires"));
+    close_preset(sim, &nand, ws);
+    /* Forced, it opens with the weaker engine. */
+    assert_int_equal(open_preset(&sim, &nand, &ws, "MT29F8G08ABABA", &hamming, true), 0);
+    assert_string_equal(nk_nand_ecc(&nand)->name, "hamming256");
+    close_preset(sim, &nand, ws);
+}
+
+static void test_default_ecc_meets_the_requirement_of_every_preset(void **state)
+{
+    (void)state;
+    unsigned opened = 0;
+    for (unsigned i = 0; nk_sim_preset_name(i); i++) {
+        const char *name = nk_sim_preset_name(i);
+        struct nk_sim *sim;
+        struct nk_nand nand;
+        void *ws;
+        int err = open_preset(&sim, &nand, &ws, name, NULL, false);
+        if (err)
+            fail_msg("%s: %d %s", name, err, nand.diag.text);
+        const struct nk_chip_info *info = &nand.chip.info;
+        const struct nk_ecc_engine *ecc = nk_nand_ecc(&nand);
+        assert_true(nk_nand_ecc_meets_requirement(ecc, info));
+        assert_true(ecc->strength >= info->ecc_strength);
+        char expected[16];
+        assert_string_equal(ecc->name, nk_nand_default_ecc_name(info, expected, sizeof expected));
+        /* And it corrects: one flipped bit in a programmed page comes back. */
+        uint32_t page_size = nk_nand_page_size(&nand);
+        uint8_t *data = malloc(page_size), *back = malloc(page_size);
+        fill(data, page_size, i + 1);
+        assert_int_equal(nk_nand_program_page(&nand, 3, data, NULL, NK_OOB_PLACE), 0);
+        bool on_die = ecc->placement == NK_ECC_PLACEMENT_ON_DIE;
+        if (on_die) { /* the chip's engine corrects bits that read wrong */
+            assert_int_equal(nk_sim_stuck_bit_add(sim, 3, 100 * 8 + 1, !(data[100] & 0x02)), 0);
+        } else {
+            uint8_t byte;
+            assert_int_equal(nk_sim_page_peek(sim, 3, 100, &byte, 1), 0);
+            byte ^= 0x02;
+            assert_int_equal(nk_sim_page_poke(sim, 3, 100, &byte, 1), 0);
+        }
+        int r = nk_nand_read_page(&nand, 3, back, NULL, NK_OOB_PLACE);
+        assert_int_equal(nk_nand_last_bitflips(&nand), on_die ? 0u : 1u);
+        assert_true(r >= 0);
+        assert_memory_equal(back, data, page_size);
+        free(data);
+        free(back);
+        close_preset(sim, &nand, ws);
+        opened++;
+    }
+    assert_true(opened >= 8);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -585,6 +691,8 @@ int main(void)
         cmocka_unit_test(test_status_polling_port_works_without_rb_line),
         cmocka_unit_test(test_data_loop_is_selectable_only_where_the_port_has_one),
         cmocka_unit_test(test_small_page_chip_with_hamming),
+        cmocka_unit_test(test_ecc_weaker_than_the_chip_requires_is_refused_naming_both),
+        cmocka_unit_test(test_default_ecc_meets_the_requirement_of_every_preset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -336,10 +336,28 @@ static void test_chip_layer_timing_on_k9f1g08u0a(void **state)
     nk_sim_close(sim);
 }
 
+/* One source: every datasheet model of the chip layer is a preset whose
+ * description is that table entry, byte for byte. */
+static void test_presets_take_the_chip_layers_datasheet_entries(void **state)
+{
+    (void)state;
+    unsigned models = 0;
+    for (unsigned i = 0; nk_chip_table_entry(i); i++) {
+        const struct nk_chip_info *info = nk_chip_table_entry(i);
+        struct nk_sim_params params;
+        assert_int_equal(nk_sim_preset(info->model, &params), 0);
+        assert_memory_equal(&params.chip, info, sizeof *info);
+        assert_int_equal(params.onfi, info->onfi_version != 0);
+        models++;
+    }
+    assert_true(models >= 6);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_preset_is_consistent),
+        cmocka_unit_test(test_presets_take_the_chip_layers_datasheet_entries),
         cmocka_unit_test(test_preset_names_are_case_insensitive),
         cmocka_unit_test(test_k9f1g08u0a_preset),
         cmocka_unit_test(test_chip_layer_identifies_every_preset),

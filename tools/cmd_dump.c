@@ -94,9 +94,9 @@ static int nk_dump_run(int argc, char **argv)
             err = nk_nand_read_page(nand, (uint32_t)page, data, NULL, NK_OOB_PLACE);
             if (err == -NK_EBADMSG)
                 printf("ecc: %s, uncorrectable\n", nand->ecc.name);
-            else if (err == -NK_EUCLEAN)
-                printf("ecc: %s, %u bitflip(s) corrected (at scrub threshold)\n", nand->ecc.name,
-                       nk_nand_last_bitflips(nand));
+            else if (nk_nand_scrub_advised(nand, err))
+                printf("ecc: %s, %d bitflip(s) corrected (at scrub threshold)\n", nand->ecc.name,
+                       err);
             else if (err > 0)
                 printf("ecc: %s, %d bitflip(s) corrected\n", nand->ecc.name, err);
             else if (err == 0)
@@ -110,7 +110,7 @@ static int nk_dump_run(int argc, char **argv)
         memset(&fs_config, 0, sizeof fs_config);
         fs_config.part = &image.part;
         fs_config.allocator = nk_tool_heap_allocator();
-        enum nk_fs_layout layout = nk_tool_fs_layout(image.layout);
+        enum nk_fs_layout layout = image.layout;
         nk_fs_config_layout(&fs_config, layout);
         char text[1024];
         if (nk_fs_page_describe(&fs_config, (uint32_t)page, text, sizeof text) >= 0)

@@ -118,6 +118,9 @@ static void nk_info_print_text(const struct nk_chip_info *info, uint32_t bad)
         printf("ecc required  %u bit(s) per %u bytes\n", info->ecc_strength, info->ecc_step);
     else
         printf("ecc required  not stated\n");
+    char ecc_name[16];
+    printf("ecc default   %s (the engine the device picks when none is given)\n",
+           nk_nand_default_ecc_name(info, ecc_name, sizeof ecc_name));
     const char *pages = "page 0";
     if ((info->bbm_pages & NK_BBM_SECOND_PAGE) && (info->bbm_pages & NK_BBM_LAST_PAGE))
         pages = "pages 0, 1 and the last";
@@ -210,7 +213,7 @@ static int nk_info_run(int argc, char **argv)
         int err = nk_sim_open(&sim, &config, why);
         if (err)
             return nk_tool_fail("%s", why[0] ? why : nk_strerror(err));
-        size_t ws_size = nk_nand_workspace_size(&nk_sim_params(sim)->chip);
+        size_t ws_size = nk_nand_default_workspace_size(&nk_sim_params(sim)->chip);
         void *ws = malloc(ws_size);
         struct nk_nand nand;
         struct nk_nand_config nc;

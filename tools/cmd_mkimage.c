@@ -699,7 +699,7 @@ static int nk_mkimage_run(int argc, char **argv)
             goto out;
         }
     }
-    enum nk_fs_layout layout = nk_tool_fs_layout(image.layout);
+    enum nk_fs_layout layout = image.layout;
     size_t workspace_size = nk_fs_build_workspace_size(&part);
     void *workspace = malloc(workspace_size);
     m.buf = malloc(NK_MKIMAGE_READ_BYTES);

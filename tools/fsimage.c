@@ -9,19 +9,6 @@
 #include "nandkit/error.h"
 #include "tool.h"
 
-enum nk_fs_layout nk_tool_fs_layout(enum nk_tool_layout layout)
-{
-    switch (layout) {
-    case NK_TOOL_LAYOUT_MKYAFFS2:
-        return NK_FS_LAYOUT_MKYAFFS2;
-    case NK_TOOL_LAYOUT_INBAND:
-        return NK_FS_LAYOUT_INBAND;
-    case NK_TOOL_LAYOUT_LINUX:
-    default:
-        return NK_FS_LAYOUT_LINUX;
-    }
-}
-
 void nk_tool_layout_note(enum nk_fs_layout layout)
 {
     if (layout == NK_FS_LAYOUT_MKYAFFS2)
@@ -243,7 +230,7 @@ static int nk_tool_fs_open_as(struct nk_tool_fs *t, struct nk_tool_image_opts *o
                             (unsigned long long)block_bytes,
                             opts->geometry ? "--geometry" : "--chip");
     }
-    enum nk_fs_layout layout = nk_tool_fs_layout(t->image.layout);
+    enum nk_fs_layout layout = t->image.layout;
     t->layout_name = nk_fs_layout_name(layout);
     t->config.part = &t->image.part;
     t->config.allocator = nk_tool_heap_allocator();

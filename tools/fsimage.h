@@ -29,9 +29,6 @@ struct nk_tool_fs {
     uint32_t tag_problems;
 };
 
-/* The nk_fs layout for a --layout value. */
-enum nk_fs_layout nk_tool_fs_layout(enum nk_tool_layout layout);
-
 /* An allocator over malloc/free. */
 struct nk_fs_allocator nk_tool_heap_allocator(void);
 

@@ -14,7 +14,7 @@
 void nk_tool_image_opts_init(struct nk_tool_image_opts *opts)
 {
     memset(opts, 0, sizeof *opts);
-    opts->layout = NK_TOOL_LAYOUT_LINUX;
+    opts->layout = NK_FS_LAYOUT_LINUX;
     opts->seed = 1;
     opts->power_cut_after = -1;
 }
@@ -30,15 +30,12 @@ int nk_tool_image_option(struct nk_tool_image_opts *opts, int opt, const char *a
         opts->chip = arg;
         return 1;
     case NK_OPT_LAYOUT:
-        if (strcmp(arg, "linux") == 0)
-            opts->layout = NK_TOOL_LAYOUT_LINUX;
-        else if (strcmp(arg, "mkyaffs2") == 0)
-            opts->layout = NK_TOOL_LAYOUT_MKYAFFS2;
-        else if (strcmp(arg, "inband") == 0)
-            opts->layout = NK_TOOL_LAYOUT_INBAND;
-        else
+        if (nk_fs_layout_parse(arg, &opts->layout) != 0)
             return nk_tool_fail("unknown layout '%s' (use linux, mkyaffs2 or inband)", arg);
         opts->layout_given = true;
+        return 1;
+    case NK_OPT_FORCE_ECC:
+        opts->force_ecc = true;
         return 1;
     case NK_OPT_SEED:
         if (!nk_tool_parse_u64(arg, &value))
@@ -210,22 +207,22 @@ int nk_tool_params_from_opts(const struct nk_tool_image_opts *opts, struct nk_si
     return 0;
 }
 
-/* ECC engine and OOB layout for --layout on this geometry. */
-static int nk_tool_setup_layout(struct nk_tool_image *image)
+/* ECC engine and OOB layout for --layout on this geometry (the core's
+ * mapping), checked against the chip's ECC requirement. */
+static int nk_tool_setup_layout(struct nk_tool_image *image, bool force_ecc)
 {
     const struct nk_chip_info *info = &image->params.chip;
-    int err;
-    if (image->layout == NK_TOOL_LAYOUT_MKYAFFS2) {
-        nk_ecc_none_init(&image->ecc);
-        err = nk_oob_layout_all_free(&image->oob_layout, info->oob_size, 0);
-    } else {
-        err = nk_ecc_hamming_init(&image->ecc, 256, false);
-        if (!err)
-            err = nk_oob_layout_default(&image->oob_layout, info->page_size, info->oob_size,
-                                        &image->ecc);
-    }
-    if (err)
-        return nk_tool_fail("layout does not fit a %u+%u page", info->page_size, info->oob_size);
+    if (nk_fs_layout_device(image->layout, info->page_size, info->oob_size, &image->ecc,
+                            &image->oob_layout) != 0)
+        return nk_tool_fail("--layout %s does not fit a %u+%u page",
+                            nk_fs_layout_name(image->layout), info->page_size, info->oob_size);
+    if (!force_ecc && image->ecc.placement != NK_ECC_PLACEMENT_NONE &&
+        !nk_nand_ecc_meets_requirement(&image->ecc, info))
+        return nk_tool_fail("--layout %s uses ECC '%s' (%u bit(s) per %u bytes), weaker than the "
+                            "%u bit(s) per %u bytes %s requires: give --force-ecc to use it anyway",
+                            nk_fs_layout_name(image->layout), image->ecc.name, image->ecc.strength,
+                            image->ecc.step_size, info->ecc_strength,
+                            info->ecc_step ? info->ecc_step : 512u, info->model);
     return 0;
 }
 
@@ -256,7 +253,7 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
     if (opts->power_cut_after >= 0)
         nk_sim_power_cut_after(image->sim, (uint64_t)opts->power_cut_after);
 
-    status = nk_tool_setup_layout(image);
+    status = nk_tool_setup_layout(image, opts->force_ecc);
     if (status) {
         nk_tool_image_close(image);
         return status;
@@ -272,6 +269,7 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
     nand_config.workspace_size = nk_nand_workspace_size(&image->params.chip);
     nand_config.clock = nk_sim_clock(image->sim);
     nand_config.read_only = opts->read_only;
+    nand_config.force_ecc = opts->force_ecc;
     err = nk_nand_open(&image->nand, &nand_config);
     if (!err)
         err = nk_part_init(&image->part, &image->nand, "image", 0, 0,

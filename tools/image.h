@@ -14,24 +14,19 @@
 #include <stdio.h>
 
 #include "nandkit/ecc.h"
+#include "nandkit/fs.h"
 #include "nandkit/nand.h"
 #include "nandkit/part.h"
 #include "nandkit/sim.h"
 
-/* --layout: how a YAFFS2 image uses the OOB (see docs/fs-format.md). */
-enum nk_tool_layout {
-    NK_TOOL_LAYOUT_LINUX,    /* tags at OOB 2.., Linux Hamming ECC at the end */
-    NK_TOOL_LAYOUT_MKYAFFS2, /* tags at OOB 0, no data ECC */
-    NK_TOOL_LAYOUT_INBAND,   /* tags in the last 16 bytes of the page, Hamming ECC */
-};
-
 /* What the user asked for on the command line. */
 struct nk_tool_image_opts {
-    const char *path;     /* image file, or NULL for a memory chip */
-    const char *chip;     /* --chip NAME */
-    const char *geometry; /* --geometry PAGE,OOB,PPB[,BLOCKS] */
-    enum nk_tool_layout layout;
+    const char *path;         /* image file, or NULL for a memory chip */
+    const char *chip;         /* --chip NAME */
+    const char *geometry;     /* --geometry PAGE,OOB,PPB[,BLOCKS] */
+    enum nk_fs_layout layout; /* --layout (docs/fs-format.md, "Layouts") */
     bool layout_given;
+    bool force_ecc; /* --force-ecc: accept ECC weaker than the chip requires */
     uint64_t seed;
     bool read_only;
     bool create;             /* create an erased image (sim create) */
@@ -50,6 +45,7 @@ enum {
     NK_OPT_SEED,
     NK_OPT_POWER_CUT,
     NK_OPT_MTD_ECC,
+    NK_OPT_FORCE_ECC,
     NK_OPT_FIRST_FREE /* commands number their own options from here */
 };
 
@@ -59,6 +55,7 @@ enum {
         {"layout", required_argument, NULL, NK_OPT_LAYOUT},                                        \
         {"seed", required_argument, NULL, NK_OPT_SEED},                                            \
         {"mtd-ecc", required_argument, NULL, NK_OPT_MTD_ECC},                                      \
+        {"force-ecc", no_argument, NULL, NK_OPT_FORCE_ECC},                                        \
     {                                                                                              \
         "power-cut-after", required_argument, NULL, NK_OPT_POWER_CUT                               \
     }
@@ -69,6 +66,7 @@ enum {
     "  --geometry P,O,N[,B]    page bytes, OOB bytes, pages per block[, blocks]\n"                 \
     "                          (blocks default to the image size)\n"                               \
     "  --layout L              linux (default), mkyaffs2 or inband\n"                              \
+    "  --force-ecc             use the layout's ECC even when weaker than the chip requires\n"     \
     "  --seed S                seed of every simulated fault (default 1)\n"                        \
     "  --power-cut-after N     lose power at flash operation N (writes only)\n"                    \
     "  --mtd-ecc kernel|nandkit  /dev/mtdN: the kernel corrects (default), or raw access\n"        \
@@ -99,7 +97,7 @@ struct nk_tool_image {
     struct nk_part part;
     struct nk_ecc_engine ecc;
     struct nk_oob_layout oob_layout;
-    enum nk_tool_layout layout;
+    enum nk_fs_layout layout;
     void *workspace;
     struct nk_badblock_ops badblocks; /* /dev/mtdN: the kernel's view */
     int64_t power_cut_after;          /* as asked, -1 = never */

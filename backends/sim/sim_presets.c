@@ -14,107 +14,68 @@
 
 #include "sim_internal.h"
 
+/* A preset: a part of the chip layer's datasheet table (src/chip/id_table.c,
+ * found by name), or a simulator-only part described here, plus what only
+ * the simulator needs. */
 struct nk_sim_preset_entry {
     const char *name;
-    const char *vendor;
-    uint8_t id[8];
-    uint8_t id_len;
-    uint32_t page_size, oob_size, pages_per_block, blocks;
-    uint8_t col_cycles, row_cycles, nop, ecc_strength;
-    uint16_t ecc_step;
-    uint8_t bbm_pages;
-    uint16_t bbm_offset;
-    uint16_t onfi_version; /* 0: not ONFI */
-    bool jedec;
-    uint32_t features;
-    uint32_t max_bad_blocks;
-    uint32_t default_bad_blocks;
-    struct nk_chip_timing timing;
+    const struct nk_chip_info *sim_only; /* NULL: the chip layer's table entry `name` */
+    bool jedec;                          /* answers with a JEDEC parameter page */
+    uint32_t default_bad_blocks;         /* factory-bad blocks a fresh simulated chip has */
 };
 
 #define NK_US 1000u
 #define NK_MS 1000000u
 
-/* clang-format off */
-static const struct nk_sim_preset_entry nk_sim_presets[] = {
-    /* Samsung K9F1G08U0A rev 0.3: the chip of the eCos library's benchmark (ecos-devel, 2009). */
-    {"K9F1G08U0A", "Samsung", {0xec, 0xf1, 0x00, 0x95, 0x40}, 5, 2048, 64, 64, 1024,
-     2, 2, 4, 1, 512, NK_BBM_FIRST_PAGE | NK_BBM_SECOND_PAGE, 0, 0, false,
-     NK_CHIP_CACHE_PROGRAM | NK_CHIP_RANDOM_OUT | NK_CHIP_COPYBACK, 20, 4,
-     {.tR_ns = 25 * NK_US, .tPROG_ns = 300 * NK_US, .tBERS_ns = 2 * NK_MS, .tCBSY_ns = 3 * NK_US,
-      .tRST_ns = 5 * NK_US, .tRC_ns = 30, .tWC_ns = 30, .tADL_ns = 70, .tWB_ns = 100,
-      .tWHR_ns = 60, .tR_max_ns = 25 * NK_US, .tPROG_max_ns = 700 * NK_US,
-      .tBERS_max_ns = 3 * NK_MS, .tCBSY_max_ns = 700 * NK_US}},
-    {"K9F2G08U0B", "Samsung", {0xec, 0xda, 0x10, 0x95, 0x44}, 5, 2048, 64, 64, 2048,
-     2, 3, 4, 1, 512, NK_BBM_FIRST_PAGE | NK_BBM_SECOND_PAGE, 0, 0, false,
-     NK_CHIP_CACHE_PROGRAM | NK_CHIP_RANDOM_OUT, 40, 8,
-     {.tR_ns = 25 * NK_US, .tPROG_ns = 200 * NK_US, .tBERS_ns = 1500 * NK_US,
-      .tCBSY_ns = 3 * NK_US, .tRST_ns = 5 * NK_US, .tRC_ns = 25, .tWC_ns = 25, .tADL_ns = 100,
-      .tWB_ns = 100, .tWHR_ns = 60, .tR_max_ns = 25 * NK_US, .tPROG_max_ns = 700 * NK_US,
-      .tBERS_max_ns = 10 * NK_MS}},
-    /* Small page: 00h/01h/50h pointers, one column cycle, no 30h. */
-    {"K9F1208U0C", "Samsung", {0xec, 0x76, 0x5a, 0x3f}, 4, 512, 16, 32, 4096,
-     1, 3, 1, 1, 512, NK_BBM_FIRST_PAGE | NK_BBM_SECOND_PAGE, 5, 0, false,
-     NK_CHIP_SMALL_PAGE, 80, 16,
-     {.tR_ns = 15 * NK_US, .tPROG_ns = 200 * NK_US, .tBERS_ns = 2 * NK_MS, .tRST_ns = 5 * NK_US,
-      .tRC_ns = 50, .tWC_ns = 50, .tADL_ns = 100, .tWB_ns = 100, .tWHR_ns = 60,
-      .tR_max_ns = 15 * NK_US,
-      .tPROG_max_ns = 500 * NK_US, .tBERS_max_ns = 3 * NK_MS}},
-    /* Micron ONFI 1.0 part with on-die ECC (4 bits / 512 bytes). */
-    {"MT29F2G08ABAEA", "Micron", {0x2c, 0xda, 0x90, 0x95, 0x06}, 5, 2048, 64, 64, 2048,
-     2, 3, 4, 4, 512, NK_BBM_FIRST_PAGE, 0, 10, false,
-     NK_CHIP_ONFI | NK_CHIP_CACHE_PROGRAM | NK_CHIP_GET_SET_FEATURES | NK_CHIP_ON_DIE_ECC |
-         NK_CHIP_RANDOM_OUT | NK_CHIP_CACHE_READ | NK_CHIP_COPYBACK, 40, 8,
-     {.tR_ns = 25 * NK_US, .tPROG_ns = 200 * NK_US, .tBERS_ns = 700 * NK_US,
-      .tCBSY_ns = 3 * NK_US, .tRST_ns = 5 * NK_US, .tRC_ns = 20, .tWC_ns = 20, .tADL_ns = 70,
-      .tWB_ns = 100, .tWHR_ns = 60, .tCCS_ns = 100, .tR_max_ns = 25 * NK_US,
-      .tPROG_max_ns = 600 * NK_US, .tBERS_max_ns = 3 * NK_MS, .tRCBSY_ns = 3 * NK_US,
-      .tCBSY_max_ns = 600 * NK_US, .tRCBSY_max_ns = 25 * NK_US}},
-    {"TC58NVG0S3E", "Toshiba", {0x98, 0xd1, 0x90, 0x15, 0x76}, 5, 2048, 64, 64, 1024,
-     2, 2, 4, 1, 512, NK_BBM_FIRST_PAGE | NK_BBM_SECOND_PAGE, 0, 0, false,
-     NK_CHIP_CACHE_PROGRAM | NK_CHIP_RANDOM_OUT, 20, 4,
-     {.tR_ns = 25 * NK_US, .tPROG_ns = 300 * NK_US, .tBERS_ns = 3 * NK_MS, .tCBSY_ns = 3 * NK_US,
-      .tRST_ns = 5 * NK_US, .tRC_ns = 25, .tWC_ns = 25, .tADL_ns = 70, .tWB_ns = 100,
-      .tWHR_ns = 60, .tR_max_ns = 25 * NK_US, .tPROG_max_ns = 700 * NK_US,
-      .tBERS_max_ns = 5 * NK_MS}},
-    {"HY27UF081G2A", "Hynix", {0xad, 0xf1, 0x80, 0x1d}, 4, 2048, 64, 64, 1024,
-     2, 2, 4, 1, 512, NK_BBM_FIRST_PAGE | NK_BBM_SECOND_PAGE, 0, 0, false,
-     NK_CHIP_CACHE_PROGRAM | NK_CHIP_RANDOM_OUT, 20, 4,
-     {.tR_ns = 25 * NK_US, .tPROG_ns = 200 * NK_US, .tBERS_ns = 2 * NK_MS, .tCBSY_ns = 3 * NK_US,
-      .tRST_ns = 5 * NK_US, .tRC_ns = 30, .tWC_ns = 30, .tADL_ns = 100, .tWB_ns = 100,
-      .tWHR_ns = 60, .tR_max_ns = 25 * NK_US, .tPROG_max_ns = 700 * NK_US,
-      .tBERS_max_ns = 3 * NK_MS}},
-    /* 4 KiB pages, ONFI 2.0 (MT29F8G08ABABA-like). */
-    {"MT29F8G08ABABA", "Micron", {0x2c, 0x38, 0x00, 0x26, 0x85}, 5, 4096, 224, 128, 2048,
-     2, 3, 4, 4, 512, NK_BBM_FIRST_PAGE, 0, 20, false,
-     NK_CHIP_ONFI | NK_CHIP_CACHE_PROGRAM | NK_CHIP_GET_SET_FEATURES | NK_CHIP_RANDOM_OUT, 40,
-     8,
-     {.tR_ns = 25 * NK_US, .tPROG_ns = 250 * NK_US, .tBERS_ns = 2 * NK_MS, .tCBSY_ns = 3 * NK_US,
-      .tRST_ns = 5 * NK_US, .tRC_ns = 20, .tWC_ns = 20, .tADL_ns = 70, .tWB_ns = 100,
-      .tWHR_ns = 60, .tCCS_ns = 100, .tR_max_ns = 25 * NK_US, .tPROG_max_ns = 600 * NK_US,
-      .tBERS_max_ns = 3 * NK_MS}},
-    /* The large part for scale tests: 16 KiB pages, 1048 blocks (4.4 GB of
-     * data), ONFI 3.0 with the ECC requirement (24 bits / 1024 bytes) in the
-     * extended parameter page, as Micron's MT29F32G08ABCDB page says. */
-    {"MT29F32G08ABCDB", "Micron", {0x2c, 0x44, 0x44, 0x4b, 0xa9}, 5, 16384, 1216, 256, 1048,
-     2, 3, 2, 24, 1024, NK_BBM_FIRST_PAGE, 0, 30, false,
-     NK_CHIP_ONFI | NK_CHIP_CACHE_PROGRAM | NK_CHIP_GET_SET_FEATURES | NK_CHIP_RANDOM_OUT, 49,
-     8,
-     {.tR_ns = 35 * NK_US, .tPROG_ns = 350 * NK_US, .tBERS_ns = 3 * NK_MS, .tCBSY_ns = 3 * NK_US,
-      .tRST_ns = 5 * NK_US, .tRC_ns = 20, .tWC_ns = 20, .tADL_ns = 70, .tWB_ns = 100,
-      .tWHR_ns = 80, .tCCS_ns = 200, .tR_max_ns = 45 * NK_US, .tPROG_max_ns = 660 * NK_US,
-      .tBERS_max_ns = 8 * NK_MS}},
-    /* A simulator-only part that identifies through a JEDEC parameter page
-     * (no ONFI), for the chip layer's JEDEC path. */
-    {"NKSIM-JEDEC-2G", "Samsung", {0xec, 0xda, 0x10, 0x95, 0x46}, 5, 2048, 64, 64, 2048,
-     2, 3, 4, 4, 512, NK_BBM_FIRST_PAGE | NK_BBM_SECOND_PAGE, 0, 0, true,
-     NK_CHIP_JEDEC | NK_CHIP_CACHE_PROGRAM | NK_CHIP_RANDOM_OUT, 40, 8,
-     {.tR_ns = 25 * NK_US, .tPROG_ns = 250 * NK_US, .tBERS_ns = 2 * NK_MS, .tCBSY_ns = 3 * NK_US,
-      .tRST_ns = 5 * NK_US, .tRC_ns = 25, .tWC_ns = 25, .tADL_ns = 100, .tWB_ns = 100,
-      .tWHR_ns = 60, .tCCS_ns = 100, .tR_max_ns = 25 * NK_US, .tPROG_max_ns = 700 * NK_US,
-      .tBERS_max_ns = 5 * NK_MS}},
+/* A simulator-only part that identifies through a JEDEC parameter page (no
+ * ONFI), for the chip layer's JEDEC path. */
+static const struct nk_chip_info nk_sim_jedec_2g = {
+    .vendor = "Samsung",
+    .model = "NKSIM-JEDEC-2G",
+    .id = {0xec, 0xda, 0x10, 0x95, 0x46},
+    .id_len = 5,
+    .page_size = 2048,
+    .oob_size = 64,
+    .pages_per_block = 64,
+    .blocks = 2048,
+    .luns = 1,
+    .col_cycles = 2,
+    .row_cycles = 3,
+    .bits_per_cell = 1,
+    .nop = 4,
+    .ecc_strength = 4,
+    .ecc_step = 512,
+    .bbm_pages = NK_BBM_FIRST_PAGE | NK_BBM_SECOND_PAGE,
+    .features = NK_CHIP_JEDEC | NK_CHIP_CACHE_PROGRAM | NK_CHIP_RANDOM_OUT,
+    .max_bad_blocks = 40,
+    .timing = {.tR_ns = 25 * NK_US,
+               .tPROG_ns = 250 * NK_US,
+               .tBERS_ns = 2 * NK_MS,
+               .tCBSY_ns = 3 * NK_US,
+               .tRST_ns = 5 * NK_US,
+               .tRC_ns = 25,
+               .tWC_ns = 25,
+               .tADL_ns = 100,
+               .tWB_ns = 100,
+               .tWHR_ns = 60,
+               .tCCS_ns = 100,
+               .tR_max_ns = 25 * NK_US,
+               .tPROG_max_ns = 700 * NK_US,
+               .tBERS_max_ns = 5 * NK_MS},
 };
-/* clang-format on */
+
+static const struct nk_sim_preset_entry nk_sim_presets[] = {
+    /* The chip of the eCos library's benchmark (ecos-devel, 2009). */
+    {"K9F1G08U0A", NULL, false, 4},
+    {"K9F2G08U0B", NULL, false, 8},
+    {"K9F1208U0C", NULL, false, 16},    /* small page: 00h/01h/50h pointers, no 30h */
+    {"MT29F2G08ABAEA", NULL, false, 8}, /* ONFI 1.0, on-die ECC (4 bits / 512 bytes) */
+    {"TC58NVG0S3E", NULL, false, 4},
+    {"HY27UF081G2A", NULL, false, 4},
+    {"MT29F8G08ABABA", NULL, false, 8},
+    {"MT29F32G08ABCDB", NULL, false, 8},
+    {"NKSIM-JEDEC-2G", &nk_sim_jedec_2g, true, 8},
+};
 
 #define NK_SIM_PRESET_COUNT (sizeof nk_sim_presets / sizeof nk_sim_presets[0])
 
@@ -146,33 +107,12 @@ int nk_sim_preset(const char *name, struct nk_sim_params *params)
         const struct nk_sim_preset_entry *e = &nk_sim_presets[i];
         if (!nk_sim_name_equal(name, e->name))
             continue;
+        const struct nk_chip_info *info = e->sim_only ? e->sim_only : nk_chip_table_find(e->name);
+        if (!info || !nk_sim_name_equal(info->model, e->name))
+            return -NK_ENOENT; /* the chip layer was built without this model */
         memset(params, 0, sizeof *params);
-        struct nk_chip_info *c = &params->chip;
-        nk_sim_copy_text(c->vendor, sizeof c->vendor, e->vendor);
-        nk_sim_copy_text(c->model, sizeof c->model, e->name);
-        memcpy(c->id, e->id, sizeof c->id);
-        c->id_len = e->id_len;
-        c->page_size = e->page_size;
-        c->oob_size = e->oob_size;
-        c->pages_per_block = e->pages_per_block;
-        c->blocks = e->blocks;
-        c->luns = 1;
-        c->col_cycles = e->col_cycles;
-        c->row_cycles = e->row_cycles;
-        c->bits_per_cell = 1;
-        c->nop = e->nop;
-        c->ecc_strength = e->ecc_strength;
-        c->ecc_step = e->ecc_step;
-        c->bbm_pages = e->bbm_pages;
-        c->bbm_offset = e->bbm_offset;
-        c->onfi_version = e->onfi_version;
-        c->features = e->features;
-        c->max_bad_blocks = e->max_bad_blocks;
-        c->timing = e->timing;
-        /* The plane count lives in the chip table only. */
-        const struct nk_chip_info *model = nk_chip_table_find(e->name);
-        c->planes = model ? model->planes : 0;
-        params->onfi = e->onfi_version != 0;
+        params->chip = *info;
+        params->onfi = info->onfi_version != 0;
         params->jedec = e->jedec;
         params->tFEAT_ns = 1000;
         params->default_bad_blocks = e->default_bad_blocks;
@@ -228,7 +168,10 @@ int nk_sim_params_geometry(struct nk_sim_params *params, uint32_t page_size, uin
                         : NK_CHIP_ONFI | NK_CHIP_CACHE_PROGRAM | NK_CHIP_GET_SET_FEATURES |
                               NK_CHIP_RANDOM_OUT;
     c->max_bad_blocks = blocks / 50;
-    c->timing = nk_sim_presets[0].timing;
+    /* The reference chip's timing (first preset, from the chip table). */
+    const struct nk_chip_info *reference = nk_chip_table_find(nk_sim_presets[0].name);
+    if (reference)
+        c->timing = reference->timing;
     if (small)
         c->timing.tCBSY_ns = 0;
     params->onfi = !small;
@@ -380,12 +323,8 @@ static void nk_sim_build_onfi(struct nk_sim_params *params)
     uint16_t optional = 0;
     if (c->features & NK_CHIP_CACHE_PROGRAM)
         optional |= 1u << 0;
-    if (c->features & NK_CHIP_CACHE_READ)
-        optional |= 1u << 1;
     if (c->features & NK_CHIP_GET_SET_FEATURES)
         optional |= 1u << 2;
-    if (c->features & NK_CHIP_COPYBACK)
-        optional |= 1u << 4;
     nk_sim_put16(page + 8, optional);
     if (ext) {
         nk_sim_put16(page + 12, 3); /* 48 bytes, in 16-byte units */

@@ -215,7 +215,7 @@ static int nk_fail(struct nk_run *run, int err, const char *what, uint32_t where
 
 static bool nk_read_ok(int r)
 {
-    return r >= 0 || r == -NK_EUCLEAN;
+    return r >= 0;
 }
 
 /* Erases block `b` and programs every page with the prepared data. */

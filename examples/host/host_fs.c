@@ -2,9 +2,9 @@
 /*
  * The simulator as a port, up to a mounted file system: a YAFFS2 image file
  * (Linux layout, 2048+64-byte pages, 64 pages per block) behind a simulated
- * chip, the device layer with the layout's ECC, one partition over the whole
- * chip, a read-only mount; then the root directory is listed and one file
- * is read to stdout.
+ * chip; then three calls - the device (identified, ECC from the chip's
+ * requirement), one partition over the whole chip, a read-only mount - and
+ * the root directory is listed and one file read to stdout.
  *
  * usage: host_fs IMAGE [PATH]    (PATH: default the first regular file listed)
  *
@@ -107,52 +107,43 @@ int main(int argc, char **argv)
     if (err)
         return fail("simulator", err, why);
 
-    /* 2. The device: the ECC and OOB layout the Linux YAFFS2 layout uses. */
-    struct nk_ecc_engine ecc;
-    struct nk_oob_layout oob_layout;
-    err = nk_fs_layout_device(NK_FS_LAYOUT_LINUX, PAGE_SIZE, OOB_SIZE, &ecc, &oob_layout);
-    if (err)
-        return fail("layout", err, NULL);
-    size_t workspace_size = nk_nand_workspace_size(&params.chip);
-    void *workspace = malloc(workspace_size);
-    struct nk_nand_config nand_config;
-    memset(&nand_config, 0, sizeof nand_config);
-    nand_config.ctrl = nk_sim_ctrl(sim);
-    nand_config.chip = &params.chip;
-    nand_config.ecc = &ecc;
-    nand_config.layout = &oob_layout;
-    nand_config.workspace = workspace;
-    nand_config.workspace_size = workspace_size;
-    nand_config.read_only = true;
+    /* 2-4. Three calls on zeroed configs: the device identifies the chip
+     * and lets its ECC requirement choose the engine (Hamming over 256-byte
+     * steps here: the Linux layout's), a partition over every block, and
+     * the mount (the Linux layout by default; read-only here because the
+     * device is). */
+    static uint8_t workspace[NK_NAND_WORKSPACE_SIZE(PAGE_SIZE, OOB_SIZE)];
     struct nk_nand nand;
+    struct nk_nand_config nand_config;
+    memset(&nand_config, 0, sizeof nand_config); /* zero: the documented defaults */
+    nand_config.ctrl = nk_sim_ctrl(sim);
+    nand_config.workspace = workspace;
+    nand_config.workspace_size = sizeof workspace;
+    nand_config.read_only = true;
     err = nk_nand_open(&nand, &nand_config);
     if (err)
         return fail("device", err, nand.diag.text);
-
-    /* 3. A partition over every block, and the mount. */
     struct nk_part part;
-    err = nk_part_init(&part, &nand, "rootfs", 0, 0, NK_PART_ALLOW_BBT_AREA);
+    err = nk_part_init(&part, &nand, "rootfs", 0, 0, 0);
     if (err)
         return fail("partition", err, nand.diag.text);
+    struct nk_fs fs;
     struct nk_fs_config fs_config;
     memset(&fs_config, 0, sizeof fs_config);
     fs_config.part = &part;
     fs_config.allocator.alloc = heap_alloc;
     fs_config.allocator.free = heap_free;
-    fs_config.read_only = true;
-    nk_fs_config_layout(&fs_config, NK_FS_LAYOUT_LINUX);
-    struct nk_fs fs;
     err = nk_fs_mount(&fs, &fs_config);
     if (err)
         return fail("mount", err, fs.diag.text);
 
-    /* 4. List the tree; remember the first regular file. */
+    /* 5. List the tree; remember the first regular file. */
     char first_file[1024] = "";
     err = list_tree(&fs, "/", 0, first_file, sizeof first_file);
     if (err)
         return fail("listing", err, fs.diag.text);
 
-    /* 5. Read one file to stdout. */
+    /* 6. Read one file to stdout. */
     const char *path = argc == 3 ? argv[2] : first_file;
     if (!path[0]) {
         fprintf(stderr, "host_fs: no regular file in /\n");
@@ -171,7 +162,6 @@ int main(int argc, char **argv)
 
     nk_fs_unmount(&fs);
     nk_nand_close(&nand);
-    free(workspace);
     nk_sim_close(sim);
     return n < 0 ? fail(path, n, NULL) : 0;
 }

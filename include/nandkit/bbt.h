@@ -88,11 +88,6 @@ int nk_bbt_block_state(const struct nk_bbt *bbt, uint32_t block);
  * run only RAM changes. */
 int nk_bbt_mark_worn(struct nk_nand *dev, uint32_t block);
 
-/* Builds the on-flash image of a table: `len` data bytes (blocks/4 rounded
- * up, padded with 0xFF to `len`) from the RAM entries, as Linux stores them
- * (reserved blocks as good). Exposed for tests and tools. */
-void nk_bbt_encode(const struct nk_bbt *bbt, uint8_t *out, uint32_t len);
-
 #ifdef __cplusplus
 }
 #endif

@@ -95,91 +95,6 @@ enum nk_fs_type {
 #define NK_FS_S_IFCHR 0020000u
 #define NK_FS_S_IFIFO 0010000u
 
-/* ----- format codecs: tags --------------------------------------------------------- */
-
-#define NK_FS_TAGS_BYTES 16     /* packed tags */
-#define NK_FS_TAGS_ECC_BYTES 12 /* YAFFS Hamming code over them */
-
-/* Packed tags2 as nandkit sees them. The "extra" header fields are filled
- * only when the chunk is an object header written with the extra packing. */
-struct nk_fs_tags {
-    uint32_t seq;      /* block sequence number */
-    uint32_t obj_id;   /* low 28 bits of the stored object id */
-    uint32_t chunk_id; /* 0: object header; k >= 1: data chunk k */
-    uint32_t n_bytes;  /* data chunks: valid bytes; plain headers: as stored */
-    bool extra;        /* header with extra packing: the fields below are valid */
-    bool extra_shrink;
-    bool extra_shadows;           /* the header shadows an object (id in the header) */
-    uint8_t extra_type;           /* enum nk_fs_type */
-    uint32_t extra_parent_id;     /* 28 bits */
-    uint32_t extra_size_or_equiv; /* file size (< 2^31) or hard-link target id */
-};
-
-/* What decoding found. */
-enum nk_fs_tags_status {
-    NK_FS_TAGS_UNWRITTEN = 0, /* sequence 0xFFFFFFFF (erased page) */
-    NK_FS_TAGS_CLEAN = 1,     /* tags ECC matched (or no tags ECC) */
-    NK_FS_TAGS_CORRECTED = 2, /* one bit corrected (or the code itself was hit) */
-};
-
-/* Computes the 12-byte YAFFS tags ECC of 16 packed tag bytes: column parity
- * at 0, three zero padding bytes, line parity at 4..7 and line parity prime
- * at 8..11 (little-endian). */
-void nk_fs_tags_ecc_calc(const uint8_t tags[NK_FS_TAGS_BYTES], uint8_t ecc[NK_FS_TAGS_ECC_BYTES]);
-
-/* Checks `tags` against the stored code `ecc` (padding ignored) and corrects
- * a single flipped tag bit in place. Returns 0 clean, 1 corrected (a tag bit
- * or the code), -NK_EBADMSG uncorrectable. */
-int nk_fs_tags_ecc_correct(uint8_t tags[NK_FS_TAGS_BYTES], const uint8_t ecc[NK_FS_TAGS_ECC_BYTES]);
-
-/* Decodes 16 packed tag bytes (already ECC-checked). Returns
- * NK_FS_TAGS_UNWRITTEN or NK_FS_TAGS_CLEAN; never fails. */
-int nk_fs_tags_unpack(const uint8_t raw[NK_FS_TAGS_BYTES], struct nk_fs_tags *tags);
-
-/* Decodes tags as stored in the OOB: 16 bytes, followed by the 12-byte code
- * when `with_ecc`. `raw` is not modified. Returns an nk_fs_tags_status or
- * -NK_EBADMSG when the code shows more than one flipped bit. */
-int nk_fs_tags_decode(const uint8_t *raw, bool with_ecc, struct nk_fs_tags *tags);
-
-/* Packs `tags` (extra packing when tags->extra and chunk_id 0) into 16
- * bytes, plus the 12-byte code when `with_ecc` (28 bytes in all). */
-void nk_fs_tags_encode(const struct nk_fs_tags *tags, bool with_ecc, uint8_t *raw);
-
-/* ----- format codecs: object header ------------------------------------------------ */
-
-#define NK_FS_HEADER_BYTES 512
-
-/* A decoded object header. `name` and `alias` point into the chunk buffer
- * given to nk_fs_header_decode() and stay valid as long as it does. */
-struct nk_fs_header {
-    uint32_t type; /* enum nk_fs_type as stored (may be out of range) */
-    uint32_t parent_id;
-    const uint8_t *name; /* not NUL-terminated */
-    uint16_t name_len;   /* 0..255 */
-    uint32_t mode;       /* full st_mode as stored */
-    uint32_t uid, gid, rdev;
-    uint64_t atime, mtime, ctime; /* seconds; 64-bit when the header has them */
-    uint64_t size;                /* files */
-    uint32_t equiv_id;            /* hard links */
-    const uint8_t *alias;         /* symlinks; not NUL-terminated */
-    uint16_t alias_len;           /* 0..159 */
-    uint32_t shadows;             /* id of the object this header shadows, 0 when none */
-    bool shrink;                  /* written by a truncate or to start a hole */
-};
-
-/* Decodes the header in the first NK_FS_HEADER_BYTES of `chunk` (`len`
- * bytes, at least NK_FS_HEADER_BYTES). `inband` selects the in-band copies
- * of the shadow and shrink fields, as YAFFS2 does with in-band tags. Unset
- * (0xFF) words read as "not set". Returns 0 or -NK_EINVAL for a short
- * buffer; the contents are never rejected (callers judge the type). */
-int nk_fs_header_decode(const uint8_t *chunk, size_t len, bool inband, struct nk_fs_header *hdr);
-
-/* Writes `hdr` as YAFFS2 does into `chunk` (`len` >= NK_FS_HEADER_BYTES):
- * 0xFF everywhere first, then every field, 64-bit time and size words
- * included, and both copies of the shadow and shrink fields. Returns 0 or
- * -NK_EINVAL (short buffer, name or alias too long). */
-int nk_fs_header_encode(const struct nk_fs_header *hdr, uint8_t *chunk, size_t len);
-
 /* ----- memory -------------------------------------------------------------------------- */
 
 /* Where the file system gets its RAM. alloc returns `size` bytes aligned to
@@ -257,17 +172,24 @@ typedef void (*nk_fs_report_fn)(void *ctx, const struct nk_fs_problem *problem);
 /* How to mount. Zero every field you do not set; nk_fs_config_layout()
  * fills the layout-dependent ones. */
 struct nk_fs_config {
-    struct nk_part *part;             /* required; opened with the layout's ECC and OOB layout */
-    struct nk_fs_allocator allocator; /* required */
+    struct nk_part *part; /* required; opened with the layout's ECC and OOB layout */
+    /* Memory: an allocator, or else a static buffer the mount carves with a
+     * pool kept inside struct nk_fs (nk_fs_pool_init() on `pool`). One of
+     * the two is required; see docs/fs-design.md for the RAM per MiB. */
+    struct nk_fs_allocator allocator;
+    void *pool;
+    size_t pool_size;
     enum nk_fs_tags_place tags_place;
     uint16_t tags_offset;      /* OOB tags: offset within the free (auto-placed) OOB bytes */
     bool no_tags_ecc;          /* OOB tags: 16 bytes without the 12-byte code */
     bool no_bad_block_markers; /* OOB byte 0 is tag data (mkyaffs2): never read markers */
     bool no_summaries;         /* ignore block summaries: read every page's tags (the writer
                                   still writes them) */
-    bool read_only;            /* refuse every write with -NK_EROFS; nothing is ever written */
-    uint32_t reserve_blocks;   /* erased blocks kept back for garbage collection and
-                                  deletions (0 = 3; at least 2 are kept) */
+    /* false (zero): read-write (read-only on a read-only partition); true:
+     * every write is refused with -NK_EROFS and nothing is ever written. */
+    bool read_only;
+    uint32_t reserve_blocks; /* erased blocks kept back for garbage collection and
+                                deletions (0 = 3; at least 2 are kept) */
     bool gc_greedy; /* collect the block with the most dead chunks, without the age term and
                        the periodic oldest-block choice (for comparison; the default policy is
                        cost-benefit by age, docs/fs-design.md section 7.6) */
@@ -329,6 +251,7 @@ struct nk_fs {
     uint32_t problems[NK_FS_PROBLEM_KIND_COUNT]; /* met by the mount */
     uint64_t ecc_corrected_reads, ecc_failed_reads;
     size_t ram_bytes, ram_peak;
+    struct nk_fs_pool pool; /* over config.pool when no allocator was given */
     bool mounted;
     struct nk_diag diag; /* reason for the last failure */
     /* Writing (src/fs/write.c, gc.c). */
@@ -352,19 +275,22 @@ struct nk_fs {
     uint32_t blocks_retired;
 };
 
-/* Mounts the file system on config->part by scanning it. The partition must
- * be open with the ECC engine and OOB layout of the image's layout (see
+/* Mounts the file system on config->part by scanning it. A config holding
+ * only `part` and `pool` (or `allocator`) mounts the Linux layout (tags in
+ * the OOB free bytes with their ECC), read-write. The partition must be open
+ * with the ECC engine and OOB layout of the image's layout (see
  * nk_fs_layout_device()). A read-only mount writes nothing. A read-write
  * mount writes one chunk (collecting a block first when there is no room):
  * the chunk in the last written page of the newest block, when that block
  * is partly written, is written again (a power cut may have left that page
- * weak). Blocks found partly written are never written
- * again, and erased blocks are erased once more before their first use, in
- * case a power cut interrupted their last erase. Returns 0, -NK_EINVAL (bad
- * config or geometry; fs->diag says which), -NK_EROFS (read-write mount of a
- * read-only partition), -NK_ENOMEM (allocator exhausted), or a device error
- * other than ECC (ECC failures are handled: the chunk is skipped and
- * reported). */
+ * weak). Blocks found partly written are never written again, and erased
+ * blocks are erased once more before their first use, in case a power cut
+ * interrupted their last erase. A read-only partition (or device) always
+ * mounts read-only, as Linux mounts a write-protected device; statfs says
+ * so. Returns 0, -NK_EINVAL (bad config or geometry; fs->diag says which),
+ * -NK_ENOMEM (allocator or pool exhausted), or a
+ * device error other than ECC (ECC failures are handled: the chunk is
+ * skipped and reported). */
 int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config);
 
 /* Pages the mount found written but could not decode the tags of (tags ECC
@@ -388,8 +314,10 @@ int nk_fs_sync(struct nk_fs *fs);
 
 /* Writes an empty file system on config->part (every good block erased,
  * then the root's header), as a build of an empty tree does. The partition
- * must be open as for nk_fs_mount(); config->allocator is not used. Returns
- * 0, -NK_EINVAL, -NK_EROFS, -NK_ENOSPC (no good block), or a device error. */
+ * must be open as for nk_fs_mount(). The builder and one page of workspace
+ * come from config->allocator, or from config->pool, and go back before it
+ * returns. Returns 0, -NK_EINVAL, -NK_EROFS, -NK_ENOSPC (no good block),
+ * -NK_ENOMEM, or a device error. */
 int nk_fs_format(const struct nk_fs_config *config, enum nk_fs_layout layout);
 
 /* Bytes of RAM the mounted file system holds now and at most, from the

@@ -3,12 +3,14 @@
  * Device layer: one NAND chip with its ECC engine, OOB layout, bad-block
  * state, locking and statistics, addressed by page and block number.
  *
- * Reads follow Linux's bitflip contract: the return value is the largest
- * number of bitflips corrected in any ECC step of the page (>= 0), or
- * -NK_EUCLEAN when that number reached the device's threshold (the data is
- * good; rewrite it elsewhere soon), or -NK_EBADMSG when a step was
- * uncorrectable (the buffer holds the data as read and must not be trusted).
- * nk_nand_last_bitflips() gives the count in every case.
+ * Reads follow Linux's bitflip contract: a successful read returns the
+ * largest number of bitflips corrected in any ECC step of the page (>= 0,
+ * never negative); nk_nand_scrub_advised() tells whether that number reached
+ * the device's threshold (the data is good; rewrite it elsewhere soon).
+ * -NK_EBADMSG means a step was uncorrectable (the buffer holds the data as
+ * read and must not be trusted). nk_nand_last_bitflips() gives the count in
+ * every case. (Linux's mtd_read turns the threshold case into -EUCLEAN; that
+ * dialect is not spoken here.)
  *
  * The device never allocates: the caller supplies a workspace of
  * nk_nand_workspace_size() bytes. No call blocks except on the port.
@@ -51,7 +53,7 @@ struct nk_nand_stats {
     uint64_t ecc_corrected_steps;
     uint64_t ecc_failed_steps; /* uncorrectable steps */
     uint64_t ecc_failed_pages; /* reads that returned -NK_EBADMSG */
-    uint64_t scrub_reports;    /* reads that returned -NK_EUCLEAN */
+    uint64_t scrub_reports;    /* reads whose bitflips reached the scrub threshold */
     uint64_t program_failures; /* FAIL status on program */
     uint64_t erase_failures;   /* FAIL status on erase */
     uint64_t refused_bad;      /* operations refused because the block is bad */
@@ -68,15 +70,33 @@ struct nk_badblock_ops {
     void *ctx;
 };
 
-/* How to open a device. Zero every field you do not set. */
+/* How to open a device. Zero every field you do not set: a config holding
+ * only `ctrl` and a workspace identifies the chip, picks the ECC its
+ * requirement asks for, and uses Linux's OOB layout for it. */
 struct nk_nand_config {
     const struct nk_ctrl *ctrl; /* required */
     unsigned chip_select;
-    const struct nk_chip_info *chip;    /* NULL: identify through the port */
-    const struct nk_ecc_engine *ecc;    /* NULL: no ECC. Copied; its ctx must outlive the device */
+    const struct nk_chip_info *chip; /* NULL: identify through the port */
+    /* NULL: chosen from the chip's requirement (nk_nand_default_ecc_name()):
+     * software Hamming when it is enough, else the chip's on-die engine,
+     * else software BCH with its tables in the workspace. Copied; its ctx
+     * must outlive the device. "No ECC" is nk_ecc_none_init()'s engine. */
+    const struct nk_ecc_engine *ecc;
     const struct nk_oob_layout *layout; /* NULL: Linux default for geometry and engine */
-    void *workspace;                    /* nk_nand_workspace_size() bytes, 4-byte aligned */
+    /* At least nk_nand_workspace_size() bytes (explicit `ecc`) or
+     * nk_nand_default_workspace_size() (ECC chosen here), 4-byte aligned;
+     * NK_NAND_WORKSPACE_SIZE() sizes one before the chip is known. */
+    void *workspace;
     size_t workspace_size;
+    /* Accept an `ecc` weaker than the chip's requirement (the "none" engine
+     * is always accepted: a deliberate choice). */
+    bool force_ecc;
+    /* Attach the on-flash bad-block table (nandkit/bbt.h), written from the
+     * factory markers when there is none (with read_only: scanned into RAM
+     * only). Its memory follows the device's in the workspace: add
+     * nk_nand_bbt_workspace_size(). The last NK_BBT_MAX_BLOCKS blocks are
+     * then reserved for it (partitions leave them out). */
+    bool bbt;
     const struct nk_clock *clock;            /* optional: busy-time statistics */
     const struct nk_lock *lock;              /* optional: taken around every public call */
     const struct nk_badblock_ops *badblocks; /* optional: external bad-block authority */
@@ -107,15 +127,42 @@ struct nk_nand {
     struct nk_badblock_ops badblocks; /* external authority (is_bad NULL: none) */
     struct nk_nand_stats stats;
     struct nk_diag diag; /* last failure reason */
+    struct nk_bch bch;   /* the codec when the device chose BCH itself */
 };
 
-/* Workspace bytes a device on `info` needs. */
+/* Workspace bytes for pages of `page_size` + `oob_size` bytes with an ECC
+ * engine the caller supplies (or Hamming chosen by the device): a constant
+ * expression for static buffers sized before the chip is identified. */
+#define NK_NAND_WORKSPACE_SIZE(page_size, oob_size) ((size_t)(page_size) + 3u * (size_t)(oob_size))
+
+/* Workspace bytes a device on `info` needs with a caller-supplied engine. */
 size_t nk_nand_workspace_size(const struct nk_chip_info *info);
 
-/* Opens `dev`: identifies (or attaches) the chip, checks the ECC engine and
- * layout against the geometry. Returns 0, -NK_EINVAL (dev->diag names the
- * problem: no port, workspace too small, ECC does not fit the OOB...),
- * -NK_ENODEV (unknown chip) or a port error. */
+/* Workspace bytes a device on `info` needs when nk_nand_open() chooses the
+ * ECC (config.ecc NULL): nk_nand_workspace_size() plus the chosen BCH
+ * engine's tables, if any. */
+size_t nk_nand_default_workspace_size(const struct nk_chip_info *info);
+
+/* Workspace bytes config.bbt adds for a chip like `info` (the table, its
+ * page buffer and alignment slack). */
+size_t nk_nand_bbt_workspace_size(const struct nk_chip_info *info);
+
+/* Name of the engine nk_nand_open() picks for `info` when none is given
+ * ("hamming256", "on-die", "bch4-512", ...), in `buf` (16 bytes is enough). */
+const char *nk_nand_default_ecc_name(const struct nk_chip_info *info, char *buf, size_t size);
+
+/* Whether `ecc` is at least as strong as `info` requires (ONFI, JEDEC or
+ * the chip table): it corrects as many bits per step as required and as
+ * many per page. True when the chip states no requirement. */
+bool nk_nand_ecc_meets_requirement(const struct nk_ecc_engine *ecc,
+                                   const struct nk_chip_info *info);
+
+/* Opens `dev`: identifies (or attaches) the chip, picks the ECC engine
+ * when none is given, checks the engine against the chip's requirement
+ * (unless config->force_ecc) and engine and layout against the geometry.
+ * Returns 0, -NK_EINVAL (dev->diag names the problem: no port, workspace
+ * too small, ECC weaker than the chip requires - naming both -, ECC does
+ * not fit the OOB...), -NK_ENODEV (unknown chip) or a port error. */
 int nk_nand_open(struct nk_nand *dev, const struct nk_nand_config *config);
 
 /* Releases nothing (no allocation) but marks the device closed. */
@@ -189,7 +236,7 @@ int nk_nand_program_pages(struct nk_nand *dev, uint32_t first_page, uint32_t cou
  * after reading the page out so the ECC checks it (a corrected page is sent
  * back corrected); otherwise by read + program. Data and OOB move as they
  * are (ECC recomputed when corrected). Returns the source read's bitflip
- * result (>= 0 or -NK_EUCLEAN) when the copy landed; -NK_EBADMSG (nothing
+ * result (the bitflips, >= 0) when the copy landed; -NK_EBADMSG (nothing
  * programmed), -NK_EIO (FAIL on the destination), -NK_EINVAL/-NK_EROFS, or
  * a port error. */
 int nk_nand_move_page(struct nk_nand *dev, uint32_t from, uint32_t to);
@@ -201,6 +248,40 @@ bool nk_nand_can_copyback(const struct nk_nand *dev, uint32_t from, uint32_t to)
 static inline unsigned nk_nand_last_bitflips(const struct nk_nand *dev)
 {
     return dev->last_bitflips;
+}
+
+/* Whether `result`, as returned by a read, is a success whose bitflips
+ * reached the scrub threshold: the data is good, rewrite it elsewhere soon.
+ * False for clean reads, reads below the threshold and every error. */
+static inline bool nk_nand_scrub_advised(const struct nk_nand *dev, int result)
+{
+    return result > 0 && dev->bitflip_threshold != 0 && (unsigned)result >= dev->bitflip_threshold;
+}
+
+/* User (free) OOB bytes per page in the device's OOB layout: what an
+ * NK_OOB_AUTO read or program moves. */
+static inline uint32_t nk_nand_free_oob_bytes(const struct nk_nand *dev)
+{
+    return dev->free_bytes;
+}
+
+/* The ECC engine the device was opened with (placement NONE: no ECC). */
+static inline const struct nk_ecc_engine *nk_nand_ecc(const struct nk_nand *dev)
+{
+    return &dev->ecc;
+}
+
+/* Whether program and erase are refused with -NK_EROFS. */
+static inline bool nk_nand_is_read_only(const struct nk_nand *dev)
+{
+    return dev->read_only;
+}
+
+/* Whether bad blocks are known without reading OOB markers: a bad-block
+ * table is attached or an external authority was configured. */
+static inline bool nk_nand_tracks_bad_blocks(const struct nk_nand *dev)
+{
+    return dev->bbt != NULL || dev->badblocks.is_bad != NULL;
 }
 
 /* Sets the scrub threshold (1..strength); 0 restores the default. */

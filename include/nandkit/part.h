@@ -39,9 +39,62 @@ int nk_part_init(struct nk_part *part, struct nk_nand *dev, const char *name, ui
 /* Checks that `other` and `part` do not overlap: 0 or -NK_EINVAL. */
 int nk_part_check_overlap(const struct nk_part *part, const struct nk_part *other);
 
+/* Pages in the partition. */
 static inline uint32_t nk_part_pages(const struct nk_part *part)
 {
     return part->block_count * part->dev->chip.info.pages_per_block;
+}
+
+/* Geometry of the partition's device: data bytes per page, pages per block. */
+static inline uint32_t nk_part_page_size(const struct nk_part *part)
+{
+    return nk_nand_page_size(part->dev);
+}
+static inline uint32_t nk_part_pages_per_block(const struct nk_part *part)
+{
+    return nk_nand_pages_per_block(part->dev);
+}
+
+/* User OOB bytes per page (what an NK_OOB_AUTO read or program moves). */
+static inline uint32_t nk_part_free_oob_bytes(const struct nk_part *part)
+{
+    return nk_nand_free_oob_bytes(part->dev);
+}
+
+/* Where the device's ECC code lives (NK_ECC_PLACEMENT_NONE: no data ECC),
+ * and the engine's name for messages. */
+static inline enum nk_ecc_placement nk_part_ecc_placement(const struct nk_part *part)
+{
+    return nk_nand_ecc(part->dev)->placement;
+}
+static inline const char *nk_part_ecc_name(const struct nk_part *part)
+{
+    return nk_nand_ecc(part->dev)->name;
+}
+
+/* Whether program and erase are refused (the partition or its device is
+ * read-only). */
+static inline bool nk_part_is_read_only(const struct nk_part *part)
+{
+    return part->read_only || nk_nand_is_read_only(part->dev);
+}
+
+/* Whether bad blocks are known without reading OOB markers (a bad-block
+ * table or an external authority behind the device). */
+static inline bool nk_part_tracks_bad_blocks(const struct nk_part *part)
+{
+    return nk_nand_tracks_bad_blocks(part->dev);
+}
+
+/* Bitflips of the device's last read, and whether a read `result` reached
+ * the scrub threshold (see nk_nand_scrub_advised()). */
+static inline unsigned nk_part_last_bitflips(const struct nk_part *part)
+{
+    return nk_nand_last_bitflips(part->dev);
+}
+static inline bool nk_part_scrub_advised(const struct nk_part *part, int result)
+{
+    return nk_nand_scrub_advised(part->dev, result);
 }
 
 /* As the nk_nand_* calls, with `page`/`block` relative to the partition;

@@ -44,8 +44,7 @@ static int nk_fs_build_stop(struct nk_fs_builder *b, int err)
  * byte 0 is tag data, so only a table or an external authority knows. */
 static bool nk_fs_build_knows_bad_blocks(const struct nk_fs_builder *b)
 {
-    const struct nk_nand *dev = b->part->dev;
-    return !b->placement.no_bad_block_markers || dev->bbt || dev->badblocks.is_bad;
+    return !b->placement.no_bad_block_markers || nk_part_tracks_bad_blocks(b->part);
 }
 
 static int nk_fs_build_block_is_bad(struct nk_fs_builder *b, uint32_t block)
@@ -84,16 +83,14 @@ static int nk_fs_build_retire(struct nk_fs_builder *b, uint32_t block, const cha
 
 size_t nk_fs_build_workspace_size(const struct nk_part *part)
 {
-    const struct nk_nand *dev = part->dev;
-    return (size_t)nk_nand_page_size(dev) + dev->free_bytes;
+    return (size_t)nk_part_page_size(part) + nk_part_free_oob_bytes(part);
 }
 
 static int nk_fs_build_setup(struct nk_fs_builder *b, void *workspace, size_t size)
 {
-    struct nk_nand *dev = b->part->dev;
-    b->page_size = nk_nand_page_size(dev);
-    b->pages_per_block = nk_nand_pages_per_block(dev);
-    b->oob_free = dev->free_bytes;
+    b->page_size = nk_part_page_size(b->part);
+    b->pages_per_block = nk_part_pages_per_block(b->part);
+    b->oob_free = nk_part_free_oob_bytes(b->part);
     uint32_t blocks = b->part->block_count;
     if (b->pages_per_block == 0 || blocks == 0 ||
         (uint64_t)blocks * b->pages_per_block > 0xfffffffeu)
@@ -130,14 +127,14 @@ int nk_fs_build_begin(struct nk_fs_builder *b, const struct nk_fs_build_config *
     b->block = NK_FS_NONE;
     b->next_seq = NK_FS_SEQ_LOWEST;
     b->next_obj = NK_FS_OBJ_FIRST_USER;
-    if (!config || !config->part || !config->part->dev)
+    if (!config || !config->part)
         return nk_fs_build_stop(b, nk_diag_set(&b->diag, -NK_EINVAL, "no partition given"));
     if ((unsigned)config->layout > NK_FS_LAYOUT_INBAND)
         return nk_fs_build_stop(
             b, nk_diag_set(&b->diag, -NK_EINVAL, "unknown layout %d", (int)config->layout));
     b->config = *config;
     b->part = config->part;
-    if (b->part->read_only || b->part->dev->read_only)
+    if (nk_part_is_read_only(b->part))
         return nk_fs_build_stop(b, nk_diag_set(&b->diag, -NK_EROFS, "partition '%s' is read-only",
                                                b->part->name ? b->part->name : "?"));
     nk_fs_config_layout(&b->placement, config->layout);

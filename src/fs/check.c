@@ -33,7 +33,7 @@ static int nk_fs_check_read(struct nk_fs_checker *c, uint32_t page)
     c->result->chunks_read++;
     if (!err && fs->ecc_corrected_reads != corrected_before) {
         c->result->chunks_corrected++;
-        c->result->bitflips_corrected += nk_nand_last_bitflips(fs->part->dev);
+        c->result->bitflips_corrected += nk_part_last_bitflips(fs->part);
     }
     return err;
 }

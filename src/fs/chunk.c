@@ -39,12 +39,12 @@ int nk_fs_io_mark_bad(struct nk_part *part, uint32_t block)
 
 bool nk_fs_io_tracks_bad_blocks(const struct nk_part *part)
 {
-    return part->dev->bbt || part->dev->badblocks.is_bad;
+    return nk_part_tracks_bad_blocks(part);
 }
 
 bool nk_fs_io_read_only(const struct nk_part *part)
 {
-    return part->read_only || part->dev->read_only;
+    return nk_part_is_read_only(part);
 }
 
 /* ----- tags and headers ---------------------------------------------------------------- */

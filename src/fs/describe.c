@@ -73,15 +73,15 @@ static void nk_fs_describe_tags(struct nk_fs_text *t, int status, const struct n
 
 int nk_fs_page_describe(const struct nk_fs_config *config, uint32_t page, char *buf, size_t size)
 {
-    if (!config || !config->part || !config->part->dev || !config->allocator.alloc || !buf ||
-        size == 0)
+    if (!config || !config->part || !config->allocator.alloc || !buf || size == 0)
         return -NK_EINVAL;
-    struct nk_nand *dev = config->part->dev;
-    uint32_t page_size = nk_nand_page_size(dev);
-    uint32_t free_bytes = dev->free_bytes ? dev->free_bytes : 1;
+    struct nk_part *part = config->part;
+    uint32_t page_size = nk_part_page_size(part);
+    uint32_t oob_free = nk_part_free_oob_bytes(part);
+    uint32_t free_bytes = oob_free ? oob_free : 1;
     bool inband = config->tags_place == NK_FS_TAGS_INBAND;
     unsigned tag_len = NK_FS_TAGS_BYTES + (config->no_tags_ecc ? 0u : NK_FS_TAGS_ECC_BYTES);
-    if (!inband && config->tags_offset + tag_len > dev->free_bytes)
+    if (!inband && config->tags_offset + tag_len > oob_free)
         return -NK_EINVAL;
     uint8_t *data = config->allocator.alloc(config->allocator.ctx, page_size);
     uint8_t *oob = config->allocator.alloc(config->allocator.ctx, free_bytes);
@@ -91,7 +91,7 @@ int nk_fs_page_describe(const struct nk_fs_config *config, uint32_t page, char *
     if (data && oob) {
         int read = nk_part_read_page(config->part, page, data, oob, NK_OOB_AUTO);
         char line[160];
-        if (read < 0 && read != -NK_EBADMSG && read != -NK_EUCLEAN) {
+        if (read < 0 && read != -NK_EBADMSG) {
             result = read;
             goto out;
         }
@@ -100,14 +100,15 @@ int nk_fs_page_describe(const struct nk_fs_config *config, uint32_t page, char *
             inband ? nk_fs_tags_decode(data + page_size - NK_FS_TAGS_BYTES, false, &tags)
                    : nk_fs_tags_decode(oob + config->tags_offset, !config->no_tags_ecc, &tags);
         nk_fs_describe_tags(&t, status, &tags, inband ? page_size - NK_FS_TAGS_BYTES : page_size);
-        if (dev->ecc.placement == NK_ECC_PLACEMENT_NONE)
+        if (nk_part_ecc_placement(part) == NK_ECC_PLACEMENT_NONE)
             nk_format(line, sizeof line, "data ECC: none in this layout");
         else if (read == -NK_EBADMSG)
-            nk_format(line, sizeof line, "data ECC (%s): uncorrectable%s", dev->ecc.name,
+            nk_format(line, sizeof line, "data ECC (%s): uncorrectable%s", nk_part_ecc_name(part),
                       inband ? ": the in-band tags above are not trustworthy" : "");
         else
-            nk_format(line, sizeof line, "data ECC (%s): %u bitflip(s) corrected%s", dev->ecc.name,
-                      nk_nand_last_bitflips(dev), read == -NK_EUCLEAN ? ", scrub advised" : "");
+            nk_format(line, sizeof line, "data ECC (%s): %u bitflip(s) corrected%s",
+                      nk_part_ecc_name(part), nk_part_last_bitflips(part),
+                      nk_part_scrub_advised(part, read) ? ", scrub advised" : "");
         nk_fs_text_add(&t, line);
         result = (int)t.len;
     }

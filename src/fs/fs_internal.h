@@ -12,6 +12,7 @@
 #ifndef NK_FS_INTERNAL_H
 #define NK_FS_INTERNAL_H
 
+#include "fs/fs_codec.h"
 #include "nandkit/error.h"
 #include "nandkit/fs.h"
 

@@ -21,7 +21,9 @@ int nk_fs_layout_device(enum nk_fs_layout layout, uint32_t page_size, uint32_t o
         int err = nk_ecc_hamming_init(engine, 256, false);
         if (err)
             return err;
-        return nk_oob_layout_large_hamming(oob_layout, oob_size, page_size / 256 * 3);
+        /* Linux's default layout for the engine: the large-page Hamming
+         * layout on large pages, the small-page one around the marker. */
+        return nk_oob_layout_default(oob_layout, page_size, oob_size, engine);
     }
     default:
         return -NK_EINVAL;

@@ -80,11 +80,11 @@ int nk_fs_page_read(struct nk_fs *fs, uint32_t page, uint8_t *data)
         fs->ecc_failed_reads++;
         return -NK_EIO;
     }
-    if (err < 0 && err != -NK_EUCLEAN)
+    if (err < 0)
         return err;
     if (err != 0)
         fs->ecc_corrected_reads++;
-    if (err == -NK_EUCLEAN)
+    if (nk_part_scrub_advised(fs->part, err))
         nk_fs_note_scrub(fs, page); /* at the device's threshold: move the data */
     return 0;
 }
@@ -119,12 +119,11 @@ static int nk_fs_setup_geometry(struct nk_fs *fs)
 {
     const struct nk_fs_config *config = &fs->config;
     struct nk_part *part = config->part;
-    struct nk_nand *dev = part->dev;
     fs->part = part;
-    fs->page_size = nk_nand_page_size(dev);
-    fs->pages_per_block = nk_nand_pages_per_block(dev);
+    fs->page_size = nk_part_page_size(part);
+    fs->pages_per_block = nk_part_pages_per_block(part);
     fs->blocks = part->block_count;
-    fs->oob_free = dev->free_bytes;
+    fs->oob_free = nk_part_free_oob_bytes(part);
     if (fs->pages_per_block == 0 || fs->pages_per_block > 0xffffu || fs->blocks == 0 ||
         (uint64_t)fs->blocks * fs->pages_per_block > 0xfffffffeu)
         return nk_diag_set(&fs->diag, -NK_EINVAL, "unusable geometry: %u blocks of %u pages",
@@ -222,15 +221,15 @@ int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config)
 {
     memset(fs, 0, sizeof *fs);
     fs->cached_page = NK_FS_NONE;
-    if (!config || !config->part || !config->part->dev)
+    if (!config || !config->part)
         return nk_diag_set(&fs->diag, -NK_EINVAL, "no partition given");
-    if (!config->allocator.alloc || !config->allocator.free)
-        return nk_diag_set(&fs->diag, -NK_EINVAL, "no allocator given");
-    if (!config->read_only && nk_fs_io_read_only(config->part))
-        return nk_diag_set(&fs->diag, -NK_EROFS,
-                           "partition '%s' is read-only: mount it with read_only set",
-                           config->part->name ? config->part->name : "?");
     fs->config = *config;
+    if (!config->allocator.alloc && config->pool && config->pool_size) {
+        nk_fs_pool_init(&fs->pool, config->pool, config->pool_size);
+        fs->config.allocator = nk_fs_pool_allocator(&fs->pool);
+    }
+    if (!fs->config.allocator.alloc || !fs->config.allocator.free)
+        return nk_diag_set(&fs->diag, -NK_EINVAL, "no memory given: set pool or allocator");
     int err = nk_fs_setup_geometry(fs);
     if (!err)
         err = nk_fs_alloc_tables(fs);
@@ -238,7 +237,9 @@ int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config)
         err = nk_fs_scan(fs);
     if (!err)
         err = nk_fs_resolve(fs);
-    if (!err && !config->read_only)
+    /* A read-only partition mounts read-only, as Linux mounts a
+     * write-protected device: every write then gives -NK_EROFS. */
+    if (!err && !config->read_only && !nk_fs_io_read_only(config->part))
         err = nk_fs_write_init(fs);
     if (err) {
         if (!fs->diag.text[0])

@@ -73,7 +73,7 @@ static int nk_fs_read_tags(struct nk_fs *fs, uint32_t page, struct nk_fs_tags *t
             memset(tags, 0, sizeof *tags);
             return -NK_EBADMSG;
         }
-        if (err < 0 && err != -NK_EUCLEAN)
+        if (err < 0)
             return err;
         fs->cached_page = page;
         return nk_fs_tags_decode(fs->page_buf + fs->page_size - NK_FS_TAGS_BYTES, false, tags);
@@ -511,7 +511,7 @@ static int nk_fs_read_summary(struct nk_fs *fs, struct nk_fs_scan *scan, uint32_
 static bool nk_fs_can_check_torn(const struct nk_fs *fs)
 {
     return fs->config.tags_place == NK_FS_TAGS_OOB &&
-           fs->part->dev->ecc.placement != NK_ECC_PLACEMENT_NONE;
+           nk_part_ecc_placement(fs->part) != NK_ECC_PLACEMENT_NONE;
 }
 
 static int nk_fs_scan_block(struct nk_fs *fs, struct nk_fs_scan *scan, uint32_t block)

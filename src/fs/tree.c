@@ -697,21 +697,29 @@ int nk_fs_sync(struct nk_fs *fs)
 
 int nk_fs_format(const struct nk_fs_config *config, enum nk_fs_layout layout)
 {
-    if (!config || !config->part || !config->part->dev)
+    if (!config || !config->part)
         return -NK_EINVAL;
     struct nk_fs_build_config bc;
     memset(&bc, 0, sizeof bc);
     bc.part = config->part;
     bc.layout = layout;
-    size_t need = nk_fs_build_workspace_size(config->part);
-    if (!config->allocator.alloc)
+    /* Memory as a mount takes it: the allocator, or else the pool (nothing
+     * is mounted on it while formatting). */
+    struct nk_fs_allocator allocator = config->allocator;
+    struct nk_fs_pool pool;
+    if (!allocator.alloc && config->pool && config->pool_size) {
+        nk_fs_pool_init(&pool, config->pool, config->pool_size);
+        allocator = nk_fs_pool_allocator(&pool);
+    }
+    if (!allocator.alloc || !allocator.free)
         return -NK_EINVAL;
-    void *ws = config->allocator.alloc(config->allocator.ctx, need);
+    size_t need = nk_fs_build_workspace_size(config->part);
+    void *ws = allocator.alloc(allocator.ctx, need);
     if (!ws)
         return -NK_ENOMEM;
-    struct nk_fs_builder *b = config->allocator.alloc(config->allocator.ctx, sizeof *b);
+    struct nk_fs_builder *b = allocator.alloc(allocator.ctx, sizeof *b);
     if (!b) {
-        config->allocator.free(config->allocator.ctx, ws, need);
+        allocator.free(allocator.ctx, ws, need);
         return -NK_ENOMEM;
     }
     int err = nk_fs_build_begin(b, &bc, ws, need);
@@ -722,7 +730,7 @@ int nk_fs_format(const struct nk_fs_config *config, enum nk_fs_layout layout)
         err = nk_fs_build_builtin(b, NK_FS_OBJ_ROOT, &attr);
     if (!err)
         err = nk_fs_build_finish(b, NULL);
-    config->allocator.free(config->allocator.ctx, b, sizeof *b);
-    config->allocator.free(config->allocator.ctx, ws, need);
+    allocator.free(allocator.ctx, b, sizeof *b);
+    allocator.free(allocator.ctx, ws, need);
     return err;
 }

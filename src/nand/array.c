@@ -145,7 +145,7 @@ static int nk_array_read_overlap(struct nk_nand_array *array, uint32_t first, ui
         if (dev->last_bitflips > *worst)
             *worst = dev->last_bitflips;
         result = nk_nand_worse_result(result, r);
-        if (result < 0 && result != -NK_EBADMSG && result != -NK_EUCLEAN)
+        if (result < 0 && result != -NK_EBADMSG)
             return result;
         if (i + array->count < count) {
             err = nk_array_read_begin(array, first + i + array->count);
@@ -188,7 +188,7 @@ int nk_nand_array_read_pages(struct nk_nand_array *array, uint32_t first_page, u
             if (dev->last_bitflips > worst)
                 worst = dev->last_bitflips;
             result = nk_nand_worse_result(result, r);
-            if (result < 0 && result != -NK_EBADMSG && result != -NK_EUCLEAN) {
+            if (result < 0 && result != -NK_EBADMSG) {
                 nk_array_take_diag(array, dev, result);
                 break;
             }
@@ -313,7 +313,7 @@ int nk_nand_array_move_page(struct nk_nand_array *array, uint32_t from, uint32_t
     struct nk_nand *src = array->chips[src_chip], *dst = array->chips[dst_chip];
     if (src == dst) {
         int err = nk_nand_move_page(src, src_page, dst_page);
-        nk_array_take_diag(array, src, err < 0 && err != -NK_EUCLEAN ? err : 0);
+        nk_array_take_diag(array, src, err < 0 ? err : 0);
         return err;
     }
     /* Across chips: the data lands in the destination's page buffer and the
@@ -321,7 +321,7 @@ int nk_nand_array_move_page(struct nk_nand_array *array, uint32_t from, uint32_t
     nk_array_lock(array, true);
     uint8_t *data = dst->page_buf, *oob = dst->ecc_read;
     int result = nk_nand_read_page_unlocked(src, src_page, data, oob, NK_OOB_PLACE);
-    int err = result < 0 && result != -NK_EUCLEAN ? result : 0;
+    int err = result < 0 ? result : 0;
     if (err) {
         nk_array_take_diag(array, src, err);
     } else {

@@ -194,9 +194,9 @@ static int nk_bbt_read_copy(struct nk_nand *dev, struct nk_bbt *bbt, enum nk_bbt
     int bitflips = 0;
     for (uint32_t done = 0, p = 0; done < len; done += page_size, p++) {
         int r = nk_nand_read_page_unlocked(dev, first_page + p, bbt->page, NULL, NK_OOB_PLACE);
-        if (r == -NK_EBADMSG || (r < 0 && r != -NK_EUCLEAN))
+        if (r < 0)
             return r;
-        if (r == -NK_EUCLEAN || r > 0)
+        if (r > 0)
             bitflips = 1;
         uint32_t chunk = len - done < page_size ? len - done : page_size;
         if (differs && !nk_bbt_same(bbt, bbt->page, chunk, done * 4u))

@@ -14,7 +14,7 @@
  *            parity where the chip asks); otherwise read + program.
  *
  * Bitflip contract: a multi-page read returns the worst page result (a hard
- * error first, then -NK_EBADMSG, -NK_EUCLEAN, the largest count) and stops
+ * error first, then -NK_EBADMSG, then the largest count) and stops
  * at the first hard error; nk_nand_last_bitflips() is the largest count of
  * any page. Bad-block rules: every page is checked (range, read-only,
  * bad or reserved block) before it is sent, as on the single-page path.
@@ -61,20 +61,18 @@ uint32_t nk_nand_oob_stride(const struct nk_nand *dev, enum nk_oob_mode mode)
 
 int nk_nand_worse_result(int a, int b)
 {
-    if (a < 0 && a != -NK_EBADMSG && a != -NK_EUCLEAN)
+    if (a < 0 && a != -NK_EBADMSG)
         return a;
-    if (b < 0 && b != -NK_EBADMSG && b != -NK_EUCLEAN)
+    if (b < 0 && b != -NK_EBADMSG)
         return b;
     if (a == -NK_EBADMSG || b == -NK_EBADMSG)
         return -NK_EBADMSG;
-    if (a == -NK_EUCLEAN || b == -NK_EUCLEAN)
-        return -NK_EUCLEAN;
     return a > b ? a : b;
 }
 
 static bool nk_mp_hard_error(int result)
 {
-    return result < 0 && result != -NK_EBADMSG && result != -NK_EUCLEAN;
+    return result < 0 && result != -NK_EBADMSG;
 }
 
 /* The ECC the pipelined paths handle themselves: none, software, or raw
@@ -386,7 +384,7 @@ static int nk_mp_move_page(struct nk_nand *dev, uint32_t from, uint32_t to)
         /* Read + program through the device's own buffers: the OOB moves to
          * ecc_read, which a program does not touch. */
         int result = nk_nand_read_page_unlocked(dev, from, data, scratch, NK_OOB_PLACE);
-        if (result < 0 && result != -NK_EUCLEAN)
+        if (result < 0)
             return result;
         unsigned bitflips = dev->last_bitflips;
         memcpy(dev->ecc_read, scratch, oob_size);
@@ -399,7 +397,7 @@ static int nk_mp_move_page(struct nk_nand *dev, uint32_t from, uint32_t to)
         return err;
     /* Read the page out so the ECC checks it before it is copied. */
     int result = nk_nand_read_out(dev, data, scratch, NK_OOB_PLACE);
-    if (result < 0 && result != -NK_EUCLEAN)
+    if (result < 0)
         return result;
     struct nk_xfer x[2];
     unsigned n = 0;

@@ -16,7 +16,157 @@
 
 size_t nk_nand_workspace_size(const struct nk_chip_info *info)
 {
-    return (size_t)info->page_size + 3u * info->oob_size;
+    return NK_NAND_WORKSPACE_SIZE(info->page_size, info->oob_size);
+}
+
+/* ----- ECC choice and requirement ------------------------------------------------- */
+
+/* The chip's requirement: `strength` bits per `step` bytes (0: none given). */
+struct nk_ecc_need {
+    unsigned strength, step;
+};
+
+static struct nk_ecc_need nk_ecc_need_of(const struct nk_chip_info *info)
+{
+    struct nk_ecc_need need = {info->ecc_strength, info->ecc_step ? info->ecc_step : 512u};
+    return need;
+}
+
+/* Strong enough: as many bits per step, and as many per page (a 1-bit/256
+ * engine meets 1 bit/512; 4 bits/512 does not meet 8 bits/1024 per step). */
+static bool nk_ecc_strong_enough(unsigned strength, unsigned step, struct nk_ecc_need need,
+                                 uint32_t page_size)
+{
+    if (need.strength == 0)
+        return true;
+    if (strength == 0 || step == 0)
+        return false;
+    uint64_t have = (uint64_t)page_size * strength / step;
+    uint64_t want = (uint64_t)page_size * need.strength / need.step;
+    return strength >= need.strength && have >= want;
+}
+
+bool nk_nand_ecc_meets_requirement(const struct nk_ecc_engine *ecc, const struct nk_chip_info *info)
+{
+    return nk_ecc_strong_enough(ecc->strength, ecc->step_size, nk_ecc_need_of(info),
+                                info->page_size);
+}
+
+/* What nk_nand_open() picks for a chip when the caller gives no engine. */
+enum nk_ecc_kind { NK_ECC_KIND_HAMMING, NK_ECC_KIND_ON_DIE, NK_ECC_KIND_BCH };
+
+struct nk_ecc_plan {
+    enum nk_ecc_kind kind;
+    unsigned step, strength; /* BCH and on-die */
+};
+
+static struct nk_ecc_plan nk_ecc_plan_for(const struct nk_chip_info *info)
+{
+    struct nk_ecc_need need = nk_ecc_need_of(info);
+    struct nk_ecc_plan plan = {NK_ECC_KIND_HAMMING, 256, 1};
+    if (nk_ecc_strong_enough(1, 256, need, info->page_size) && info->page_size % 256 == 0)
+        return plan;
+    if (info->features & NK_CHIP_ON_DIE_ECC) {
+        plan.kind = NK_ECC_KIND_ON_DIE;
+        plan.step = need.step;
+        plan.strength = need.strength;
+        return plan;
+    }
+    /* BCH on the required step, capped at 1024 bytes (m = 14) with the
+     * strength scaled up to keep the per-page figure. */
+    plan.kind = NK_ECC_KIND_BCH;
+    plan.step = need.step < 512 ? 512 : need.step > 1024 ? 1024 : need.step;
+    plan.strength = (need.strength * plan.step + need.step - 1) / need.step;
+    if (plan.strength < need.strength)
+        plan.strength = need.strength;
+    return plan;
+}
+
+/* Bytes of BCH tables the plan needs; 0 when none (or no BCH in this
+ * build, NK_NO_BCH: then a chip that needs BCH is refused). */
+static size_t nk_ecc_plan_tables(const struct nk_ecc_plan *plan)
+{
+    if (plan->kind != NK_ECC_KIND_BCH)
+        return 0;
+#ifdef NK_NO_BCH
+    return 0;
+#else
+    unsigned m = plan->step > 512 ? 14 : 13;
+    return nk_bch_workspace_size(m, plan->strength, NK_BCH_SMALL_TABLES);
+#endif
+}
+
+size_t nk_nand_default_workspace_size(const struct nk_chip_info *info)
+{
+    struct nk_ecc_plan plan = nk_ecc_plan_for(info);
+    return nk_nand_workspace_size(info) + nk_ecc_plan_tables(&plan);
+}
+
+const char *nk_nand_default_ecc_name(const struct nk_chip_info *info, char *buf, size_t size)
+{
+    struct nk_ecc_plan plan = nk_ecc_plan_for(info);
+    if (plan.kind == NK_ECC_KIND_HAMMING)
+        nk_format(buf, size, "hamming256");
+    else if (plan.kind == NK_ECC_KIND_ON_DIE)
+        nk_format(buf, size, "on-die");
+    else
+        nk_format(buf, size, "bch%u-%u", plan.strength, plan.step);
+    return buf;
+}
+
+/* Fills dev->ecc with the planned engine; BCH tables go after the device's
+ * buffers in the workspace. */
+static int nk_nand_choose_ecc(struct nk_nand *dev, const struct nk_nand_config *config)
+{
+    const struct nk_chip_info *info = &dev->chip.info;
+    struct nk_ecc_plan plan = nk_ecc_plan_for(info);
+    if (plan.kind == NK_ECC_KIND_HAMMING)
+        return nk_ecc_hamming_init(&dev->ecc, 256, false);
+    if (plan.kind == NK_ECC_KIND_ON_DIE) {
+        nk_ecc_on_die_init(&dev->ecc, plan.step, plan.strength);
+        return 0;
+    }
+    size_t base = nk_nand_workspace_size(info);
+    size_t tables = nk_ecc_plan_tables(&plan);
+    if (tables == 0)
+        return nk_diag_set(&dev->diag, -NK_EINVAL,
+                           "%s requires %u-bit ECC per %u bytes: no BCH code in this build "
+                           "reaches it",
+                           info->model, info->ecc_strength, nk_ecc_need_of(info).step);
+    if (config->workspace_size < base + tables)
+        return nk_diag_set(&dev->diag, -NK_EINVAL,
+                           "workspace of %zu bytes too small: %s with BCH%u over %u-byte steps "
+                           "needs %zu (nk_nand_default_workspace_size)",
+                           config->workspace_size, info->model, plan.strength, plan.step,
+                           base + tables);
+#ifdef NK_NO_BCH
+    return -NK_EINVAL; /* not reached: no tables without BCH */
+#else
+    int err = nk_bch_init(&dev->bch, plan.step, plan.strength, NK_BCH_SMALL_TABLES,
+                          (uint8_t *)config->workspace + base, tables);
+    if (err)
+        return nk_diag_set(&dev->diag, err, "BCH%u over %u-byte steps: cannot set up",
+                           plan.strength, plan.step);
+    nk_ecc_bch_engine_init(&dev->ecc, &dev->bch);
+    return 0;
+#endif
+}
+
+/* Refuses an engine weaker than the chip requires, naming both. The "none"
+ * engine is a deliberate choice (raw access, a format without data ECC such
+ * as mkyaffs2's, ECC done above the device) and passes, as Linux lets a
+ * board choose no ECC. */
+static int nk_nand_check_requirement(struct nk_nand *dev, const struct nk_nand_config *config)
+{
+    const struct nk_chip_info *info = &dev->chip.info;
+    if (config->force_ecc || dev->ecc.placement == NK_ECC_PLACEMENT_NONE ||
+        nk_nand_ecc_meets_requirement(&dev->ecc, info))
+        return 0;
+    return nk_diag_set(&dev->diag, -NK_EINVAL,
+                       "ECC '%s' (%u bit(s) per %u bytes) is weaker than the %u bit(s) per %u "
+                       "bytes %s requires (force_ecc accepts it)",
+                       dev->ecc.name ? dev->ecc.name : "?", dev->ecc.strength, dev->ecc.step_size,
+                       info->ecc_strength, nk_ecc_need_of(info).step, info->model);
 }
 
 /* ----- wrappers: lock and clock ------------------------------------------------ */
@@ -75,10 +225,16 @@ static void nk_nand_ecc_span(struct nk_nand *dev)
 static int nk_nand_setup_ecc(struct nk_nand *dev, const struct nk_nand_config *config)
 {
     const struct nk_chip_info *info = &dev->chip.info;
-    if (config->ecc)
+    if (config->ecc) {
         dev->ecc = *config->ecc;
-    else
-        nk_ecc_none_init(&dev->ecc);
+    } else {
+        int err = nk_nand_choose_ecc(dev, config);
+        if (err)
+            return err;
+    }
+    int err = nk_nand_check_requirement(dev, config);
+    if (err)
+        return err;
 
     dev->ecc_steps = 0;
     dev->ecc_total = 0;
@@ -108,7 +264,7 @@ static int nk_nand_setup_ecc(struct nk_nand *dev, const struct nk_nand_config *c
         if (!(info->features & NK_CHIP_ON_DIE_ECC))
             return nk_diag_set(&dev->diag, -NK_ENOTSUP, "%s has no on-die ECC", info->model);
         uint8_t enable[4] = {0x08, 0, 0, 0};
-        int err = nk_chip_set_features(&dev->chip, NK_FEATURE_ARRAY_OPERATION, enable);
+        err = nk_chip_set_features(&dev->chip, NK_FEATURE_ARRAY_OPERATION, enable);
         if (err)
             return err;
     }
@@ -116,7 +272,7 @@ static int nk_nand_setup_ecc(struct nk_nand *dev, const struct nk_nand_config *c
     if (config->layout) {
         dev->layout = *config->layout;
     } else {
-        int err = nk_oob_layout_default(&dev->layout, info->page_size, info->oob_size, &dev->ecc);
+        err = nk_oob_layout_default(&dev->layout, info->page_size, info->oob_size, &dev->ecc);
         if (err)
             return nk_diag_set(&dev->diag, err,
                                "no default OOB layout for %u-byte OOB with %u ECC bytes",
@@ -132,6 +288,42 @@ static int nk_nand_setup_ecc(struct nk_nand *dev, const struct nk_nand_config *c
     if (!dev->bitflip_threshold || dev->bitflip_threshold > dev->ecc.strength)
         dev->bitflip_threshold = nk_default_threshold(dev->ecc.strength);
     return 0;
+}
+
+size_t nk_nand_bbt_workspace_size(const struct nk_chip_info *info)
+{
+    size_t entries = ((info->blocks + 3u) / 4u + 3u) & ~(size_t)3u;
+    return _Alignof(struct nk_bbt) + sizeof(struct nk_bbt) + entries + info->page_size +
+           info->oob_size;
+}
+
+/* config->bbt: the table and its memory from the workspace, after the
+ * device's buffers and any BCH tables the device chose. */
+static int nk_nand_attach_own_bbt(struct nk_nand *dev, const struct nk_nand_config *config)
+{
+    const struct nk_chip_info *info = &dev->chip.info;
+    size_t used = nk_nand_workspace_size(info);
+    if (!config->ecc) {
+        struct nk_ecc_plan plan = nk_ecc_plan_for(info);
+        used += nk_ecc_plan_tables(&plan);
+    }
+    size_t need = used + nk_nand_bbt_workspace_size(info);
+    if (config->workspace_size < need)
+        return nk_diag_set(&dev->diag, -NK_EINVAL,
+                           "workspace of %zu bytes too small for the device and its bad-block "
+                           "table: %s needs %zu (nk_nand_bbt_workspace_size)",
+                           config->workspace_size, info->model, need);
+    uintptr_t at = (uintptr_t)config->workspace + used;
+    uintptr_t align = _Alignof(struct nk_bbt);
+    at = (at + align - 1) & ~(align - 1);
+    struct nk_bbt *bbt = (struct nk_bbt *)at;
+    uint8_t *memory = (uint8_t *)(bbt + 1);
+    struct nk_bbt_config bbt_config;
+    memset(&bbt_config, 0, sizeof bbt_config);
+    bbt_config.memory = memory;
+    bbt_config.memory_size =
+        (size_t)((uint8_t *)config->workspace + config->workspace_size - memory);
+    return nk_bbt_attach(dev, bbt, &bbt_config);
 }
 
 int nk_nand_open(struct nk_nand *dev, const struct nk_nand_config *config)
@@ -177,7 +369,10 @@ int nk_nand_open(struct nk_nand *dev, const struct nk_nand_config *config)
         dev->badblocks = *config->badblocks;
     dev->read_only = config->read_only;
 
-    return nk_nand_setup_ecc(dev, config);
+    err = nk_nand_setup_ecc(dev, config);
+    if (!err && config->bbt)
+        err = nk_nand_attach_own_bbt(dev, config);
+    return err;
 }
 
 void nk_nand_close(struct nk_nand *dev)
@@ -267,10 +462,8 @@ static int nk_read_result(struct nk_nand *dev, unsigned max_bitflips, bool faile
         dev->stats.ecc_failed_pages++;
         return -NK_EBADMSG;
     }
-    if (dev->bitflip_threshold && max_bitflips >= dev->bitflip_threshold) {
+    if (dev->bitflip_threshold && max_bitflips >= dev->bitflip_threshold)
         dev->stats.scrub_reports++;
-        return -NK_EUCLEAN;
-    }
     return (int)max_bitflips;
 }
 

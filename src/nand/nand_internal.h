@@ -23,6 +23,11 @@ int nk_nand_program_page_unlocked(struct nk_nand *dev, uint32_t page, const uint
                                   const uint8_t *oob, enum nk_oob_mode mode, unsigned flags);
 int nk_nand_erase_block_unlocked(struct nk_nand *dev, uint32_t block, unsigned flags);
 
+/* Builds the on-flash image of a table: `len` data bytes (blocks/4 rounded
+ * up, padded with 0xFF to `len`) from the RAM entries, as Linux stores them
+ * (reserved blocks as good). */
+void nk_bbt_encode(const struct nk_bbt *bbt, uint8_t *out, uint32_t len);
+
 /* Argument and state checks of the page paths (0 or the error, with
  * dev->diag set), shared with the multi-page paths (multipage.c). */
 int nk_check_page(struct nk_nand *dev, uint32_t page);
@@ -42,7 +47,7 @@ void nk_oob_out(struct nk_nand *dev, const uint8_t *scratch, uint8_t *oob, enum 
 /* OOB bytes per page in a caller's buffer for `mode`. */
 uint32_t nk_nand_oob_stride(const struct nk_nand *dev, enum nk_oob_mode mode);
 
-/* The worse of two read results (hard error, -EBADMSG, -EUCLEAN, count). */
+/* The worse of two read results (hard error, -EBADMSG, then the count). */
 int nk_nand_worse_result(int a, int b);
 
 /* Moves a loaded page out of the data register from column 0 (data, then

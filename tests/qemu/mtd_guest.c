@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fs/fs_codec.h"
 #include "nandkit/bbt.h"
 #include "nandkit/ecc.h"
 #include "nandkit/error.h"
@@ -212,9 +213,7 @@ struct nk_result_text {
 static struct nk_result_text nk_result_name(int result)
 {
     struct nk_result_text out;
-    if (result == -NK_EUCLEAN)
-        snprintf(out.text, sizeof out.text, "-EUCLEAN");
-    else if (result == -NK_EBADMSG)
+    if (result == -NK_EBADMSG)
         snprintf(out.text, sizeof out.text, "-EBADMSG");
     else
         snprintf(out.text, sizeof out.text, "%d", result);
@@ -426,11 +425,12 @@ static int nk_ecc_check(const char *path, const char *scheme)
         char detail[400];
         if (damages[d].expect == 0) {
             unsigned threshold = kecc->bitflip_threshold;
-            int want_port = damages[d].expect_max >= threshold ? -NK_EUCLEAN : 0;
+            /* On-die reporting: "rewrite recommended" counts as the threshold. */
+            int want_port = damages[d].expect_max >= threshold ? (int)threshold : 0;
             pass = kernel_ok && kr.error == EUCLEAN && kr.stats.uncorrectable_errors == 0 &&
                    kr.stats.max_bitflips == damages[d].expect_max && kr.corrected_delta > 0 &&
-                   kr.failed_delta == 0 && nandkit >= -NK_EUCLEAN && nandkit != -NK_EBADMSG &&
-                   nandkit_ok && nandkit_flips == damages[d].expect_max && via_port == want_port &&
+                   kr.failed_delta == 0 && nandkit == (int)damages[d].expect_max && nandkit_ok &&
+                   nandkit_flips == damages[d].expect_max && via_port == want_port &&
                    port_stats.max_bitflips == damages[d].expect_max &&
                    memcmp(dam, data, page_size) == 0;
         } else {
@@ -463,7 +463,8 @@ static int nk_ecc_check(const char *path, const char *scheme)
                                         NK_OOB_PLACE);
             int fixed = nk_nand_read_page(&legacy.nand, block_b * ppb, buf, NULL, NK_OOB_PLACE);
             bool fixed_same = memcmp(buf, data, page_size) == 0;
-            int want_fixed = (hamming ? 1 : t) >= kecc->bitflip_threshold ? -NK_EUCLEAN : 0;
+            int want_fixed =
+                (hamming ? 1 : t) >= kecc->bitflip_threshold ? (int)kecc->bitflip_threshold : 0;
             snprintf(name, sizeof name, "%s-legacy-io", scheme);
             nk_report(nk_mtd_uses_legacy_io(legacy.mtd) && good == 0 && good_same &&
                           bad == -NK_EBADMSG && fixed == want_fixed && fixed_same,

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The short bring-up path, as docs/controller.md and docs/fs-design.md show
+ * it: from a port (the simulator's exec_op) to a mounted file system in
+ * three library calls on zero-initialised configs, memory from static
+ * buffers. The image is written beforehand by the builder, as a factory
+ * would.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "nandkit/bbt.h"
+#include "nandkit/error.h"
+#include "nandkit/fs.h"
+#include "nandkit/nand.h"
+#include "nandkit/part.h"
+#include "nandkit/sim.h"
+
+/* Sized before the chip is known: for pages up to 2048 + 64 bytes. */
+static uint8_t workspace[NK_NAND_WORKSPACE_SIZE(2048, 64)] __attribute__((aligned(8)));
+static uint64_t fs_pool[64 * 1024 / 8];
+
+static const char greeting[] = "hello from a three-call mount\n";
+
+/* What a factory would have written: /etc/motd. */
+static void build_image(const struct nk_ctrl *port)
+{
+    struct nk_nand dev;
+    struct nk_nand_config nc = {
+        .ctrl = port, .workspace = workspace, .workspace_size = sizeof workspace};
+    assert_int_equal(nk_nand_open(&dev, &nc), 0);
+    struct nk_part part;
+    assert_int_equal(nk_part_init(&part, &dev, "fs", 0, 0, 0), 0);
+    static uint8_t build_ws[2048 + 64];
+    static struct nk_fs_builder b;
+    struct nk_fs_build_config bc = {.part = &part};
+    assert_int_equal(nk_fs_build_begin(&b, &bc, build_ws, sizeof build_ws), 0);
+    uint32_t etc;
+    struct nk_fs_build_entry dir = {.type = NK_FS_TYPE_DIR,
+                                    .parent_id = NK_FS_OBJ_ROOT,
+                                    .name = "etc",
+                                    .name_len = 3,
+                                    .attr = {.mode = 0755}};
+    assert_int_equal(nk_fs_build_object(&b, &dir, &etc), 0);
+    struct nk_fs_build_entry file = {.type = NK_FS_TYPE_FILE,
+                                     .parent_id = etc,
+                                     .name = "motd",
+                                     .name_len = 4,
+                                     .attr = {.mode = 0644}};
+    assert_int_equal(nk_fs_build_object(&b, &file, NULL), 0);
+    assert_int_equal(nk_fs_build_data(&b, greeting, sizeof greeting - 1), 0);
+    assert_int_equal(nk_fs_build_file_end(&b), 0);
+    assert_int_equal(nk_fs_build_finish(&b, NULL), 0);
+    nk_nand_close(&dev);
+}
+
+static void test_port_to_mounted_file_system_in_three_calls(void **state)
+{
+    (void)state;
+    struct nk_sim *sim;
+    struct nk_sim_config sc = {.preset = "K9F1G08U0A", .seed = 1};
+    assert_int_equal(nk_sim_open(&sim, &sc, NULL), 0);
+    const struct nk_ctrl *port = nk_sim_ctrl(sim);
+    build_image(port);
+
+    /* The three calls. */
+    struct nk_nand dev;
+    struct nk_part part;
+    struct nk_fs fs;
+    struct nk_nand_config nand_config = {
+        .ctrl = port, .workspace = workspace, .workspace_size = sizeof workspace};
+    assert_int_equal(nk_nand_open(&dev, &nand_config), 0);
+    assert_int_equal(nk_part_init(&part, &dev, "fs", 0, 0, 0), 0);
+    struct nk_fs_config fs_config = {.part = &part, .pool = fs_pool, .pool_size = sizeof fs_pool};
+    assert_int_equal(nk_fs_mount(&fs, &fs_config), 0);
+
+    /* The chip was identified and its requirement chose the ECC. */
+    assert_string_equal(dev.chip.info.model, "K9F1G08U0A");
+    assert_string_equal(nk_part_ecc_name(&part), "hamming256");
+    struct nk_fs_file f;
+    assert_int_equal(nk_fs_file_open(&fs, &f, "/etc/motd", NK_FS_O_RDONLY), 0);
+    char buf[64] = "";
+    assert_int_equal(nk_fs_file_read(&f, buf, sizeof buf), (int32_t)(sizeof greeting - 1));
+    assert_string_equal(buf, greeting);
+    assert_int_equal(nk_fs_file_close(&f), 0);
+    struct nk_fs_statfs st;
+    assert_int_equal(nk_fs_statfs(&fs, &st), 0);
+    assert_false(st.read_only); /* a zeroed config mounts read-write */
+    assert_int_equal(nk_fs_mkdir(&fs, "/var", 0755), 0);
+    assert_int_equal(nk_fs_unmount(&fs), 0);
+    nk_nand_close(&dev);
+    nk_sim_close(sim);
+}
+
+static void test_three_calls_on_a_chip_that_needs_bch(void **state)
+{
+    (void)state;
+    /* 4 bits per 512 bytes on 4096 + 224: the device picks BCH and keeps
+     * its tables in the workspace, sized by the chip. */
+    struct nk_sim *sim;
+    struct nk_sim_config sc = {.preset = "MT29F8G08ABABA", .seed = 1};
+    assert_int_equal(nk_sim_open(&sim, &sc, NULL), 0);
+    const struct nk_chip_info *info = &nk_sim_params(sim)->chip;
+    size_t size = nk_nand_default_workspace_size(info);
+    assert_true(size > nk_nand_workspace_size(info));
+    void *ws = test_malloc(size);
+    struct nk_nand dev;
+    struct nk_part part;
+    struct nk_fs fs;
+    struct nk_nand_config nand_config = {
+        .ctrl = nk_sim_ctrl(sim), .workspace = ws, .workspace_size = size};
+    assert_int_equal(nk_nand_open(&dev, &nand_config), 0);
+    assert_string_equal(nk_part_ecc_name(&(struct nk_part){.dev = &dev}), "bch4-512");
+    assert_int_equal(nk_part_init(&part, &dev, "fs", 0, 0, 0), 0);
+    size_t pool_size = 4u << 20; /* a 1 GiB chip: the per-block tables dominate */
+    void *pool = test_malloc(pool_size);
+    struct nk_fs_config fs_config = {.part = &part, .pool = pool, .pool_size = pool_size};
+    int err = nk_fs_mount(&fs, &fs_config);
+    if (err)
+        fail_msg("mount: %d %s", err, fs.diag.text);
+    struct nk_fs_stat st;
+    assert_int_equal(nk_fs_stat(&fs, "/lost+found", &st), 0);
+    assert_int_equal(nk_fs_unmount(&fs), 0);
+    /* One byte short of the size: refused, naming the need. */
+    nk_nand_close(&dev);
+    nand_config.workspace_size = size - 1;
+    assert_int_equal(nk_nand_open(&dev, &nand_config), -NK_EINVAL);
+    assert_non_null(strstr(dev.diag.text, "nk_nand_default_workspace_size"));
+    test_free(ws);
+    test_free(pool);
+    nk_sim_close(sim);
+}
+
+static void test_three_calls_with_the_bad_block_table_built_then_attached(void **state)
+{
+    (void)state;
+    struct nk_sim *sim;
+    struct nk_sim_config sc = {.preset = "K9F1G08U0A", .seed = 3, .factory_bad_blocks = -1};
+    assert_int_equal(nk_sim_open(&sim, &sc, NULL), 0);
+    const struct nk_chip_info *info = &nk_sim_params(sim)->chip;
+    size_t size = NK_NAND_WORKSPACE_SIZE(2048, 64) + nk_nand_bbt_workspace_size(info);
+    void *ws = test_malloc(size);
+    struct nk_nand_config nand_config = {
+        .ctrl = nk_sim_ctrl(sim), .workspace = ws, .workspace_size = size, .bbt = true};
+    for (int boot = 0; boot < 2; boot++) {
+        struct nk_nand dev;
+        struct nk_part part;
+        struct nk_fs fs;
+        int err = nk_nand_open(&dev, &nand_config);
+        if (err)
+            fail_msg("open: %d %s", err, dev.diag.text);
+        assert_true(nk_nand_tracks_bad_blocks(&dev));
+        /* First boot: no table on flash, the markers are scanned and both
+         * copies written; second boot: the table is found. */
+        assert_int_equal(dev.bbt->info.scanned, boot == 0);
+        assert_true(dev.bbt->info.main_block >= 0 && dev.bbt->info.mirror_block >= 0);
+        assert_true(dev.bbt->info.factory_bad > 0);
+        assert_int_equal(nk_part_init(&part, &dev, "fs", 0, 0, 0), 0);
+        assert_int_equal(part.block_count, info->blocks - NK_BBT_MAX_BLOCKS);
+        struct nk_fs_config fs_config = {
+            .part = &part, .pool = fs_pool, .pool_size = sizeof fs_pool};
+        assert_int_equal(nk_fs_mount(&fs, &fs_config), 0);
+        uint32_t bad_in_part = 0;
+        for (uint32_t b = 0; b < part.block_count; b++)
+            bad_in_part += nk_bbt_block_state(dev.bbt, b) == NK_BBT_FACTORY_BAD;
+        struct nk_fs_statfs st;
+        assert_int_equal(nk_fs_statfs(&fs, &st), 0);
+        assert_int_equal(st.blocks_bad, bad_in_part);
+        assert_int_equal(nk_fs_unmount(&fs), 0);
+        nk_nand_close(&dev);
+    }
+    /* Too small by one byte: refused, naming the sizing function. */
+    struct nk_nand dev;
+    nand_config.workspace_size = size - 1;
+    assert_int_equal(nk_nand_open(&dev, &nand_config), -NK_EINVAL);
+    assert_non_null(strstr(dev.diag.text, "nk_nand_bbt_workspace_size"));
+    test_free(ws);
+    nk_sim_close(sim);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_port_to_mounted_file_system_in_three_calls),
+        cmocka_unit_test(test_three_calls_on_a_chip_that_needs_bch),
+        cmocka_unit_test(test_three_calls_with_the_bad_block_table_built_then_attached),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
