@@ -147,9 +147,10 @@ static int nk_fs_survey_block(struct nk_fs *fs, uint32_t block)
     fs->stats.blocks_bad_sequence++;
     if (p == 1) {
         /* Only the first page was written: a program cut by power loss,
-         * nothing it held was ever complete. */
+         * nothing it held was ever complete. Reported as what it is (tags
+         * failing their code), counted as torn, not as damage. */
         fs->stats.torn_chunks++;
-        nk_fs_report(fs, NK_FS_PROBLEM_TORN_CHUNK, base, 0, 0, 0);
+        nk_fs_report(fs, NK_FS_PROBLEM_TAGS_ECC, base, 0, 0, 0);
         return 0;
     }
     fs->stats.tags_uncorrectable++;
@@ -553,9 +554,10 @@ static int nk_fs_scan_block(struct nk_fs *fs, struct nk_fs_scan *scan, uint32_t 
             if (p == written - 1) {
                 /* The last written page of the block, nothing after it: a
                  * program cut by power loss (its tags went with its data).
-                 * Nothing it held was complete, so nothing is lost. */
+                 * Nothing it held was complete, so nothing is lost: reported
+                 * as tags failing their code, counted as torn, not damage. */
                 fs->stats.torn_chunks++;
-                nk_fs_report(fs, NK_FS_PROBLEM_TORN_CHUNK, base + p, 0, 0, 0);
+                nk_fs_report(fs, NK_FS_PROBLEM_TAGS_ECC, base + p, 0, 0, 0);
             } else {
                 fs->stats.tags_uncorrectable++;
                 nk_fs_report(fs, NK_FS_PROBLEM_TAGS_ECC, base + p, 0, 0, 0);
