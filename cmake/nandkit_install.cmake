@@ -19,6 +19,11 @@ install(TARGETS ${NK_EXPORTED} EXPORT nandkitTargets
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 if(TARGET nandkit)
   install(TARGETS nandkit RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # Its manual pages (made from the --help texts at build time) and bash completion.
+  install(DIRECTORY ${PROJECT_BINARY_DIR}/man/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man1
+          FILES_MATCHING PATTERN "*.1")
+  install(FILES ${PROJECT_SOURCE_DIR}/tools/completion/nandkit.bash
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME nandkit)
 endif()
 
 install(EXPORT nandkitTargets NAMESPACE nandkit:: DESTINATION ${NK_CMAKE_DIR})

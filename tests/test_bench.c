@@ -80,9 +80,12 @@ static void test_simulated_figures_are_device_time_plus_cpu(void **state)
     assert_int_equal(read->count, 16);
     assert_float_equal(read->array_us, 25.0, 1e-9); /* tR */
     assert_float_equal(read->bus_us, 63.54, 1e-9);  /* 2118 cycles of 30 ns */
-    assert_true(read->avg_us >= 88.54);
-    assert_float_equal(read->avg_us,
+    assert_true(read->median_us >= 88.54);
+    /* The breakdown splits the median, the figure itself. */
+    assert_float_equal(read->median_us,
                        read->array_us + read->bus_us + read->ecc_cpu_us + read->other_cpu_us, 1e-6);
+    assert_true(read->min_us <= read->median_us && read->median_us <= read->p99_us &&
+                read->p99_us <= read->max_us);
     assert_true(read->min_us <= read->avg_us && read->avg_us <= read->max_us);
     const struct nk_bench_stat *program = &r.ops[NK_BENCH_PAGE_PROGRAM];
     assert_float_equal(program->array_us, 300.0, 1e-9);
@@ -123,8 +126,10 @@ static void test_json_has_the_documented_keys(void **state)
     for (unsigned i = 0; i < 7; i++) {
         const cJSON *op = cJSON_GetObjectItem(ops, names[i]);
         assert_non_null(op);
-        const char *keys[] = {"avg_us", "min_us", "max_us", "stddev_us", "limit_us", "count"};
-        for (unsigned k = 0; k < 6; k++)
+        const char *keys[] = {"median_us",    "p99_us",    "min_us",    "max_us",
+                              "mean_us",      "stddev_us", "noise_us",  "limit_us",
+                              "limit_max_us", "ratio",     "ratio_max", "count"};
+        for (unsigned k = 0; k < sizeof keys / sizeof keys[0]; k++)
             assert_true(cJSON_IsNumber(cJSON_GetObjectItem(op, keys[k])));
         assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(op, "breakdown_us"), "array"));
     }
@@ -149,6 +154,38 @@ static void test_json_has_the_documented_keys(void **state)
     cJSON_Delete(json);
     free(text);
     nk_test_dev_close(&d);
+}
+
+static void test_the_maximum_limit_uses_the_datasheet_maximum_times(void **state)
+{
+    (void)state;
+    struct nk_sim_params params;
+    assert_int_equal(nk_sim_preset("MT29F32G08ABCDB", &params), 0);
+    double typical[NK_BENCH_OP_COUNT], worst[NK_BENCH_OP_COUNT];
+    assert_true(nk_bench_limits(&params.chip, typical));
+    assert_true(nk_bench_limits_max(&params.chip, worst));
+    const struct nk_chip_timing *t = &params.chip.timing;
+    assert_true(t->tR_max_ns > t->tR_ns);
+    assert_float_equal(worst[NK_BENCH_PAGE_READ] - typical[NK_BENCH_PAGE_READ],
+                       (t->tR_max_ns - t->tR_ns) / 1e3, 1e-3);
+    assert_float_equal(worst[NK_BENCH_BLOCK_ERASE] - typical[NK_BENCH_BLOCK_ERASE],
+                       (t->tBERS_max_ns - t->tBERS_ns) / 1e3, 1e-3);
+}
+
+static void test_differences_within_the_noise_are_not_attributed(void **state)
+{
+    (void)state;
+    struct nk_bench_stat a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    a.median_us = 89.00;
+    a.noise_us = 0.02;
+    b.median_us = 89.03;
+    b.noise_us = 0.02;
+    assert_false(nk_bench_differs(&a, &b)); /* 0.03 <= 0.04 */
+    b.median_us = 89.05;
+    assert_true(nk_bench_differs(&a, &b));
+    assert_true(nk_bench_differs(&b, &a));
 }
 
 static void test_a_chip_without_timing_is_refused_by_name(void **state)
@@ -183,6 +220,8 @@ int main(void)
         cmocka_unit_test(test_simulated_figures_are_device_time_plus_cpu),
         cmocka_unit_test(test_json_has_the_documented_keys),
         cmocka_unit_test(test_a_chip_without_timing_is_refused_by_name),
+        cmocka_unit_test(test_the_maximum_limit_uses_the_datasheet_maximum_times),
+        cmocka_unit_test(test_differences_within_the_noise_are_not_attributed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

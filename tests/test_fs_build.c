@@ -295,6 +295,7 @@ static void tree_build(struct dev *d, struct tree *t)
                      .ctime = w->ctime},
             .target = w->target,
             .target_len = strlen(w->target),
+            .size = w->size,
         };
         if (w->type == NK_FS_TYPE_SPECIAL)
             e.attr.mode = w->mode; /* the kind of special is in the type bits */
@@ -577,6 +578,61 @@ static void test_mkyaffs2_headers_are_plain_as_mkyaffs2image_writes_them(void **
     assert_int_equal(hdr.mode, 040755);
     assert_int_equal(hdr.name_len, 3);
     assert_memory_equal(hdr.name, "etc", 3);
+    dev_close(d);
+}
+
+static void test_mkyaffs2_files_have_their_header_before_their_data(void **state)
+{
+    (void)state;
+    struct dev *d = dev_open(2048, 64, 8, NK_FS_LAYOUT_MKYAFFS2, NULL, 0);
+    assert_int_equal(build_begin(d), 0);
+    struct nk_fs_build_entry e = {.type = NK_FS_TYPE_FILE,
+                                  .parent_id = 1,
+                                  .name = "f",
+                                  .name_len = 1,
+                                  .attr = {.mode = 0644},
+                                  .size = 5000};
+    uint32_t id;
+    assert_int_equal(nk_fs_build_object(&d->builder, &e, &id), 0);
+    assert_int_equal(stream_file(&d->builder, 3, 5000, 1000), 0);
+    assert_int_equal(nk_fs_build_file_end(&d->builder), 0);
+    assert_int_equal(nk_fs_build_finish(&d->builder, NULL), 0);
+    /* page 0: the header, with the size; pages 1..3: data chunks 1..3 */
+    struct nk_fs_tags tags;
+    read_tags(d, 0, &tags, NULL);
+    assert_int_equal(tags.obj_id, id);
+    assert_int_equal(tags.chunk_id, 0);
+    uint8_t raw[2048 + 64];
+    assert_int_equal(nk_nand_read_page(&d->t.nand, 0, raw, raw + 2048, NK_OOB_RAW), 0);
+    struct nk_fs_header hdr;
+    assert_int_equal(nk_fs_header_decode(raw, 2048, false, &hdr), 0);
+    assert_int_equal(hdr.type, NK_FS_TYPE_FILE);
+    assert_int_equal(hdr.size, 5000);
+    for (uint32_t page = 1; page <= 3; page++) {
+        read_tags(d, page, &tags, NULL);
+        assert_int_equal(tags.obj_id, id);
+        assert_int_equal(tags.chunk_id, page);
+    }
+    read_tags(d, 3, &tags, NULL);
+    assert_int_equal(tags.n_bytes, 5000 - 2 * 2048);
+    dev_close(d);
+}
+
+static void test_mkyaffs2_data_must_match_the_size_given_first(void **state)
+{
+    (void)state;
+    struct dev *d = dev_open(2048, 64, 8, NK_FS_LAYOUT_MKYAFFS2, NULL, 0);
+    assert_int_equal(build_begin(d), 0);
+    struct nk_fs_build_entry e = {.type = NK_FS_TYPE_FILE,
+                                  .parent_id = 1,
+                                  .name = "f",
+                                  .name_len = 1,
+                                  .attr = {.mode = 0644},
+                                  .size = 100};
+    assert_int_equal(nk_fs_build_object(&d->builder, &e, NULL), 0);
+    assert_int_equal(stream_file(&d->builder, 3, 99, 99), 0);
+    assert_int_equal(nk_fs_build_file_end(&d->builder), -NK_EINVAL);
+    assert_non_null(strstr(d->builder.diag.text, "99 bytes of data"));
     dev_close(d);
 }
 
@@ -985,6 +1041,8 @@ int main(void)
         cmocka_unit_test(test_every_kind_reads_back_inband_4k),
         cmocka_unit_test(test_blocks_take_sequence_numbers_from_0x1000_and_objects_ids_from_0x100),
         cmocka_unit_test(test_mkyaffs2_headers_are_plain_as_mkyaffs2image_writes_them),
+        cmocka_unit_test(test_mkyaffs2_files_have_their_header_before_their_data),
+        cmocka_unit_test(test_mkyaffs2_data_must_match_the_size_given_first),
         cmocka_unit_test(test_inband_tags_sit_in_the_last_16_bytes_of_the_page),
         cmocka_unit_test(test_factory_bad_blocks_are_skipped_and_keep_their_markers),
         cmocka_unit_test(test_an_erase_failure_retires_the_block_and_the_build_goes_on),

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flashio.h"
 #include "image.h"
 #include "nandkit/bbt.h"
 #include "nandkit/error.h"
@@ -14,16 +15,21 @@
 static void nk_badblocks_help(FILE *out)
 {
     fprintf(out,
-            "usage: nandkit badblocks IMAGE (--geometry P,O,N[,B] | --chip NAME)\n"
-            "                         [--scan] [--dry-run] [--mark BLOCK] [--json]\n\n"
+            "usage: nandkit badblocks IMAGE|/dev/mtdN [--geometry P,O,N[,B] | --chip NAME]\n"
+            "                         [--scan] [--write-bbt] [--mark BLOCK] [--json]\n\n"
             "Reads the Linux-compatible bad-block table (main \"Bbt0\" and mirror \"1tbB\" in the\n"
-            "last 4 blocks); when there is none, scans the factory markers and writes both\n"
-            "tables. Lists every bad block (factory or worn) and where the tables are.\n\n"
+            "last 4 blocks); when there is none, scans the factory markers. Lists every bad\n"
+            "block (factory or worn) and where the tables are. By default it only looks:\n"
+            "nothing is written to the image or device, and no sidecar is created. With\n"
+            "--write-bbt it writes the tables when they are missing (or rebuilt by --scan),\n"
+            "and says which blocks it wrote.\n\n"
             "Options:\n" NK_TOOL_IMAGE_HELP
             "  --scan                  ignore the tables on flash; rebuild them from the markers\n"
-            "  --dry-run               change nothing on flash; report what would be written\n"
-            "  --mark BLOCK            retire BLOCK (marker + new table version)\n"
-            "  --json                  machine-readable output\n");
+            "  -w, --write-bbt         write the tables (into the last good blocks of the last 4)\n"
+            "  --dry-run               change nothing on flash (the default; kept for scripts)\n"
+            "  --mark BLOCK            retire BLOCK (marker + new table version; needs\n"
+            "                          --write-bbt)\n"
+            "  -j, --json              machine-readable output\n");
 }
 
 static const char *nk_state_name(int state)
@@ -54,25 +60,31 @@ static int nk_badblocks_save(struct nk_tool_image *image, struct nk_tool_save *s
 
 static int nk_badblocks_run(int argc, char **argv)
 {
-    static const struct option options[] = {
-        NK_TOOL_IMAGE_LONG_OPTIONS,          {"scan", no_argument, NULL, 's'},
-        {"dry-run", no_argument, NULL, 'n'}, {"mark", required_argument, NULL, 'm'},
-        {"json", no_argument, NULL, 'j'},    {NULL, 0, NULL, 0}};
+    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
+                                            {"scan", no_argument, NULL, 's'},
+                                            {"dry-run", no_argument, NULL, 'n'},
+                                            {"mark", required_argument, NULL, 'm'},
+                                            {"json", no_argument, NULL, 'j'},
+                                            {"write-bbt", no_argument, NULL, 'w'},
+                                            {NULL, 0, NULL, 0}};
     struct nk_tool_image_opts opts;
     nk_tool_image_opts_init(&opts);
     struct nk_bbt_config config;
     memset(&config, 0, sizeof config);
-    bool json = false, mark = false;
+    bool json = false, mark = false, write_bbt = false, dry_run_given = false;
     uint64_t mark_block = 0;
     int opt;
     optind = 1;
-    while ((opt = nk_tool_getopt(argc, argv, "", options, &opts, "badblocks")) > 0) {
+    while ((opt = nk_tool_getopt(argc, argv, "wj", options, &opts, "badblocks")) > 0) {
         switch (opt) {
         case 's':
             config.force_scan = true;
             break;
         case 'n':
-            config.dry_run = true;
+            dry_run_given = true;
+            break;
+        case 'w':
+            write_bbt = true;
             break;
         case 'm':
             if (!nk_tool_parse_u64(optarg, &mark_block))
@@ -93,6 +105,12 @@ static int nk_badblocks_run(int argc, char **argv)
     opts.path = argv[optind++];
     if (optind < argc)
         return nk_tool_fail("badblocks: unexpected argument '%s'", argv[optind]);
+    if (write_bbt && dry_run_given)
+        return nk_tool_fail("badblocks: --write-bbt and --dry-run contradict each other");
+    if (mark && !write_bbt)
+        return nk_tool_fail("--mark %llu writes the bad-block table: add --write-bbt",
+                            (unsigned long long)mark_block);
+    config.dry_run = !write_bbt;
     opts.read_only = config.dry_run;
 
     /* An image file changes in a copy beside it, renamed over it at the
@@ -104,7 +122,7 @@ static int nk_badblocks_run(int argc, char **argv)
     if (!opts.read_only && !nk_tool_path_is_mtd(opts.path)) {
         struct nk_tool_image_opts check = opts;
         check.read_only = true;
-        int status = nk_tool_image_open(&image, &check);
+        int status = nk_tool_flash_open(&image, &check, json);
         if (status)
             return status;
         nk_tool_image_close(&image);
@@ -113,7 +131,7 @@ static int nk_badblocks_run(int argc, char **argv)
             return status;
         opts.path = save.tmp;
     }
-    int status = nk_tool_image_open(&image, &opts);
+    int status = nk_tool_flash_open(&image, &opts, json || save.tmp);
     if (status) {
         nk_tool_save_abort(&save);
         return status;
@@ -155,7 +173,6 @@ static int nk_badblocks_run(int argc, char **argv)
         return code;
     }
     const struct nk_bbt_info *info = &bbt.info;
-    const char *verb = config.dry_run ? "would write" : "wrote";
     if (json) {
         printf("{\"blocks\":%u,\"main_block\":%d,\"main_version\":%u,\"mirror_block\":%d,"
                "\"mirror_version\":%u,\"scanned\":%s,\"main_written\":%s,\"mirror_written\":%s,"
@@ -187,8 +204,10 @@ static int nk_badblocks_run(int argc, char **argv)
                    info->mirror_written ? (config.dry_run ? " (would write)" : " (written)") : "");
         else
             printf("none\n");
-        if (info->scanned)
-            printf("source       factory-marker scan (%s both tables)\n", verb);
+        if (info->scanned && config.dry_run)
+            printf("source       factory-marker scan (tables not written: add --write-bbt)\n");
+        else if (info->scanned)
+            printf("source       factory-marker scan (wrote both tables)\n");
         else
             printf("source       table on flash%s\n", info->scrubbed ? " (scrubbed)" : "");
         unsigned count = 0;

@@ -13,15 +13,17 @@
 static void nk_dump_help(FILE *out)
 {
     fprintf(out, "usage: nandkit dump IMAGE --page N (--geometry P,O,N[,B] | --chip NAME)\n"
-                 "                    [--layout L] [--raw]\n\n"
+                 "                    [--layout L] [--raw] [--json]\n\n"
                  "Prints page N of the image: data and OOB in hex as stored, then the result of\n"
                  "reading it through the layout's ECC (clean, bitflips corrected, uncorrectable,\n"
                  "or no ECC for mkyaffs2), then the page's YAFFS2 tags where --layout puts them,\n"
                  "decoded: sequence number, object, chunk, byte count, the extra header fields,\n"
-                 "what the page is, and the tags ECC status.\n\n"
+                 "what the page is, and the tags ECC status. A page of a bad block is shown as\n"
+                 "stored, with \"block N is bad\" instead of an ECC verdict on its junk.\n\n"
                  "Options:\n" NK_TOOL_IMAGE_HELP
                  "  --page N                page number (0 = block 0, page 0)\n"
-                 "  --raw                   skip the ECC check\n");
+                 "  --raw                   skip the ECC check\n"
+                 "  -j, --json              machine-readable output (data and OOB in hex)\n");
 }
 
 static int nk_dump_run(int argc, char **argv)
@@ -29,21 +31,24 @@ static int nk_dump_run(int argc, char **argv)
     static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
                                             {"page", required_argument, NULL, 'p'},
                                             {"raw", no_argument, NULL, 'r'},
+                                            {"json", no_argument, NULL, 'j'},
                                             {NULL, 0, NULL, 0}};
     struct nk_tool_image_opts opts;
     nk_tool_image_opts_init(&opts);
     opts.read_only = true;
     uint64_t page = 0;
-    bool have_page = false, raw = false;
+    bool have_page = false, raw = false, json = false;
     int opt;
     optind = 1;
-    while ((opt = nk_tool_getopt(argc, argv, "", options, &opts, "dump")) > 0) {
+    while ((opt = nk_tool_getopt(argc, argv, "j", options, &opts, "dump")) > 0) {
         if (opt == 'p') {
             if (!nk_tool_parse_u64(optarg, &page))
                 return nk_tool_fail("bad --page '%s': expected a page number", optarg);
             have_page = true;
         } else if (opt == 'r') {
             raw = true;
+        } else if (opt == 'j') {
+            json = true;
         } else {
             return nk_tool_fail("dump: unknown option (see nandkit dump --help)");
         }
@@ -80,31 +85,72 @@ static int nk_dump_run(int argc, char **argv)
                              nk_strerror(err));
     }
     uint32_t ppb = nk_nand_pages_per_block(nand);
-    printf("page %llu (block %llu, page %llu of %u)\n", (unsigned long long)page,
-           (unsigned long long)(page / ppb), (unsigned long long)(page % ppb), ppb);
+    uint32_t block = (uint32_t)(page / ppb);
+    /* Markers mean nothing where the layout keeps tags at OOB 0. */
+    int bad = image.layout == NK_FS_LAYOUT_MKYAFFS2 ? 0 : nk_nand_block_is_bad(nand, block);
+    char verdict[160] = "";
+    const char *verdict_key = "not-checked";
+    unsigned flips = 0;
+    if (bad == 1) {
+        snprintf(verdict, sizeof verdict,
+                 "not checked: block %u is bad (what it holds is not data)", block);
+        verdict_key = "bad-block";
+    } else if (!raw) {
+        if (nand->ecc.placement == NK_ECC_PLACEMENT_NONE) {
+            snprintf(verdict, sizeof verdict, "none (layout has no data ECC)");
+            verdict_key = "none";
+        } else {
+            uint8_t *check = malloc(page_size);
+            err = nk_nand_read_page(nand, (uint32_t)page, check, NULL, NK_OOB_PLACE);
+            free(check);
+            flips = nk_nand_last_bitflips(nand);
+            if (err == -NK_EBADMSG) {
+                snprintf(verdict, sizeof verdict, "%s, uncorrectable", nand->ecc.name);
+                verdict_key = "uncorrectable";
+            } else if (err > 0 && nk_nand_scrub_advised(nand, err)) {
+                snprintf(verdict, sizeof verdict,
+                         "%s, %d bitflip(s) corrected (at scrub threshold)", nand->ecc.name, err);
+                verdict_key = "corrected";
+            } else if (err > 0) {
+                snprintf(verdict, sizeof verdict, "%s, %d bitflip(s) corrected", nand->ecc.name,
+                         err);
+                verdict_key = "corrected";
+            } else if (err == 0) {
+                snprintf(verdict, sizeof verdict, "%s, clean", nand->ecc.name);
+                verdict_key = "clean";
+            } else {
+                snprintf(verdict, sizeof verdict, "read failed: %s", nk_strerror(err));
+                verdict_key = "error";
+            }
+        }
+    }
+    if (json) {
+        printf("{\"page\":%llu,\"block\":%u,\"page_in_block\":%llu,\"bad_block\":%s,"
+               "\"ecc\":{\"engine\":\"%s\",\"status\":\"%s\",\"bitflips\":%u},\"data\":\"",
+               (unsigned long long)page, block, (unsigned long long)(page % ppb),
+               bad == 1 ? "true" : "false", nand->ecc.name ? nand->ecc.name : "none", verdict_key,
+               flips);
+        for (uint32_t i = 0; i < page_size; i++)
+            printf("%02x", data[i]);
+        printf("\",\"oob\":\"");
+        for (uint32_t i = 0; i < oob_size; i++)
+            printf("%02x", oob[i]);
+        printf("\"}\n");
+        free(data);
+        free(oob);
+        nk_tool_image_close(&image);
+        return 0;
+    }
+    printf("page %llu (block %u, page %llu of %u)\n", (unsigned long long)page, block,
+           (unsigned long long)(page % ppb), ppb);
     printf("data (%u bytes):\n", page_size);
     nk_tool_hexdump(stdout, data, page_size, 0);
     printf("oob (%u bytes):\n", oob_size);
     nk_tool_hexdump(stdout, oob, oob_size, page_size);
-
-    if (!raw) {
-        if (nand->ecc.placement == NK_ECC_PLACEMENT_NONE) {
-            printf("ecc: none (layout has no data ECC)\n");
-        } else {
-            err = nk_nand_read_page(nand, (uint32_t)page, data, NULL, NK_OOB_PLACE);
-            if (err == -NK_EBADMSG)
-                printf("ecc: %s, uncorrectable\n", nand->ecc.name);
-            else if (nk_nand_scrub_advised(nand, err))
-                printf("ecc: %s, %d bitflip(s) corrected (at scrub threshold)\n", nand->ecc.name,
-                       err);
-            else if (err > 0)
-                printf("ecc: %s, %d bitflip(s) corrected\n", nand->ecc.name, err);
-            else if (err == 0)
-                printf("ecc: %s, clean\n", nand->ecc.name);
-            else
-                printf("ecc: read failed: %s\n", nk_strerror(err));
-        }
-    }
+    if (verdict[0])
+        printf("ecc: %s\n", verdict);
+    if (bad == 1)
+        raw = true; /* no tags to decode in junk */
     if (!raw) {
         struct nk_fs_config fs_config;
         memset(&fs_config, 0, sizeof fs_config);

@@ -40,7 +40,9 @@ static void nk_ecc_help(FILE *out)
             "                  bch8-512, bch8-1024, bch16-1024: Linux's software BCH)\n"
             "  --ecc HEX,...   the stored codes, one per step, comma-separated\n"
             "  --ecc-file F    the stored codes, one per line (e.g. calc's output)\n"
-            "  -o, --output OUT  where correct writes the corrected data\n");
+            "  -o, --output OUT  where correct writes the corrected data\n"
+            "  -j, --json      one JSON document instead of lines: calc {\"codes\": [...]},\n"
+            "                  check/correct {\"steps\": [{\"status\", \"bits\"}...]}\n");
 }
 
 /* A scheme ready to run: an engine and, for BCH, its codec. */
@@ -198,15 +200,15 @@ enum nk_ecc_action { NK_ECC_CALC, NK_ECC_CORRECT, NK_ECC_CHECK };
 
 static int nk_ecc_run(int argc, char **argv)
 {
-    static const struct option options[] = {{"scheme", required_argument, NULL, 's'},
-                                            {"ecc", required_argument, NULL, 'e'},
-                                            {"ecc-file", required_argument, NULL, 'f'},
-                                            {"output", required_argument, NULL, 'o'},
-                                            {NULL, 0, NULL, 0}};
+    static const struct option options[] = {
+        {"scheme", required_argument, NULL, 's'},   {"ecc", required_argument, NULL, 'e'},
+        {"ecc-file", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+        {"json", no_argument, NULL, 'j'},           {NULL, 0, NULL, 0}};
     const char *scheme_name = NULL, *ecc_list = NULL, *ecc_file = NULL, *output = NULL;
+    bool json = false;
     int opt;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "o:j", options, NULL)) != -1) {
         switch (opt) {
         case 's':
             scheme_name = optarg;
@@ -219,6 +221,9 @@ static int nk_ecc_run(int argc, char **argv)
             break;
         case 'o':
             output = optarg;
+            break;
+        case 'j':
+            json = true;
             break;
         default:
             return nk_tool_fail("ecc: unknown option (see nandkit ecc --help)");
@@ -274,12 +279,22 @@ static int nk_ecc_run(int argc, char **argv)
 
     if (action == NK_ECC_CALC) {
         uint8_t code[NK_ECC_MAX_BYTES_PER_STEP];
+        if (json)
+            printf("{\"scheme\":\"%s\",\"step_bytes\":%u,\"steps\":%u,\"codes\":[", scheme_name,
+                   step, steps);
         for (unsigned s = 0; s < steps; s++) {
             engine->ops->calculate(engine, data + (size_t)s * step, code);
+            if (json)
+                printf("%s\"", s ? "," : "");
             for (unsigned i = 0; i < bytes; i++)
                 printf("%02x", code[i]);
-            putchar('\n');
+            if (json)
+                putchar('"');
+            else
+                putchar('\n');
         }
+        if (json)
+            printf("]}\n");
         status = fflush(stdout) ? nk_tool_error("cannot write the output") : 0;
         goto out;
     }
@@ -318,20 +333,36 @@ static int nk_ecc_run(int argc, char **argv)
         goto out;
 
     bool any_uncorrectable = false;
+    unsigned uncorrectable = 0, corrected_bits = 0;
     uint8_t calc[NK_ECC_MAX_BYTES_PER_STEP];
+    if (json)
+        printf("{\"scheme\":\"%s\",\"step_bytes\":%u,\"steps\":[", scheme_name, step);
     for (unsigned s = 0; s < steps; s++) {
         uint8_t *chunk = data + (size_t)s * step;
         engine->ops->calculate(engine, chunk, calc);
         int ret = engine->ops->correct(engine, chunk, codes + (size_t)s * bytes, calc);
-        if (ret == 0) {
+        if (json)
+            printf("%s{\"step\":%u,\"status\":\"%s\",\"bits\":%d}", s ? "," : "", s,
+                   ret == 0  ? "clean"
+                   : ret > 0 ? "corrected"
+                             : "uncorrectable",
+                   ret > 0 ? ret : 0);
+        else if (ret == 0)
             printf("clean\n");
-        } else if (ret > 0) {
+        else if (ret > 0)
             printf("corrected %d\n", ret);
-        } else {
+        else
             printf("uncorrectable\n");
+        if (ret > 0)
+            corrected_bits += (unsigned)ret;
+        if (ret < 0) {
             any_uncorrectable = true;
+            uncorrectable++;
         }
     }
+    if (json)
+        printf("],\"corrected_bits\":%u,\"uncorrectable_steps\":%u}\n", corrected_bits,
+               uncorrectable);
     if (fflush(stdout)) {
         status = nk_tool_error("cannot write the output");
         goto out;

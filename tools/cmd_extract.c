@@ -28,7 +28,9 @@ static void nk_extract_help(FILE *out)
             "modification times are kept; owners too when run as root. Nothing already in\n"
             "DEST_DIR is followed when it is a symbolic link: entries are created relative to\n"
             "their directory, never through a link this extraction did not create, as tar\n"
-            "does by default.\n\n"
+            "does by default. A file with a chunk that fails its ECC is still extracted whole,\n"
+            "the unreadable bytes as zeros, and named on stderr with how many bytes could not\n"
+            "be read.\n\n"
             "Options:\n" NK_TOOL_IMAGE_HELP
             "\nExit status: 0 extracted, 1 something could not be read or written, 2 bad input.\n");
 }
@@ -45,6 +47,7 @@ struct nk_extract {
     struct nk_link_seen *links; /* files with hard links: first name */
     size_t link_count, link_cap;
     uint8_t *buf;
+    unsigned incomplete; /* files not read fully */
 };
 
 /* Every entry is made relative to the file descriptor of its directory,
@@ -144,15 +147,42 @@ static void nk_extract_file(struct nk_extract *x, const char *path, int dir_fd, 
         nk_fs_file_close(&file);
         return;
     }
-    int32_t n;
-    while ((n = nk_fs_file_read(&file, x->buf, 65536)) > 0) {
+    /* Read on past a chunk that fails its ECC: its bytes become zeros, and
+     * the file is reported as not read fully instead of left short. */
+    uint64_t offset = 0, unreadable = 0, first_bad = 0;
+    bool write_failed = false;
+    while (offset < st->size && !write_failed) {
+        size_t want = st->size - offset < 65536 ? (size_t)(st->size - offset) : 65536;
+        int32_t n = nk_fs_file_pread(&file, x->buf, want, offset);
+        if (n == 0)
+            break;
+        if (n < 0) {
+            /* Find the unreadable part in 512-byte steps. */
+            want = want < 512 ? want : 512;
+            n = nk_fs_file_pread(&file, x->buf, want, offset);
+            if (n < 0) {
+                if (!unreadable)
+                    first_bad = offset;
+                unreadable += want;
+                memset(x->buf, 0, want);
+                n = (int32_t)want;
+            }
+        }
         if (write(fd, x->buf, (size_t)n) != n) {
             nk_extract_warn(x, "cannot write", host, errno);
-            break;
+            write_failed = true;
         }
+        offset += (uint64_t)n;
     }
-    if (n < 0)
-        nk_extract_warn(x, "cannot read", path, n);
+    if (unreadable) {
+        fprintf(stderr,
+                "nandkit: %s: %llu of %llu bytes unreadable (uncorrectable ECC), the first at "
+                "byte %llu; written as zeros\n",
+                path, (unsigned long long)unreadable, (unsigned long long)st->size,
+                (unsigned long long)first_bad);
+        x->status = 1;
+        x->incomplete++;
+    }
     nk_fs_file_close(&file);
     nk_extract_attrs_fd(x, fd, host, st);
     if (close(fd) != 0)
@@ -343,6 +373,8 @@ static int nk_extract_run(int argc, char **argv)
         nk_extract_dir(&x, "/", dest_fd, dest, 0);
     else
         x.status = nk_tool_error("out of memory");
+    if (x.incomplete)
+        fprintf(stderr, "nandkit: %u file(s) could not be read fully (see above)\n", x.incomplete);
     if (nk_tool_fs_damage(&t) && !x.status)
         x.status = 1;
     close(dest_fd);

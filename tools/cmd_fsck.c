@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fsimage.h"
 #include "nandkit/error.h"
@@ -12,45 +13,122 @@ static void nk_fsck_help(FILE *out)
 {
     fprintf(out,
             "usage: nandkit fsck IMAGE (--geometry P,O,N[,B] | --chip NAME) [--layout L]\n"
-            "                    [--quiet]\n\n"
+            "                    [--quiet] [--json]\n\n"
             "Mounts the YAFFS2 file system in IMAGE read-only and checks it: tags that fail\n"
             "their ECC or make no sense, torn pages, blocks with bad sequence numbers, object\n"
             "headers that fail the data ECC or hold an unknown type or an unusable name, data\n"
             "chunks without a live file (dangling), objects without a usable parent (orphans,\n"
             "put in lost+found), hard links without a target, duplicate names in a directory,\n"
             "and the data ECC of every live chunk. Stale chunks, checkpoint blocks and\n"
-            "factory-bad blocks are normal and not problems.\n\n"
-            "Options:\n" NK_TOOL_IMAGE_HELP "  --quiet                 only the summary line\n\n"
+            "factory-bad blocks are normal and not problems. A problem about an object names\n"
+            "its path when the object is reachable from the root.\n\n"
+            "Options:\n" NK_TOOL_IMAGE_HELP "  -q, --quiet             only the summary line\n"
+            "  -j, --json              machine-readable report\n\n"
             "Exit status: 0 clean, 1 problems found (each reported on its own line), 2 bad\n"
             "input.\n");
 }
 
 struct nk_fsck {
-    bool quiet;
+    bool quiet, json;
+    struct nk_fs_problem *problems; /* as met; printed after the tree is walked */
+    size_t count, cap;
+    /* obj_id -> path, from a walk of the tree */
+    struct nk_fsck_name {
+        uint32_t obj_id;
+        char *path;
+    } * names;
+    size_t name_count, name_cap;
 };
 
 static void nk_fsck_report(void *ctx, const struct nk_fs_problem *problem)
 {
     struct nk_fsck *f = ctx;
-    if (f->quiet)
+    if (f->count == f->cap) {
+        size_t cap = f->cap ? 2 * f->cap : 64;
+        struct nk_fs_problem *grown = realloc(f->problems, cap * sizeof *grown);
+        if (!grown)
+            return;
+        f->problems = grown;
+        f->cap = cap;
+    }
+    f->problems[f->count++] = *problem;
+}
+
+static void nk_fsck_name_add(struct nk_fsck *f, uint32_t obj_id, const char *path)
+{
+    if (f->name_count == f->name_cap) {
+        size_t cap = f->name_cap ? 2 * f->name_cap : 256;
+        struct nk_fsck_name *grown = realloc(f->names, cap * sizeof *grown);
+        if (!grown)
+            return;
+        f->names = grown;
+        f->name_cap = cap;
+    }
+    f->names[f->name_count].obj_id = obj_id;
+    f->names[f->name_count].path = strdup(path);
+    f->name_count++;
+}
+
+/* Records the path of every object reachable from `path`. */
+static void nk_fsck_walk(struct nk_fsck *f, struct nk_fs *fs, const char *path, unsigned depth)
+{
+    struct nk_fs_dir dir;
+    if (depth > 256 || nk_fs_dir_open(fs, &dir, path) != 0)
         return;
-    char line[256];
-    nk_fs_problem_format(problem, line, sizeof line);
-    printf("problem: %s\n", line);
+    size_t first = f->name_count;
+    struct nk_fs_dirent entry;
+    int err;
+    while ((err = nk_fs_dir_read(&dir, &entry)) != 0) {
+        if (err < 0)
+            continue;
+        char child[8192];
+        nk_tool_path_join(child, sizeof child, path, entry.name);
+        nk_fsck_name_add(f, entry.obj_id, child);
+    }
+    nk_fs_dir_close(&dir);
+    size_t last = f->name_count;
+    for (size_t i = first; i < last; i++) {
+        struct nk_fs_stat st;
+        if (nk_fs_lstat(fs, f->names[i].path, &st) == 0 && st.type == NK_FS_TYPE_DIR)
+            nk_fsck_walk(f, fs, f->names[i].path, depth + 1);
+    }
+}
+
+static const char *nk_fsck_path(const struct nk_fsck *f, uint32_t obj_id)
+{
+    if (obj_id == 0)
+        return NULL;
+    for (size_t i = 0; i < f->name_count; i++)
+        if (f->names[i].obj_id == obj_id)
+            return f->names[i].path;
+    return NULL;
+}
+
+static void nk_fsck_free(struct nk_fsck *f)
+{
+    for (size_t i = 0; i < f->name_count; i++)
+        free(f->names[i].path);
+    free(f->names);
+    free(f->problems);
 }
 
 static int nk_fsck_run(int argc, char **argv)
 {
-    static const struct option options[] = {
-        NK_TOOL_IMAGE_LONG_OPTIONS, {"quiet", no_argument, NULL, 'q'}, {NULL, 0, NULL, 0}};
+    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
+                                            {"quiet", no_argument, NULL, 'q'},
+                                            {"json", no_argument, NULL, 'j'},
+                                            {NULL, 0, NULL, 0}};
     struct nk_tool_image_opts opts;
     nk_tool_image_opts_init(&opts);
-    struct nk_fsck f = {false};
+    struct nk_fsck f;
+    memset(&f, 0, sizeof f);
     int opt;
     optind = 1;
-    while ((opt = nk_tool_getopt(argc, argv, "q", options, &opts, "fsck")) > 0) {
+    while ((opt = nk_tool_getopt(argc, argv, "qj", options, &opts, "fsck")) > 0) {
         if (opt == 'q')
             f.quiet = true;
+        else if (opt == 'j')
+            f.json = true;
         else
             return nk_tool_fail("fsck: unknown option (see nandkit fsck --help)");
     }
@@ -62,38 +140,98 @@ static int nk_fsck_run(int argc, char **argv)
 
     struct nk_tool_fs t;
     int status = nk_tool_fs_open(&t, &opts, nk_fsck_report, &f);
-    if (status)
+    if (status) {
+        /* What the mount met before it gave up still helps. */
+        for (size_t i = 0; !f.quiet && !f.json && i < f.count; i++) {
+            char line[256];
+            nk_fs_problem_format(&f.problems[i], line, sizeof line);
+            printf("problem: %s\n", line);
+        }
+        nk_fsck_free(&f);
         return status;
+    }
+    if (!f.json)
+        nk_tool_ecc_note(&t.image.part);
     struct nk_fs_check_result result;
     int err = nk_fs_check(&t.fs, &result);
     if (err) {
         nk_tool_fs_close(&t);
+        nk_fsck_free(&f);
         return nk_tool_error("check stopped: %s", nk_strerror(err));
     }
+    nk_fsck_name_add(&f, NK_FS_OBJ_ROOT, "/");
+    nk_fsck_walk(&f, &t.fs, "/", 0);
     const struct nk_fs_mount_stats *s = &t.fs.stats;
-    if (!f.quiet) {
-        printf("blocks: %u in use (%u read from summaries), %u empty, %u checkpoint, %u bad, "
-               "%u junk\n",
-               s->blocks_in_use, s->blocks_from_summary, s->blocks_empty, s->blocks_checkpoint,
-               s->blocks_bad, s->blocks_bad_sequence);
-        printf("objects: %u (%u files, %u directories, %u symlinks, %u hard links, %u special), "
-               "%u in lost+found\n",
-               s->objects, s->files, s->dirs, s->symlinks, s->hardlinks, s->specials, s->orphans);
-        printf("chunks: %u written, %u live; %u read through the ECC, %u with corrected "
-               "bitflips (%llu bits); tags: %u corrected\n",
-               s->chunks_seen, s->chunks_live, result.chunks_read, result.chunks_corrected,
-               (unsigned long long)result.bitflips_corrected, s->tags_corrected);
-        for (unsigned k = 0; k < NK_FS_PROBLEM_KIND_COUNT; k++) {
-            if (result.problems[k])
-                printf("  %-20s %u\n", nk_fs_problem_name((enum nk_fs_problem_kind)k),
-                       result.problems[k]);
+    if (f.json) {
+        printf("{\"image\":");
+        nk_tool_json_string(stdout, opts.path);
+        printf(",\"problem_total\":%u,\"blocks\":{\"in_use\":%u,\"empty\":%u,"
+               "\"checkpoint\":%u,\"bad\":%u,\"junk\":%u},\"objects\":{\"total\":%u,"
+               "\"files\":%u,\"directories\":%u,\"symlinks\":%u,\"hard_links\":%u,"
+               "\"special\":%u,\"lost_and_found\":%u},\"chunks\":{\"written\":%u,\"live\":%u,"
+               "\"read\":%u,\"corrected\":%u,\"bitflips_corrected\":%llu},\"problems\":[",
+               result.problem_total, s->blocks_in_use, s->blocks_empty, s->blocks_checkpoint,
+               s->blocks_bad, s->blocks_bad_sequence, s->objects, s->files, s->dirs, s->symlinks,
+               s->hardlinks, s->specials, s->orphans, s->chunks_seen, s->chunks_live,
+               result.chunks_read, result.chunks_corrected,
+               (unsigned long long)result.bitflips_corrected);
+        for (size_t i = 0; i < f.count; i++) {
+            const struct nk_fs_problem *p = &f.problems[i];
+            char line[256];
+            nk_fs_problem_format(p, line, sizeof line);
+            printf("%s{\"kind\":\"%s\",\"obj_id\":%u,\"chunk_id\":%u,", i ? "," : "",
+                   nk_fs_problem_name(p->kind), p->obj_id, p->chunk_id);
+            if (p->block != NK_FS_NONE)
+                printf("\"block\":%u,", p->block);
+            if (p->page != NK_FS_NONE)
+                printf("\"page\":%u,", p->page);
+            const char *path = nk_fsck_path(&f, p->obj_id);
+            printf("\"path\":");
+            if (path)
+                nk_tool_json_string(stdout, path);
+            else
+                printf("null");
+            printf(",\"text\":");
+            nk_tool_json_string(stdout, line);
+            printf("}");
         }
+        printf("]}\n");
+    } else {
+        for (size_t i = 0; !f.quiet && i < f.count; i++) {
+            char line[256];
+            nk_fs_problem_format(&f.problems[i], line, sizeof line);
+            const char *path = nk_fsck_path(&f, f.problems[i].obj_id);
+            if (path)
+                printf("problem: %s: %s\n", path, line);
+            else
+                printf("problem: %s\n", line);
+        }
+        if (!f.quiet) {
+            printf("blocks: %u in use (%u read from summaries), %u empty, %u checkpoint, %u bad, "
+                   "%u junk\n",
+                   s->blocks_in_use, s->blocks_from_summary, s->blocks_empty, s->blocks_checkpoint,
+                   s->blocks_bad, s->blocks_bad_sequence);
+            printf("objects: %u (%u files, %u directories, %u symlinks, %u hard links, %u "
+                   "special), %u in lost+found\n",
+                   s->objects, s->files, s->dirs, s->symlinks, s->hardlinks, s->specials,
+                   s->orphans);
+            printf("chunks: %u written, %u live; %u read through the ECC, %u with corrected "
+                   "bitflips (%llu bits); tags: %u corrected\n",
+                   s->chunks_seen, s->chunks_live, result.chunks_read, result.chunks_corrected,
+                   (unsigned long long)result.bitflips_corrected, s->tags_corrected);
+            for (unsigned k = 0; k < NK_FS_PROBLEM_KIND_COUNT; k++) {
+                if (result.problems[k])
+                    printf("  %-20s %u\n", nk_fs_problem_name((enum nk_fs_problem_kind)k),
+                           result.problems[k]);
+            }
+        }
+        if (!f.quiet)
+            nk_tool_fs_list_at_risk(&t, stdout);
+        printf("%s: %u problem%s\n", opts.path, result.problem_total,
+               result.problem_total == 1 ? "" : "s");
     }
-    if (!f.quiet)
-        nk_tool_fs_list_at_risk(&t, stdout);
-    printf("%s: %u problem%s\n", opts.path, result.problem_total,
-           result.problem_total == 1 ? "" : "s");
     nk_tool_fs_close(&t);
+    nk_fsck_free(&f);
     return result.problem_total ? 1 : 0;
 }
 

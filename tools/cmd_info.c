@@ -5,20 +5,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
+#include "flashio.h"
 #include "image.h"
 #include "nandkit/bbt.h"
 #include "nandkit/error.h"
+#include "nandkit/fs.h"
 #include "tool.h"
 
 static void nk_info_help(FILE *out)
 {
     fprintf(out,
             "usage: nandkit info --chip NAME [--json]\n"
-            "       nandkit info IMAGE (--geometry P,O,N[,B] | --chip NAME) [--json]\n\n"
+            "       nandkit info IMAGE (--geometry P,O,N[,B] | --chip NAME) [--json]\n"
+            "       nandkit info /dev/mtdN [--json]\n\n"
             "Identifies a simulated chip through the controller interface (RESET, READ ID,\n"
             "ONFI/JEDEC parameter page or the legacy ID table) and prints its geometry, IDs,\n"
-            "ONFI data, timings and factory-bad blocks. With IMAGE, describes the image file\n"
-            "with the given geometry.\n\n"
+            "ONFI data, timings and factory-bad blocks. With IMAGE and --geometry, reports\n"
+            "only what the file says: geometry, how much of it is present or erased, bad-block\n"
+            "markers, bad-block tables and a guess at the YAFFS2 layout (no ID or timing: an\n"
+            "image carries none). IMAGE with --chip describes it as that preset. Only reads.\n\n"
             "Options:\n" NK_TOOL_IMAGE_HELP "  --json                  machine-readable output\n");
 }
 
@@ -174,6 +181,195 @@ static void nk_info_print_json(const struct nk_chip_info *info, uint32_t bad)
     printf("]}\n");
 }
 
+/* ----- an image without --chip: what the file itself says ------------------ */
+
+/* Reads a little-endian u32. */
+static uint32_t nk_info_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* YAFFS2 packed tags: a block sequence number in range, an object id below
+ * 2^18 (the top 4 bits may carry the type of a header), and either a data
+ * chunk of at most a page or a header (chunk id bit 31). Random data passes
+ * about once in a thousand pages. */
+static bool nk_info_tags_at(const uint8_t *p, uint32_t page_size)
+{
+    uint32_t seq = nk_info_le32(p), obj = nk_info_le32(p + 4) & 0x0fffffffu;
+    uint32_t chunk = nk_info_le32(p + 8), bytes = nk_info_le32(p + 12);
+    if (seq < NK_FS_SEQ_LOWEST || seq > NK_FS_SEQ_HIGHEST || obj == 0 || obj >= (1u << 18))
+        return false;
+    return (chunk & 0x80000000u) || bytes <= page_size;
+}
+
+struct nk_info_scan {
+    uint32_t present_blocks; /* blocks the file holds */
+    uint32_t erased_blocks;  /* of those, first page all 0xFF */
+    uint32_t marked_bad;     /* non-0xFF marker byte in a marker page */
+    uint32_t first_marked[8];
+    uint32_t sampled; /* programmed first pages looked at */
+    uint32_t tags_linux, tags_mkyaffs2, tags_inband;
+    int bbt_main, bbt_mirror; /* block of "Bbt0" / "1tbB", -1 none */
+    uint8_t bbt_main_version, bbt_mirror_version;
+};
+
+static int nk_info_scan_image(struct nk_nand *nand, uint64_t file_size, struct nk_info_scan *scan)
+{
+    const struct nk_chip_info *info = &nand->chip.info;
+    uint32_t page_size = info->page_size, oob_size = info->oob_size, ppb = info->pages_per_block;
+    uint64_t block_bytes = (uint64_t)(page_size + oob_size) * ppb;
+    memset(scan, 0, sizeof *scan);
+    scan->bbt_main = scan->bbt_mirror = -1;
+    scan->present_blocks = (uint32_t)((file_size + block_bytes - 1) / block_bytes);
+    if (scan->present_blocks > info->blocks)
+        scan->present_blocks = info->blocks;
+    uint8_t *data = malloc(page_size), *oob = malloc(oob_size);
+    int err = 0;
+    /* Every block, also past the file's end: a sidecar may know bad blocks there. */
+    for (uint32_t b = 0; b < info->blocks && !err; b++) {
+        err = nk_nand_read_page(nand, b * ppb, data, oob, NK_OOB_RAW);
+        if (err < 0)
+            break;
+        err = 0;
+        bool erased = true;
+        for (uint32_t i = 0; i < page_size && erased; i++)
+            erased = data[i] == 0xff;
+        for (uint32_t i = 0; i < oob_size && erased; i++)
+            erased = oob[i] == 0xff;
+        if (erased) {
+            scan->erased_blocks++;
+            continue;
+        }
+        uint8_t marker2 = 0xff;
+        if (info->bbm_pages & NK_BBM_SECOND_PAGE)
+            nk_nand_read_raw_bytes(nand, b * ppb + 1, page_size + info->bbm_offset, &marker2, 1);
+        if (oob[info->bbm_offset] != 0xff || marker2 != 0xff) {
+            if (scan->marked_bad < 8)
+                scan->first_marked[scan->marked_bad] = b;
+            scan->marked_bad++;
+        }
+        if (oob_size >= 12 && memcmp(oob + 8, "Bbt0", 4) == 0) {
+            scan->bbt_main = (int)b;
+            scan->bbt_main_version = oob[12];
+            continue;
+        }
+        if (oob_size >= 12 && memcmp(oob + 8, "1tbB", 4) == 0) {
+            scan->bbt_mirror = (int)b;
+            scan->bbt_mirror_version = oob[12];
+            continue;
+        }
+        scan->sampled++;
+        if (oob_size >= 18 && nk_info_tags_at(oob + 2, page_size))
+            scan->tags_linux++;
+        if (oob_size >= 16 && nk_info_tags_at(oob, page_size))
+            scan->tags_mkyaffs2++;
+        if (nk_info_tags_at(data + page_size - 16, page_size))
+            scan->tags_inband++;
+    }
+    free(data);
+    free(oob);
+    return err;
+}
+
+static const char *nk_info_layout_guess(const struct nk_info_scan *scan, uint32_t *hits)
+{
+    *hits = 0;
+    if (!scan->sampled)
+        return NULL;
+    const char *name = NULL;
+    if (scan->tags_linux > *hits) {
+        *hits = scan->tags_linux;
+        name = "linux";
+    }
+    if (scan->tags_mkyaffs2 > *hits) {
+        *hits = scan->tags_mkyaffs2;
+        name = "mkyaffs2";
+    }
+    if (scan->tags_inband > *hits) {
+        *hits = scan->tags_inband;
+        name = "inband";
+    }
+    return *hits * 2 > scan->sampled ? name : NULL;
+}
+
+/* `info IMAGE --geometry`: geometry, fill, markers, tables, a layout guess;
+ * no ID, ONFI data or timing, which an image file does not carry. */
+static int nk_info_image_only(struct nk_tool_image_opts *opts, bool json)
+{
+    struct nk_tool_image image;
+    int status = nk_tool_flash_open(&image, opts, json);
+    if (status)
+        return status;
+    struct stat st;
+    uint64_t file_size = stat(opts->path, &st) == 0 ? (uint64_t)st.st_size : 0;
+    struct nk_info_scan scan;
+    int err = nk_info_scan_image(&image.nand, file_size, &scan);
+    struct nk_chip_info info = image.nand.chip.info;
+    nk_tool_image_close(&image);
+    if (err)
+        return nk_tool_error("reading %s failed: %s", opts->path, nk_strerror(err));
+    uint32_t hits;
+    const char *layout = nk_info_layout_guess(&scan, &hits);
+    uint64_t chip_bytes =
+        (uint64_t)(info.page_size + info.oob_size) * info.pages_per_block * info.blocks;
+    const char *marker_pages = info.bbm_pages & NK_BBM_SECOND_PAGE ? "pages 0 and 1" : "page 0";
+    bool markers_meaningless = layout && strcmp(layout, "mkyaffs2") == 0;
+    if (json) {
+        printf("{\"image\":\"%s\",\"bytes\":%llu,\"chip_bytes\":%llu,\"page_size\":%u,"
+               "\"oob_size\":%u,\"pages_per_block\":%u,\"blocks\":%u,\"blocks_present\":%u,"
+               "\"blocks_erased\":%u,\"identified\":false,\"bbm_offset\":%u,"
+               "\"marked_bad\":%u,\"markers_meaningful\":%s,\"bbt_main_block\":%d,"
+               "\"bbt_mirror_block\":%d,\"layout_guess\":",
+               opts->path, (unsigned long long)file_size, (unsigned long long)chip_bytes,
+               info.page_size, info.oob_size, info.pages_per_block, info.blocks,
+               scan.present_blocks, scan.erased_blocks, info.bbm_offset, scan.marked_bad,
+               markers_meaningless ? "false" : "true", scan.bbt_main, scan.bbt_mirror);
+        if (layout)
+            printf("\"%s\"", layout);
+        else
+            printf("null");
+        printf(",\"pages_sampled\":%u,\"pages_with_tags\":%u}\n", scan.sampled, hits);
+        return 0;
+    }
+    printf("image         %s: %llu bytes, %u of %u blocks present%s\n", opts->path,
+           (unsigned long long)file_size, scan.present_blocks, info.blocks,
+           file_size < chip_bytes ? " (the rest reads as erased)" : "");
+    printf("geometry      %u + %u bytes/page, %u pages/block, %u blocks (as --geometry says)\n",
+           info.page_size, info.oob_size, info.pages_per_block, info.blocks);
+    printf("chip          not identified: an image file carries no ID, parameter page or timing "
+           "(--chip NAME adds a preset's)\n");
+    printf("erased        %u of the %u blocks\n", scan.erased_blocks, info.blocks);
+    printf("bad blocks    %u found (a non-0xFF byte at OOB %u of %s)", scan.marked_bad,
+           info.bbm_offset, marker_pages);
+    for (uint32_t i = 0; i < scan.marked_bad && i < 8; i++)
+        printf("%s%u", i ? ", " : ": ", scan.first_marked[i]);
+    printf("%s\n", scan.marked_bad > 8 ? ", ..." : "");
+    if (markers_meaningless)
+        printf("              (the mkyaffs2 layout keeps tags at OOB 0: these are not bad-block "
+               "markers)\n");
+    printf("bbt           ");
+    if (scan.bbt_main >= 0 || scan.bbt_mirror >= 0) {
+        if (scan.bbt_main >= 0)
+            printf("main \"Bbt0\" in block %d (version %u)", scan.bbt_main, scan.bbt_main_version);
+        if (scan.bbt_mirror >= 0)
+            printf("%smirror \"1tbB\" in block %d (version %u)", scan.bbt_main >= 0 ? ", " : "",
+                   scan.bbt_mirror, scan.bbt_mirror_version);
+        printf("\n");
+    } else {
+        printf("none found\n");
+    }
+    if (layout)
+        printf("layout guess  %s (YAFFS2 tags found in %u of %u programmed blocks' first pages)\n",
+               layout, hits, scan.sampled);
+    else if (scan.sampled)
+        printf("layout guess  none: no YAFFS2 tags in most of the %u programmed blocks' first "
+               "pages (raw data?)\n",
+               scan.sampled);
+    else
+        printf("layout guess  none: nothing programmed\n");
+    return 0;
+}
+
 static int nk_info_run(int argc, char **argv)
 {
     static const struct option options[] = {
@@ -199,8 +395,12 @@ static int nk_info_run(int argc, char **argv)
     if (!opts.path && !opts.chip)
         return nk_tool_fail("info needs --chip NAME or an IMAGE (see nandkit info --help)");
 
+    if (opts.path && !opts.chip && !nk_tool_path_is_mtd(opts.path))
+        return nk_info_image_only(&opts, json);
+
     struct nk_chip_info info;
     uint32_t bad = 0;
+    uint32_t physical_blocks = 0;
     if (!opts.path) {
         /* A preset in memory: identify it through the port, as on a board. */
         struct nk_sim_config config;
@@ -233,6 +433,7 @@ static int nk_info_run(int argc, char **argv)
             return code;
         }
         info = nand.chip.info;
+        physical_blocks = nk_sim_params(sim)->chip.blocks;
         free(ws);
         nk_sim_close(sim);
     } else {
@@ -246,10 +447,15 @@ static int nk_info_run(int argc, char **argv)
         if (err)
             return nk_tool_error("reading bad-block markers failed: %s", nk_strerror(err));
     }
-    if (json)
+    if (json) {
         nk_info_print_json(&info, bad);
-    else
+    } else {
         nk_info_print_text(&info, bad);
+        if (physical_blocks > info.blocks)
+            printf("note          the part has %u blocks; identification uses %u (a power of two "
+                   "per LUN, as Linux does)\n",
+                   physical_blocks, info.blocks);
+    }
     return 0;
 }
 

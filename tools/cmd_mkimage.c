@@ -23,8 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "flashio.h"
 #include "fsimage.h"
 #include "image.h"
+#include "nandkit/bbt.h"
 #include "nandkit/error.h"
 #include "save.h"
 #include "tool.h"
@@ -475,6 +477,8 @@ static int nk_mkimage_build(struct nk_mkimage *m)
             e.target_len = strlen(n->target);
         } else if (n->type == NK_FS_TYPE_HARDLINK) {
             e.equiv_id = m->nodes[n->link_of].obj_id;
+        } else if (n->type == NK_FS_TYPE_FILE) {
+            e.size = (uint64_t)n->st.st_size;
         }
         err = nk_fs_build_object(&m->builder, &e, &n->obj_id);
         if (err)
@@ -692,8 +696,34 @@ static int nk_mkimage_run(int argc, char **argv)
     }
     m.image = &image;
     struct nk_part part = image.part;
-    if (blocks) {
-        if (nk_part_init(&part, &image.nand, "mkimage", 0, (uint32_t)blocks, 0) != 0) {
+    enum nk_fs_layout known_layout = image.layout;
+    struct nk_bbt bbt;
+    void *bbt_memory = NULL;
+    bool allow_bbt_area = false;
+    int known = nk_tool_known_bad_attach(&image, known_layout == NK_FS_LAYOUT_MKYAFFS2,
+                                         m.sidecar_exists, true, &bbt, &bbt_memory);
+    status = known < 0 ? -known : 0;
+    if (known == NK_TOOL_KNOWN_BAD_TABLE)
+        printf("bad-block table: Linux BBT on flash (main block %d, mirror block %d): blocks "
+               "%u-%u keep it and stay out of the file system\n",
+               bbt.info.main_block, bbt.info.mirror_block,
+               nk_nand_blocks(&image.nand) - NK_BBT_MAX_BLOCKS, nk_nand_blocks(&image.nand) - 1);
+    if (known == NK_TOOL_KNOWN_BAD_SIMULATOR) {
+        allow_bbt_area = true; /* no table will be written */
+        printf("bad blocks: %u known (factory markers, as the simulator has them); the mkyaffs2 "
+               "layout cannot mark them (OOB byte 0 holds tags), so a reader must learn them "
+               "elsewhere (a bad-block table, the kernel); the last %u blocks, where a table "
+               "would go, are left out too\n",
+               bbt.info.factory_bad + bbt.info.worn, (unsigned)NK_BBT_MAX_BLOCKS);
+    }
+    if (status) {
+        free(bbt_memory);
+        bbt_memory = NULL;
+        goto out;
+    }
+    if (blocks || image.nand.bbt) {
+        if (nk_part_init(&part, &image.nand, "mkimage", 0, (uint32_t)blocks,
+                         allow_bbt_area ? NK_PART_ALLOW_BBT_AREA : 0) != 0) {
             status =
                 nk_tool_fail("--blocks %llu: %s", (unsigned long long)blocks, image.nand.diag.text);
             goto out;
@@ -737,10 +767,14 @@ static int nk_mkimage_run(int argc, char **argv)
         if (!status) {
             nk_mkimage_summary(&m, &stats, nk_fs_layout_name(layout), &image);
             nk_tool_layout_note(layout);
+            nk_tool_ecc_note(&image.part);
         }
     }
     free(workspace);
 out:;
+    if (image.nand.bbt)
+        nk_bbt_detach(&image.nand);
+    free(bbt_memory);
     /* A simulated power cut leaves what the chip would hold, as asked;
      * any other failure leaves the image as it was. */
     bool power_cut = image.sim && !nk_sim_powered(image.sim);

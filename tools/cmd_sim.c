@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "image.h"
 #include "nandkit/error.h"
@@ -13,23 +14,57 @@
 
 static void nk_sim_help(FILE *out)
 {
-    fprintf(out,
-            "usage: nandkit sim create IMAGE (--chip NAME | --geometry P,O,N,B)\n"
-            "                          [--bad-blocks N|LIST] [--seed S]\n"
-            "       nandkit sim list\n\n"
-            "create  writes an erased chip image (page data then OOB, block 0 first) plus its\n"
-            "        sidecar IMAGE.nksim (erase counts, grown-bad state), with factory-bad\n"
-            "        blocks marked as the datasheet says (e.g. non-0xFF at OOB byte 0 of\n"
-            "        page 0 or 1 on the K9F1G08U0A). Blocks past the last written one are\n"
-            "        left out of the file and read as erased.\n"
-            "list    prints the simulator presets.\n\n"
-            "Options:\n"
-            "  --chip NAME             preset to simulate\n"
-            "  --geometry P,O,N,B      explicit geometry (page, OOB, pages/block, blocks)\n"
-            "  --bad-blocks N|LIST     N random factory-bad blocks (seeded), or a comma list\n"
-            "                          of block numbers (\"5,10\"; one block: \"7,\")\n"
-            "                          default: none\n"
-            "  --seed S                seed for the bad-block choice and faults (default 1)\n");
+    fprintf(
+        out,
+        "usage: nandkit sim create IMAGE (--chip NAME | --geometry P,O,N,B)\n"
+        "                          [--full] [--bad-blocks LIST | --bad-blocks-random N]\n"
+        "                          [--seed S]\n"
+        "       nandkit sim list\n\n"
+        "create  writes an erased chip image (page data then OOB, block 0 first) plus its\n"
+        "        sidecar IMAGE.nksim (erase counts, grown-bad state), with factory-bad\n"
+        "        blocks marked as the datasheet says (e.g. non-0xFF at OOB byte 0 of\n"
+        "        page 0 or 1 on the K9F1G08U0A). Blocks past the last written one are\n"
+        "        left out of the file and read as erased, unless --full writes every\n"
+        "        block: a full raw image, as nanddump --oob makes of a whole chip.\n"
+        "list    prints the simulator presets.\n\n"
+        "Options:\n"
+        "  --chip NAME             preset to simulate\n"
+        "  --geometry P,O,N,B      explicit geometry (page, OOB, pages/block, blocks)\n"
+        "  --bad-blocks LIST       these blocks factory-bad: a comma list (\"5,10\", or \"7\"\n"
+        "                          for block 7); default: none\n"
+        "  --bad-blocks-random N   N factory-bad blocks chosen from the seed (never block 0)\n"
+        "  --full                  write the whole chip as bytes (erased pages as 0xFF): a full\n"
+        "                          raw image other programs can read, as nanddump --oob makes\n"
+        "  --seed S                seed for the bad-block choice and faults (default 1)\n");
+}
+
+/* The block count identification reports for a preset (RESET, READ ID,
+ * parameter page through the port), as `nandkit info --chip` shows it. */
+static uint32_t nk_sim_identified_blocks(const char *name)
+{
+    struct nk_sim_config config;
+    memset(&config, 0, sizeof config);
+    config.preset = name;
+    struct nk_sim *sim;
+    if (nk_sim_open(&sim, &config, NULL) != 0)
+        return 0;
+    size_t size = nk_nand_workspace_size(&nk_sim_params(sim)->chip);
+    void *workspace = malloc(size);
+    struct nk_nand nand;
+    struct nk_nand_config nc;
+    memset(&nc, 0, sizeof nc);
+    nc.ctrl = nk_sim_ctrl(sim);
+    nc.workspace = workspace;
+    nc.workspace_size = size;
+    nc.read_only = true;
+    struct nk_ecc_engine none; /* identification only: no ECC needed */
+    nk_ecc_none_init(&none);
+    nc.ecc = &none;
+    nc.force_ecc = true;
+    uint32_t blocks = nk_nand_open(&nand, &nc) == 0 ? nk_nand_blocks(&nand) : 0;
+    free(workspace);
+    nk_sim_close(sim);
+    return blocks;
 }
 
 static int nk_sim_list(void)
@@ -42,34 +77,38 @@ static int nk_sim_list(void)
             continue;
         const struct nk_chip_info *c = &params.chip;
         uint64_t mib = ((uint64_t)c->page_size * c->pages_per_block * c->blocks) >> 20;
+        uint32_t identified = nk_sim_identified_blocks(nk_sim_preset_name(i));
         printf("%-16s %-10s %6u %5u %5u %7u  %llu MiB%s\n", nk_sim_preset_name(i), c->vendor,
                c->page_size, c->oob_size, c->pages_per_block, c->blocks, (unsigned long long)mib,
                params.onfi ? " (ONFI)" : "");
+        if (identified && identified != c->blocks)
+            printf("%-16s identification uses %u of the %u blocks (a power of two per LUN, as "
+                   "Linux does; nandkit info --chip shows %u)\n",
+                   "", identified, c->blocks, identified);
     }
     return 0;
 }
 
-/* Parses --bad-blocks: a count, or a list with at least one comma. */
-static int nk_parse_bad_blocks(const char *text, int *count, uint32_t **list, unsigned *len)
+/* Parses --bad-blocks LIST: block numbers separated by commas (a trailing
+ * comma is allowed). */
+static int nk_parse_bad_blocks(const char *text, uint32_t **list, unsigned *len)
 {
-    if (!strchr(text, ',')) {
-        uint64_t n;
-        if (!nk_tool_parse_u64(text, &n) || n > 1000000)
-            return nk_tool_fail("bad --bad-blocks '%s': expected a count or a comma list", text);
-        *count = (int)n;
-        return 0;
-    }
     unsigned cap = 1;
     for (const char *p = text; *p; p++)
         cap += *p == ',';
     *list = calloc(cap, sizeof **list);
     *len = 0;
     const char *p = text;
+    if (!*p) {
+        free(*list);
+        *list = NULL;
+        return nk_tool_fail("bad --bad-blocks '': expected block numbers, e.g. 5,10");
+    }
     while (*p) {
         char *end;
         errno = 0;
         unsigned long long v = strtoull(p, &end, 0);
-        if (end == p || errno || (*end && *end != ',') || v > UINT32_MAX) {
+        if (end == p || *p == '-' || errno || (*end && *end != ',') || v > UINT32_MAX) {
             free(*list);
             *list = NULL;
             return nk_tool_fail("bad --bad-blocks '%s': '%.*s' is not a block number", text,
@@ -78,14 +117,56 @@ static int nk_parse_bad_blocks(const char *text, int *count, uint32_t **list, un
         (*list)[(*len)++] = (uint32_t)v;
         p = *end ? end + 1 : end;
     }
-    *count = -1;
     return 0;
+}
+
+/* --full: every page of the chip as bytes (erased pages as 0xFF, not as the
+ * holes the simulator's own files may keep), so that programs that read the
+ * file themselves (nandwrite --oob, unyaffs, cmp) see the chip. Written to
+ * IMAGE.full beside `image` and renamed over it; the sidecar stays valid. */
+static int nk_sim_write_full(struct nk_sim *sim, const char *image, char *why)
+{
+    const struct nk_chip_info *c = &nk_sim_params(sim)->chip;
+    uint32_t page_bytes = c->page_size + c->oob_size;
+    uint32_t rows = c->blocks * c->pages_per_block;
+    size_t len = strlen(image) + 8;
+    char *path = malloc(len);
+    uint8_t *buf = malloc(page_bytes);
+    if (!path || !buf) {
+        free(path);
+        free(buf);
+        snprintf(why, NK_DIAG_LEN, "out of memory");
+        return -NK_ENOMEM;
+    }
+    snprintf(path, len, "%s.full", image);
+    FILE *out = fopen(path, "wb");
+    int err = out ? 0 : -NK_EIO;
+    for (uint32_t row = 0; !err && row < rows; row++) {
+        err = nk_sim_page_peek(sim, row, 0, buf, page_bytes);
+        if (!err && fwrite(buf, 1, page_bytes, out) != page_bytes)
+            err = -NK_EIO;
+    }
+    if (out && (fflush(out) != 0 || fsync(fileno(out)) != 0))
+        err = err ? err : -NK_EIO;
+    if (out && fclose(out) != 0)
+        err = err ? err : -NK_EIO;
+    if (!err && rename(path, image) != 0)
+        err = -NK_EIO;
+    if (err) {
+        snprintf(why, NK_DIAG_LEN, "cannot write the full image: %s", strerror(errno));
+        unlink(path);
+    }
+    free(path);
+    free(buf);
+    return err;
 }
 
 static int nk_sim_create(int argc, char **argv)
 {
     static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
                                             {"bad-blocks", required_argument, NULL, 'b'},
+                                            {"bad-blocks-random", required_argument, NULL, 'r'},
+                                            {"full", no_argument, NULL, 'F'},
                                             {NULL, 0, NULL, 0}};
     struct nk_tool_image_opts opts;
     nk_tool_image_opts_init(&opts);
@@ -95,19 +176,37 @@ static int nk_sim_create(int argc, char **argv)
     unsigned bad_len = 0;
     int opt;
     optind = 1;
+    bool full = false;
     while ((opt = nk_tool_getopt(argc, argv, "", options, &opts, "sim create")) > 0) {
+        if (opt == 'F') {
+            full = true;
+            continue;
+        }
+        if (opt == 'r') {
+            uint64_t n;
+            if (!nk_tool_parse_u64(optarg, &n) || n > 1000000) {
+                free(bad_list);
+                return nk_tool_fail("bad --bad-blocks-random '%s': expected a count", optarg);
+            }
+            bad_count = (int)n;
+            continue;
+        }
         free(bad_list);
         bad_list = NULL;
-        int status = nk_parse_bad_blocks(optarg, &bad_count, &bad_list, &bad_len);
-        if (status) {
-            free(bad_list);
+        int status = nk_parse_bad_blocks(optarg, &bad_list, &bad_len);
+        if (status)
             return status;
-        }
     }
     if (opt < 0) {
         free(bad_list);
         return -opt;
     }
+    if (bad_list && bad_count > 0) {
+        free(bad_list);
+        return nk_tool_fail("give --bad-blocks LIST or --bad-blocks-random N, not both");
+    }
+    if (bad_list)
+        bad_count = -1;
     if (optind >= argc || optind + 1 < argc) {
         free(bad_list);
         if (optind >= argc)
@@ -152,6 +251,8 @@ static int nk_sim_create(int argc, char **argv)
     char why[NK_DIAG_LEN] = "";
     int err = nk_sim_open(&sim, &config, why);
     free(bad_list);
+    if (!err && full)
+        err = nk_sim_write_full(sim, save.tmp, why);
     if (err)
         nk_tool_save_abort(&save);
     if (err == -NK_EINVAL) /* a part the simulator cannot model: bad input */

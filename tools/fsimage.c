@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "flashio.h"
 #include "nandkit/error.h"
 #include "tool.h"
 
@@ -14,6 +15,16 @@ void nk_tool_layout_note(enum nk_fs_layout layout)
     if (layout == NK_FS_LAYOUT_MKYAFFS2)
         fprintf(stderr, "nandkit: note: the mkyaffs2 layout has no data ECC: a flipped bit in "
                         "file data is returned as read, unnoticed\n");
+}
+
+void nk_tool_ecc_note(const struct nk_part *part)
+{
+    const char *name = nk_part_ecc_name(part);
+    if (nk_nand_ecc(part->dev)->strength == 1 && name && strncmp(name, "hamming", 7) == 0)
+        fprintf(stderr,
+                "nandkit: note: %s corrects 1 flipped bit per step and detects 2; 3 or more in "
+                "one step may be miscorrected unnoticed\n",
+                name);
 }
 
 void nk_tool_at_risk(const char *path)
@@ -221,15 +232,13 @@ static int nk_tool_fs_open_as(struct nk_tool_fs *t, struct nk_tool_image_opts *o
         return status;
     const struct nk_chip_info *info = &t->image.params.chip;
     uint64_t block_bytes = ((uint64_t)info->page_size + info->oob_size) * info->pages_per_block;
+    /* An image shorter than the chip, even one that ends inside a block,
+     * reads as docs/image-format.md says: pages past its end are erased.
+     * One that ends inside a block (never nandkit's own output) and has no
+     * sidecar gets a warning saying what that usually means. */
     struct stat st;
-    if (opts->path && stat(opts->path, &st) == 0 && (uint64_t)st.st_size % block_bytes != 0) {
-        nk_tool_image_close(&t->image);
-        return nk_tool_fail("image '%s' is %llu bytes, not a whole number of %llu-byte blocks: "
-                            "truncated, or wrong %s?",
-                            opts->path, (unsigned long long)st.st_size,
-                            (unsigned long long)block_bytes,
-                            opts->geometry ? "--geometry" : "--chip");
-    }
+    if (opts->path && stat(opts->path, &st) == 0 && (uint64_t)st.st_size % block_bytes)
+        nk_tool_warn_short_image(opts->path, block_bytes * info->blocks, (uint32_t)block_bytes);
     enum nk_fs_layout layout = t->image.layout;
     t->layout_name = nk_fs_layout_name(layout);
     t->config.part = &t->image.part;

@@ -36,6 +36,11 @@ struct nk_fs_allocator nk_tool_heap_allocator(void);
  * mkyaffs2 layout has no data ECC); nothing for the others. */
 void nk_tool_layout_note(enum nk_fs_layout layout);
 
+/* One line on stderr when the data ECC is 1-bit Hamming, which may
+ * miscorrect 3 flips in a step. Said where an image is built (mkimage) or
+ * checked (fsck), not on every read, so errors stay one line. */
+void nk_tool_ecc_note(const struct nk_part *part);
+
 /* A file system with pages whose tags could not be decoded (nk_fs_damaged())
  * is never read silently: nk_tool_at_risk() names one object that may have
  * lost data (stat's at_risk) on stderr; nk_tool_fs_damage() prints the one

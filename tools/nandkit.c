@@ -10,9 +10,10 @@
 #include "tool.h"
 
 static const struct nk_tool_command *const nk_commands[] = {
-    &nk_cmd_bench, &nk_cmd_info,  &nk_cmd_sim,     &nk_cmd_dump,  &nk_cmd_badblocks, &nk_cmd_ecc,
-    &nk_cmd_ls,    &nk_cmd_cat,   &nk_cmd_extract, &nk_cmd_fsck,  &nk_cmd_mkimage,   &nk_cmd_put,
-    &nk_cmd_rm,    &nk_cmd_mkdir, &nk_cmd_mv,      &nk_cmd_chmod,
+    &nk_cmd_bench,   &nk_cmd_info, &nk_cmd_sim,   &nk_cmd_dump,    &nk_cmd_badblocks,
+    &nk_cmd_ecc,     &nk_cmd_ls,   &nk_cmd_cat,   &nk_cmd_extract, &nk_cmd_fsck,
+    &nk_cmd_mkimage, &nk_cmd_read, &nk_cmd_write, &nk_cmd_erase,   &nk_cmd_torture,
+    &nk_cmd_put,     &nk_cmd_rm,   &nk_cmd_mkdir, &nk_cmd_mv,      &nk_cmd_chmod,
 };
 
 #define NK_COMMAND_COUNT (sizeof nk_commands / sizeof nk_commands[0])
@@ -24,7 +25,11 @@ static void nk_usage(FILE *out)
                  "Commands:\n");
     for (size_t i = 0; i < NK_COMMAND_COUNT; i++)
         fprintf(out, "  %-10s %s\n", nk_commands[i]->name, nk_commands[i]->summary);
-    fprintf(out, "\nRun `nandkit COMMAND --help` for a command's options.\n");
+    fprintf(out, "\nRun `nandkit COMMAND --help` for a command's options; each also has a manual\n"
+                 "page, nandkit-COMMAND(1), made from the same text.\n\n"
+                 "Options:\n"
+                 "  -h, --help              this list\n"
+                 "  -V, --version           the version\n");
 }
 
 /* One line on stderr; returns `status`. */
@@ -82,9 +87,14 @@ int main(int argc, char **argv)
         nk_usage(stdout);
         return 0;
     }
-    if (strcmp(argv[1], "--version") == 0) {
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
         printf("nandkit %s\n", NANDKIT_VERSION);
         return 0;
+    }
+    if (strcmp(argv[1], "--man-dir") == 0) {
+        if (argc != 3)
+            return nk_tool_fail("--man-dir needs a directory");
+        return nk_tool_write_man_pages(argv[2], nk_commands, NK_COMMAND_COUNT, nk_usage);
     }
     for (size_t i = 0; i < NK_COMMAND_COUNT; i++) {
         const struct nk_tool_command *cmd = nk_commands[i];

@@ -7,6 +7,7 @@
 #define NK_TOOL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -29,6 +30,10 @@ extern const struct nk_tool_command nk_cmd_cat;
 extern const struct nk_tool_command nk_cmd_extract;
 extern const struct nk_tool_command nk_cmd_fsck;
 extern const struct nk_tool_command nk_cmd_mkimage;
+extern const struct nk_tool_command nk_cmd_read;
+extern const struct nk_tool_command nk_cmd_write;
+extern const struct nk_tool_command nk_cmd_erase;
+extern const struct nk_tool_command nk_cmd_torture;
 extern const struct nk_tool_command nk_cmd_put;
 extern const struct nk_tool_command nk_cmd_rm;
 extern const struct nk_tool_command nk_cmd_mkdir;
@@ -51,6 +56,11 @@ int nk_tool_error(const char *format, ...) __attribute__((format(printf, 1, 2)))
 
 /* True when `arg` is -h or --help. */
 bool nk_tool_is_help(const char *arg);
+
+/* Writes nandkit.1 and nandkit-COMMAND.1 into `dir`, made from `usage` and
+ * every command's help text (tools/manpage.c). Returns 0 or an exit status. */
+int nk_tool_write_man_pages(const char *dir, const struct nk_tool_command *const *commands,
+                            size_t count, void (*usage)(FILE *out));
 
 /* Parses an unsigned decimal/hex (0x) number. Returns false on junk. */
 bool nk_tool_parse_u64(const char *text, uint64_t *value);

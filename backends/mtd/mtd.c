@@ -389,6 +389,9 @@ int nk_mtd_ecc_engine(struct nk_mtd *mtd, struct nk_ecc_engine *engine,
     if (mtd->mode == NK_MTD_MODE_KERNEL_ECC) {
         nk_ecc_on_die_init(engine, ecc->step_size ? ecc->step_size : mtd->info.writesize,
                            ecc->strength);
+        /* The device layer's on-die path carries the kernel's verdict, but
+         * the chip does not correct itself: name who does. */
+        engine->name = "kernel";
         return 0;
     }
     nk_ecc_none_init(engine);

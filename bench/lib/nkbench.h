@@ -31,15 +31,21 @@ const char *nk_bench_op_key(enum nk_bench_op op);
 const char *nk_bench_op_label(enum nk_bench_op op);
 
 /* One figure: statistics of the measured time per operation and where the
- * mean went. Times in microseconds. */
+ * median went. Times in microseconds. The median is the figure: a host
+ * hiccup during a few operations moves the mean, not the median. */
 struct nk_bench_stat {
     unsigned count;
-    double avg_us, min_us, max_us, stddev_us;
-    double limit_us;     /* datasheet limit (0 = not applicable) */
-    double array_us;     /* mean chip busy time (tR, tPROG, tBERS) */
-    double bus_us;       /* mean bus transfer + command/address cycles + delays */
-    double ecc_cpu_us;   /* mean ECC CPU time (calibrated: engine alone) */
-    double other_cpu_us; /* mean remaining library CPU time (incl. the port's data loop) */
+    double median_us, p99_us, min_us, max_us;
+    double avg_us, stddev_us; /* the mean and its deviation: an extra, labelled as such */
+    double noise_us;          /* half the interquartile range: how far one operation
+                                 typically strays; differences between two runs
+                                 smaller than their noises added are not attributed */
+    double limit_us;          /* datasheet limit at the timing the chip runs (typical; 0 = none) */
+    double limit_max_us;      /* the same at the datasheet's maximum tR/tPROG/tBERS */
+    double array_us;          /* chip busy time (tR, tPROG, tBERS) per operation */
+    double bus_us;            /* bus transfer + command/address cycles + delays per operation */
+    double ecc_cpu_us;        /* ECC CPU time (calibrated: engine alone) */
+    double other_cpu_us;      /* the rest of the median: library CPU incl. the port's data loop */
 };
 
 /* Where the device comes from, for the timing method. */
@@ -58,7 +64,10 @@ struct nk_bench_config {
     uint32_t block_limit; /* how many from first_block (0 = to the end) */
     uint64_t seed;        /* test data */
     bool progress;        /* a progress line on stderr for runs over a second */
-    const char *label;    /* for the progress line */
+    /* Datasheet timing for the limits: the timing the simulator runs (its
+     * preset's typical values), NULL = the identified chip's. */
+    const struct nk_chip_timing *timing;
+    const char *label; /* for the progress line */
 };
 
 struct nk_bench_result {
@@ -76,6 +85,14 @@ struct nk_bench_result {
  * tPROG, erase = tBERS + cycles x tWC, with cycles = command + address
  * cycles + confirm. Returns false when the chip has no timing data. */
 bool nk_bench_limits(const struct nk_chip_info *info, double limits[NK_BENCH_OP_COUNT]);
+
+/* The same limits at the datasheet's maximum array times (tR_max, tPROG_max,
+ * tBERS_max; a missing maximum counts as the typical value). */
+bool nk_bench_limits_max(const struct nk_chip_info *info, double limits[NK_BENCH_OP_COUNT]);
+
+/* True when `a` and `b` (the same op of two runs) differ by more than their
+ * measured noise. */
+bool nk_bench_differs(const struct nk_bench_stat *a, const struct nk_bench_stat *b);
 
 /* Runs every figure. Returns 0, or a negative NK_E* after writing a one-line
  * reason to `why` (NK_DIAG_LEN bytes): no timing data, no usable block, an

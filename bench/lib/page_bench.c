@@ -64,6 +64,24 @@ bool nk_bench_limits(const struct nk_chip_info *info, double limits[NK_BENCH_OP_
     return true;
 }
 
+bool nk_bench_limits_max(const struct nk_chip_info *info, double limits[NK_BENCH_OP_COUNT])
+{
+    struct nk_chip_info worst = *info;
+    struct nk_chip_timing *t = &worst.timing;
+    if (t->tR_max_ns > t->tR_ns)
+        t->tR_ns = t->tR_max_ns;
+    if (t->tPROG_max_ns > t->tPROG_ns)
+        t->tPROG_ns = t->tPROG_max_ns;
+    if (t->tBERS_max_ns > t->tBERS_ns)
+        t->tBERS_ns = t->tBERS_max_ns;
+    return nk_bench_limits(&worst, limits);
+}
+
+bool nk_bench_differs(const struct nk_bench_stat *a, const struct nk_bench_stat *b)
+{
+    return fabs(a->median_us - b->median_us) > a->noise_us + b->noise_us;
+}
+
 /* ----- timing ------------------------------------------------------------------ */
 
 static uint64_t nk_host_ns(void)
@@ -83,9 +101,10 @@ struct nk_probe {
 };
 
 struct nk_accum {
-    unsigned n;
+    unsigned n, cap;
+    double *samples; /* each operation's time, us (cap entries) */
     double mean, m2, min, max;
-    double array_sum, bus_sum, cpu_sum;
+    double array_sum, bus_sum, virt_sum;
 };
 
 struct nk_run {
@@ -154,16 +173,20 @@ static void nk_accum_add(struct nk_accum *a, const struct nk_probe *p0, const st
     if (clock == NK_BENCH_CLOCK_SIM) {
         double bookkeeping = (double)(p1->sim_host - p0->sim_host) +
                              (double)(p1->clock_reads - p0->clock_reads + 1) * clock_read_ns;
-        cpu = host > bookkeeping ? host - bookkeeping : 0.0;
+        /* Not clamped at zero: the subtraction is noisy both ways, and
+         * clamping each sample would bias the median. */
+        cpu = host - bookkeeping;
         total = (double)(p1->virt - p0->virt) + cpu;
         a->array_sum += (double)(p1->busy - p0->busy);
+        a->virt_sum += (double)(p1->virt - p0->virt);
         a->bus_sum += (double)(p1->bus - p0->bus);
     } else {
         cpu = 0.0;
         total = host;
     }
     total /= 1e3;
-    a->cpu_sum += cpu / 1e3;
+    if (a->n < a->cap)
+        a->samples[a->n] = total;
     a->n++;
     double delta = total - a->mean;
     a->mean += delta / a->n;
@@ -174,7 +197,20 @@ static void nk_accum_add(struct nk_accum *a, const struct nk_probe *p0, const st
         a->max = total;
 }
 
-static void nk_accum_finish(const struct nk_accum *a, struct nk_bench_stat *s, double ecc_cpu)
+static int nk_compare_doubles(const void *a, const void *b);
+
+/* Quantile `q` (0..1) of the sorted `v` (n >= 1), interpolated between ranks. */
+static double nk_quantile(const double *v, unsigned n, double q)
+{
+    double pos = q * (n - 1);
+    unsigned lo = (unsigned)pos;
+    if (lo + 1 >= n)
+        return v[n - 1];
+    return v[lo] + (pos - lo) * (v[lo + 1] - v[lo]);
+}
+
+static void nk_accum_finish(struct nk_accum *a, struct nk_bench_stat *s, double ecc_cpu,
+                            bool breakdown)
 {
     s->count = a->n;
     s->avg_us = a->mean;
@@ -183,9 +219,25 @@ static void nk_accum_finish(const struct nk_accum *a, struct nk_bench_stat *s, d
     s->stddev_us = a->n > 1 ? sqrt(a->m2 / (a->n - 1)) : 0.0;
     if (!a->n)
         return;
+    unsigned n = a->n < a->cap ? a->n : a->cap;
+    qsort(a->samples, n, sizeof a->samples[0], nk_compare_doubles);
+    s->median_us = nk_quantile(a->samples, n, 0.5);
+    s->p99_us = nk_quantile(a->samples, n, 0.99);
+    s->noise_us = (nk_quantile(a->samples, n, 0.75) - nk_quantile(a->samples, n, 0.25)) / 2;
+    if (!breakdown)
+        return;
+    /* No operation takes less than its device time: a quantile below it is
+     * the noise of subtracting the simulator's bookkeeping, so it is raised. */
+    double device = a->virt_sum / a->n / 1e3;
+    s->median_us = fmax(s->median_us, device);
+    s->p99_us = fmax(s->p99_us, device);
+    s->min_us = fmax(s->min_us, device);
     s->array_us = a->array_sum / a->n / 1e3;
     s->bus_us = a->bus_sum / a->n / 1e3;
-    double cpu = a->cpu_sum / a->n;
+    /* The CPU share of the median: what the device time does not explain. */
+    double cpu = s->median_us - s->array_us - s->bus_us;
+    if (cpu < 0)
+        cpu = 0;
     s->ecc_cpu_us = ecc_cpu < cpu ? ecc_cpu : cpu;
     s->other_cpu_us = cpu - s->ecc_cpu_us;
 }
@@ -424,8 +476,13 @@ int nk_bench_run(const struct nk_bench_config *config, struct nk_bench_result *r
     memset(result, 0, sizeof *result);
     struct nk_nand *nand = config->nand;
     const struct nk_chip_info *info = &nand->chip.info;
-    double limits[NK_BENCH_OP_COUNT] = {0};
-    bool have_limits = nk_bench_limits(info, limits);
+    double limits[NK_BENCH_OP_COUNT] = {0}, limits_max[NK_BENCH_OP_COUNT] = {0};
+    struct nk_chip_info datasheet = *info;
+    if (config->timing)
+        datasheet.timing = *config->timing;
+    bool have_limits = nk_bench_limits(&datasheet, limits);
+    if (have_limits)
+        nk_bench_limits_max(&datasheet, limits_max);
     if (!have_limits && config->clock == NK_BENCH_CLOCK_WALL) {
         /* Real hardware is worth timing even without a datasheet to compare. */
         memset(limits, 0, sizeof limits);
@@ -462,7 +519,17 @@ int nk_bench_run(const struct nk_bench_config *config, struct nk_bench_result *r
 
     struct nk_accum acc[NK_BENCH_OP_COUNT];
     memset(acc, 0, sizeof acc);
-    int err = nk_pick_blocks(&run);
+    int err = 0;
+    for (int op = 0; op < NK_BENCH_OP_COUNT; op++) {
+        acc[op].cap = op >= NK_BENCH_BLOCK_ERASE ? config->block_count : config->count;
+        acc[op].samples = malloc((acc[op].cap ? acc[op].cap : 1) * sizeof(double));
+        if (!acc[op].samples)
+            err = -NK_ENOMEM;
+    }
+    if (err)
+        nk_format(why, NK_DIAG_LEN, "out of memory for the samples");
+    if (!err)
+        err = nk_pick_blocks(&run);
     if (!err)
         err = nk_bench_programs(&run, &acc[NK_BENCH_PAGE_PROGRAM]);
     if (!err)
@@ -483,8 +550,12 @@ int nk_bench_run(const struct nk_bench_config *config, struct nk_bench_result *r
     ecc_cpu[NK_BENCH_BLOCK_READ] = ppb * result->ecc_page_read_us;
     ecc_cpu[NK_BENCH_BLOCK_WRITE] = ppb * result->ecc_page_program_us;
     for (int op = 0; op < NK_BENCH_OP_COUNT; op++) {
-        nk_accum_finish(&acc[op], &result->ops[op], ecc_cpu[op]);
+        if (acc[op].samples)
+            nk_accum_finish(&acc[op], &result->ops[op], ecc_cpu[op],
+                            config->clock == NK_BENCH_CLOCK_SIM);
         result->ops[op].limit_us = limits[op];
+        result->ops[op].limit_max_us = limits_max[op];
+        free(acc[op].samples);
     }
     free(run.data);
     free(run.oob);

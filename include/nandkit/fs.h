@@ -649,6 +649,10 @@ struct nk_fs_build_entry {
     const char *target; /* symlinks: `target_len` bytes (0..NK_FS_ALIAS_MAX), no NUL */
     size_t target_len;
     uint32_t equiv_id; /* hard links: a file built before (same rule as parent_id) */
+    uint64_t size;     /* files, mkyaffs2 layout: the size its data will have. The header
+                          then precedes the data, as mkyaffs2image writes it (and unyaffs
+                          expects); the data must come to exactly this size. Other layouts
+                          write the header after the data, with the size counted. */
 };
 
 /* What a build did (so far). */
@@ -701,6 +705,8 @@ struct nk_fs_builder {
     bool file_open;
     uint32_t file_id, file_parent, file_next_chunk, file_fill;
     uint64_t file_size;
+    bool file_header_first; /* mkyaffs2: header written at open ... */
+    uint64_t file_declared; /* ... with this size */
     struct nk_fs_build_attr file_attr;
     uint16_t file_name_len;
     uint8_t file_name[NK_FS_NAME_MAX];
@@ -737,7 +743,8 @@ int nk_fs_build_builtin(struct nk_fs_builder *b, uint32_t obj_id,
  * Directories, symlinks, hard links and specials are written at once (one
  * header chunk). A file is opened: its data follows through
  * nk_fs_build_data() and its header, with the final size, is written by
- * nk_fs_build_file_end(). Returns 0, -NK_EINVAL (bad entry, or a file still
+ * nk_fs_build_file_end() (mkyaffs2 layout: the header, with entry->size, is
+ * written here, before the data). Returns 0, -NK_EINVAL (bad entry, or a file still
  * open; b->diag says which), -NK_ENAMETOOLONG (name or target too long),
  * -NK_EOVERFLOW (a device number Linux YAFFS2 cannot store),
  * -NK_ENOSPC (no space, or object ids exhausted), or a build-stopping error. */

@@ -9,6 +9,8 @@
  * precede its header, which carries the final size (the newest header of an
  * object decides its size, and older data below that size is live), so a
  * build cut short never shows a file longer than the data written for it.
+ * The mkyaffs2 layout follows mkyaffs2image instead (header, with the size
+ * given up front, then the data), because readers such as unyaffs expect it.
  *
  * The only memory is one page of workspace (chunk data and OOB) and the
  * builder struct: the open file's name and attributes wait there while its
@@ -527,7 +529,16 @@ int nk_fs_build_object(struct nk_fs_builder *b, const struct nk_fs_build_entry *
         b->file_attr.mode = mode;
         b->file_name_len = (uint16_t)entry->name_len;
         memcpy(b->file_name, entry->name, entry->name_len);
-        return 0;
+        b->file_header_first = b->config.layout == NK_FS_LAYOUT_MKYAFFS2;
+        b->file_declared = entry->size;
+        if (!b->file_header_first)
+            return 0;
+        /* mkyaffs2image's order: the header (with the size) first. */
+        struct nk_fs_header file_hdr;
+        nk_fs_build_fill_header(&file_hdr, NK_FS_TYPE_FILE, b->file_parent, b->file_name,
+                                b->file_name_len, mode, &b->file_attr);
+        file_hdr.size = entry->size;
+        return nk_fs_build_put_header(b, id, &file_hdr);
     case NK_FS_TYPE_DIR:
         b->stats.dirs++;
         break;
@@ -624,6 +635,17 @@ int nk_fs_build_file_end(struct nk_fs_builder *b)
         err = nk_fs_build_flush_data(b);
         if (err)
             return err;
+    }
+    if (b->file_header_first) {
+        if (b->file_size != b->file_declared)
+            return nk_fs_build_stop(
+                b, nk_diag_set(&b->diag, -NK_EINVAL,
+                               "file %u: %llu bytes of data, but its header (written first) "
+                               "says %llu",
+                               (unsigned)b->file_id, (unsigned long long)b->file_size,
+                               (unsigned long long)b->file_declared));
+        b->file_open = false;
+        return 0;
     }
     struct nk_fs_header hdr;
     nk_fs_build_fill_header(&hdr, NK_FS_TYPE_FILE, b->file_parent, b->file_name, b->file_name_len,

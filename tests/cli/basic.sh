@@ -44,23 +44,27 @@ expect 0 "created" -- "$nk" sim create "$img" --chip K9F1G08U0A --bad-blocks 5,1
 [[ -f $img ]] || fail "sim create wrote no image"
 [[ -f $img.nksim ]] || fail "sim create wrote no sidecar"
 before=$(sha256sum "$img" | cut -d' ' -f1)
-expect 0 "would write both tables" -- "$nk" badblocks "$img" --chip K9F1G08U0A --dry-run
+expect 0 "tables not written: add --write-bbt" -- "$nk" badblocks "$img" --chip K9F1G08U0A --dry-run
 [[ $(sha256sum "$img" | cut -d' ' -f1) == "$before" ]] || fail "badblocks --dry-run changed the image"
+expect 0 "tables not written: add --write-bbt" -- "$nk" badblocks "$img" --chip K9F1G08U0A
+[[ $(sha256sum "$img" | cut -d' ' -f1) == "$before" ]] || fail "badblocks without --write-bbt changed the image"
+expect 2 "--mark 7 writes the bad-block table: add --write-bbt" -- "$nk" badblocks "$img" --chip K9F1G08U0A --mark 7
+expect 0 "wrote both tables" -- "$nk" badblocks "$img" --chip K9F1G08U0A --write-bbt
 expect 0 "bad block    5 \(factory\)" -- "$nk" badblocks "$img" --chip K9F1G08U0A
 expect 0 "source       table on flash" -- "$nk" badblocks "$img" --chip K9F1G08U0A
 expect 0 "bad block    10 \(factory\)" -- "$nk" badblocks "$img" --chip K9F1G08U0A
 expect 0 "main table   block 1023, version 1" -- "$nk" badblocks "$img" --chip K9F1G08U0A
-expect 0 "bad block    7 \(worn\)" -- "$nk" badblocks "$img" --chip K9F1G08U0A --mark 7
+expect 0 "bad block    7 \(worn\)" -- "$nk" badblocks "$img" --chip K9F1G08U0A --mark 7 --write-bbt
 expect 0 "version 2" -- "$nk" badblocks "$img" --chip K9F1G08U0A
 expect 0 "3 found" -- "$nk" info "$img" --chip K9F1G08U0A
-expect 2 "--mark 5000 out of range" -- "$nk" badblocks "$img" --chip K9F1G08U0A --mark 5000
+expect 2 "--mark 5000 out of range" -- "$nk" badblocks "$img" --chip K9F1G08U0A --mark 5000 --write-bbt
 
 # a power cut in the middle of writing the tables: a clear message, and the
 # next run finds a consistent table (the cut one rebuilt from the markers)
 cut=$tmp/cut.img
 "$nk" sim create "$cut" --chip K9F1G08U0A --bad-blocks 5,10 >/dev/null
 expect 1 "power cut at flash operation 2050, as --power-cut-after asked" -- \
-  "$nk" badblocks "$cut" --chip K9F1G08U0A --power-cut-after 2050
+  "$nk" badblocks "$cut" --chip K9F1G08U0A --power-cut-after 2050 --write-bbt
 expect 0 "total        2 bad of 1024 blocks \(2 factory, 0 worn\)" -- \
   "$nk" badblocks "$cut" --chip K9F1G08U0A
 
@@ -85,6 +89,16 @@ expect 2 "info: unknown option '--frob'" -- "$nk" info --frob
 one_line "$nk" info --frob
 expect 2 "dump: option '--page' needs a value" -- "$nk" dump "$img" --chip K9F1G08U0A --page
 expect 2 "block 5000 out of range" -- "$nk" sim create "$tmp/x.img" --chip K9F1G08U0A --bad-blocks 5000,1
+
+# --bad-blocks is always a list ("7" is block 7); a random count is its own option
+"$nk" sim create "$tmp/b7.img" --geometry 2048,64,64,32 --bad-blocks 7 >/dev/null
+expect 0 "total        1 bad of 32 blocks" -- "$nk" badblocks "$tmp/b7.img" --geometry 2048,64,64,32
+expect 0 "bad block    7 \(factory\)" -- "$nk" badblocks "$tmp/b7.img" --geometry 2048,64,64,32
+"$nk" sim create "$tmp/r3.img" --geometry 2048,64,64,32 --bad-blocks-random 3 >/dev/null
+expect 0 "total        3 bad of 32 blocks" -- "$nk" badblocks "$tmp/r3.img" --geometry 2048,64,64,32
+expect 2 "give --bad-blocks LIST or --bad-blocks-random N, not both" -- \
+  "$nk" sim create "$tmp/x.img" --geometry 2048,64,64,32 --bad-blocks 7 --bad-blocks-random 3
+expect 2 "bad --bad-blocks-random 'x'" -- "$nk" sim create "$tmp/x.img" --geometry 2048,64,64,32 --bad-blocks-random x
 
 if [[ $fails -ne 0 ]]; then echo "$fails check(s) failed"; exit 1; fi
 echo "all CLI checks passed"

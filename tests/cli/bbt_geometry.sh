@@ -23,7 +23,7 @@ grep -q "geometry 512+16 x 1 pages x 4096 blocks: the 1024-byte bad-block table 
 : > "$TMP/two.img"
 for run in 1 2 3; do
     mark=""
-    [ $run = 1 ] && mark="--mark 4000" # a block in the table's second page
+    [ $run = 1 ] && mark="--mark 4000 --write-bbt" # a block in the table's second page
     "$NK" badblocks "$TMP/two.img" --geometry 512,16,2,4096 $mark --json > "$TMP/run$run.json" \
         2> "$TMP/err" || fail "512,16,2,4096 run $run: exit $? ($(cat "$TMP/err"))"
 done

@@ -130,9 +130,11 @@ grep -q "object header (extra tags): file, parent 262, size 5404980" "$TMP/out" 
 # ----- bad input: one line, exit 2 -------------------------------------------------------------
 head -c 1000000 "$TMP/linux.img" > "$TMP/cut.img"
 expect_status 2 1 -- "$NK" ls "$TMP/cut.img" $G2K
+# an image that ends inside a block is read (pages past its end are erased,
+# docs/image-format.md), with a warning that says where it ends
 head -c $((2112 * 100)) "$TMP/linux.img" > "$TMP/cut2.img"
-expect_status 2 1 -- "$NK" ls "$TMP/cut2.img" $G2K
-grep -q "truncated" "$TMP/err" || fail "a truncated image is not called truncated"
+expect_status 0 0 -- "$NK" ls "$TMP/cut2.img" $G2K
+grep -q "it ends inside block 1" "$TMP/err" || fail "an image ending inside a block is not named as such"
 expect_status 2 1 -- "$NK" ls "$TMP/linux.img" --geometry 4096,128,64
 grep -q "geometry" "$TMP/err" || fail "wrong geometry is not named"
 expect_status 2 1 -- "$NK" ls "$TMP/linux.img" $G2K --layout mkyaffs2

@@ -18,7 +18,7 @@ bbt_write_keeps_image_sparse() {
     local g="--geometry $1" max=$2 page=$3
     rm -f a.img a.img.nksim
     "$NK" sim create a.img $g > /dev/null || { fail "sim create $1"; return 1; }
-    "$NK" badblocks a.img $g > out 2> err || { fail "badblocks $1: $(cat err)"; return 1; }
+    "$NK" badblocks a.img $g --write-bbt > out 2> err || { fail "badblocks $1: $(cat err)"; return 1; }
     local apparent allocated
     apparent=$(stat -c %s a.img)
     allocated=$(($(stat -c %b a.img) * $(stat -c %B a.img)))

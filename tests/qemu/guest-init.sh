@@ -124,7 +124,7 @@ if nandsim_load bbt=1 badblocks=5,10; then
     # Blocks 100.. are free for the benchmark to erase and write; the
     # K9F1G08U0A datasheet gives the limits nandsim's figures sit beside.
     for mode in kernel nandkit; do
-        if nandkit bench /dev/mtd0 --mtd-ecc $mode --chip K9F1G08U0A --first-block 100 \
+        if nandkit bench /dev/mtd0 --mtd-ecc $mode --chip K9F1G08U0A --blocks 100-199 --destructive \
             --count 64 --block-count 4 --no-progress >/tmp/bench.txt 2>&1 &&
             grep -q "^page read (data+OOB)" /tmp/bench.txt; then
             pass "bench-$mode" "nandkit bench /dev/mtd0 --mtd-ecc $mode (wall time):"

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# mkimage and known bad blocks: a Linux bad-block table on the chip keeps its
+# blocks (the build neither erases nor uses them) and the table still reads
+# afterwards; the mkyaffs2 layout on a chip with factory-bad blocks skips
+# them (markers intact) instead of failing on the first, and says it cannot
+# mark them.
+# usage: mkimage_bad.sh NANDKIT_BINARY FIXTURES_DIR
+set -u
+nk=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+expect() {
+  local want=$1 pattern=$2; shift 3
+  local out status
+  out=$("$@" 2>&1); status=$?
+  if [[ $status -ne $want ]]; then fail "'$*' exited $status, wanted $want: $out"; return; fi
+  grep -Eq -- "$pattern" <<<"$out" || fail "'$*' output lacks /$pattern/: $out"
+}
+mkdir -p "$tmp/tree/d"
+head -c 50000 /dev/urandom > "$tmp/tree/d/data.bin"
+echo hi > "$tmp/tree/hello.txt"
+chip="--chip K9F1G08U0A"
+
+# a Linux BBT on flash: its blocks are kept
+img=$tmp/bbt.img
+"$nk" sim create "$img" $chip --bad-blocks 5,10 >/dev/null
+"$nk" badblocks "$img" $chip --write-bbt >/dev/null
+before=$(python3 -c "
+import sys, hashlib
+d = open('$img', 'rb').read(); blk = 64 * 2112
+print(hashlib.sha256(d[1020 * blk:]).hexdigest())")
+expect 0 "Linux BBT on flash \(main block 1023, mirror block 1022\): blocks 1020-1023 keep it" -- \
+  "$nk" mkimage "$tmp/tree" "$img" $chip
+after=$(python3 -c "
+import sys, hashlib
+d = open('$img', 'rb').read(); blk = 64 * 2112
+print(hashlib.sha256(d[1020 * blk:]).hexdigest())")
+[[ $before == "$after" ]] || fail "mkimage changed the bad-block table's blocks"
+expect 0 "source       table on flash" -- "$nk" badblocks "$img" $chip
+expect 0 "total        2 bad of 1024 blocks \(2 factory, 0 worn\)" -- "$nk" badblocks "$img" $chip
+expect 0 "0 problems" -- "$nk" fsck "$img" $chip
+cmp -s <("$nk" cat "$img" /d/data.bin $chip) "$tmp/tree/d/data.bin" || fail "data.bin differs after building around the table"
+
+# mkyaffs2 on a chip with factory-bad blocks: skipped, and said
+img2=$tmp/mk.img
+"$nk" sim create "$img2" $chip --bad-blocks 1,3 >/dev/null
+expect 0 "bad blocks: 2 known .*the mkyaffs2 layout cannot mark them" -- \
+  "$nk" mkimage "$tmp/tree" "$img2" $chip --layout mkyaffs2
+# the tree fits block 0; unyaffs (which knows no bad blocks) reads it back
+mkdir "$tmp/un"
+(cd "$tmp/un" && unyaffs "$img2" >/dev/null 2>&1) || fail "unyaffs failed on the mkyaffs2 image"
+cmp -s "$tmp/un/d/data.bin" "$tmp/tree/d/data.bin" || fail "mkyaffs2 data.bin differs (unyaffs)"
+for b in 1 3; do
+  "$nk" read "$img2" $chip --layout mkyaffs2 --bb=dumpbad --noecc --oob -s $((b * 64 * 2048)) -l 4KiB -q -f "$tmp/b$b.bin"
+  python3 -c "import sys; d = open(sys.argv[1], 'rb').read(); sys.exit(0 if d[2048] == 0 and d[2112 + 2048] == 0 else 1)" "$tmp/b$b.bin" || fail "mkimage wrote into factory-bad block $b"
+done
+
+if [[ $fails -ne 0 ]]; then echo "$fails check(s) failed"; exit 1; fi
+echo "all mkimage bad-block checks passed"

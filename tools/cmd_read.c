@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: MIT */
+/* nandkit read: a range of an image or /dev/mtdN to a file, as nanddump does. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "flashio.h"
+#include "image.h"
+#include "nandkit/error.h"
+#include "tool.h"
+
+static void nk_read_help(FILE *out)
+{
+    fprintf(
+        out,
+        "usage: nandkit read IMAGE|/dev/mtdN [-s START] [-l LENGTH] [-f FILE] [--oob]\n"
+        "                    [--noecc] [--bb=skipbad|dumpbad|padbad] [options]\n\n"
+        "Copies pages of the device to FILE (default: standard output), as nanddump does:\n"
+        "each page's data, followed by its OOB with --oob. START and LENGTH are bytes of\n"
+        "page data (decimal, 0x hex, or with a KiB/MiB/GiB suffix); START must be page\n"
+        "aligned and LENGTH is rounded up to whole pages. Pages are read through the\n"
+        "layout's ECC (corrected data, the OOB as on flash) unless --noecc. A page whose\n"
+        "ECC fails is written as read and counted; the exit status is then 1. Only reads:\n"
+        "nothing is written to the device or beside an image.\n\n"
+        "Bad blocks (--bb):\n"
+        "  skipbad   leave them out; LENGTH counts good data only (default, as nanddump)\n"
+        "  padbad    write 0xFF in their place, so offsets in FILE match the device\n"
+        "  dumpbad   read them like any other block\n\n"
+        "Options:\n"
+        "  -s, --start OFFSET      first byte (default 0)\n"
+        "  -l, --length BYTES      how much page data (default: to the end)\n"
+        "  -f, --file FILE         output file, replaced whole when the read succeeds\n"
+        "  -o, --oob               each page's OOB after its data\n"
+        "  -n, --noecc             raw pages, no ECC correction\n"
+        "      --bb METHOD         skipbad, padbad or dumpbad\n"
+        "  -p, --progress          a progress line on stderr (default: when it is a terminal)\n"
+        "  -q, --quiet             no progress line, warning or summary\n"
+        "  -j, --json              a JSON summary on stdout (needs --file)\n" NK_TOOL_IMAGE_HELP);
+}
+
+enum nk_read_bb { NK_BB_SKIP, NK_BB_PAD, NK_BB_DUMP };
+static const char *const nk_read_bb_names[] = {"skipbad", "padbad", "dumpbad"};
+
+struct nk_read_summary {
+    uint64_t pages_read, pages_padded, bytes_out;
+    uint32_t bad_blocks; /* bad blocks met */
+    uint64_t corrected_bits, corrected_pages, failed_pages;
+    uint32_t first_failed_page;
+    bool truncated; /* skipbad ran out of device before LENGTH */
+};
+
+static int nk_read_run(int argc, char **argv)
+{
+    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
+                                            {"start", required_argument, NULL, 's'},
+                                            {"length", required_argument, NULL, 'l'},
+                                            {"file", required_argument, NULL, 'f'},
+                                            {"oob", no_argument, NULL, 'o'},
+                                            {"noecc", no_argument, NULL, 'n'},
+                                            {"bb", required_argument, NULL, 'b'},
+                                            {"progress", no_argument, NULL, 'p'},
+                                            {"quiet", no_argument, NULL, 'q'},
+                                            {"json", no_argument, NULL, 'j'},
+                                            {NULL, 0, NULL, 0}};
+    struct nk_tool_image_opts opts;
+    nk_tool_image_opts_init(&opts);
+    opts.read_only = true;
+    uint64_t start = 0, length = 0;
+    bool have_length = false, with_oob = false, noecc = false, quiet = false, json = false;
+    bool progress_on = isatty(STDERR_FILENO);
+    const char *file = NULL;
+    enum nk_read_bb bb = NK_BB_SKIP;
+    int opt;
+    optind = 1;
+    while ((opt = nk_tool_getopt(argc, argv, "s:l:f:onpqj", options, &opts, "read")) > 0) {
+        switch (opt) {
+        case 's':
+            if (!nk_tool_parse_size(optarg, &start))
+                return nk_tool_fail("bad --start '%s': expected bytes (e.g. 0x20000, 128KiB)",
+                                    optarg);
+            break;
+        case 'l':
+            if (!nk_tool_parse_size(optarg, &length) || length == 0)
+                return nk_tool_fail("bad --length '%s': expected bytes (e.g. 4096, 2MiB)", optarg);
+            have_length = true;
+            break;
+        case 'f':
+            file = optarg;
+            break;
+        case 'o':
+            with_oob = true;
+            break;
+        case 'n':
+            noecc = true;
+            break;
+        case 'b':
+            if (strcmp(optarg, "skipbad") == 0)
+                bb = NK_BB_SKIP;
+            else if (strcmp(optarg, "padbad") == 0)
+                bb = NK_BB_PAD;
+            else if (strcmp(optarg, "dumpbad") == 0)
+                bb = NK_BB_DUMP;
+            else
+                return nk_tool_fail("unknown --bb '%s' (skipbad, padbad or dumpbad)", optarg);
+            break;
+        case 'p':
+            progress_on = true;
+            break;
+        case 'q':
+            quiet = true;
+            break;
+        case 'j':
+            json = true;
+            break;
+        default:
+            return nk_tool_fail("read: unknown option (see nandkit read --help)");
+        }
+    }
+    if (opt < 0)
+        return -opt;
+    if (optind >= argc)
+        return nk_tool_fail("read needs an IMAGE or /dev/mtdN (see nandkit read --help)");
+    opts.path = argv[optind++];
+    if (optind < argc)
+        return nk_tool_fail("read: unexpected argument '%s'", argv[optind]);
+    if (json && (!file || strcmp(file, "-") == 0))
+        return nk_tool_fail("read --json prints a summary on stdout: give the data a --file");
+    if (quiet)
+        progress_on = false;
+
+    struct nk_tool_image image;
+    int status = nk_tool_flash_open(&image, &opts, quiet);
+    if (status)
+        return status;
+    struct nk_nand *nand = &image.nand;
+    uint32_t page_size = nk_nand_page_size(nand), oob_size = nk_nand_oob_size(nand);
+    uint32_t ppb = nk_nand_pages_per_block(nand), pages = nk_nand_pages(nand);
+    uint64_t device_bytes = (uint64_t)pages * page_size;
+    if (start % page_size) {
+        nk_tool_image_close(&image);
+        return nk_tool_fail("--start 0x%llx is not page aligned (pages are %u bytes)",
+                            (unsigned long long)start, page_size);
+    }
+    if (start >= device_bytes) {
+        nk_tool_image_close(&image);
+        return nk_tool_fail("--start 0x%llx is past the end of the device (0x%llx bytes)",
+                            (unsigned long long)start, (unsigned long long)device_bytes);
+    }
+    if (!have_length)
+        length = device_bytes - start;
+    uint64_t want_pages = (length + page_size - 1) / page_size;
+    if (have_length && length % page_size && !quiet)
+        fprintf(stderr, "nandkit: --length %llu rounded up to %llu pages\n",
+                (unsigned long long)length, (unsigned long long)want_pages);
+    if (bb != NK_BB_SKIP && start / page_size + want_pages > pages) {
+        nk_tool_image_close(&image);
+        return nk_tool_fail("--start 0x%llx + --length 0x%llx runs past the end of the device "
+                            "(0x%llx bytes)",
+                            (unsigned long long)start, (unsigned long long)length,
+                            (unsigned long long)device_bytes);
+    }
+
+    struct nk_tool_outfile out;
+    status = nk_tool_outfile_open(&out, file);
+    if (status) {
+        nk_tool_image_close(&image);
+        return status;
+    }
+    uint8_t *data = malloc(page_size), *oob = malloc(oob_size);
+    struct nk_read_summary sum;
+    memset(&sum, 0, sizeof sum);
+    struct nk_tool_progress progress;
+    nk_tool_progress_start(&progress, progress_on, "read", want_pages * page_size);
+    enum nk_oob_mode mode = noecc ? NK_OOB_RAW : NK_OOB_PLACE;
+    const char *failure = NULL;
+    char why[200];
+    uint32_t page = (uint32_t)(start / page_size);
+    uint64_t done = 0;
+    int32_t checked_block = -1;
+    bool block_bad = false;
+    while (done < want_pages && !failure) {
+        if (page >= pages) {
+            sum.truncated = true;
+            break;
+        }
+        uint32_t block = page / ppb;
+        if ((int32_t)block != checked_block) {
+            int bad = nk_nand_block_is_bad(nand, block);
+            if (bad < 0) {
+                snprintf(why, sizeof why, "checking block %u: %s", block,
+                         nk_tool_image_error(&image, bad));
+                failure = why;
+                break;
+            }
+            checked_block = (int32_t)block;
+            block_bad = bad == 1;
+            if (block_bad) {
+                sum.bad_blocks++;
+                if (!quiet && !json) {
+                    nk_tool_progress_end(&progress);
+                    fprintf(stderr, "nandkit: block %u (0x%llx) is bad: %s\n", block,
+                            (unsigned long long)block * ppb * page_size,
+                            bb == NK_BB_SKIP  ? "skipped"
+                            : bb == NK_BB_PAD ? "written as 0xFF"
+                                              : "read as it is");
+                }
+            }
+        }
+        if (block_bad && bb == NK_BB_SKIP) {
+            page = (block + 1) * ppb;
+            continue;
+        }
+        if (block_bad && bb == NK_BB_PAD) {
+            memset(data, 0xff, page_size);
+            memset(oob, 0xff, oob_size);
+            sum.pages_padded++;
+        } else {
+            int err = nk_nand_read_page(nand, page, data, with_oob ? oob : NULL, mode);
+            if (err == -NK_EBADMSG) {
+                if (!sum.failed_pages)
+                    sum.first_failed_page = page;
+                sum.failed_pages++;
+            } else if (err > 0) {
+                sum.corrected_pages++;
+                sum.corrected_bits += nk_nand_last_bitflips(nand);
+            } else if (err < 0) {
+                snprintf(why, sizeof why, "reading page %u (0x%llx): %s", page,
+                         (unsigned long long)page * page_size, nk_tool_image_error(&image, err));
+                failure = why;
+                break;
+            }
+            sum.pages_read++;
+        }
+        if (fwrite(data, 1, page_size, out.file) != page_size ||
+            (with_oob && fwrite(oob, 1, oob_size, out.file) != oob_size)) {
+            snprintf(why, sizeof why, "writing %s failed", file ? file : "standard output");
+            failure = why;
+            break;
+        }
+        sum.bytes_out += page_size + (with_oob ? oob_size : 0);
+        done++;
+        page++;
+        nk_tool_progress_update(&progress, done * page_size);
+    }
+    nk_tool_progress_end(&progress);
+    free(data);
+    free(oob);
+    nk_tool_image_close(&image);
+    status = nk_tool_outfile_close(&out, !failure);
+    if (failure)
+        return nk_tool_error("read: %s", failure);
+    if (status)
+        return status;
+
+    if (json) {
+        printf("{\"start\":%llu,\"pages\":%llu,\"pages_read\":%llu,\"pages_padded\":%llu,"
+               "\"bytes_written\":%llu,\"oob\":%s,\"ecc\":%s,\"bb\":\"%s\",\"bad_blocks\":%u,"
+               "\"corrected_bits\":%llu,\"corrected_pages\":%llu,\"uncorrectable_pages\":%llu,"
+               "\"truncated\":%s}\n",
+               (unsigned long long)start, (unsigned long long)done,
+               (unsigned long long)sum.pages_read, (unsigned long long)sum.pages_padded,
+               (unsigned long long)sum.bytes_out, with_oob ? "true" : "false",
+               noecc ? "false" : "true", nk_read_bb_names[bb], sum.bad_blocks,
+               (unsigned long long)sum.corrected_bits, (unsigned long long)sum.corrected_pages,
+               (unsigned long long)sum.failed_pages, sum.truncated ? "true" : "false");
+    } else if (!quiet) {
+        char a[32];
+        fprintf(stderr,
+                "nandkit: read %llu pages (%s) from 0x%llx: %u bad block(s) %s, %llu bitflip(s) "
+                "corrected, %llu page(s) uncorrectable\n",
+                (unsigned long long)done, nk_tool_format_bytes(sum.bytes_out, a, sizeof a),
+                (unsigned long long)start, sum.bad_blocks,
+                bb == NK_BB_SKIP  ? "skipped"
+                : bb == NK_BB_PAD ? "padded"
+                                  : "dumped",
+                (unsigned long long)sum.corrected_bits, (unsigned long long)sum.failed_pages);
+    }
+    if (sum.truncated && !quiet)
+        fprintf(stderr, "nandkit: the device ended after %llu of %llu pages (bad blocks skipped)\n",
+                (unsigned long long)done, (unsigned long long)want_pages);
+    if (sum.failed_pages)
+        return nk_tool_error("read: %llu page(s) uncorrectable, the first page %u (0x%llx); "
+                             "written as read",
+                             (unsigned long long)sum.failed_pages, sum.first_failed_page,
+                             (unsigned long long)sum.first_failed_page * page_size);
+    return 0;
+}
+
+const struct nk_tool_command nk_cmd_read = {
+    .name = "read",
+    .summary = "copy a range of pages to a file (nanddump)",
+    .run = nk_read_run,
+    .help = nk_read_help,
+};

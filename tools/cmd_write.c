@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: MIT */
+/* nandkit write: a file onto an image or /dev/mtdN, skipping bad blocks, as nandwrite does. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "flashio.h"
+#include "image.h"
+#include "nandkit/error.h"
+#include "tool.h"
+
+static void nk_write_help(FILE *out)
+{
+    fprintf(out,
+            "usage: nandkit write IMAGE|/dev/mtdN INPUT [-s START] [--pad] [--oob] [--noecc]\n"
+            "                     [--markbad] [options]\n\n"
+            "Programs INPUT into the device from byte START on, as nandwrite does: page by\n"
+            "page, skipping bad blocks (the data goes on in the next good block). It does not\n"
+            "erase: erase the range first (nandkit erase). INPUT holds page data, or with --oob\n"
+            "page data then OOB for each page (a raw image, e.g. from nandkit read --oob or\n"
+            "nanddump --oob). Pages are written through the layout's ECC (the ECC bytes of the\n"
+            "OOB are computed) unless --noecc, which writes every byte as given. START is in\n"
+            "bytes (decimal, 0x hex, or KiB/MiB/GiB) and must be page aligned.\n\n"
+            "Options:\n"
+            "  -s, --start OFFSET      where to start (default 0)\n"
+            "  -p, --pad               pad a short last page with 0xFF (else INPUT must be a\n"
+            "                          whole number of pages)\n"
+            "  -o, --oob               INPUT carries the OOB of each page\n"
+            "  -n, --noecc             raw program, no ECC\n"
+            "  -m, --markbad           a block that fails to program is marked bad and its data\n"
+            "                          goes to the next good block (else the write stops)\n"
+            "      --progress          a progress line on stderr (default: when it is a terminal)\n"
+            "  -q, --quiet             no progress line, notes or summary\n"
+            "  -j, --json              a JSON summary on stdout\n" NK_TOOL_IMAGE_HELP);
+}
+
+static int nk_write_run(int argc, char **argv)
+{
+    enum { NK_OPT_PROGRESS = NK_OPT_FIRST_FREE };
+    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
+                                            {"start", required_argument, NULL, 's'},
+                                            {"pad", no_argument, NULL, 'p'},
+                                            {"oob", no_argument, NULL, 'o'},
+                                            {"noecc", no_argument, NULL, 'n'},
+                                            {"markbad", no_argument, NULL, 'm'},
+                                            {"progress", no_argument, NULL, NK_OPT_PROGRESS},
+                                            {"quiet", no_argument, NULL, 'q'},
+                                            {"json", no_argument, NULL, 'j'},
+                                            {NULL, 0, NULL, 0}};
+    struct nk_tool_image_opts opts;
+    nk_tool_image_opts_init(&opts);
+    uint64_t start = 0;
+    bool pad = false, with_oob = false, noecc = false, markbad = false, quiet = false;
+    bool json = false, progress_on = isatty(STDERR_FILENO);
+    int opt;
+    optind = 1;
+    while ((opt = nk_tool_getopt(argc, argv, "s:ponmqj", options, &opts, "write")) > 0) {
+        switch (opt) {
+        case 's':
+            if (!nk_tool_parse_size(optarg, &start))
+                return nk_tool_fail("bad --start '%s': expected bytes (e.g. 0x20000, 128KiB)",
+                                    optarg);
+            break;
+        case 'p':
+            pad = true;
+            break;
+        case 'o':
+            with_oob = true;
+            break;
+        case 'n':
+            noecc = true;
+            break;
+        case 'm':
+            markbad = true;
+            break;
+        case NK_OPT_PROGRESS:
+            progress_on = true;
+            break;
+        case 'q':
+            quiet = true;
+            break;
+        case 'j':
+            json = true;
+            break;
+        default:
+            return nk_tool_fail("write: unknown option (see nandkit write --help)");
+        }
+    }
+    if (opt < 0)
+        return -opt;
+    if (argc - optind < 2)
+        return nk_tool_fail("write needs IMAGE|/dev/mtdN and INPUT (see nandkit write --help)");
+    opts.path = argv[optind++];
+    const char *input_path = argv[optind++];
+    if (optind < argc)
+        return nk_tool_fail("write: unexpected argument '%s'", argv[optind]);
+    if (quiet)
+        progress_on = false;
+
+    FILE *input = fopen(input_path, "rb");
+    if (!input)
+        return nk_tool_fail("cannot open INPUT '%s': %s", input_path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(input), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(input);
+        return nk_tool_fail("INPUT '%s' is not a regular file", input_path);
+    }
+    uint64_t input_size = (uint64_t)st.st_size;
+
+    struct nk_tool_image image;
+    int status = nk_tool_flash_open(&image, &opts, quiet);
+    if (status) {
+        fclose(input);
+        return status;
+    }
+    struct nk_nand *nand = &image.nand;
+    uint32_t page_size = nk_nand_page_size(nand), oob_size = nk_nand_oob_size(nand);
+    uint32_t ppb = nk_nand_pages_per_block(nand), blocks = nk_nand_blocks(nand);
+    uint32_t record = page_size + (with_oob ? oob_size : 0);
+    uint64_t device_bytes = (uint64_t)nk_nand_pages(nand) * page_size;
+    const char *bad_input = NULL;
+    char why[240];
+    if (start % page_size) {
+        snprintf(why, sizeof why, "--start 0x%llx is not page aligned (pages are %u bytes)",
+                 (unsigned long long)start, page_size);
+        bad_input = why;
+    } else if (start >= device_bytes) {
+        snprintf(why, sizeof why, "--start 0x%llx is past the end of the device (0x%llx bytes)",
+                 (unsigned long long)start, (unsigned long long)device_bytes);
+        bad_input = why;
+    } else if (input_size == 0) {
+        snprintf(why, sizeof why, "INPUT '%s' is empty", input_path);
+        bad_input = why;
+    } else if (input_size % record && !pad) {
+        snprintf(why, sizeof why,
+                 "INPUT '%s' is %llu bytes, not a whole number of %u-byte %s: add --pad",
+                 input_path, (unsigned long long)input_size, record,
+                 with_oob ? "page+OOB records" : "pages");
+        bad_input = why;
+    } else if ((input_size + record - 1) / record >
+               (uint64_t)nk_nand_pages(nand) - start / page_size) {
+        snprintf(why, sizeof why, "INPUT '%s' holds %llu pages; only %llu fit after --start 0x%llx",
+                 input_path, (unsigned long long)((input_size + record - 1) / record),
+                 (unsigned long long)(nk_nand_pages(nand) - start / page_size),
+                 (unsigned long long)start);
+        bad_input = why;
+    }
+    if (bad_input) {
+        fclose(input);
+        nk_tool_image_close(&image);
+        return nk_tool_fail("%s", bad_input);
+    }
+
+    /* One block of input at a time, so that a block that fails can be
+     * written again into the next good one. */
+    uint8_t *buf = malloc((size_t)record * ppb);
+    uint64_t total_pages = (input_size + record - 1) / record;
+    uint64_t pages_written = 0;
+    uint32_t skipped_bad = 0, marked_bad = 0;
+    uint32_t block = (uint32_t)(start / page_size / ppb);
+    uint32_t first_page = (uint32_t)(start / page_size % ppb);
+    enum nk_oob_mode mode = noecc ? NK_OOB_RAW : NK_OOB_PLACE;
+    const char *failure = NULL;
+    struct nk_tool_progress progress;
+    nk_tool_progress_start(&progress, progress_on, "write", total_pages * page_size);
+    while (pages_written < total_pages && !failure) {
+        uint32_t n = ppb - first_page;
+        if (n > total_pages - pages_written)
+            n = (uint32_t)(total_pages - pages_written);
+        size_t want = (size_t)n * record;
+        memset(buf, 0xff, want);
+        size_t got = fread(buf, 1, want, input);
+        if (got < want && ferror(input)) {
+            snprintf(why, sizeof why, "reading INPUT '%s' failed", input_path);
+            failure = why;
+            break;
+        }
+        bool placed = false;
+        while (!placed && !failure) {
+            if (block >= blocks) {
+                snprintf(why, sizeof why,
+                         "the device ended (bad blocks skipped) with %llu of %llu pages written",
+                         (unsigned long long)pages_written, (unsigned long long)total_pages);
+                failure = why;
+                break;
+            }
+            int bad = nk_nand_block_is_bad(nand, block);
+            if (bad < 0) {
+                snprintf(why, sizeof why, "checking block %u: %s", block,
+                         nk_tool_image_error(&image, bad));
+                failure = why;
+                break;
+            }
+            if (bad) {
+                skipped_bad++;
+                if (!quiet && !json) {
+                    nk_tool_progress_end(&progress);
+                    fprintf(stderr, "nandkit: block %u (0x%llx) is bad: skipped\n", block,
+                            (unsigned long long)block * ppb * page_size);
+                }
+                block++;
+                first_page = 0;
+                continue;
+            }
+            int err = 0;
+            uint32_t i;
+            for (i = 0; i < n && !err; i++) {
+                const uint8_t *rec = buf + (size_t)i * record;
+                err = nk_nand_program_page(nand, block * ppb + first_page + i, rec,
+                                           with_oob ? rec + page_size : NULL, mode);
+            }
+            if (!err) {
+                placed = true;
+                break;
+            }
+            uint32_t failed_page = block * ppb + first_page + i - 1;
+            if (err == -NK_EIO && markbad) {
+                int merr = nk_nand_block_mark_bad(nand, block);
+                if (merr) {
+                    snprintf(why, sizeof why, "marking block %u bad: %s", block,
+                             nk_tool_image_error(&image, merr));
+                    failure = why;
+                    break;
+                }
+                marked_bad++;
+                if (!quiet && !json)
+                    fprintf(stderr,
+                            "nandkit: programming page %u failed: block %u marked bad, "
+                            "its data goes to the next good block\n",
+                            failed_page, block);
+                block++;
+                first_page = 0;
+                continue;
+            }
+            snprintf(why, sizeof why, "programming page %u (0x%llx) failed: %s%s", failed_page,
+                     (unsigned long long)failed_page * page_size, nk_tool_image_error(&image, err),
+                     err == -NK_EIO ? " (was the range erased? see nandkit erase; --markbad "
+                                      "retires a failing block)"
+                                    : "");
+            failure = why;
+        }
+        if (failure)
+            break;
+        pages_written += n;
+        block++;
+        first_page = 0;
+        nk_tool_progress_update(&progress, pages_written * page_size);
+    }
+    nk_tool_progress_end(&progress);
+    free(buf);
+    fclose(input);
+    nk_tool_image_close(&image);
+    if (failure)
+        return nk_tool_error("write: %s", failure);
+    if (json) {
+        printf("{\"start\":%llu,\"pages_written\":%llu,\"input_bytes\":%llu,\"oob\":%s,"
+               "\"ecc\":%s,\"padded\":%s,\"bad_blocks_skipped\":%u,\"blocks_marked_bad\":%u}\n",
+               (unsigned long long)start, (unsigned long long)pages_written,
+               (unsigned long long)input_size, with_oob ? "true" : "false",
+               noecc ? "false" : "true", input_size % record ? "true" : "false", skipped_bad,
+               marked_bad);
+    } else if (!quiet) {
+        fprintf(stderr,
+                "nandkit: wrote %llu pages from 0x%llx%s: %u bad block(s) skipped, %u "
+                "marked bad\n",
+                (unsigned long long)pages_written, (unsigned long long)start,
+                input_size % record ? " (last page padded with 0xFF)" : "", skipped_bad,
+                marked_bad);
+    }
+    return 0;
+}
+
+const struct nk_tool_command nk_cmd_write = {
+    .name = "write",
+    .summary = "program a file into pages, skipping bad blocks (nandwrite)",
+    .run = nk_write_run,
+    .help = nk_write_help,
+};

@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Manual pages made from the --help texts, so that the two always say the
+ * same: `nandkit --man-dir DIR` writes nandkit.1 and nandkit-COMMAND.1 for
+ * every subcommand (the build runs it; see tools/CMakeLists.txt).
+ *
+ * The help texts follow one shape, which the conversion relies on: "usage:"
+ * lines first, then paragraphs, then "Heading:" lines followed by indented
+ * entries ("  -x, --long ARG   what it does", continuation lines indented
+ * further).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nandkit/version.h"
+#include "tool.h"
+
+/* Writes `text` escaped for roff: backslashes, hyphens as \-, and a leading
+ * dot or quote guarded. */
+static void nk_man_escape(FILE *out, const char *text, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (i == 0 && (c == '.' || c == '\''))
+            fputs("\\&", out);
+        if (c == '\\')
+            fputs("\\e", out);
+        else if (c == '-')
+            fputs("\\-", out);
+        else
+            fputc(c, out);
+    }
+}
+
+static size_t nk_man_indent(const char *line)
+{
+    size_t n = 0;
+    while (line[n] == ' ')
+        n++;
+    return n;
+}
+
+/* An entry line: two spaces and a term (or up to six spaces and an option,
+ * as in "      --long"), then two or more spaces and its description.
+ * Returns the term's length (0 when the line is not one); *start gets where
+ * the term begins. */
+static size_t nk_man_term(const char *line, size_t len, size_t *start)
+{
+    size_t indent = nk_man_indent(line);
+    if (indent >= len || indent < 2 || (indent > 2 && (indent > 6 || line[indent] != '-')))
+        return 0;
+    *start = indent;
+    for (size_t i = indent; i + 1 < len; i++)
+        if (line[i] == ' ' && line[i + 1] == ' ')
+            return i - indent;
+    return len - indent;
+}
+
+/* Converts one help text. */
+static void nk_man_body(FILE *out, const char *help)
+{
+    enum { NK_START, NK_USAGE, NK_TEXT, NK_LIST } state = NK_START;
+    bool in_entry = false, in_verbatim = false, prev_blank = false;
+    const char *p = help;
+    while (*p) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *line = p;
+        p = end ? end + 1 : p + len;
+        bool blank = len == 0;
+        size_t indent = nk_man_indent(line);
+        bool after_blank = prev_blank;
+        prev_blank = blank;
+
+        if (state == NK_START || (state == NK_USAGE && !blank)) {
+            if (state == NK_START) {
+                fputs(".SH SYNOPSIS\n.nf\n", out);
+                state = NK_USAGE;
+            }
+            const char *text = line;
+            size_t n = len;
+            if (strncmp(text, "usage: ", 7) == 0) {
+                text += 7;
+                n -= 7;
+            } else {
+                while (n && *text == ' ') {
+                    text++;
+                    n--;
+                }
+                fputs("    ", out);
+            }
+            nk_man_escape(out, text, n);
+            fputc('\n', out);
+            continue;
+        }
+        if (state == NK_USAGE && blank) {
+            fputs(".fi\n.SH DESCRIPTION\n", out);
+            state = NK_TEXT;
+            continue;
+        }
+        if (blank) {
+            if (in_verbatim)
+                fputs(".fi\n", out);
+            in_verbatim = false;
+            in_entry = false;
+            if (state == NK_TEXT)
+                fputs(".PP\n", out);
+            continue;
+        }
+        /* "Options:", "Bad blocks (--bb):", "Commands:" */
+        if (indent == 0 && line[len - 1] == ':' && after_blank && len < 40) {
+            if (in_verbatim)
+                fputs(".fi\n", out);
+            in_verbatim = false;
+            if (strncmp(line, "Options:", 8) == 0) {
+                fputs(".SH OPTIONS\n", out);
+            } else {
+                fputs(".SS ", out);
+                nk_man_escape(out, line, len - 1);
+                fputc('\n', out);
+            }
+            state = NK_LIST;
+            in_entry = false;
+            continue;
+        }
+        size_t term_start = 2;
+        size_t term = nk_man_term(line, len, &term_start);
+        if (state == NK_LIST && term) {
+            const char *desc = line + term_start + term;
+            size_t desc_len = len - term_start - term;
+            while (desc_len && *desc == ' ') {
+                desc++;
+                desc_len--;
+            }
+            fputs(".TP\n.B ", out);
+            nk_man_escape(out, line + term_start, term);
+            fputc('\n', out);
+            if (desc_len) {
+                nk_man_escape(out, desc, desc_len);
+                fputc('\n', out);
+            }
+            in_entry = true;
+            continue;
+        }
+        if (state == NK_LIST && in_entry && indent > 2) {
+            nk_man_escape(out, line + indent, len - indent);
+            fputc('\n', out);
+            continue;
+        }
+        if (indent >= 2) {
+            /* An indented block in the prose (a list, an example): as is. */
+            if (!in_verbatim)
+                fputs(".nf\n", out);
+            in_verbatim = true;
+            nk_man_escape(out, line, len);
+            fputc('\n', out);
+            continue;
+        }
+        if (in_verbatim) {
+            fputs(".fi\n", out);
+            in_verbatim = false;
+        }
+        state = state == NK_LIST ? NK_TEXT : state;
+        nk_man_escape(out, line, len);
+        fputc('\n', out);
+    }
+    if (in_verbatim)
+        fputs(".fi\n", out);
+}
+
+static int nk_man_write(const char *dir, const char *page, const char *summary, const char *help,
+                        const char *see_also)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.1", dir, page);
+    FILE *out = fopen(path, "w");
+    if (!out)
+        return nk_tool_error("cannot write '%s': %s", path, strerror(errno));
+    char upper[64];
+    size_t i;
+    for (i = 0; page[i] && i + 1 < sizeof upper; i++)
+        upper[i] = (char)toupper((unsigned char)page[i]);
+    upper[i] = 0;
+    fprintf(out, ".TH %s 1 \"\" \"nandkit %s\" \"nandkit manual\"\n.SH NAME\n", upper,
+            NANDKIT_VERSION);
+    nk_man_escape(out, page, strlen(page));
+    fputs(" \\- ", out);
+    nk_man_escape(out, summary, strlen(summary));
+    fputc('\n', out);
+    nk_man_body(out, help);
+    fputs(
+        ".SH EXIT STATUS\n0 on success; 1 when an operation failed; 2 on bad input, with one line "
+        "naming the bad value.\n.SH SEE ALSO\n",
+        out);
+    nk_man_escape(out, see_also, strlen(see_also));
+    fputc('\n', out);
+    if (fclose(out) != 0)
+        return nk_tool_error("cannot write '%s': %s", path, strerror(errno));
+    return 0;
+}
+
+int nk_tool_write_man_pages(const char *dir, const struct nk_tool_command *const *commands,
+                            size_t count, void (*usage)(FILE *out))
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *mem = open_memstream(&text, &size);
+    if (!mem)
+        return nk_tool_error("out of memory");
+    usage(mem);
+    fclose(mem);
+    size_t see_len = 1;
+    for (size_t i = 0; i < count; i++)
+        see_len += strlen(commands[i]->name) + 16;
+    char *see_all = malloc(see_len);
+    see_all[0] = 0;
+    for (size_t i = 0; i < count; i++) {
+        strcat(see_all, i ? ", nandkit-" : "nandkit-");
+        strcat(see_all, commands[i]->name);
+        strcat(see_all, "(1)");
+    }
+    int status = nk_man_write(dir, "nandkit", "NAND flash tools", text, see_all);
+    free(text);
+    for (size_t i = 0; !status && i < count; i++) {
+        text = NULL;
+        size = 0;
+        mem = open_memstream(&text, &size);
+        if (!mem) {
+            status = nk_tool_error("out of memory");
+            break;
+        }
+        commands[i]->help(mem);
+        fclose(mem);
+        char page[64];
+        snprintf(page, sizeof page, "nandkit-%s", commands[i]->name);
+        status = nk_man_write(dir, page, commands[i]->summary, text, "nandkit(1)");
+        free(text);
+    }
+    free(see_all);
+    return status;
+}
