@@ -70,6 +70,10 @@ static void nk_bench_help(FILE *out)
         "                          preset (the table also ends with those of its chip)\n"
         "  --seed S                seed of the test data and simulated faults\n"
         "  --no-progress           no progress line on stderr\n"
+        "  --fs                    the file-system benchmark instead (docs/bench.md): with\n"
+        "                          --chip (default K9F1G08U0A), --json, --svg, --seed,\n"
+        "                          --no-progress\n"
+        "  --fs-small              --fs with reduced sizes, for a quick check\n"
         "  --geometry P,O,N,B      geometry of IMAGE (instead of --chip)\n"
         "  --mtd-ecc kernel|nandkit  /dev/mtdN: the kernel's ECC (default) or raw + nandkit's\n"
         "                          (with /dev/mtdN, --chip NAME gives the datasheet timing\n"
@@ -88,6 +92,7 @@ struct nk_bench_options {
     uint32_t block_limit; /* 0 = to the end (memory chips) */
     bool destructive, blocks_given;
     bool progress;
+    int fs; /* --fs: 1, --fs-small: 2 */
 };
 
 /* One benchmark run on a freshly opened simulator. */
@@ -254,6 +259,8 @@ static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
                                             {"blocks", required_argument, NULL, 'B'},
                                             {"destructive", no_argument, NULL, 'D'},
                                             {"sequential", no_argument, NULL, 'S'},
+                                            {"fs", no_argument, NULL, 'F'},
+                                            {"fs-small", no_argument, NULL, 'G'},
                                             {NULL, 0, NULL, 0}};
     nk_tool_image_opts_init(&o->image);
     o->ecc = NK_ECC_MODE_HAMMING;
@@ -331,6 +338,10 @@ static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
         case 'S':
             o->sequential = true;
             break;
+        case 'F':
+        case 'G':
+            o->fs = opt == 'G' ? 2 : 1;
+            break;
         default:
             return nk_tool_fail("bench: unknown option (see nandkit bench --help)");
         }
@@ -381,6 +392,8 @@ static int nk_bench_cmd(int argc, char **argv)
     int status = nk_bench_parse(argc, argv, &o);
     if (status)
         return status;
+    if (o.fs)
+        return nk_tool_bench_fs(&o.image, o.fs == 2, o.json, o.svg, o.progress);
 
     char why[NK_DIAG_LEN] = "";
     if (o.sequential) {

@@ -222,11 +222,11 @@ static int nk_tool_check_layout(struct nk_tool_fs *t, const struct nk_tool_image
     return 0;
 }
 
-int nk_tool_fs_open(struct nk_tool_fs *t, struct nk_tool_image_opts *opts, nk_fs_report_fn report,
-                    void *report_ctx)
+static int nk_tool_fs_open_as(struct nk_tool_fs *t, struct nk_tool_image_opts *opts,
+                              nk_fs_report_fn report, void *report_ctx, bool writable)
 {
     memset(t, 0, sizeof *t);
-    opts->read_only = true;
+    opts->read_only = !writable;
     int status = nk_tool_image_open(&t->image, opts);
     if (status)
         return status;
@@ -243,6 +243,8 @@ int nk_tool_fs_open(struct nk_tool_fs *t, struct nk_tool_image_opts *opts, nk_fs
     t->layout_name = nk_fs_layout_name(layout);
     t->config.part = &t->image.part;
     t->config.allocator = nk_tool_heap_allocator();
+    /* A writable mount writes at once: look read-only first, so a wrong
+     * --layout or --geometry is refused before anything is written. */
     t->config.read_only = true;
     t->report = report;
     t->report_ctx = report_ctx;
@@ -251,12 +253,16 @@ int nk_tool_fs_open(struct nk_tool_fs *t, struct nk_tool_image_opts *opts, nk_fs
     nk_fs_config_layout(&t->config, layout);
     int err = nk_fs_mount(&t->fs, &t->config);
     if (err) {
-        nk_tool_image_close(&t->image);
         if (err == -NK_EINVAL)
-            return nk_tool_fail("cannot mount with --layout %s: %s", t->layout_name,
-                                t->fs.diag.text);
-        return nk_tool_error("mount failed: %s",
-                             t->fs.diag.text[0] ? t->fs.diag.text : nk_strerror(err));
+            status =
+                nk_tool_fail("cannot mount with --layout %s: %s", t->layout_name, t->fs.diag.text);
+        else if (t->image.sim && !nk_sim_powered(t->image.sim))
+            status = nk_tool_error("mount failed: %s", nk_tool_image_error(&t->image, err));
+        else
+            status = nk_tool_error("mount failed: %s",
+                                   t->fs.diag.text[0] ? t->fs.diag.text : nk_strerror(err));
+        nk_tool_image_close(&t->image);
+        return status;
     }
     t->mounted = true;
     status = nk_tool_check_plausible(t, opts);
@@ -265,7 +271,34 @@ int nk_tool_fs_open(struct nk_tool_fs *t, struct nk_tool_image_opts *opts, nk_fs
         return status;
     }
     nk_tool_layout_note(layout);
+    if (!writable)
+        return 0;
+    nk_fs_unmount(&t->fs);
+    t->mounted = false;
+    t->config.read_only = false;
+    err = nk_fs_mount(&t->fs, &t->config);
+    if (err) {
+        status = nk_tool_error("read-write mount failed: %s",
+                               t->image.sim && !nk_sim_powered(t->image.sim)
+                                   ? nk_tool_image_error(&t->image, err)
+                               : t->fs.diag.text[0] ? t->fs.diag.text
+                                                    : nk_strerror(err));
+        nk_tool_image_close(&t->image);
+        return status;
+    }
+    t->mounted = true;
     return 0;
+}
+
+int nk_tool_fs_open(struct nk_tool_fs *t, struct nk_tool_image_opts *opts, nk_fs_report_fn report,
+                    void *report_ctx)
+{
+    return nk_tool_fs_open_as(t, opts, report, report_ctx, false);
+}
+
+int nk_tool_fs_open_writable(struct nk_tool_fs *t, struct nk_tool_image_opts *opts)
+{
+    return nk_tool_fs_open_as(t, opts, NULL, NULL, true);
 }
 
 void nk_tool_fs_close(struct nk_tool_fs *t)

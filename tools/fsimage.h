@@ -57,6 +57,10 @@ unsigned nk_tool_fs_list_at_risk(struct nk_tool_fs *t, FILE *out);
 int nk_tool_fs_open(struct nk_tool_fs *t, struct nk_tool_image_opts *opts, nk_fs_report_fn report,
                     void *report_ctx);
 
+/* As nk_tool_fs_open() (same checks, on a read-only mount first), then
+ * mounts read-write: the image or device must be writable. */
+int nk_tool_fs_open_writable(struct nk_tool_fs *t, struct nk_tool_image_opts *opts);
+
 void nk_tool_fs_close(struct nk_tool_fs *t);
 
 /* "drwxr-xr-x"-style rendering of an st_mode into `out` (11 bytes). */

@@ -34,6 +34,18 @@ extern const struct nk_tool_command nk_cmd_read;
 extern const struct nk_tool_command nk_cmd_write;
 extern const struct nk_tool_command nk_cmd_erase;
 extern const struct nk_tool_command nk_cmd_torture;
+extern const struct nk_tool_command nk_cmd_put;
+extern const struct nk_tool_command nk_cmd_rm;
+extern const struct nk_tool_command nk_cmd_mkdir;
+extern const struct nk_tool_command nk_cmd_mv;
+extern const struct nk_tool_command nk_cmd_chmod;
+
+struct nk_tool_image_opts;
+
+/* `nandkit bench --fs` (tools/cmd_bench_fs.c): the file-system benchmark on
+ * the simulated --chip; `small` reduces the sizes. Returns the exit status. */
+int nk_tool_bench_fs(const struct nk_tool_image_opts *opts, bool small, bool json, const char *svg,
+                     bool progress);
 
 /* Prints "nandkit: MESSAGE" on stderr and returns exit status 2 (bad input)
  * so callers can `return nk_tool_fail(...)`. */

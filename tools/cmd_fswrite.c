@@ -1,0 +1,494 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The file-system commands that change an image: put, rm, mkdir, mv and
+ * chmod. Each mounts the image (or /dev/mtdN) read-write, makes one change
+ * through the file system's API, syncs, unmounts and saves the image through
+ * the simulator's store. With --power-cut-after N the simulated chip loses
+ * power at flash operation N: the command stops there, says so, and the
+ * image is saved as the chip holds it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsimage.h"
+#include "nandkit/error.h"
+#include "save.h"
+#include "tool.h"
+
+#define NK_FSWRITE_OPTIONS_HELP                                                                    \
+    "Options:\n" NK_TOOL_IMAGE_HELP                                                                \
+    "\nThe image must be writable; it is saved through the simulator's store (temporary\n"         \
+    "file + rename). With --power-cut-after N the simulated chip loses power at flash\n"           \
+    "operation N (reads, programs and erases counted from 1, the mount's included):\n"             \
+    "the command stops with an error naming the cut, and the image holds what the chip\n"          \
+    "would.\n\n"                                                                                   \
+    "Exit status: 0 done, 1 the change failed (flash error, no space, power cut), 2 bad\n"         \
+    "input (bad option, a missing or wrong path in the image, a missing host file).\n"
+
+static void nk_put_help(FILE *out)
+{
+    fprintf(out, "usage: nandkit put IMAGE HOST_FILE PATH (--geometry P,O,N[,B] | --chip NAME)\n"
+                 "                   [--layout L] [--power-cut-after N --seed S]\n\n"
+                 "Copies HOST_FILE into the YAFFS2 file system of IMAGE as file PATH, replacing\n"
+                 "a file already there, atomically: the data goes to a temporary name in PATH's\n"
+                 "directory (.NAME.nkput), is made durable (fsync), gets HOST_FILE's permission\n"
+                 "bits and times, and is renamed over PATH. After a power cut at any point PATH\n"
+                 "is absent (when it was), the old file, or the whole new one; the temporary\n"
+                 "name may be left behind, and the next put to PATH removes "
+                 "it.\n\n" NK_FSWRITE_OPTIONS_HELP);
+}
+
+static void nk_rm_help(FILE *out)
+{
+    fprintf(
+        out,
+        "usage: nandkit rm IMAGE PATH (--geometry P,O,N[,B] | --chip NAME) [--layout L]\n"
+        "                  [--power-cut-after N --seed S]\n\n"
+        "Removes PATH from the YAFFS2 file system of IMAGE: a file, symlink, hard link or\n"
+        "special, or an empty directory. Atomic across a power cut.\n\n" NK_FSWRITE_OPTIONS_HELP);
+}
+
+static void nk_mkdir_help(FILE *out)
+{
+    fprintf(out,
+            "usage: nandkit mkdir [-p] [--mode OCTAL] IMAGE PATH (--geometry P,O,N[,B] |\n"
+            "                     --chip NAME) [--layout L] [--power-cut-after N --seed S]\n\n"
+            "Creates directory PATH in the YAFFS2 file system of IMAGE (mode 0755 unless\n"
+            "--mode). Each directory is created atomically across a power cut.\n\n"
+            "  -p, --parents           create missing parents too; an existing directory is\n"
+            "                          not an error\n"
+            "  --mode OCTAL            permission bits (0 to 07777)\n\n" NK_FSWRITE_OPTIONS_HELP);
+}
+
+static void nk_mv_help(FILE *out)
+{
+    fprintf(out,
+            "usage: nandkit mv IMAGE FROM TO (--geometry P,O,N[,B] | --chip NAME) [--layout L]\n"
+            "                  [--power-cut-after N --seed S]\n\n"
+            "Renames FROM to TO in the YAFFS2 file system of IMAGE, replacing a file or an\n"
+            "empty directory at TO. Atomic across a power cut: the tree is the old one or\n"
+            "the new one.\n\n" NK_FSWRITE_OPTIONS_HELP);
+}
+
+static void nk_chmod_help(FILE *out)
+{
+    fprintf(out,
+            "usage: nandkit chmod IMAGE OCTAL_MODE PATH (--geometry P,O,N[,B] | --chip NAME)\n"
+            "                     [--layout L] [--power-cut-after N --seed S]\n\n"
+            "Sets the permission bits (0 to 07777, octal) of PATH in the YAFFS2 file system\n"
+            "of IMAGE (symlinks followed). Atomic across a power cut.\n\n" NK_FSWRITE_OPTIONS_HELP);
+}
+
+/* Errors that name something wrong with what the user asked (exit 2). */
+static bool nk_fswrite_user_error(int err)
+{
+    return err == -NK_ENOENT || err == -NK_EEXIST || err == -NK_ENOTDIR || err == -NK_EISDIR ||
+           err == -NK_ENOTEMPTY || err == -NK_EINVAL || err == -NK_ENAMETOOLONG ||
+           err == -NK_EBUSY || err == -NK_EPERM || err == -NK_ELOOP;
+}
+
+/* One line for a failed file-system call on `what`; the power cut when the
+ * simulated chip lost power. */
+static int nk_fswrite_fail(struct nk_tool_fs *t, const char *command, const char *what, int err)
+{
+    if (t->image.sim && !nk_sim_powered(t->image.sim))
+        return nk_tool_error("%s %s: %s", command, what, nk_tool_image_error(&t->image, err));
+    if (nk_fswrite_user_error(err))
+        return nk_tool_fail("%s %s: %s in the image", command, what, nk_strerror(err));
+    return nk_tool_error("%s %s: %s", command, what,
+                         t->fs.diag.text[0] ? t->fs.diag.text : nk_strerror(err));
+}
+
+/* Opens the image for writing: an image file is worked on in a temporary
+ * copy beside it (tools/save.h), renamed over it by nk_fswrite_finish(). */
+static int nk_fswrite_open(struct nk_tool_fs *t, struct nk_tool_image_opts *opts,
+                           struct nk_tool_save *save)
+{
+    memset(save, 0, sizeof *save);
+    const char *user_path = opts->path;
+    if (!nk_tool_path_is_mtd(opts->path)) {
+        struct nk_sim_params params;
+        int status = nk_tool_params_from_opts(opts, &params);
+        if (!status)
+            status = nk_tool_save_begin(save, opts->path, true);
+        if (status)
+            return status;
+        opts->path = save->tmp;
+        opts->write_through = true;
+    }
+    int status = nk_tool_fs_open_writable(t, opts);
+    opts->path = user_path;
+    if (status)
+        nk_tool_save_abort(save);
+    return status;
+}
+
+/* Syncs, unmounts and saves; `status` is the command's so far. A simulated
+ * power cut saves what the chip holds; any other failure leaves the image
+ * as it was. */
+static int nk_fswrite_finish(struct nk_tool_fs *t, struct nk_tool_save *save, const char *command,
+                             const char *path, int status)
+{
+    if (t->mounted) {
+        int err = nk_fs_unmount(&t->fs);
+        t->mounted = false;
+        if (err && !status)
+            status = nk_fswrite_fail(t, command, path, err);
+    }
+    bool power_cut = t->image.sim && !nk_sim_powered(t->image.sim);
+    int err_close = t->image.sim ? nk_sim_close(t->image.sim) : 0;
+    t->image.sim = NULL;
+    nk_tool_fs_close(t);
+    if (err_close && (!status || power_cut)) {
+        status = nk_tool_error("saving the image failed: %s", nk_strerror(err_close));
+    } else if (save->tmp && (!status || power_cut)) {
+        int commit = nk_tool_save_commit(save);
+        if (commit)
+            status = commit;
+    }
+    nk_tool_save_abort(save);
+    return status;
+}
+
+/* Shared argument parsing: image options, then `positional` arguments.
+ * `extra` handles the command's own options (may be NULL). */
+struct nk_fswrite_args {
+    struct nk_tool_image_opts opts;
+    char **args;
+    bool parents;
+    uint32_t mode;
+    bool mode_given;
+};
+
+static bool nk_fswrite_parse_mode(const char *text, uint32_t *mode)
+{
+    if (!text[0] || strlen(text) > 5)
+        return false;
+    uint32_t v = 0;
+    for (const char *p = text; *p; p++) {
+        if (*p < '0' || *p > '7')
+            return false;
+        v = v * 8 + (uint32_t)(*p - '0');
+    }
+    if (v > 07777)
+        return false;
+    *mode = v;
+    return true;
+}
+
+static int nk_fswrite_parse(int argc, char **argv, const char *command, int positional,
+                            const char *names, bool mkdir_options, struct nk_fswrite_args *a)
+{
+    enum { OPT_MODE = NK_OPT_FIRST_FREE };
+    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+    static const struct option mkdir_opts[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
+                                               {"parents", no_argument, NULL, 'p'},
+                                               {"mode", required_argument, NULL, OPT_MODE},
+                                               {NULL, 0, NULL, 0}};
+    memset(a, 0, sizeof *a);
+    nk_tool_image_opts_init(&a->opts);
+    a->mode = 0755;
+    int opt;
+    optind = 1;
+    while ((opt = nk_tool_getopt(argc, argv, mkdir_options ? "p" : "",
+                                 mkdir_options ? mkdir_opts : options, &a->opts, command)) > 0) {
+        if (opt == 'p') {
+            a->parents = true;
+        } else if (opt == OPT_MODE) {
+            if (!nk_fswrite_parse_mode(optarg, &a->mode))
+                return nk_tool_fail("bad --mode '%s': octal permission bits 0 to 07777", optarg);
+            a->mode_given = true;
+        } else {
+            return nk_tool_fail("%s: unknown option (see nandkit %s --help)", command, command);
+        }
+    }
+    if (opt < 0)
+        return -opt;
+    if (argc - optind != positional)
+        return nk_tool_fail("%s needs %s (see nandkit %s --help)", command, names, command);
+    a->opts.path = argv[optind];
+    a->args = argv + optind + 1;
+    if (a->opts.power_cut_after >= 0 && nk_tool_path_is_mtd(a->opts.path))
+        return nk_tool_fail("--power-cut-after needs a simulated image, not %s", a->opts.path);
+    return 0;
+}
+
+/* ----- put ---------------------------------------------------------------------------- */
+
+/* Splits `path` into its directory and the temporary name beside the file. */
+static int nk_put_temp_name(const char *path, char *out, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return -1;
+    int dir_len = slash ? (int)(slash - path) : 0;
+    int n = snprintf(out, size, "%.*s/.%s.nkput", dir_len, path, name);
+    return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
+static int nk_put_copy(struct nk_tool_fs *t, int fd, const char *host, const char *temp,
+                       const struct stat *st)
+{
+    struct nk_fs_file file;
+    int err =
+        nk_fs_file_open_mode(&t->fs, &file, temp, NK_FS_O_WRONLY | NK_FS_O_CREAT | NK_FS_O_EXCL,
+                             (uint32_t)st->st_mode & 07777u);
+    if (err)
+        return nk_fswrite_fail(t, "put", temp, err);
+    enum { CHUNK = 64 * 1024 };
+    uint8_t *buf = malloc(CHUNK);
+    int status = buf ? 0 : nk_tool_error("out of memory");
+    uint64_t done = 0;
+    while (!status) {
+        ssize_t got = read(fd, buf, CHUNK);
+        if (got < 0) {
+            status = nk_tool_error("put: cannot read %s: %s", host, strerror(errno));
+            break;
+        }
+        if (got == 0)
+            break;
+        int32_t n = nk_fs_file_write(&file, buf, (size_t)got);
+        if (n != (int32_t)got) {
+            status = nk_fswrite_fail(t, "put", temp, n < 0 ? n : -NK_ENOSPC);
+            break;
+        }
+        done += (uint64_t)got;
+    }
+    free(buf);
+    if (!status && done != (uint64_t)st->st_size)
+        status = nk_tool_error("put: %s changed size while being read", host);
+    if (!status) {
+        err = nk_fs_file_fsync(&file);
+        if (err)
+            status = nk_fswrite_fail(t, "put", temp, err);
+    }
+    err = nk_fs_file_close(&file);
+    if (err && !status)
+        status = nk_fswrite_fail(t, "put", temp, err);
+    if (!status) {
+        err = nk_fs_utimes(&t->fs, temp, (uint64_t)st->st_atime, (uint64_t)st->st_mtime);
+        if (err)
+            status = nk_fswrite_fail(t, "put", temp, err);
+    }
+    return status;
+}
+
+static int nk_put_run(int argc, char **argv)
+{
+    struct nk_fswrite_args a;
+    int status = nk_fswrite_parse(argc, argv, "put", 3, "IMAGE, HOST_FILE and PATH", false, &a);
+    if (status)
+        return status;
+    const char *host = a.args[0], *path = a.args[1];
+    char temp[NK_FS_NAME_MAX + 4096];
+    if (nk_put_temp_name(path, temp, sizeof temp) != 0)
+        return nk_tool_fail("put: bad PATH '%s': it must name a file", path);
+    int fd = open(host, O_RDONLY);
+    if (fd < 0)
+        return nk_tool_fail("put: cannot open HOST_FILE %s: %s", host, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return nk_tool_fail("put: HOST_FILE %s is not a regular file", host);
+    }
+
+    struct nk_tool_fs t;
+    struct nk_tool_save save;
+    status = nk_fswrite_open(&t, &a.opts, &save);
+    if (status) {
+        close(fd);
+        return status;
+    }
+    struct nk_fs_stat existing;
+    char parent[sizeof temp];
+    snprintf(parent, sizeof parent, "%s", temp);
+    *strrchr(parent, '/') = '\0';
+    int err = nk_fs_stat(&t.fs, parent[0] ? parent : "/", &existing);
+    if (err == 0 && existing.type != NK_FS_TYPE_DIR)
+        err = -NK_ENOTDIR;
+    if (err) {
+        status = nk_fswrite_fail(&t, "put", parent, err);
+        close(fd);
+        return nk_fswrite_finish(&t, &save, "put", path, status);
+    }
+    err = nk_fs_lstat(&t.fs, path, &existing);
+    if (err == 0 && existing.type == NK_FS_TYPE_DIR)
+        status = nk_tool_fail("put: PATH '%s' is a directory in the image", path);
+    else if (err && err != -NK_ENOENT)
+        status = nk_fswrite_fail(&t, "put", path, err);
+    /* A temporary file left by an earlier cut goes first. */
+    if (!status) {
+        err = nk_fs_unlink(&t.fs, temp);
+        if (err && err != -NK_ENOENT)
+            status = nk_fswrite_fail(&t, "put", temp, err);
+    }
+    if (!status)
+        status = nk_put_copy(&t, fd, host, temp, &st);
+    close(fd);
+    if (!status) {
+        err = nk_fs_rename(&t.fs, temp, path);
+        if (err)
+            status = nk_fswrite_fail(&t, "put", path, err);
+    }
+    return nk_fswrite_finish(&t, &save, "put", path, status);
+}
+
+/* ----- rm, mkdir, mv, chmod ---------------------------------------------------------------- */
+
+static int nk_rm_run(int argc, char **argv)
+{
+    struct nk_fswrite_args a;
+    int status = nk_fswrite_parse(argc, argv, "rm", 2, "IMAGE and PATH", false, &a);
+    if (status)
+        return status;
+    const char *path = a.args[0];
+    struct nk_tool_fs t;
+    struct nk_tool_save save;
+    status = nk_fswrite_open(&t, &a.opts, &save);
+    if (status)
+        return status;
+    struct nk_fs_stat st;
+    int err = nk_fs_lstat(&t.fs, path, &st);
+    if (!err)
+        err = st.type == NK_FS_TYPE_DIR ? nk_fs_rmdir(&t.fs, path) : nk_fs_unlink(&t.fs, path);
+    if (err)
+        status = nk_fswrite_fail(&t, "rm", path, err);
+    return nk_fswrite_finish(&t, &save, "rm", path, status);
+}
+
+/* Creates every missing directory on the way to `path`. */
+static int nk_mkdir_parents(struct nk_tool_fs *t, const char *path, uint32_t mode)
+{
+    char prefix[4096];
+    size_t len = strlen(path);
+    if (len >= sizeof prefix)
+        return -NK_ENAMETOOLONG;
+    for (size_t i = 1; i <= len; i++) {
+        if (i < len && path[i] != '/')
+            continue;
+        memcpy(prefix, path, i);
+        prefix[i] = '\0';
+        if (i > 0 && prefix[i - 1] == '/')
+            continue;
+        struct nk_fs_stat st;
+        int err = nk_fs_stat(&t->fs, prefix, &st);
+        if (err == 0 && st.type == NK_FS_TYPE_DIR)
+            continue;
+        if (err == 0)
+            return -NK_ENOTDIR;
+        if (err != -NK_ENOENT)
+            return err;
+        err = nk_fs_mkdir(&t->fs, prefix, mode);
+        if (err)
+            return err;
+    }
+    return 0;
+}
+
+static int nk_mkdir_run(int argc, char **argv)
+{
+    struct nk_fswrite_args a;
+    int status = nk_fswrite_parse(argc, argv, "mkdir", 2, "IMAGE and PATH", true, &a);
+    if (status)
+        return status;
+    const char *path = a.args[0];
+    struct nk_tool_fs t;
+    struct nk_tool_save save;
+    status = nk_fswrite_open(&t, &a.opts, &save);
+    if (status)
+        return status;
+    int err = a.parents ? nk_mkdir_parents(&t, path, a.mode) : nk_fs_mkdir(&t.fs, path, a.mode);
+    if (err)
+        status = nk_fswrite_fail(&t, "mkdir", path, err);
+    return nk_fswrite_finish(&t, &save, "mkdir", path, status);
+}
+
+static int nk_mv_run(int argc, char **argv)
+{
+    struct nk_fswrite_args a;
+    int status = nk_fswrite_parse(argc, argv, "mv", 3, "IMAGE, FROM and TO", false, &a);
+    if (status)
+        return status;
+    const char *from = a.args[0], *to = a.args[1];
+    struct nk_tool_fs t;
+    struct nk_tool_save save;
+    status = nk_fswrite_open(&t, &a.opts, &save);
+    if (status)
+        return status;
+    struct nk_fs_stat st;
+    int err = nk_fs_lstat(&t.fs, from, &st);
+    if (err) {
+        status = nk_fswrite_fail(&t, "mv", from, err);
+    } else {
+        err = nk_fs_rename(&t.fs, from, to);
+        if (err) {
+            char what[8192];
+            snprintf(what, sizeof what, "%s to %s", from, to);
+            status = nk_fswrite_fail(&t, "mv", what, err);
+        }
+    }
+    return nk_fswrite_finish(&t, &save, "mv", to, status);
+}
+
+static int nk_chmod_run(int argc, char **argv)
+{
+    struct nk_fswrite_args a;
+    int status = nk_fswrite_parse(argc, argv, "chmod", 3, "IMAGE, OCTAL_MODE and PATH", false, &a);
+    if (status)
+        return status;
+    uint32_t mode;
+    if (!nk_fswrite_parse_mode(a.args[0], &mode))
+        return nk_tool_fail("chmod: bad mode '%s': octal permission bits 0 to 07777", a.args[0]);
+    const char *path = a.args[1];
+    struct nk_tool_fs t;
+    struct nk_tool_save save;
+    status = nk_fswrite_open(&t, &a.opts, &save);
+    if (status)
+        return status;
+    int err = nk_fs_chmod(&t.fs, path, mode);
+    if (err)
+        status = nk_fswrite_fail(&t, "chmod", path, err);
+    return nk_fswrite_finish(&t, &save, "chmod", path, status);
+}
+
+const struct nk_tool_command nk_cmd_put = {
+    .name = "put",
+    .summary = "copy a host file into a YAFFS2 image, atomically",
+    .run = nk_put_run,
+    .help = nk_put_help,
+};
+
+const struct nk_tool_command nk_cmd_rm = {
+    .name = "rm",
+    .summary = "remove a file or an empty directory from a YAFFS2 image",
+    .run = nk_rm_run,
+    .help = nk_rm_help,
+};
+
+const struct nk_tool_command nk_cmd_mkdir = {
+    .name = "mkdir",
+    .summary = "create a directory in a YAFFS2 image",
+    .run = nk_mkdir_run,
+    .help = nk_mkdir_help,
+};
+
+const struct nk_tool_command nk_cmd_mv = {
+    .name = "mv",
+    .summary = "rename a file or directory in a YAFFS2 image",
+    .run = nk_mv_run,
+    .help = nk_mv_help,
+};
+
+const struct nk_tool_command nk_cmd_chmod = {
+    .name = "chmod",
+    .summary = "set the permission bits of a file in a YAFFS2 image",
+    .run = nk_chmod_run,
+    .help = nk_chmod_help,
+};
