@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
 {
     static struct nk_sim_params params;
     static bool ready;
-    char why[NK_DIAG_LEN];
+    struct nk_diag why[1];
     if (!ready) {
         if (nk_sim_params_geometry(&params, PAGE, OOB, PPB, BLOCKS, why) != 0)
             abort();

@@ -112,7 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
     config.seed = 1;
     config.factory_bad_blocks = 0;
     struct nk_sim *sim;
-    char why[NK_DIAG_LEN];
+    struct nk_diag why[1];
     if (nk_sim_open(&sim, &config, why) != 0)
         abort(); /* the preset's geometry is unchanged: it must open */
     struct nk_chip chip;

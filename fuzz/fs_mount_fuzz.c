@@ -53,7 +53,7 @@ static struct fuzz_dev devs[3];
 
 static void setup(void)
 {
-    char why[NK_DIAG_LEN];
+    struct nk_diag why[1];
     if (nk_sim_params_geometry(&params, PAGE, OOB, PPB, BLOCKS, why) != 0)
         abort();
     struct nk_sim_config config;

@@ -48,7 +48,7 @@ static void try_open(const struct nk_sim_params *params)
     config.read_only = true;
     config.params = params;
     struct nk_sim *sim;
-    char why[NK_DIAG_LEN];
+    struct nk_diag why[1];
     if (nk_sim_open(&sim, &config, why) != 0)
         return;
     const struct nk_sim_params *p = nk_sim_params(sim);
@@ -76,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
         FILE *f = fopen(image, "wb");
         if (!f || fclose(f) != 0)
             abort();
-        char why[NK_DIAG_LEN];
+        struct nk_diag why[1];
         if (nk_sim_params_geometry(&given, 2048, 64, 4, 16, why) != 0)
             abort();
     }

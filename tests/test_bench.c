@@ -52,7 +52,7 @@ static void test_limits_follow_address_cycles_and_page_kind(void **state)
     assert_float_equal(l[NK_BENCH_BLOCK_ERASE], 700 + 5 * 0.02, 1e-9);
 }
 
-static int run(struct nk_test_dev *d, struct nk_bench_result *result, char *why)
+static int run(struct nk_test_dev *d, struct nk_bench_result *result, struct nk_diag *why)
 {
     struct nk_bench_config config;
     memset(&config, 0, sizeof config);
@@ -74,7 +74,7 @@ static void test_simulated_figures_are_device_time_plus_cpu(void **state)
     sc.measure_host_time = true;
     nk_test_dev_open(&d, "K9F1G08U0A", NK_TEST_ECC_HAMMING256, &sc);
     struct nk_bench_result r;
-    char why[NK_DIAG_LEN] = "";
+    struct nk_diag why[1] = {{""}};
     assert_int_equal(run(&d, &r, why), 0);
     const struct nk_bench_stat *read = &r.ops[NK_BENCH_PAGE_READ];
     assert_int_equal(read->count, 16);
@@ -106,7 +106,7 @@ static void test_json_has_the_documented_keys(void **state)
     sc.measure_host_time = true;
     nk_test_dev_open(&d, "K9F1G08U0A", NK_TEST_ECC_NONE, &sc);
     struct nk_bench_result r;
-    char why[NK_DIAG_LEN] = "";
+    struct nk_diag why[1] = {{""}};
     assert_int_equal(run(&d, &r, why), 0);
     snprintf(r.loop, sizeof r.loop, "unrolled");
     char *text = NULL;
@@ -204,9 +204,9 @@ static void test_a_chip_without_timing_is_refused_by_name(void **state)
     struct nk_test_dev d;
     nk_test_dev_open(&d, NULL, NK_TEST_ECC_NONE, &sc);
     struct nk_bench_result r;
-    char why[NK_DIAG_LEN] = "";
+    struct nk_diag why[1] = {{""}};
     assert_int_equal(run(&d, &r, why), -NK_EINVAL);
-    assert_non_null(strstr(why, "NAND 128MiB (ID 98 f1) has no datasheet timing"));
+    assert_non_null(strstr(why->text, "NAND 128MiB (ID 98 f1) has no datasheet timing"));
     double l[NK_BENCH_OP_COUNT];
     assert_false(nk_bench_limits(&d.nand.chip.info, l));
     nk_test_dev_close(&d);

@@ -35,10 +35,10 @@ static struct dev *dev_open(uint32_t page, uint32_t oob, uint32_t blocks, enum n
                             const uint32_t *bad, unsigned bad_count)
 {
     struct dev *d = calloc(1, sizeof *d);
-    char why[NK_DIAG_LEN] = "";
+    struct nk_diag why[1] = {{""}};
     d->t.layout = layout;
     if (nk_sim_params_geometry(&d->t.params, page, oob, 64, blocks, why))
-        fail_msg("geometry: %s", why);
+        fail_msg("geometry: %s", why->text);
     struct nk_sim_config config;
     memset(&config, 0, sizeof config);
     config.params = &d->t.params;
@@ -47,9 +47,9 @@ static struct dev *dev_open(uint32_t page, uint32_t oob, uint32_t blocks, enum n
     config.factory_bad_list_len = bad_count;
     config.factory_bad_blocks = bad ? -1 : 0;
     if (nk_sim_open(&d->t.sim, &config, why))
-        fail_msg("sim: %s", why);
+        fail_msg("sim: %s", why->text);
     if (nk_fs_testdev_attach(&d->t, why))
-        fail_msg("device: %s", why);
+        fail_msg("device: %s", why->text);
     d->build_ws = malloc(nk_fs_build_workspace_size(&d->t.part));
     return d;
 }

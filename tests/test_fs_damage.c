@@ -26,7 +26,7 @@ static uint8_t data_of(uint32_t i)
 /* Root: "big" (3 chunks + 100 bytes), "small" (1 chunk). */
 static void build(struct nk_fs_testdev *d)
 {
-    char why[NK_DIAG_LEN];
+    struct nk_diag why[1];
     assert_int_equal(nk_fs_testdev_open(d, PAGE, OOB, PPB, BLOCKS, NK_FS_LAYOUT_LINUX, NULL, why),
                      0);
     static uint8_t workspace[PAGE + OOB];

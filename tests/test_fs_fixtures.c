@@ -263,12 +263,12 @@ static void check_image(const char *name, bool summaries)
         nk_fs_layout_parse(field(field(manifest, "layout"), "name")->valuestring, &layout), 0);
 
     struct nk_fs_testdev dev;
-    char why[NK_DIAG_LEN] = "";
+    struct nk_diag why[1] = {{""}};
     int err = nk_fs_testdev_open(
         &dev, (uint32_t)number(geometry, "page_size"), (uint32_t)number(geometry, "oob_size"),
         (uint32_t)number(geometry, "pages_per_block"), blocks, layout, image, why);
     if (err)
-        fail_msg("%s: device: %s", name, why);
+        fail_msg("%s: device: %s", name, why->text);
 
     struct nk_fs_config config = nk_fs_testdev_config(&dev);
     config.no_summaries = !summaries;

@@ -35,9 +35,9 @@ struct img {
 static struct img *img_new(enum nk_fs_layout layout)
 {
     struct img *m = calloc(1, sizeof *m);
-    char why[NK_DIAG_LEN] = "";
+    struct nk_diag why[1] = {{""}};
     if (nk_fs_testdev_open(&m->dev, PAGE, OOB, PPB, BLOCKS, layout, NULL, why) != 0)
-        fail_msg("device: %s", why);
+        fail_msg("device: %s", why->text);
     m->layout = layout;
     m->chunk = layout == NK_FS_LAYOUT_INBAND ? PAGE - 16 : PAGE;
     return m;

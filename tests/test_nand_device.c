@@ -578,7 +578,7 @@ static int open_preset(struct nk_sim **sim, struct nk_nand *nand, void **ws, con
     memset(&sc, 0, sizeof sc);
     sc.preset = name;
     sc.seed = 1;
-    char why[NK_DIAG_LEN] = "";
+    struct nk_diag why[1] = {{""}};
     assert_int_equal(nk_sim_open(sim, &sc, why), 0);
     const struct nk_chip_info *info = &nk_sim_params(*sim)->chip;
     size_t size = ecc ? nk_nand_workspace_size(info) : nk_nand_default_workspace_size(info);

@@ -27,7 +27,7 @@ static void test_k9f1g08u0a_beats_the_single_page_limits(void **state)
 {
     (void)state;
     struct nk_seq_result r;
-    char why[NK_DIAG_LEN];
+    struct nk_diag why[1];
     assert_int_equal(nk_seq_bench_run("K9F1G08U0A", 1, &r, why), 0);
     const struct nk_seq_row *program = find(&r, "1 chip", "program", "cache program");
     /* max(tPROG, transfer) + tCBSY = 300 + 3 us. */
@@ -51,7 +51,7 @@ static void test_read_cache_preset_streams_within_two_percent(void **state)
 {
     (void)state;
     struct nk_seq_result r;
-    char why[NK_DIAG_LEN];
+    struct nk_diag why[1];
     assert_int_equal(nk_seq_bench_run("MT29F2G08ABAEA", 1, &r, why), 0);
     const struct nk_seq_row *read = find(&r, "1 chip", "read", "read cache");
     /* max(tR 25, 31h + 2112 x 20 ns) + tRCBSY 3 us. */
@@ -65,12 +65,12 @@ static void test_small_page_part_has_no_pipelined_figure(void **state)
 {
     (void)state;
     struct nk_seq_result r;
-    char why[NK_DIAG_LEN];
+    struct nk_diag why[1];
     assert_int_equal(nk_seq_bench_run("K9F1208U0C", 1, &r, why), 0);
     for (unsigned i = 0; i < r.count; i++)
         assert_true(r.rows[i].pipelined_us == 0);
     assert_int_equal(nk_seq_bench_run("NOPE", 1, &r, why), -NK_ENOENT);
-    assert_non_null(strstr(why, "NOPE"));
+    assert_non_null(strstr(why->text, "NOPE"));
 }
 
 int main(void)

@@ -27,9 +27,9 @@ static struct nk_sim *open_with(const char *preset, const struct nk_sim_faults *
         config.faults_set = true;
     }
     struct nk_sim *sim;
-    char why[NK_DIAG_LEN];
+    struct nk_diag why[1];
     if (nk_sim_open(&sim, &config, why))
-        fail_msg("%s", why);
+        fail_msg("%s", why->text);
     return sim;
 }
 
@@ -190,9 +190,9 @@ static struct nk_sim *open_bad(const char *preset, int count, const uint32_t *li
     config.factory_bad_list = list;
     config.factory_bad_list_len = len;
     struct nk_sim *sim;
-    char why[NK_DIAG_LEN];
+    struct nk_diag why[1];
     if (nk_sim_open(&sim, &config, why))
-        fail_msg("%s", why);
+        fail_msg("%s", why->text);
     return sim;
 }
 
@@ -301,9 +301,9 @@ static void test_factory_bad_list_out_of_range_is_refused(void **state)
     config.factory_bad_list = list;
     config.factory_bad_list_len = 1;
     struct nk_sim *sim;
-    char why[NK_DIAG_LEN];
+    struct nk_diag why[1];
     assert_int_equal(nk_sim_open(&sim, &config, why), -NK_EINVAL);
-    assert_non_null(strstr(why, "block 1024"));
+    assert_non_null(strstr(why->text, "block 1024"));
     config.factory_bad_list = NULL;
     config.factory_bad_blocks = 1024;
     assert_int_equal(nk_sim_open(&sim, &config, why), -NK_EINVAL);

@@ -19,9 +19,9 @@ static void test_every_preset_is_consistent(void **state)
     for (unsigned i = 0; nk_sim_preset_name(i); i++, count++) {
         struct nk_sim_params params;
         assert_int_equal(nk_sim_preset(nk_sim_preset_name(i), &params), 0);
-        char why[NK_DIAG_LEN] = "";
+        struct nk_diag why[1] = {{""}};
         if (nk_sim_params_check(&params, why))
-            fail_msg("%s: %s", nk_sim_preset_name(i), why);
+            fail_msg("%s: %s", nk_sim_preset_name(i), why->text);
         const struct nk_chip_info *c = &params.chip;
         assert_string_equal(c->model, nk_sim_preset_name(i));
         assert_int_equal(c->bits_per_cell, 1);
@@ -246,7 +246,7 @@ static void test_geometry_params_make_an_identifiable_onfi_part(void **state)
 {
     (void)state;
     struct nk_sim_params params;
-    char why[NK_DIAG_LEN];
+    struct nk_diag why[1];
     assert_int_equal(nk_sim_params_geometry(&params, 4096, 128, 64, 512, why), 0);
     assert_true(params.onfi);
     assert_int_equal(params.chip.timing.tR_ns, 25000);
@@ -266,10 +266,10 @@ static void expect_bad_geometry(uint32_t page, uint32_t oob, uint32_t ppb, uint3
                                 const char *needle)
 {
     struct nk_sim_params params;
-    char why[NK_DIAG_LEN] = "";
+    struct nk_diag why[1] = {{""}};
     assert_int_equal(nk_sim_params_geometry(&params, page, oob, ppb, blocks, why), -NK_EINVAL);
-    if (!strstr(why, needle))
-        fail_msg("reason '%s' does not name '%s'", why, needle);
+    if (!strstr(why->text, needle))
+        fail_msg("reason '%s' does not name '%s'", why->text, needle);
 }
 
 static void test_bad_geometries_are_refused_with_a_reason(void **state)
@@ -289,12 +289,12 @@ static void test_open_refuses_unknown_preset_and_bad_params(void **state)
 {
     (void)state;
     struct nk_sim *sim = (struct nk_sim *)1;
-    char why[NK_DIAG_LEN] = "";
+    struct nk_diag why[1] = {{""}};
     struct nk_sim_config config = {.preset = "K9XYZ"};
     assert_int_equal(nk_sim_open(&sim, &config, why), -NK_ENOENT);
     assert_null(sim);
-    assert_non_null(strstr(why, "unknown chip 'K9XYZ'"));
-    assert_non_null(strstr(why, "K9F1G08U0A"));
+    assert_non_null(strstr(why->text, "unknown chip 'K9XYZ'"));
+    assert_non_null(strstr(why->text, "K9F1G08U0A"));
 
     struct nk_sim_params params;
     assert_int_equal(nk_sim_preset("K9F1G08U0A", &params), 0);
@@ -302,15 +302,15 @@ static void test_open_refuses_unknown_preset_and_bad_params(void **state)
     config.preset = NULL;
     config.params = &params;
     assert_int_equal(nk_sim_open(&sim, &config, why), -NK_EINVAL);
-    assert_non_null(strstr(why, "row cycles"));
+    assert_non_null(strstr(why->text, "row cycles"));
     params.chip.row_cycles = 2;
     params.chip.bbm_offset = 64;
     assert_int_equal(nk_sim_open(&sim, &config, why), -NK_EINVAL);
-    assert_non_null(strstr(why, "marker"));
+    assert_non_null(strstr(why->text, "marker"));
 
     memset(&config, 0, sizeof config);
     assert_int_equal(nk_sim_open(&sim, &config, why), -NK_EINVAL);
-    assert_non_null(strstr(why, "no chip"));
+    assert_non_null(strstr(why->text, "no chip"));
 }
 
 static void test_chip_layer_timing_on_k9f1g08u0a(void **state)

@@ -41,7 +41,8 @@ static long file_size(const char *path)
     return stat(path, &st) == 0 ? (long)st.st_size : -1;
 }
 
-static struct nk_sim *open_image(const char *preset, bool create, bool read_only, char *why)
+static struct nk_sim *open_image(const char *preset, bool create, bool read_only,
+                                 struct nk_diag *why)
 {
     struct nk_sim_config config;
     memset(&config, 0, sizeof config);
@@ -51,10 +52,10 @@ static struct nk_sim *open_image(const char *preset, bool create, bool read_only
     config.read_only = read_only;
     config.seed = 5;
     struct nk_sim *sim = NULL;
-    char local[NK_DIAG_LEN];
+    struct nk_diag local[1];
     int err = nk_sim_open(&sim, &config, why ? why : local);
     if (err && !why)
-        fail_msg("open %s: %s", image_path, local);
+        fail_msg("open %s: %s", image_path, local->text);
     return err ? NULL : sim;
 }
 
@@ -166,7 +167,7 @@ static void test_erase_inside_the_image_reaches_the_file(void **state)
     struct nk_sim_memory memory;
     nk_sim_memory_get(sim, &memory);
     assert_int_equal(memory.resident_blocks, 0); /* an erase needs no block copy */
-    char why[NK_DIAG_LEN];
+    struct nk_diag why[1];
     assert_int_equal(nk_sim_sync(sim, why), 0);
     size_t got_len;
     uint8_t *file = read_whole(image_path, &got_len);
@@ -297,10 +298,10 @@ static void test_read_only_image_refuses_changes(void **state)
 static void test_missing_image_is_a_clear_error(void **state)
 {
     (void)state;
-    char why[NK_DIAG_LEN] = "";
+    struct nk_diag why[1] = {{""}};
     assert_null(open_image("K9F1G08U0A", false, false, why));
-    assert_non_null(strstr(why, "no such file"));
-    assert_non_null(strstr(why, image_path));
+    assert_non_null(strstr(why->text, "no such file"));
+    assert_non_null(strstr(why->text, image_path));
 }
 
 static void test_image_size_not_a_page_multiple_is_refused(void **state)
@@ -309,9 +310,9 @@ static void test_image_size_not_a_page_multiple_is_refused(void **state)
     uint8_t raw[PAGE_BYTES + 100];
     memset(raw, 0xff, sizeof raw);
     write_file(image_path, raw, sizeof raw);
-    char why[NK_DIAG_LEN] = "";
+    struct nk_diag why[1] = {{""}};
     assert_null(open_image("K9F1G08U0A", false, false, why));
-    assert_non_null(strstr(why, "not a multiple of the page+OOB size 2112"));
+    assert_non_null(strstr(why->text, "not a multiple of the page+OOB size 2112"));
 }
 
 static void test_image_larger_than_the_chip_is_refused(void **state)
@@ -329,9 +330,9 @@ static void test_image_larger_than_the_chip_is_refused(void **state)
     config.params = &params;
     config.image_path = image_path;
     struct nk_sim *sim;
-    char why[NK_DIAG_LEN];
+    struct nk_diag why[1];
     assert_int_equal(nk_sim_open(&sim, &config, why), -NK_EINVAL);
-    assert_non_null(strstr(why, "larger than the chip"));
+    assert_non_null(strstr(why->text, "larger than the chip"));
 }
 
 static void test_sidecar_of_another_geometry_is_refused(void **state)
@@ -339,9 +340,9 @@ static void test_sidecar_of_another_geometry_is_refused(void **state)
     (void)state;
     struct nk_sim *sim = open_image("K9F1G08U0A", true, false, NULL);
     nk_sim_close(sim);
-    char why[NK_DIAG_LEN] = "";
+    struct nk_diag why[1] = {{""}};
     assert_null(open_image("K9F2G08U0B", false, false, why));
-    assert_non_null(strstr(why, "sidecar"));
+    assert_non_null(strstr(why->text, "sidecar"));
     /* A damaged sidecar is reported, not trusted. */
     char sidecar[300];
     nk_sim_sidecar_path(image_path, sidecar, sizeof sidecar);
@@ -351,7 +352,7 @@ static void test_sidecar_of_another_geometry_is_refused(void **state)
     fputc(0x55, f);
     fclose(f);
     assert_null(open_image("K9F1G08U0A", false, false, why));
-    assert_non_null(strstr(why, "corrupt"));
+    assert_non_null(strstr(why->text, "corrupt"));
 }
 
 static void test_large_part_allocates_only_touched_blocks(void **state)
@@ -395,7 +396,7 @@ static void test_large_image_is_created_without_writing_it(void **state)
     config.factory_bad_blocks = 8;
     config.seed = 2;
     struct nk_sim *sim;
-    char why[NK_DIAG_LEN];
+    struct nk_diag why[1];
     assert_int_equal(nk_sim_open(&sim, &config, why), 0);
     /* Factory-bad markers read back although nothing is on disk. */
     unsigned bad = 0;
@@ -488,9 +489,9 @@ static void test_close_reports_a_failed_write(void **state)
     nk_sim_sidecar_path(image_path, sidecar, sizeof sidecar);
     snprintf(tmp, sizeof tmp, "%s.tmp", sidecar);
     assert_int_equal(mkdir(tmp, 0755), 0);
-    char why[NK_DIAG_LEN] = "";
+    struct nk_diag why[1] = {{""}};
     assert_int_equal(nk_sim_sync(sim, why), -NK_EIO);
-    assert_non_null(strstr(why, ".nksim.tmp"));
+    assert_non_null(strstr(why->text, ".nksim.tmp"));
     assert_int_equal(nk_sim_close(sim), -NK_EIO);
     rmdir(tmp);
 }

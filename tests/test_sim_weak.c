@@ -52,9 +52,9 @@ static struct nk_sim *open_sim(uint64_t seed, bool weak_cells_off, const char *i
     config.faults.enforce_nop = true;
     config.faults.weak_cells_off = weak_cells_off;
     struct nk_sim *sim = NULL;
-    char why[NK_DIAG_LEN];
+    struct nk_diag why[1];
     if (nk_sim_open(&sim, &config, why))
-        fail_msg("nk_sim_open: %s", why);
+        fail_msg("nk_sim_open: %s", why->text);
     return sim;
 }
 
@@ -530,7 +530,7 @@ static void test_sidecar_sizes_and_version_1(void **state)
     struct nk_sim_config config;
     memset(&config, 0, sizeof config);
     config.image_path = image_path;
-    char why[NK_DIAG_LEN];
+    struct nk_diag why[1];
     assert_int_equal(nk_sim_open(&sim, &config, why), -NK_EILSEQ);
 }
 

@@ -35,7 +35,7 @@ static void build_deep_image(void)
     struct nk_fs_testdev d;
     memset(&d, 0, sizeof d);
     d.layout = NK_FS_LAYOUT_LINUX;
-    char why[NK_DIAG_LEN] = "";
+    struct nk_diag why[1] = {{""}};
     assert_int_equal(nk_sim_params_geometry(&d.params, 2048, 64, 64, 64, why), 0);
     struct nk_sim_config config;
     memset(&config, 0, sizeof config);

@@ -150,11 +150,11 @@ static int nk_badblocks_run(int argc, char **argv)
     if (!err && mark)
         err = nk_bbt_mark_worn(nand, (uint32_t)mark_block);
     /* The tables are on the image only once written back: say "wrote" only then. */
-    char why[NK_DIAG_LEN] = "";
+    struct nk_diag why[1] = {{""}};
     bool power_cut = image.sim && !nk_sim_powered(image.sim);
     const char *failure = err ? nk_tool_image_error(&image, err) : NULL;
     if ((!err || power_cut) && image.sim && !config.dry_run && nk_sim_sync(image.sim, why) != 0) {
-        int code = nk_tool_error("writing %s failed: %s", target, why);
+        int code = nk_tool_error("writing %s failed: %s", target, why->text);
         free(config.memory);
         nk_tool_image_close(&image);
         nk_tool_save_abort(&save);

@@ -117,10 +117,10 @@ static int nk_bench_sim_run(const struct nk_bench_options *o, enum nk_bench_ecc 
                             access(sidecar, F_OK) != 0;
     }
     struct nk_sim *sim;
-    char why[NK_DIAG_LEN] = "";
+    struct nk_diag why[1] = {{""}};
     int err = nk_sim_open(&sim, &config, why);
     if (err)
-        return nk_tool_fail("%s", why[0] ? why : nk_strerror(err));
+        return nk_tool_fail("%s", why->text[0] ? why->text : nk_strerror(err));
 
     const struct nk_ctrl *ctrl =
         mode == NK_ECC_MODE_HW ? nk_sim_ctrl_hw_ecc(sim, 512) : nk_sim_ctrl(sim);
@@ -191,7 +191,7 @@ static int nk_bench_sim_run(const struct nk_bench_options *o, enum nk_bench_ecc 
         bc.label = label;
         err = nk_bench_run(&bc, result, why);
         if (err)
-            status = nk_tool_error("benchmark failed: %s", why);
+            status = nk_tool_error("benchmark failed: %s", why->text);
         snprintf(result->loop, sizeof result->loop, "%s",
                  loop == NK_DATA_LOOP_BYTE ? "byte" : "unrolled");
         snprintf(result->ecc, sizeof result->ecc, "%s", nk_ecc_mode_names[mode]);
@@ -234,10 +234,10 @@ static int nk_bench_mtd_run(const struct nk_bench_options *o, struct nk_bench_re
     bc.seed = o->image.seed;
     bc.progress = o->progress;
     bc.label = o->image.path;
-    char why[NK_DIAG_LEN] = "";
+    struct nk_diag why[1] = {{""}};
     int err = nk_bench_run(&bc, result, why);
     if (err)
-        status = nk_tool_error("benchmark failed: %s", why);
+        status = nk_tool_error("benchmark failed: %s", why->text);
     snprintf(result->loop, sizeof result->loop, "%s", "n/a");
     nk_tool_image_close(&image);
     return status;
@@ -395,10 +395,10 @@ static int nk_bench_cmd(int argc, char **argv)
     if (o.fs)
         return nk_tool_bench_fs(&o.image, o.fs == 2, o.json, o.svg, o.progress);
 
-    char why[NK_DIAG_LEN] = "";
+    struct nk_diag why[1] = {{""}};
     if (o.sequential) {
         if (nk_seq_bench_report(stdout, o.image.chip, o.image.seed, why) != 0)
-            return nk_tool_error("benchmark failed: %s", why);
+            return nk_tool_error("benchmark failed: %s", why->text);
         return 0;
     }
     struct nk_bench_result results[2 * NK_ECC_MODE_COUNT];
@@ -442,7 +442,7 @@ static int nk_bench_cmd(int argc, char **argv)
     if (!o.json && !o.compare && !o.image.path && o.image.chip) {
         fputc('\n', stdout);
         if (nk_seq_bench_report(stdout, o.image.chip, o.image.seed, why) != 0)
-            return nk_tool_error("benchmark failed: %s", why);
+            return nk_tool_error("benchmark failed: %s", why->text);
     }
     if (o.svg) {
         /* Drawn in memory, then written as a whole (temporary file, rename). */

@@ -405,14 +405,14 @@ static int nk_info_run(int argc, char **argv)
         /* A preset in memory: identify it through the port, as on a board. */
         struct nk_sim_config config;
         struct nk_sim *sim;
-        char why[NK_DIAG_LEN] = "";
+        struct nk_diag why[1] = {{""}};
         memset(&config, 0, sizeof config);
         config.preset = opts.chip;
         config.seed = opts.seed;
         config.factory_bad_blocks = -1;
         int err = nk_sim_open(&sim, &config, why);
         if (err)
-            return nk_tool_fail("%s", why[0] ? why : nk_strerror(err));
+            return nk_tool_fail("%s", why->text[0] ? why->text : nk_strerror(err));
         size_t ws_size = nk_nand_default_workspace_size(&nk_sim_params(sim)->chip);
         void *ws = malloc(ws_size);
         struct nk_nand nand;

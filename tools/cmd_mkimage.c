@@ -533,14 +533,15 @@ static int nk_mkimage_create(struct nk_tool_image_opts *opts, uint64_t blocks, c
     config.seed = opts->seed;
     config.no_sidecar = true;
     struct nk_sim *sim;
-    char why[NK_DIAG_LEN] = "";
+    struct nk_diag why[1] = {{""}};
     int err = nk_sim_open(&sim, &config, why);
     if (err == -NK_EINVAL) /* a part the simulator cannot model: bad input */
         return nk_tool_fail("cannot create %s with %s %s: %s", shown,
                             opts->chip ? "--chip" : "--geometry",
-                            opts->chip ? opts->chip : create.geometry, why);
+                            opts->chip ? opts->chip : create.geometry, why->text);
     if (err)
-        return nk_tool_error("cannot create %s: %s", shown, why[0] ? why : nk_strerror(err));
+        return nk_tool_error("cannot create %s: %s", shown,
+                             why->text[0] ? why->text : nk_strerror(err));
     err = nk_sim_close(sim);
     if (err)
         return nk_tool_error("cannot create %s: %s", shown, nk_strerror(err));
@@ -761,9 +762,9 @@ static int nk_mkimage_run(int argc, char **argv)
         uint64_t written = stats.chunks_written * (uint64_t)nk_nand_page_size(&image.nand);
         if (image.sim && m.progress && (m.reported || written >= (256u << 20)))
             fprintf(stderr, "mkimage: saving %s\n", m.image_path);
-        char why[NK_DIAG_LEN] = "";
+        struct nk_diag why[1] = {{""}};
         if (image.sim && nk_sim_sync(image.sim, why) != 0 && !status)
-            status = nk_tool_error("writing %s failed: %s", m.image_path, why);
+            status = nk_tool_error("writing %s failed: %s", m.image_path, why->text);
         if (!status) {
             nk_mkimage_summary(&m, &stats, nk_fs_layout_name(layout), &image);
             nk_tool_layout_note(layout);

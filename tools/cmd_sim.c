@@ -248,7 +248,7 @@ static int nk_sim_create(int argc, char **argv)
     config.factory_bad_list = bad_list;
     config.factory_bad_list_len = bad_len;
     struct nk_sim *sim;
-    char why[NK_DIAG_LEN] = "";
+    struct nk_diag why[1] = {{""}};
     int err = nk_sim_open(&sim, &config, why);
     free(bad_list);
     if (!err && full)
@@ -258,9 +258,9 @@ static int nk_sim_create(int argc, char **argv)
     if (err == -NK_EINVAL) /* a part the simulator cannot model: bad input */
         return nk_tool_fail("cannot create %s with %s %s: %s", opts.path,
                             opts.chip ? "--chip" : "--geometry",
-                            opts.chip ? opts.chip : opts.geometry, why);
+                            opts.chip ? opts.chip : opts.geometry, why->text);
     if (err)
-        return nk_tool_error("%s", why[0] ? why : nk_strerror(err));
+        return nk_tool_error("%s", why->text[0] ? why->text : nk_strerror(err));
     err = nk_sim_close(sim);
     if (err) {
         nk_tool_save_abort(&save);

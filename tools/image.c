@@ -245,10 +245,10 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
     config.factory_bad_blocks = 0;
     config.no_sidecar = opts->no_sidecar;
     config.write_through = opts->write_through;
-    char why[NK_DIAG_LEN] = "";
+    struct nk_diag why[1] = {{""}};
     int err = nk_sim_open(&image->sim, &config, why);
     if (err)
-        return nk_tool_fail("%s", why[0] ? why : nk_strerror(err));
+        return nk_tool_fail("%s", why->text[0] ? why->text : nk_strerror(err));
     image->power_cut_after = opts->power_cut_after;
     if (opts->power_cut_after >= 0)
         nk_sim_power_cut_after(image->sim, (uint64_t)opts->power_cut_after);

@@ -44,16 +44,16 @@ int nk_tool_image_open_mtd(struct nk_tool_image *image, const struct nk_tool_ima
     config.path = opts->path;
     config.mode = opts->mtd_raw ? NK_MTD_MODE_RAW : NK_MTD_MODE_KERNEL_ECC;
     config.read_only = opts->read_only;
-    char why[NK_DIAG_LEN] = "";
+    struct nk_diag why[1] = {{""}};
     int err = nk_mtd_open(&image->mtd, &config, why);
     if (err)
-        return nk_tool_fail("%s", why[0] ? why : nk_strerror(err));
+        return nk_tool_fail("%s", why->text[0] ? why->text : nk_strerror(err));
 
     const struct nk_chip_info *info = nk_mtd_chip_info(image->mtd);
     image->params.chip = *info;
-    err = nk_mtd_ecc_engine(image->mtd, &image->ecc, &image->oob_layout);
+    err = nk_mtd_ecc_engine(image->mtd, &image->ecc, &image->oob_layout, why);
     if (err) {
-        int code = nk_tool_fail("%s: %s", opts->path, nk_mtd_last_error(image->mtd));
+        int code = nk_tool_fail("%s: %s", opts->path, why->text[0] ? why->text : nk_strerror(err));
         nk_tool_image_close(image);
         return code;
     }

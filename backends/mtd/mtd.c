@@ -46,15 +46,15 @@ static int nk_mtd_errno(int error)
 }
 
 /* Writes a one-line reason into `why` (may be NULL) and returns `err`. */
-static int nk_mtd_fail(char *why, int err, const char *format, ...)
+static int nk_mtd_fail(struct nk_diag *why, int err, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
 
-static int nk_mtd_fail(char *why, int err, const char *format, ...)
+static int nk_mtd_fail(struct nk_diag *why, int err, const char *format, ...)
 {
     if (why) {
         va_list args;
         va_start(args, format);
-        vsnprintf(why, NK_DIAG_LEN, format, args);
+        vsnprintf(why->text, sizeof why->text, format, args);
         va_end(args);
     }
     return err;
@@ -114,7 +114,7 @@ static uint8_t nk_mtd_cycles_for(uint64_t count)
     return cycles;
 }
 
-static int nk_mtd_describe(struct nk_mtd *mtd, const char *path, char *why)
+static int nk_mtd_describe(struct nk_mtd *mtd, const char *path, struct nk_diag *why)
 {
     struct mtd_info_user *info = &mtd->info;
     if (info->type != MTD_NANDFLASH && info->type != MTD_MLCNANDFLASH)
@@ -253,10 +253,10 @@ static uint64_t nk_mtd_now_ns(void *ctx)
 
 /* ----- open / close ------------------------------------------------------------------- */
 
-int nk_mtd_open(struct nk_mtd **result, const struct nk_mtd_config *config, char *why)
+int nk_mtd_open(struct nk_mtd **result, const struct nk_mtd_config *config, struct nk_diag *why)
 {
     if (why)
-        why[0] = '\0';
+        why->text[0] = '\0';
     *result = NULL;
     if (!config || !config->path)
         return nk_mtd_fail(why, -NK_EINVAL, "no MTD device path given");
@@ -376,13 +376,8 @@ void nk_mtd_counters_get(const struct nk_mtd *mtd, struct nk_mtd_counters *count
     *counters = mtd->counters;
 }
 
-const char *nk_mtd_last_error(const struct nk_mtd *mtd)
-{
-    return mtd->diag.text;
-}
-
 int nk_mtd_ecc_engine(struct nk_mtd *mtd, struct nk_ecc_engine *engine,
-                      struct nk_oob_layout *layout)
+                      struct nk_oob_layout *layout, struct nk_diag *why)
 {
     const struct nk_mtd_ecc_info *ecc = &mtd->ecc;
     *layout = ecc->layout;
@@ -406,17 +401,17 @@ int nk_mtd_ecc_engine(struct nk_mtd *mtd, struct nk_ecc_engine *engine,
         m++;
     size_t size = nk_bch_workspace_size(m, ecc->strength, 0);
     if (size == 0)
-        return nk_diag_set(&mtd->diag, -NK_ENOTSUP, "no software BCH for t=%u over %u bytes",
+        return nk_diag_set(why, -NK_ENOTSUP, "no software BCH for t=%u over %u bytes",
                            ecc->strength, ecc->step_size);
     mtd->bch_workspace = malloc(size);
     if (!mtd->bch_workspace)
         return -NK_ENOMEM;
     int err = nk_bch_init(&mtd->bch, ecc->step_size, ecc->strength, 0, mtd->bch_workspace, size);
     if (err)
-        return nk_diag_set(&mtd->diag, -NK_ENOTSUP, "no software BCH for t=%u over %u bytes",
+        return nk_diag_set(why, -NK_ENOTSUP, "no software BCH for t=%u over %u bytes",
                            ecc->strength, ecc->step_size);
     if (mtd->bch.ecc_bytes != ecc->bytes_per_step)
-        return nk_diag_set(&mtd->diag, -NK_ENOTSUP,
+        return nk_diag_set(why, -NK_ENOTSUP,
                            "kernel stores %u ECC bytes per step; BCH t=%u needs %u",
                            ecc->bytes_per_step, ecc->strength, mtd->bch.ecc_bytes);
     nk_ecc_bch_engine_init(engine, &mtd->bch);
@@ -428,15 +423,13 @@ int nk_mtd_ecc_engine(struct nk_mtd *mtd, struct nk_ecc_engine *engine,
 int nk_mtd_block_is_bad(struct nk_mtd *mtd, uint32_t block)
 {
     if (block >= mtd->chip.blocks)
-        return nk_diag_set(&mtd->diag, -NK_EINVAL, "block %u out of range: device has %u blocks",
-                           block, mtd->chip.blocks);
+        return -NK_EINVAL;
     long long offset = (long long)block * mtd->info.erasesize;
     int ret = ioctl(mtd->fd, MEMGETBADBLOCK, &offset);
     if (ret < 0) {
         if (errno == EOPNOTSUPP)
             return 0; /* the device has no bad blocks at all */
-        return nk_diag_set(&mtd->diag, nk_mtd_errno(errno), "MEMGETBADBLOCK of block %u: %s", block,
-                           strerror(errno));
+        return nk_mtd_errno(errno);
     }
     return ret > 0;
 }
@@ -444,13 +437,11 @@ int nk_mtd_block_is_bad(struct nk_mtd *mtd, uint32_t block)
 int nk_mtd_block_mark_bad(struct nk_mtd *mtd, uint32_t block)
 {
     if (block >= mtd->chip.blocks)
-        return nk_diag_set(&mtd->diag, -NK_EINVAL, "block %u out of range: device has %u blocks",
-                           block, mtd->chip.blocks);
+        return -NK_EINVAL;
     if (mtd->read_only)
-        return nk_diag_set(&mtd->diag, -NK_EROFS, "marking block %u bad refused: read-only", block);
+        return -NK_EROFS;
     long long offset = (long long)block * mtd->info.erasesize;
     if (ioctl(mtd->fd, MEMSETBADBLOCK, &offset) != 0)
-        return nk_diag_set(&mtd->diag, nk_mtd_errno(errno), "MEMSETBADBLOCK of block %u: %s", block,
-                           strerror(errno));
+        return nk_mtd_errno(errno);
     return 0;
 }

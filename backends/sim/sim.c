@@ -104,7 +104,7 @@ static int nk_sim_build_param_buffers(struct nk_sim *sim)
 }
 
 static int nk_sim_resolve_part(const struct nk_sim_config *config, struct nk_sim_params *params,
-                               char *why)
+                               struct nk_diag *why)
 {
     if (config->params) {
         *params = *config->params;
@@ -119,24 +119,23 @@ static int nk_sim_resolve_part(const struct nk_sim_config *config, struct nk_sim
         for (unsigned i = 0; nk_sim_preset_name(i); i++)
             len += nk_format(names + len, sizeof names - len, "%s%s", i ? ", " : "",
                              nk_sim_preset_name(i));
-        return nk_diag_write(why, -NK_ENOENT, "unknown chip '%s' (known: %s)", config->preset,
-                             names);
+        return nk_diag_set(why, -NK_ENOENT, "unknown chip '%s' (known: %s)", config->preset, names);
     }
     if (config->image_path && !config->create && !config->no_sidecar)
         return nk_sim_sidecar_part(config->image_path, params, why);
-    return nk_diag_write(why, -NK_EINVAL, "no chip given: name a preset or a geometry");
+    return nk_diag_set(why, -NK_EINVAL, "no chip given: name a preset or a geometry");
 }
 
-int nk_sim_open(struct nk_sim **out, const struct nk_sim_config *config, char *why)
+int nk_sim_open(struct nk_sim **out, const struct nk_sim_config *config, struct nk_diag *why)
 {
     if (why)
-        why[0] = '\0';
+        why->text[0] = '\0';
     if (!out || !config)
-        return nk_diag_write(why, -NK_EINVAL, "no configuration");
+        return nk_diag_set(why, -NK_EINVAL, "no configuration");
     *out = NULL;
     struct nk_sim *sim = calloc(1, sizeof *sim);
     if (!sim)
-        return nk_diag_write(why, -NK_ENOMEM, "out of memory");
+        return nk_diag_set(why, -NK_ENOMEM, "out of memory");
     sim->fd = -1;
     int err = nk_sim_resolve_part(config, &sim->params, why);
     if (err)
@@ -186,14 +185,14 @@ int nk_sim_open(struct nk_sim **out, const struct nk_sim_config *config, char *w
     sim->scratch = malloc(sim->page_bytes);
     sim->flip_pos = malloc(NK_SIM_FLIP_MAX * sizeof *sim->flip_pos);
     if (!sim->reg || !sim->page_buf || !sim->scratch || !sim->flip_pos) {
-        err = nk_diag_write(why, -NK_ENOMEM, "out of memory for %u-byte page registers",
-                            sim->page_bytes);
+        err = nk_diag_set(why, -NK_ENOMEM, "out of memory for %u-byte page registers",
+                          sim->page_bytes);
         goto fail;
     }
     memset(sim->reg, 0xff, sim->page_bytes);
     err = nk_sim_build_param_buffers(sim);
     if (err) {
-        nk_diag_write(why, err, "out of memory");
+        nk_diag_set(why, err, "out of memory");
         goto fail;
     }
     err = nk_sim_array_init(sim, config, why);
@@ -235,10 +234,10 @@ int nk_sim_close(struct nk_sim *sim)
     return err;
 }
 
-int nk_sim_sync(struct nk_sim *sim, char *why)
+int nk_sim_sync(struct nk_sim *sim, struct nk_diag *why)
 {
     if (why)
-        why[0] = '\0';
+        why->text[0] = '\0';
     return nk_sim_array_sync(sim, why);
 }
 

@@ -427,13 +427,13 @@ static size_t nk_sidecar_size(uint32_t blocks, uint32_t weak_pages, uint32_t pag
            (size_t)weak_pages * (NK_SIDECAR_WEAK + page_bytes) + 4;
 }
 
-static int nk_sim_sidecar_write(struct nk_sim *sim, char *why)
+static int nk_sim_sidecar_write(struct nk_sim *sim, struct nk_diag *why)
 {
     const struct nk_chip_info *c = &sim->params.chip;
     size_t size = nk_sidecar_size(c->blocks, sim->weak_count, sim->page_bytes);
     uint8_t *buf = calloc(1, size);
     if (!buf)
-        return nk_diag_write(why, -NK_ENOMEM, "out of memory for the sidecar");
+        return nk_diag_set(why, -NK_ENOMEM, "out of memory for the sidecar");
     memcpy(buf, NK_SIDECAR_MAGIC, 8);
     nk_put32(buf + 8, NK_SIDECAR_VERSION);
     nk_put32(buf + 12, NK_SIDECAR_HEADER);
@@ -473,7 +473,7 @@ static int nk_sim_sidecar_write(struct nk_sim *sim, char *why)
     int err = 0;
     if (!nk_sim_sidecar_path(sim->image_path, path, sizeof path)) {
         free(buf);
-        return nk_diag_write(why, -NK_EINVAL, "image path too long");
+        return nk_diag_set(why, -NK_EINVAL, "image path too long");
     }
     nk_format(tmp, sizeof tmp, "%s.tmp", path);
     /* Written whole and made durable before it replaces the old one. A
@@ -481,17 +481,17 @@ static int nk_sim_sidecar_write(struct nk_sim *sim, char *why)
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0644);
     struct stat st;
     if (fd < 0)
-        err = nk_diag_write(why, -NK_EIO, "cannot write sidecar %s: %s", tmp, strerror(errno));
+        err = nk_diag_set(why, -NK_EIO, "cannot write sidecar %s: %s", tmp, strerror(errno));
     else if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-        err = nk_diag_write(why, -NK_EIO, "cannot write sidecar %s: not a regular file", tmp);
+        err = nk_diag_set(why, -NK_EIO, "cannot write sidecar %s: not a regular file", tmp);
     else if (nk_pwrite_full(fd, buf, size, 0) || fsync(fd))
-        err = nk_diag_write(why, -NK_EIO, "cannot write sidecar %s: %s", tmp, strerror(errno));
+        err = nk_diag_set(why, -NK_EIO, "cannot write sidecar %s: %s", tmp, strerror(errno));
     if (fd >= 0 && close(fd) && !err)
-        err = nk_diag_write(why, -NK_EIO, "cannot write sidecar %s: %s", tmp, strerror(errno));
+        err = nk_diag_set(why, -NK_EIO, "cannot write sidecar %s: %s", tmp, strerror(errno));
     if (err && fd >= 0)
         unlink(tmp);
     if (!err && rename(tmp, path))
-        err = nk_diag_write(why, -NK_EIO, "cannot rename sidecar to %s: %s", path, strerror(errno));
+        err = nk_diag_set(why, -NK_EIO, "cannot rename sidecar to %s: %s", path, strerror(errno));
     free(buf);
     return err;
 }
@@ -500,39 +500,40 @@ static int nk_sim_sidecar_write(struct nk_sim *sim, char *why)
  * none, or an error. The path is opened without blocking (a FIFO must not
  * hang the open) and must name a regular file of exactly the size its
  * header announces before more than the header is read. */
-static int nk_sidecar_read(const char *image_path, uint8_t **out, size_t *out_size, char *why)
+static int nk_sidecar_read(const char *image_path, uint8_t **out, size_t *out_size,
+                           struct nk_diag *why)
 {
     char path[4096];
     if (!nk_sim_sidecar_path(image_path, path, sizeof path))
-        return nk_diag_write(why, -NK_EINVAL, "image path too long");
+        return nk_diag_set(why, -NK_EINVAL, "image path too long");
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
-        return errno == ENOENT ? 1
-                               : nk_diag_write(why, -NK_EIO, "cannot open sidecar %s: %s", path,
-                                               strerror(errno));
+        return errno == ENOENT
+                   ? 1
+                   : nk_diag_set(why, -NK_EIO, "cannot open sidecar %s: %s", path, strerror(errno));
     int err = 0;
     uint8_t *buf = NULL;
     uint8_t header[NK_SIDECAR_HEADER];
     struct stat st;
     size_t size = 0;
     if (fstat(fd, &st)) {
-        err = nk_diag_write(why, -NK_EIO, "cannot stat sidecar %s: %s", path, strerror(errno));
+        err = nk_diag_set(why, -NK_EIO, "cannot stat sidecar %s: %s", path, strerror(errno));
         goto out;
     }
     if (!S_ISREG(st.st_mode)) {
-        err = nk_diag_write(why, -NK_EINVAL, "sidecar %s is not a regular file", path);
+        err = nk_diag_set(why, -NK_EINVAL, "sidecar %s is not a regular file", path);
         goto out;
     }
     if (st.st_size < (off_t)(NK_SIDECAR_HEADER + 4) ||
         nk_pread_full(fd, header, sizeof header, 0)) {
-        err = nk_diag_write(why, -NK_EILSEQ, "sidecar %s is truncated", path);
+        err = nk_diag_set(why, -NK_EILSEQ, "sidecar %s is truncated", path);
         goto out;
     }
     uint32_t version = memcmp(header, NK_SIDECAR_MAGIC, 8) ? 0 : nk_get32(header + 8);
     if ((version != 1 && version != NK_SIDECAR_VERSION) ||
         nk_get32(header + 12) != NK_SIDECAR_HEADER || nk_get32(header + 40) != NK_SIDECAR_RECORD ||
         (version == 1 && nk_get32(header + 44))) {
-        err = nk_diag_write(why, -NK_EILSEQ, "%s is not a nandkit sidecar (version 1 or 2)", path);
+        err = nk_diag_set(why, -NK_EILSEQ, "%s is not a nandkit sidecar (version 1 or 2)", path);
         goto out;
     }
     /* The size the header announces, checked against the file's without
@@ -543,21 +544,21 @@ static int nk_sidecar_read(const char *image_path, uint8_t **out, size_t *out_si
         (uint64_t)NK_SIDECAR_WEAK + nk_get32(header + 16) + (uint64_t)nk_get32(header + 20);
     if (records > rest || (rest - records) % weak_entry ||
         (rest - records) / weak_entry != nk_get32(header + 44) || (uint64_t)st.st_size > SIZE_MAX) {
-        err = nk_diag_write(why, -NK_EILSEQ, "sidecar %s is corrupt (size or CRC)", path);
+        err = nk_diag_set(why, -NK_EILSEQ, "sidecar %s is corrupt (size or CRC)", path);
         goto out;
     }
     size = (size_t)st.st_size;
     buf = malloc(size);
     if (!buf) {
-        err = nk_diag_write(why, -NK_ENOMEM, "out of memory for sidecar %s", path);
+        err = nk_diag_set(why, -NK_ENOMEM, "out of memory for sidecar %s", path);
         goto out;
     }
     if (nk_pread_full(fd, buf, size, 0)) {
-        err = nk_diag_write(why, -NK_EIO, "cannot read sidecar %s", path);
+        err = nk_diag_set(why, -NK_EIO, "cannot read sidecar %s", path);
         goto out;
     }
     if (nk_get32(buf + size - 4) != nk_crc32(0, buf, size - 4)) {
-        err = nk_diag_write(why, -NK_EILSEQ, "sidecar %s is corrupt (size or CRC)", path);
+        err = nk_diag_set(why, -NK_EILSEQ, "sidecar %s is corrupt (size or CRC)", path);
         goto out;
     }
 out:
@@ -571,15 +572,15 @@ out:
     return 0;
 }
 
-int nk_sim_sidecar_part(const char *image_path, struct nk_sim_params *params, char *why)
+int nk_sim_sidecar_part(const char *image_path, struct nk_sim_params *params, struct nk_diag *why)
 {
     uint8_t *buf;
     size_t size;
     int err = nk_sidecar_read(image_path, &buf, &size, why);
     if (err == 1)
-        return nk_diag_write(why, -NK_EINVAL,
-                             "image %s has no sidecar: give the chip (preset) or the geometry",
-                             image_path);
+        return nk_diag_set(why, -NK_EINVAL,
+                           "image %s has no sidecar: give the chip (preset) or the geometry",
+                           image_path);
     if (err)
         return err;
     char model[33];
@@ -595,7 +596,7 @@ int nk_sim_sidecar_part(const char *image_path, struct nk_sim_params *params, ch
     return nk_sim_params_geometry(params, page, oob, ppb, blocks, why);
 }
 
-static int nk_sim_sidecar_load(struct nk_sim *sim, char *why)
+static int nk_sim_sidecar_load(struct nk_sim *sim, struct nk_diag *why)
 {
     uint8_t *buf;
     size_t size;
@@ -607,7 +608,7 @@ static int nk_sim_sidecar_load(struct nk_sim *sim, char *why)
     const struct nk_chip_info *c = &sim->params.chip;
     if (nk_get32(buf + 16) != c->page_size || nk_get32(buf + 20) != c->oob_size ||
         nk_get32(buf + 24) != c->pages_per_block || nk_get32(buf + 28) != c->blocks) {
-        err = nk_diag_write(
+        err = nk_diag_set(
             why, -NK_EINVAL,
             "sidecar of %s describes %u+%u bytes x %u pages x %u blocks, not %u+%u x %u x %u",
             sim->image_path, nk_get32(buf + 16), nk_get32(buf + 20), nk_get32(buf + 24),
@@ -629,15 +630,15 @@ static int nk_sim_sidecar_load(struct nk_sim *sim, char *why)
         uint32_t row = nk_get32(e);
         if (row >= sim->rows || nk_sim_weak_find(sim, row)) {
             free(buf);
-            return nk_diag_write(why, -NK_EILSEQ,
-                                 "sidecar of %s names weak page %u twice or "
-                                 "past the chip",
-                                 sim->image_path, row);
+            return nk_diag_set(why, -NK_EILSEQ,
+                               "sidecar of %s names weak page %u twice or "
+                               "past the chip",
+                               sim->image_path, row);
         }
         struct nk_sim_weak_page *w = nk_sim_weak_add(sim, row);
         if (!w) {
             free(buf);
-            return nk_diag_write(why, -NK_ENOMEM, "out of memory for the sidecar's weak pages");
+            return nk_diag_set(why, -NK_ENOMEM, "out of memory for the sidecar's weak pages");
         }
         w->reads = nk_get32(e + 4);
         w->progress = (uint16_t)(e[8] | e[9] << 8);
@@ -652,16 +653,17 @@ static int nk_sim_sidecar_load(struct nk_sim *sim, char *why)
 
 /* ----- set-up ------------------------------------------------------------------ */
 
-static int nk_sim_factory_bad(struct nk_sim *sim, const struct nk_sim_config *config, char *why)
+static int nk_sim_factory_bad(struct nk_sim *sim, const struct nk_sim_config *config,
+                              struct nk_diag *why)
 {
     uint32_t blocks = sim->params.chip.blocks;
     if (config->factory_bad_list) {
         for (unsigned i = 0; i < config->factory_bad_list_len; i++) {
             uint32_t block = config->factory_bad_list[i];
             if (block >= blocks)
-                return nk_diag_write(why, -NK_EINVAL,
-                                     "factory-bad block %u is beyond the chip's %u blocks", block,
-                                     blocks);
+                return nk_diag_set(why, -NK_EINVAL,
+                                   "factory-bad block %u is beyond the chip's %u blocks", block,
+                                   blocks);
             sim->blocks[block].flags |= NK_SIM_BLOCK_FACTORY_BAD;
         }
         return 0;
@@ -672,8 +674,8 @@ static int nk_sim_factory_bad(struct nk_sim *sim, const struct nk_sim_config *co
     if (count == 0)
         return 0;
     if ((unsigned long)count >= blocks)
-        return nk_diag_write(why, -NK_EINVAL, "%ld factory-bad blocks do not fit in %u blocks",
-                             count, blocks);
+        return nk_diag_set(why, -NK_EINVAL, "%ld factory-bad blocks do not fit in %u blocks", count,
+                           blocks);
     /* Block 0 is guaranteed good, as datasheets promise. */
     uint64_t rng = nk_sim_hash(sim->seed, 0xfac70badull, 0);
     for (long chosen = 0; chosen < count;) {
@@ -686,26 +688,27 @@ static int nk_sim_factory_bad(struct nk_sim *sim, const struct nk_sim_config *co
     return 0;
 }
 
-static int nk_sim_image_open(struct nk_sim *sim, const struct nk_sim_config *config, char *why)
+static int nk_sim_image_open(struct nk_sim *sim, const struct nk_sim_config *config,
+                             struct nk_diag *why)
 {
     const char *path = config->image_path;
     uint64_t chip_bytes = (uint64_t)sim->rows * sim->page_bytes;
     sim->image_path = strdup(path);
     if (!sim->image_path)
-        return nk_diag_write(why, -NK_ENOMEM, "out of memory");
+        return nk_diag_set(why, -NK_ENOMEM, "out of memory");
     if (config->create) {
         if (config->read_only)
-            return nk_diag_write(why, -NK_EINVAL, "cannot create image %s read-only", path);
+            return nk_diag_set(why, -NK_EINVAL, "cannot create image %s read-only", path);
         sim->fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
         if (sim->fd < 0)
-            return nk_diag_write(why, -NK_EIO, "cannot create image %s: %s", path, strerror(errno));
+            return nk_diag_set(why, -NK_EIO, "cannot create image %s: %s", path, strerror(errno));
         sim->file_size = 0;
         int err = nk_sim_factory_bad(sim, config, why);
         if (!err && config->full_image)
             err = nk_sim_file_fill_to(sim, chip_bytes);
         if (err)
             return err == -NK_EIO
-                       ? nk_diag_write(why, err, "cannot write image %s: %s", path, strerror(errno))
+                       ? nk_diag_set(why, err, "cannot write image %s: %s", path, strerror(errno))
                        : err;
         if (!sim->no_sidecar)
             return nk_sim_sidecar_write(sim, why);
@@ -714,24 +717,23 @@ static int nk_sim_image_open(struct nk_sim *sim, const struct nk_sim_config *con
     sim->fd = open(path, config->read_only ? O_RDONLY : O_RDWR);
     if (sim->fd < 0) {
         if (errno == ENOENT)
-            return nk_diag_write(why, -NK_ENOENT, "image %s: no such file", path);
-        return nk_diag_write(why, -NK_EIO, "cannot open image %s: %s", path, strerror(errno));
+            return nk_diag_set(why, -NK_ENOENT, "image %s: no such file", path);
+        return nk_diag_set(why, -NK_EIO, "cannot open image %s: %s", path, strerror(errno));
     }
     struct stat st;
     if (fstat(sim->fd, &st))
-        return nk_diag_write(why, -NK_EIO, "cannot stat image %s: %s", path, strerror(errno));
+        return nk_diag_set(why, -NK_EIO, "cannot stat image %s: %s", path, strerror(errno));
     if (!S_ISREG(st.st_mode))
-        return nk_diag_write(why, -NK_EINVAL, "image %s is not a regular file", path);
+        return nk_diag_set(why, -NK_EINVAL, "image %s is not a regular file", path);
     uint64_t size = (uint64_t)st.st_size;
     if (size % sim->page_bytes)
-        return nk_diag_write(
-            why, -NK_EINVAL,
-            "image %s: size %llu is not a multiple of the page+OOB size %u (%u+%u)", path,
-            (unsigned long long)size, sim->page_bytes, sim->params.chip.page_size,
-            sim->params.chip.oob_size);
+        return nk_diag_set(why, -NK_EINVAL,
+                           "image %s: size %llu is not a multiple of the page+OOB size %u (%u+%u)",
+                           path, (unsigned long long)size, sim->page_bytes,
+                           sim->params.chip.page_size, sim->params.chip.oob_size);
     if (size > chip_bytes)
-        return nk_diag_write(why, -NK_EINVAL, "image %s: %llu bytes is larger than the chip (%llu)",
-                             path, (unsigned long long)size, (unsigned long long)chip_bytes);
+        return nk_diag_set(why, -NK_EINVAL, "image %s: %llu bytes is larger than the chip (%llu)",
+                           path, (unsigned long long)size, (unsigned long long)chip_bytes);
     sim->file_size = size;
     sim->file_size_opened = size;
     sim->file_sparse = (uint64_t)st.st_blocks * 512u < size;
@@ -740,12 +742,11 @@ static int nk_sim_image_open(struct nk_sim *sim, const struct nk_sim_config *con
     return nk_sim_sidecar_load(sim, why);
 }
 
-int nk_sim_array_init(struct nk_sim *sim, const struct nk_sim_config *config, char *why)
+int nk_sim_array_init(struct nk_sim *sim, const struct nk_sim_config *config, struct nk_diag *why)
 {
     sim->blocks = calloc(sim->params.chip.blocks, sizeof *sim->blocks);
     if (!sim->blocks)
-        return nk_diag_write(why, -NK_ENOMEM, "out of memory for %u blocks",
-                             sim->params.chip.blocks);
+        return nk_diag_set(why, -NK_ENOMEM, "out of memory for %u blocks", sim->params.chip.blocks);
     if (!config->image_path)
         return nk_sim_factory_bad(sim, config, why);
     return nk_sim_image_open(sim, config, why);
@@ -768,7 +769,7 @@ void nk_sim_array_free(struct nk_sim *sim)
     sim->resident_blocks = 0;
 }
 
-int nk_sim_array_sync(struct nk_sim *sim, char *why)
+int nk_sim_array_sync(struct nk_sim *sim, struct nk_diag *why)
 {
     if (sim->fd < 0 || sim->read_only)
         return 0;
@@ -784,8 +785,8 @@ int nk_sim_array_sync(struct nk_sim *sim, char *why)
     if (!err && fsync(sim->fd))
         err = -NK_EIO;
     if (err)
-        return nk_diag_write(why, err, "cannot write image %s: %s", sim->image_path,
-                             err == -NK_EIO ? strerror(errno) : nk_strerror(err));
+        return nk_diag_set(why, err, "cannot write image %s: %s", sim->image_path,
+                           err == -NK_EIO ? strerror(errno) : nk_strerror(err));
     if (!sim->no_sidecar)
         err = nk_sim_sidecar_write(sim, why);
     return err;

@@ -269,7 +269,7 @@ void nk_sim_chip_read(struct nk_sim *sim, uint8_t *buf, uint32_t len, uint64_t t
 uint8_t nk_sim_chip_status(const struct nk_sim *sim, uint64_t t);
 
 /* ----- sim_array.c ----- */
-int nk_sim_array_init(struct nk_sim *sim, const struct nk_sim_config *config, char *why);
+int nk_sim_array_init(struct nk_sim *sim, const struct nk_sim_config *config, struct nk_diag *why);
 void nk_sim_array_free(struct nk_sim *sim);
 /* Stored content of page `row` into `dst` (page_bytes). */
 int nk_sim_array_load(struct nk_sim *sim, uint32_t row, uint8_t *dst);
@@ -281,9 +281,9 @@ void nk_sim_array_touched(struct nk_sim *sim, uint32_t block, uint32_t page, boo
 void nk_sim_array_erased(struct nk_sim *sim, uint32_t block);
 /* Virtual content of a never-written page (0xFF, or a factory-bad pattern). */
 void nk_sim_array_virtual_page(const struct nk_sim *sim, uint32_t row, uint8_t *dst);
-int nk_sim_array_sync(struct nk_sim *sim, char *why);
+int nk_sim_array_sync(struct nk_sim *sim, struct nk_diag *why);
 /* The part an image's sidecar describes (open without preset/params). */
-int nk_sim_sidecar_part(const char *image_path, struct nk_sim_params *params, char *why);
+int nk_sim_sidecar_part(const char *image_path, struct nk_sim_params *params, struct nk_diag *why);
 
 static inline uint8_t *nk_sim_block_page(const struct nk_sim *sim, const struct nk_sim_block *b,
                                          uint32_t page)

@@ -136,7 +136,7 @@ static unsigned nk_sim_cycles_for(uint64_t count)
 }
 
 int nk_sim_params_geometry(struct nk_sim_params *params, uint32_t page_size, uint32_t oob_size,
-                           uint32_t pages_per_block, uint32_t blocks, char *why)
+                           uint32_t pages_per_block, uint32_t blocks, struct nk_diag *why)
 {
     if (!params)
         return -NK_EINVAL;
@@ -188,66 +188,64 @@ static bool nk_sim_power_of_two(uint64_t v)
     return v && !(v & (v - 1));
 }
 
-int nk_sim_params_check(const struct nk_sim_params *params, char *why)
+int nk_sim_params_check(const struct nk_sim_params *params, struct nk_diag *why)
 {
     if (!params)
-        return nk_diag_write(why, -NK_EINVAL, "no part description");
+        return nk_diag_set(why, -NK_EINVAL, "no part description");
     const struct nk_chip_info *c = &params->chip;
     if (!nk_sim_power_of_two(c->page_size) || c->page_size < 256 || c->page_size > 65536)
-        return nk_diag_write(why, -NK_EINVAL,
-                             "bad geometry: page size %u is not a power of two in 256..65536",
-                             c->page_size);
+        return nk_diag_set(why, -NK_EINVAL,
+                           "bad geometry: page size %u is not a power of two in 256..65536",
+                           c->page_size);
     if (c->oob_size > c->page_size / 2)
-        return nk_diag_write(why, -NK_EINVAL,
-                             "bad geometry: OOB size %u is more than half the page size %u",
-                             c->oob_size, c->page_size);
+        return nk_diag_set(why, -NK_EINVAL,
+                           "bad geometry: OOB size %u is more than half the page size %u",
+                           c->oob_size, c->page_size);
     if (!nk_sim_power_of_two(c->pages_per_block) || c->pages_per_block > 4096)
-        return nk_diag_write(why, -NK_EINVAL,
-                             "bad geometry: pages per block %u is not a power of two in 1..4096",
-                             c->pages_per_block);
+        return nk_diag_set(why, -NK_EINVAL,
+                           "bad geometry: pages per block %u is not a power of two in 1..4096",
+                           c->pages_per_block);
     if (c->blocks == 0 || c->blocks > (1u << 20))
-        return nk_diag_write(why, -NK_EINVAL, "bad geometry: block count %u is not in 1..1048576",
-                             c->blocks);
+        return nk_diag_set(why, -NK_EINVAL, "bad geometry: block count %u is not in 1..1048576",
+                           c->blocks);
     uint64_t rows = (uint64_t)c->pages_per_block * c->blocks;
     if (rows > UINT32_MAX)
-        return nk_diag_write(why, -NK_EINVAL, "bad geometry: %llu pages is too many",
-                             (unsigned long long)rows);
+        return nk_diag_set(why, -NK_EINVAL, "bad geometry: %llu pages is too many",
+                           (unsigned long long)rows);
     bool small = (c->features & NK_CHIP_SMALL_PAGE) != 0;
     if (small && c->page_size != 256 && c->page_size != 512)
-        return nk_diag_write(
+        return nk_diag_set(
             why, -NK_EINVAL,
             "bad geometry: small-page command set needs 256 or 512-byte pages, not %u",
             c->page_size);
     if (c->col_cycles < 1 || c->col_cycles > 2 || c->row_cycles < 1 || c->row_cycles > 4)
-        return nk_diag_write(why, -NK_EINVAL, "bad address cycles: %u column + %u row",
-                             c->col_cycles, c->row_cycles);
+        return nk_diag_set(why, -NK_EINVAL, "bad address cycles: %u column + %u row", c->col_cycles,
+                           c->row_cycles);
     uint64_t columns = small ? 256 : (uint64_t)c->page_size + c->oob_size;
     if (columns > (1ull << (8 * c->col_cycles)))
-        return nk_diag_write(why, -NK_EINVAL,
-                             "bad address cycles: %u column cycles cannot reach column %llu",
-                             c->col_cycles, (unsigned long long)(columns - 1));
+        return nk_diag_set(why, -NK_EINVAL,
+                           "bad address cycles: %u column cycles cannot reach column %llu",
+                           c->col_cycles, (unsigned long long)(columns - 1));
     if (c->row_cycles < 4 && rows > (1ull << (8 * c->row_cycles)))
-        return nk_diag_write(why, -NK_EINVAL,
-                             "bad address cycles: %u row cycles cannot reach page %llu",
-                             c->row_cycles, (unsigned long long)(rows - 1));
+        return nk_diag_set(why, -NK_EINVAL,
+                           "bad address cycles: %u row cycles cannot reach page %llu",
+                           c->row_cycles, (unsigned long long)(rows - 1));
     if (c->oob_size && c->bbm_offset >= c->oob_size)
-        return nk_diag_write(why, -NK_EINVAL,
-                             "bad-block marker offset %u is outside the %u-byte OOB", c->bbm_offset,
-                             c->oob_size);
+        return nk_diag_set(why, -NK_EINVAL, "bad-block marker offset %u is outside the %u-byte OOB",
+                           c->bbm_offset, c->oob_size);
     if (c->bits_per_cell > 1)
-        return nk_diag_write(why, -NK_EINVAL, "%u bits per cell: only SLC is simulated",
-                             c->bits_per_cell);
+        return nk_diag_set(why, -NK_EINVAL, "%u bits per cell: only SLC is simulated",
+                           c->bits_per_cell);
     if (c->features & NK_CHIP_BUS16)
-        return nk_diag_write(why, -NK_EINVAL, "x16 bus is not simulated");
+        return nk_diag_set(why, -NK_EINVAL, "x16 bus is not simulated");
     if ((c->features & NK_CHIP_ON_DIE_ECC) &&
         (c->ecc_strength == 0 || c->ecc_step == 0 || c->page_size % c->ecc_step ||
          c->page_size / c->ecc_step > NK_SIM_MAX_ECC_STEPS))
-        return nk_diag_write(why, -NK_EINVAL,
-                             "on-die ECC needs a strength and a step dividing the page");
+        return nk_diag_set(why, -NK_EINVAL,
+                           "on-die ECC needs a strength and a step dividing the page");
     if (params->onfi_ext_len > NK_SIM_ONFI_EXT_MAX || params->onfi_ext_len % 16)
-        return nk_diag_write(why, -NK_EINVAL,
-                             "extended parameter page length %u is not 16..64 by 16",
-                             params->onfi_ext_len);
+        return nk_diag_set(why, -NK_EINVAL, "extended parameter page length %u is not 16..64 by 16",
+                           params->onfi_ext_len);
     return 0;
 }
 

@@ -95,9 +95,10 @@ bool nk_bench_limits_max(const struct nk_chip_info *info, double limits[NK_BENCH
 bool nk_bench_differs(const struct nk_bench_stat *a, const struct nk_bench_stat *b);
 
 /* Runs every figure. Returns 0, or a negative NK_E* after writing a one-line
- * reason to `why` (NK_DIAG_LEN bytes): no timing data, no usable block, an
+ * reason to `why`: no timing data, no usable block, an
  * I/O error. */
-int nk_bench_run(const struct nk_bench_config *config, struct nk_bench_result *result, char *why);
+int nk_bench_run(const struct nk_bench_config *config, struct nk_bench_result *result,
+                 struct nk_diag *why);
 
 /* Output. `results` holds one run, or the matrix of --compare. */
 void nk_bench_print_table(FILE *out, const struct nk_bench_result *results, unsigned count);

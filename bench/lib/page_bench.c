@@ -120,7 +120,7 @@ struct nk_run {
     uint64_t last_progress;
     bool progress_shown;
     double clock_read_ns;
-    char *why;
+    struct nk_diag *why;
 };
 
 static void nk_probe_take(const struct nk_run *run, struct nk_probe *p, bool end)
@@ -260,8 +260,8 @@ static void nk_progress(struct nk_run *run, const char *what, unsigned done, uns
 
 static int nk_fail(struct nk_run *run, int err, const char *what, uint32_t where)
 {
-    nk_format(run->why, NK_DIAG_LEN, "%s %u failed: %s%s%s", what, where, nk_strerror(err),
-              run->nand->diag.text[0] ? " - " : "", run->nand->diag.text);
+    nk_format(run->why->text, sizeof run->why->text, "%s %u failed: %s%s%s", what, where,
+              nk_strerror(err), run->nand->diag.text[0] ? " - " : "", run->nand->diag.text);
     return err;
 }
 
@@ -464,14 +464,16 @@ static int nk_pick_blocks(struct nk_run *run)
             run->blocks[run->block_count++] = b;
     }
     if (run->block_count == 0) {
-        nk_format(run->why, NK_DIAG_LEN, "no good block to benchmark in blocks %u..%u",
-                  config->first_block, end ? end - 1 : 0);
+        nk_format(run->why->text, sizeof run->why->text,
+                  "no good block to benchmark in blocks %u..%u", config->first_block,
+                  end ? end - 1 : 0);
         return -NK_ENOSPC;
     }
     return 0;
 }
 
-int nk_bench_run(const struct nk_bench_config *config, struct nk_bench_result *result, char *why)
+int nk_bench_run(const struct nk_bench_config *config, struct nk_bench_result *result,
+                 struct nk_diag *why)
 {
     memset(result, 0, sizeof *result);
     struct nk_nand *nand = config->nand;
@@ -487,14 +489,14 @@ int nk_bench_run(const struct nk_bench_config *config, struct nk_bench_result *r
         /* Real hardware is worth timing even without a datasheet to compare. */
         memset(limits, 0, sizeof limits);
     } else if (!have_limits) {
-        nk_format(why, NK_DIAG_LEN,
+        nk_format(why->text, sizeof why->text,
                   "%s has no datasheet timing (tR, tPROG, tBERS, tRC, tWC): no limit to "
                   "compare against",
                   info->model[0] ? info->model : "the chip");
         return -NK_EINVAL;
     }
     if (config->clock == NK_BENCH_CLOCK_SIM && !config->sim) {
-        nk_format(why, NK_DIAG_LEN, "simulated timing needs the simulator");
+        nk_format(why->text, sizeof why->text, "simulated timing needs the simulator");
         return -NK_EINVAL;
     }
     nk_format(result->chip, sizeof result->chip, "%s", info->model);

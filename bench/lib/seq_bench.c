@@ -30,7 +30,7 @@ struct nk_seq_chip {
 };
 
 static int nk_seq_open(struct nk_seq_chip *c, const char *preset, uint64_t seed,
-                       const struct nk_ctrl *ctrl, unsigned chip_select, char *why)
+                       const struct nk_ctrl *ctrl, unsigned chip_select, struct nk_diag *why)
 {
     struct nk_nand_config nc;
     struct nk_ecc_engine ecc;
@@ -44,18 +44,18 @@ static int nk_seq_open(struct nk_seq_chip *c, const char *preset, uint64_t seed,
     c->ws = malloc(nc.workspace_size);
     nc.workspace = c->ws;
     if (!c->ws) {
-        snprintf(why, NK_DIAG_LEN, "out of memory");
+        snprintf(why->text, sizeof why->text, "out of memory");
         return -NK_ENOMEM;
     }
     (void)preset;
     (void)seed;
     int err = nk_nand_open(&c->nand, &nc);
     if (err)
-        snprintf(why, NK_DIAG_LEN, "%s", c->nand.diag.text);
+        snprintf(why->text, sizeof why->text, "%s", c->nand.diag.text);
     return err;
 }
 
-static int nk_seq_sim(struct nk_seq_chip *c, const char *preset, uint64_t seed, char *why)
+static int nk_seq_sim(struct nk_seq_chip *c, const char *preset, uint64_t seed, struct nk_diag *why)
 {
     struct nk_sim_config config;
     memset(&config, 0, sizeof config);
@@ -124,7 +124,8 @@ static double nk_max(double a, double b)
 
 /* One chip: sequential program and read of one block, page moves. */
 static int nk_seq_one_chip(const char *preset, uint64_t seed, struct nk_seq_result *r,
-                           uint8_t *data, uint8_t *oob, uint8_t *back, uint8_t *back_oob, char *why)
+                           uint8_t *data, uint8_t *oob, uint8_t *back, uint8_t *back_oob,
+                           struct nk_diag *why)
 {
     struct nk_seq_chip c;
     memset(&c, 0, sizeof c);
@@ -165,8 +166,8 @@ static int nk_seq_one_chip(const char *preset, uint64_t seed, struct nk_seq_resu
         err = rr;
     if (!err && (memcmp(back, data, (size_t)ppb * info->page_size) != 0 ||
                  memcmp(back_oob, oob, (size_t)ppb * info->oob_size) != 0)) {
-        snprintf(why, NK_DIAG_LEN, "%s: sequential read-back differs from what was written",
-                 preset);
+        snprintf(why->text, sizeof why->text,
+                 "%s: sequential read-back differs from what was written", preset);
         err = -NK_EIO;
     }
     if (!err)
@@ -203,8 +204,8 @@ static int nk_seq_one_chip(const char *preset, uint64_t seed, struct nk_seq_resu
     if (!err)
         nk_seq_add(r, config, "page move", "read + program", (double)(t7 - t6) / 1e3 / ppb,
                    l.single_read + l.single_program, 0);
-    if (err && !why[0])
-        snprintf(why, NK_DIAG_LEN, "%.24s: %.120s", preset,
+    if (err && !why->text[0])
+        snprintf(why->text, sizeof why->text, "%.24s: %.120s", preset,
                  c.nand.diag.text[0] ? c.nand.diag.text : nk_strerror(err));
     nk_seq_close(&c);
     return err;
@@ -213,7 +214,7 @@ static int nk_seq_one_chip(const char *preset, uint64_t seed, struct nk_seq_resu
 /* Two chips on one bus, striped: interleaved program and read. */
 static int nk_seq_two_chips(const char *preset, uint64_t seed, struct nk_seq_result *r,
                             uint8_t *data, uint8_t *oob, uint8_t *back, uint8_t *back_oob,
-                            char *why)
+                            struct nk_diag *why)
 {
     struct nk_seq_chip c[2];
     memset(c, 0, sizeof c);
@@ -256,16 +257,16 @@ static int nk_seq_two_chips(const char *preset, uint64_t seed, struct nk_seq_res
             err = rr;
         if (!err && (memcmp(back, data, (size_t)pages * info->page_size) != 0 ||
                      memcmp(back_oob, oob, (size_t)pages * info->oob_size) != 0)) {
-            snprintf(why, NK_DIAG_LEN, "%s: striped read-back differs from what was written",
-                     preset);
+            snprintf(why->text, sizeof why->text,
+                     "%s: striped read-back differs from what was written", preset);
             err = -NK_EIO;
         }
         double read_bus = l.read_cycles * l.wc + l.bytes * l.rc;
         if (!err)
             nk_seq_add(r, "2 chips", "read", method, (double)(t3 - t2) / 1e3 / pages, l.single_read,
                        array.overlap ? nk_max(read_bus, (l.tR + read_bus) / 2) : 0);
-        if (err && !why[0])
-            snprintf(why, NK_DIAG_LEN, "%.24s: %.120s", preset,
+        if (err && !why->text[0])
+            snprintf(why->text, sizeof why->text, "%.24s: %.120s", preset,
                      array.diag.text[0] ? array.diag.text : nk_strerror(err));
     }
     nk_sim_bus_close(bus);
@@ -275,14 +276,15 @@ static int nk_seq_two_chips(const char *preset, uint64_t seed, struct nk_seq_res
     return err;
 }
 
-int nk_seq_bench_run(const char *preset, uint64_t seed, struct nk_seq_result *result, char *why)
+int nk_seq_bench_run(const char *preset, uint64_t seed, struct nk_seq_result *result,
+                     struct nk_diag *why)
 {
     memset(result, 0, sizeof *result);
-    why[0] = '\0';
+    why->text[0] = '\0';
     struct nk_sim_params params;
     int err = nk_sim_preset(preset, &params);
     if (err) {
-        snprintf(why, NK_DIAG_LEN, "unknown preset '%s'", preset);
+        snprintf(why->text, sizeof why->text, "unknown preset '%s'", preset);
         return err;
     }
     const struct nk_chip_info *info = &params.chip;
@@ -298,7 +300,7 @@ int nk_seq_bench_run(const char *preset, uint64_t seed, struct nk_seq_result *re
     uint8_t *data = malloc(pages * info->page_size), *oob = malloc(pages * info->oob_size);
     uint8_t *back = malloc(pages * info->page_size), *back_oob = malloc(pages * info->oob_size);
     if (!data || !oob || !back || !back_oob) {
-        snprintf(why, NK_DIAG_LEN, "out of memory");
+        snprintf(why->text, sizeof why->text, "out of memory");
         err = -NK_ENOMEM;
     } else {
         nk_seq_fill(data, pages * info->page_size, seed);
@@ -338,11 +340,11 @@ void nk_seq_bench_print(FILE *out, const struct nk_seq_result *results, unsigned
     }
 }
 
-int nk_seq_bench_report(FILE *out, const char *preset, uint64_t seed, char *why)
+int nk_seq_bench_report(FILE *out, const char *preset, uint64_t seed, struct nk_diag *why)
 {
     struct nk_seq_result *results = calloc(64, sizeof *results);
     if (!results) {
-        snprintf(why, NK_DIAG_LEN, "out of memory");
+        snprintf(why->text, sizeof why->text, "out of memory");
         return -NK_ENOMEM;
     }
     unsigned count = 0;

@@ -32,12 +32,13 @@ struct nk_seq_result {
 
 /* Runs the sequential figures for simulator preset `preset` (one block per
  * figure). Returns 0 or a negative NK_E* with a one-line reason in `why`. */
-int nk_seq_bench_run(const char *preset, uint64_t seed, struct nk_seq_result *result, char *why);
+int nk_seq_bench_run(const char *preset, uint64_t seed, struct nk_seq_result *result,
+                     struct nk_diag *why);
 
 /* Prints the figures of `count` presets as a table. */
 void nk_seq_bench_print(FILE *out, const struct nk_seq_result *results, unsigned count);
 
 /* Runs and prints the figures of `preset`, or of every preset when NULL. */
-int nk_seq_bench_report(FILE *out, const char *preset, uint64_t seed, char *why);
+int nk_seq_bench_report(FILE *out, const char *preset, uint64_t seed, struct nk_diag *why);
 
 #endif

@@ -91,11 +91,11 @@ int main(int argc, char **argv)
     uint32_t blocks = (uint32_t)((unsigned long)bytes / block_bytes);
 
     /* 1. The port: a simulated chip over the image, read-only. */
-    char why[NK_DIAG_LEN] = "";
+    struct nk_diag why[1] = {{""}};
     struct nk_sim_params params;
     int err = nk_sim_params_geometry(&params, PAGE_SIZE, OOB_SIZE, PAGES_PER_BLOCK, blocks, why);
     if (err)
-        return fail("geometry", err, why);
+        return fail("geometry", err, why->text);
     struct nk_sim_config sim_config;
     memset(&sim_config, 0, sizeof sim_config);
     sim_config.params = &params;
@@ -105,7 +105,7 @@ int main(int argc, char **argv)
     struct nk_sim *sim;
     err = nk_sim_open(&sim, &sim_config, why);
     if (err)
-        return fail("simulator", err, why);
+        return fail("simulator", err, why->text);
 
     /* 2-4. Three calls on zeroed configs: the device identifies the chip
      * and lets its ECC requirement choose the engine (Hamming over 256-byte

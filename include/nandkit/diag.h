@@ -5,7 +5,11 @@
  * The core never prints. When a function fails on bad input it returns a
  * negative NK_E* value and, where the object has a `struct nk_diag`, leaves a
  * sentence there naming the offending value ("page 70000 out of range: device
- * has 65536 pages"). Tools print it; firmware may log or ignore it.
+ * has 65536 pages"). Functions that run before their object exists (opening
+ * a simulator or an MTD device, checking parameters) take a `struct nk_diag *`
+ * argument instead (may be NULL); a caller can declare `struct nk_diag why[1]`
+ * and pass `why`. This is the only way a reason is reported. Tools print it;
+ * firmware may log or ignore it.
  */
 #ifndef NANDKIT_DIAG_H
 #define NANDKIT_DIAG_H
@@ -42,23 +46,16 @@ void nk_diag_clear(struct nk_diag *diag);
  * Supported conversions: %s %c %d %u %x %ld %lu %lx %lld %llu %llx %zu %%,
  * with an optional field width and '0' flag (e.g. %02x). */
 int nk_diag_set(struct nk_diag *diag, int err, const char *format, ...) NK_PRINTF_FORMAT(3, 4);
-
-/* As nk_diag_set() into a plain NK_DIAG_LEN-byte buffer (`text` may be
- * NULL): for APIs that report a reason through a `char *why` argument. */
-int nk_diag_write(char *text, int err, const char *format, ...) NK_PRINTF_FORMAT(3, 4);
 #else
 /* Size knob NK_NO_DIAG_TEXT (docs/porting.md): the messages, their strings
  * and their formatting are compiled out. A failing call still returns its
  * error code; the message stays empty. */
 int nk_diag_code(struct nk_diag *diag, int err);
-int nk_diag_write_code(char *text, int err);
 /* Never defined: the arguments are only named in sizeof (not evaluated, no
  * code, no strings), so values computed just for a message stay "used". */
 int nk_diag_unevaluated(const char *format, ...);
 #define nk_diag_set(diag, err, ...)                                                                \
     ((void)sizeof nk_diag_unevaluated(__VA_ARGS__), nk_diag_code((diag), (err)))
-#define nk_diag_write(text, err, ...)                                                              \
-    ((void)sizeof nk_diag_unevaluated(__VA_ARGS__), nk_diag_write_code((text), (err)))
 #endif
 
 /* As nk_diag_set() but into a plain buffer of `size` bytes; returns the

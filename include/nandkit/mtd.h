@@ -86,8 +86,8 @@ struct nk_mtd_counters {
 /* Opens the device and fills its description. Returns 0 and sets *mtd
  * (allocated; free with nk_mtd_close), or -NK_ENODEV (not an MTD NAND
  * device), -NK_EINVAL (bad config), -NK_EPERM / -NK_EIO (open or ioctl
- * refused) with a one-line reason in `why` (NK_DIAG_LEN bytes; may be NULL). */
-int nk_mtd_open(struct nk_mtd **mtd, const struct nk_mtd_config *config, char *why);
+ * refused) with a one-line reason in `why` (may be NULL). */
+int nk_mtd_open(struct nk_mtd **mtd, const struct nk_mtd_config *config, struct nk_diag *why);
 
 /* Closes the descriptor and frees everything. NULL is allowed. */
 void nk_mtd_close(struct nk_mtd *mtd);
@@ -111,9 +111,10 @@ const struct nk_mtd_ecc_info *nk_mtd_ecc_info(const struct nk_mtd *mtd);
  * software engine equal to the kernel's (Hamming for strength 1, BCH
  * otherwise; its tables belong to `mtd`). The layout is the kernel's.
  * Returns 0, or -NK_ENOTSUP when raw mode meets a kernel ECC nandkit has
- * no software twin for (the engine is then "none"). */
+ * no software twin for (the engine is then "none"), with the reason in
+ * `why` (may be NULL). */
 int nk_mtd_ecc_engine(struct nk_mtd *mtd, struct nk_ecc_engine *engine,
-                      struct nk_oob_layout *layout);
+                      struct nk_oob_layout *layout, struct nk_diag *why);
 
 /* A wall clock (CLOCK_MONOTONIC) for busy-time statistics and benchmarks. */
 const struct nk_clock *nk_mtd_clock(struct nk_mtd *mtd);
@@ -134,9 +135,6 @@ bool nk_mtd_uses_legacy_io(const struct nk_mtd *mtd);
 
 /* Port operation counts since open. */
 void nk_mtd_counters_get(const struct nk_mtd *mtd, struct nk_mtd_counters *counters);
-
-/* The diagnostic of the last failed operation ("" when none). */
-const char *nk_mtd_last_error(const struct nk_mtd *mtd);
 
 /* True when `path` names an MTD character device by its name ("/dev/mtd*"),
  * so tools can dispatch without touching the file. */

@@ -182,12 +182,12 @@ struct nk_sim_event {
 /* ----- lifetime ------------------------------------------------------------ */
 
 /* Opens a simulated chip. Returns 0 and *sim, or a negative NK_E* value with
- * a one-line reason in `why` (may be NULL, size NK_DIAG_LEN): unknown preset,
+ * a one-line reason in `why` (may be NULL): unknown preset,
  * bad geometry, missing image, image size not a multiple of the page+OOB
  * size (a shorter image is allowed: missing trailing blocks read as erased).
  * With an image and neither preset nor params, the part is taken from the
  * image's sidecar. Allocates O(blocks) bookkeeping; block data on first write. */
-int nk_sim_open(struct nk_sim **sim, const struct nk_sim_config *config, char *why);
+int nk_sim_open(struct nk_sim **sim, const struct nk_sim_config *config, struct nk_diag *why);
 
 /* Writes back (image mode), makes the image durable (fsync) and frees,
  * even when writing fails. A pending program/erase completes first, as it
@@ -198,7 +198,7 @@ int nk_sim_close(struct nk_sim *sim);
 /* Image mode: writes every changed block, fsyncs the image, and writes the
  * sidecar now. Returns 0 or -NK_EIO (with the reason in `why`, may be
  * NULL); memory mode: 0. */
-int nk_sim_sync(struct nk_sim *sim, char *why);
+int nk_sim_sync(struct nk_sim *sim, struct nk_diag *why);
 
 /* ----- controller ports ---------------------------------------------------- */
 
@@ -273,12 +273,12 @@ const char *nk_sim_preset_name(unsigned index);
  * large-page part (so identification works). Returns 0 or -NK_EINVAL with
  * the reason in `why` (may be NULL). */
 int nk_sim_params_geometry(struct nk_sim_params *params, uint32_t page_size, uint32_t oob_size,
-                           uint32_t pages_per_block, uint32_t blocks, char *why);
+                           uint32_t pages_per_block, uint32_t blocks, struct nk_diag *why);
 
 /* Checks a part description: geometry (power-of-two page and block sizes,
  * sane limits), address cycles that reach every page and column, marker
  * position inside the OOB. 0 or -NK_EINVAL naming the bad value in `why`. */
-int nk_sim_params_check(const struct nk_sim_params *params, char *why);
+int nk_sim_params_check(const struct nk_sim_params *params, struct nk_diag *why);
 
 /* Rebuilds the ONFI parameter page copies (and extended page) and the
  * JEDEC page copies from params->chip, with valid CRCs. */

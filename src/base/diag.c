@@ -158,16 +158,6 @@ int nk_diag_set(struct nk_diag *diag, int err, const char *format, ...)
     return err;
 }
 
-int nk_diag_write(char *text, int err, const char *format, ...)
-{
-    if (text) {
-        va_list args;
-        va_start(args, format);
-        nk_vformat(text, NK_DIAG_LEN, format, args);
-        va_end(args);
-    }
-    return err;
-}
 #else
 int nk_diag_code(struct nk_diag *diag, int err)
 {
@@ -175,10 +165,4 @@ int nk_diag_code(struct nk_diag *diag, int err)
     return err;
 }
 
-int nk_diag_write_code(char *text, int err)
-{
-    if (text)
-        text[0] = '\0';
-    return err;
-}
 #endif

@@ -91,15 +91,15 @@ static int nk_dev_open(struct nk_guest_dev *dev, const char *path, enum nk_mtd_m
 {
     memset(dev, 0, sizeof *dev);
     struct nk_mtd_config config = {.path = path, .mode = mode, .legacy_io = legacy_io};
-    char why[NK_DIAG_LEN] = "";
+    struct nk_diag why[1] = {{""}};
     int err = nk_mtd_open(&dev->mtd, &config, why);
     if (err) {
-        fprintf(stderr, "nk_mtd_open %s: %s\n", path, why);
+        fprintf(stderr, "nk_mtd_open %s: %s\n", path, why->text);
         return err;
     }
     const struct nk_chip_info *info = nk_mtd_chip_info(dev->mtd);
     if (!scheme) {
-        err = nk_mtd_ecc_engine(dev->mtd, &dev->ecc, &dev->layout);
+        err = nk_mtd_ecc_engine(dev->mtd, &dev->ecc, &dev->layout, why);
     } else if (strcmp(scheme, "hamming") == 0) {
         err = nk_ecc_hamming_init(&dev->ecc, 256, false);
     } else {

@@ -33,14 +33,14 @@ struct nk_fs_testdev {
 /* Opens the device over d->sim (already open on d->params) with d->layout's
  * ECC and OOB layout, and a partition over every block. Returns 0 or a
  * negative error with the reason in `why`. */
-static inline int nk_fs_testdev_attach(struct nk_fs_testdev *d, char *why)
+static inline int nk_fs_testdev_attach(struct nk_fs_testdev *d, struct nk_diag *why)
 {
     uint32_t page_size = d->params.chip.page_size, oob_size = d->params.chip.oob_size;
     enum nk_fs_layout layout = d->layout;
     int err = nk_fs_layout_device(layout, page_size, oob_size, &d->ecc, &d->oob_layout);
     if (err) {
-        nk_format(why, NK_DIAG_LEN, "layout %s does not fit %u+%u", nk_fs_layout_name(layout),
-                  (unsigned)page_size, (unsigned)oob_size);
+        nk_format(why->text, sizeof why->text, "layout %s does not fit %u+%u",
+                  nk_fs_layout_name(layout), (unsigned)page_size, (unsigned)oob_size);
         return err;
     }
     size_t ws = nk_nand_workspace_size(&d->params.chip);
@@ -58,16 +58,17 @@ static inline int nk_fs_testdev_attach(struct nk_fs_testdev *d, char *why)
     if (!err)
         err = nk_part_init(&d->part, &d->nand, "fs", 0, 0, NK_PART_ALLOW_BBT_AREA);
     if (err)
-        nk_format(why, NK_DIAG_LEN, "%s", d->nand.diag.text);
+        nk_format(why->text, sizeof why->text, "%s", d->nand.diag.text);
     return err;
 }
 
 /* Opens the device: `image_path` NULL for an erased chip in memory, else
  * that image read-only (missing trailing blocks read as erased). Returns 0
- * or a negative error with the reason in `why` (NK_DIAG_LEN bytes). */
+ * or a negative error with the reason in `why`. */
 static inline int nk_fs_testdev_open(struct nk_fs_testdev *d, uint32_t page_size, uint32_t oob_size,
                                      uint32_t pages_per_block, uint32_t blocks,
-                                     enum nk_fs_layout layout, const char *image_path, char *why)
+                                     enum nk_fs_layout layout, const char *image_path,
+                                     struct nk_diag *why)
 {
     memset(d, 0, sizeof *d);
     d->layout = layout;

@@ -148,10 +148,10 @@ static inline struct nk_sim *sim_open_preset(const char *preset, uint64_t seed)
     config.preset = preset;
     config.seed = seed;
     struct nk_sim *sim = NULL;
-    char why[NK_DIAG_LEN];
+    struct nk_diag why[1];
     int err = nk_sim_open(&sim, &config, why);
     if (err)
-        fail_msg("nk_sim_open(%s): %s", preset, why);
+        fail_msg("nk_sim_open(%s): %s", preset, why->text);
     return sim;
 }
 

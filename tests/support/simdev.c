@@ -65,10 +65,10 @@ void nk_test_dev_open(struct nk_test_dev *dev, const char *preset, enum nk_test_
     }
     if (!c.preset && !c.params)
         c.preset = preset;
-    char why[NK_DIAG_LEN] = "";
+    struct nk_diag why[1] = {{""}};
     int err = nk_sim_open(&dev->sim, &c, why);
     if (err)
-        fail_msg("nk_sim_open(%s): %s", preset, why);
+        fail_msg("nk_sim_open(%s): %s", preset, why->text);
     dev->ctrl = nk_sim_ctrl(dev->sim);
     nk_test_dev_setup_ecc(dev, ecc);
     dev->workspace = malloc(nk_nand_workspace_size(&nk_sim_params(dev->sim)->chip));
