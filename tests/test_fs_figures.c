@@ -23,9 +23,9 @@ struct fig {
 
 static void fig_open(struct fig *f, uint32_t blocks)
 {
-    char why[NK_DIAG_LEN];
+    struct nk_diag why[1] = {{""}};
     if (nk_fs_testdev_open(&f->t, 2048, 64, 64, blocks, NK_FS_LAYOUT_LINUX, NULL, why))
-        fail_msg("device: %s", why);
+        fail_msg("device: %s", why->text);
     f->config = nk_fs_testdev_config(&f->t);
     f->config.read_only = false;
     assert_int_equal(nk_fs_format(&f->config, NK_FS_LAYOUT_LINUX), 0);
@@ -164,9 +164,9 @@ static void test_figures(void **state)
     double wa_policy[2];
     for (unsigned greedy = 0; greedy < 2; greedy++) {
         memset(f, 0, sizeof *f);
-        char why[NK_DIAG_LEN];
+        struct nk_diag why[1] = {{""}};
         if (nk_fs_testdev_open(&f->t, 2048, 64, 64, 128, NK_FS_LAYOUT_LINUX, NULL, why))
-            fail_msg("device: %s", why);
+            fail_msg("device: %s", why->text);
         f->config = nk_fs_testdev_config(&f->t);
         f->config.read_only = false;
         f->config.gc_greedy = greedy;

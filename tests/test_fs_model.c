@@ -67,9 +67,9 @@ static void rig_open(struct rig *r, enum nk_fs_layout layout, uint32_t page, uin
                      uint32_t blocks, uint64_t seed)
 {
     memset(r, 0, sizeof *r);
-    char why[NK_DIAG_LEN];
+    struct nk_diag why[1] = {{""}};
     if (nk_fs_testdev_open(&r->t, page, oob, 64, blocks, layout, NULL, why))
-        fail_msg("device: %s", why);
+        fail_msg("device: %s", why->text);
     r->config = nk_fs_testdev_config(&r->t);
     r->config.read_only = false;
     assert_int_equal(nk_fs_format(&r->config, layout), 0);

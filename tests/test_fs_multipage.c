@@ -29,7 +29,7 @@ struct rig {
 static struct rig *rig_open(const char *preset)
 {
     struct rig *r = calloc(1, sizeof *r);
-    char why[NK_DIAG_LEN];
+    struct nk_diag why[1] = {{""}};
     r->t.layout = NK_FS_LAYOUT_LINUX;
     if (nk_sim_preset(preset, &r->t.params))
         fail_msg("no preset %s", preset);
@@ -39,7 +39,7 @@ static struct rig *rig_open(const char *preset)
     sc.no_sidecar = true;
     sc.seed = 1;
     if (nk_sim_open(&r->t.sim, &sc, why))
-        fail_msg("sim: %s", why);
+        fail_msg("sim: %s", why->text);
     /* The Linux layout's Hamming code on every preset (the MT29F2G08ABAEA
      * asks for 4 bits per 512 bytes; the simulator adds no bit errors
      * here): the throughput is the subject. */

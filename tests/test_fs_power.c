@@ -76,19 +76,19 @@ static uint32_t g_page, g_oob;
 
 static void prig_device(struct prig *p, uint64_t sim_seed)
 {
-    char why[NK_DIAG_LEN];
+    struct nk_diag why[1] = {{""}};
     memset(&p->t, 0, sizeof p->t);
     p->t.layout = g_layout;
     if (nk_sim_params_geometry(&p->t.params, g_page, g_oob, 16, 16, why))
-        fail_msg("geometry: %s", why);
+        fail_msg("geometry: %s", why->text);
     struct nk_sim_config sc;
     memset(&sc, 0, sizeof sc);
     sc.params = &p->t.params;
     sc.seed = sim_seed;
     if (nk_sim_open(&p->t.sim, &sc, why))
-        fail_msg("sim: %s", why);
+        fail_msg("sim: %s", why->text);
     if (nk_fs_testdev_attach(&p->t, why))
-        fail_msg("device: %s", why);
+        fail_msg("device: %s", why->text);
     p->config = nk_fs_testdev_config(&p->t);
     p->config.read_only = false;
 }

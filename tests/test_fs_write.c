@@ -27,9 +27,9 @@ static struct w *w_open(enum nk_fs_layout layout, uint32_t page, uint32_t oob, u
                         uint32_t blocks)
 {
     struct w *w = calloc(1, sizeof *w);
-    char why[NK_DIAG_LEN];
+    struct nk_diag why[1] = {{""}};
     if (nk_fs_testdev_open(&w->t, page, oob, ppb, blocks, layout, NULL, why))
-        fail_msg("device: %s", why);
+        fail_msg("device: %s", why->text);
     w->config = nk_fs_testdev_config(&w->t);
     w->config.read_only = false;
     assert_int_equal(nk_fs_format(&w->config, layout), 0);
@@ -632,7 +632,7 @@ static void test_fill_and_churn_with_failing_blocks_and_read_noise(void **state)
 {
     (void)state;
     struct w *w = calloc(1, sizeof *w);
-    char why[NK_DIAG_LEN];
+    struct nk_diag why[1] = {{""}};
     w->t.layout = NK_FS_LAYOUT_LINUX;
     assert_int_equal(nk_sim_params_geometry(&w->t.params, 2048, 64, 64, 64, why), 0);
     struct nk_sim_config sc;
@@ -794,7 +794,7 @@ static void test_device_numbers_beyond_old_encode_dev_are_refused_by_the_builder
 {
     (void)state;
     struct nk_fs_testdev t;
-    char why[NK_DIAG_LEN];
+    struct nk_diag why[1] = {{""}};
     assert_int_equal(nk_fs_testdev_open(&t, 2048, 64, 64, 8, NK_FS_LAYOUT_LINUX, NULL, why), 0);
     size_t size = nk_fs_build_workspace_size(&t.part);
     void *ws = malloc(size);

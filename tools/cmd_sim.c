@@ -124,7 +124,7 @@ static int nk_parse_bad_blocks(const char *text, uint32_t **list, unsigned *len)
  * holes the simulator's own files may keep), so that programs that read the
  * file themselves (nandwrite --oob, unyaffs, cmp) see the chip. Written to
  * IMAGE.full beside `image` and renamed over it; the sidecar stays valid. */
-static int nk_sim_write_full(struct nk_sim *sim, const char *image, char *why)
+static int nk_sim_write_full(struct nk_sim *sim, const char *image, struct nk_diag *why)
 {
     const struct nk_chip_info *c = &nk_sim_params(sim)->chip;
     uint32_t page_bytes = c->page_size + c->oob_size;
@@ -135,7 +135,7 @@ static int nk_sim_write_full(struct nk_sim *sim, const char *image, char *why)
     if (!path || !buf) {
         free(path);
         free(buf);
-        snprintf(why, NK_DIAG_LEN, "out of memory");
+        snprintf(why->text, sizeof why->text, "out of memory");
         return -NK_ENOMEM;
     }
     snprintf(path, len, "%s.full", image);
@@ -153,7 +153,7 @@ static int nk_sim_write_full(struct nk_sim *sim, const char *image, char *why)
     if (!err && rename(path, image) != 0)
         err = -NK_EIO;
     if (err) {
-        snprintf(why, NK_DIAG_LEN, "cannot write the full image: %s", strerror(errno));
+        snprintf(why->text, sizeof why->text, "cannot write the full image: %s", strerror(errno));
         unlink(path);
     }
     free(path);

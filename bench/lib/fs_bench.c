@@ -112,9 +112,13 @@ static int nk_env_open(struct nk_env *env, const char *chip, uint32_t blocks, ui
     sc.params = &env->params;
     sc.seed = seed;
     sc.factory_bad_blocks = 0;
-    int err = nk_sim_open(&env->sim, &sc, why);
-    if (err)
+    struct nk_diag sim_why[1];
+    nk_diag_clear(sim_why);
+    int err = nk_sim_open(&env->sim, &sc, sim_why);
+    if (err) {
+        nk_format(why, NK_DIAG_LEN, "%s", sim_why->text);
         return err;
+    }
     env->page_size = env->params.chip.page_size;
     nk_sim_trace_set(env->sim, nk_env_trace, env);
     err = nk_fs_layout_device(NK_FS_LAYOUT_LINUX, env->params.chip.page_size,

@@ -529,7 +529,7 @@ int nk_bench_run(const struct nk_bench_config *config, struct nk_bench_result *r
             err = -NK_ENOMEM;
     }
     if (err)
-        nk_format(why, NK_DIAG_LEN, "out of memory for the samples");
+        nk_format(why->text, sizeof why->text, "out of memory for the samples");
     if (!err)
         err = nk_pick_blocks(&run);
     if (!err)
