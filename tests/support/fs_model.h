@@ -152,6 +152,8 @@ static inline void m_resize(struct m_inode *in, uint32_t size)
 
 static inline void m_write(struct m_inode *in, uint32_t off, const uint8_t *buf, uint32_t len)
 {
+    if (!len)
+        return; /* an empty file has no buffer to offset */
     if (off + len > in->size)
         m_resize(in, off + len);
     memcpy(in->data + off, buf, len);
