@@ -5,7 +5,7 @@
  * figures compare with limits over the same bytes; library CPU time is not
  * included). Limits, with b = page + OOB bytes, c = command and address
  * cycles of the operation:
- *   single-page read     tR + (c + b) tRC           (the reference system's)
+ *   single-page read     tR + (c + b) tRC           (the eCos library's)
  *   single-page program  (c + b) tWC + tPROG
  *   cache program        max(tPROG, (c + b) tWC) + tCBSY
  *   read cache           max(tR, tWC + b tRC) + tRCBSY
