@@ -298,6 +298,10 @@ struct nk_fs_hdr_edit {
 };
 int nk_fs_hdr_load(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edit *edit);
 int nk_fs_hdr_store(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edit *edit);
+/* Writes `hdr` as `obj`'s new header (type, parent, size and link filled in
+ * from `obj`). Its name and alias may point into the fs's read page
+ * (fs->page_buf): the header is encoded before anything else is read. */
+int nk_fs_hdr_write(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header *hdr);
 
 /* The write buffer: flush makes room first; program writes it as it is
  * (garbage collection's own use). */

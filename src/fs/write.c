@@ -538,14 +538,15 @@ static int nk_fs_move_page(struct nk_fs *fs, uint32_t page, bool suspect)
      * must not cut that data off). */
     if (fs->wbuf_dirty && fs->wbuf_obj == obj)
         err = nk_fs_wbuf_program(fs);
-    struct nk_fs_hdr_edit edit;
+    /* Decoded in place (name and alias stay in the read page): no copy of
+     * the header on the stack of a collection that a mount can start. */
+    struct nk_fs_header hdr;
     if (!err)
-        err = nk_fs_hdr_load(fs, obj, &edit);
+        err = nk_fs_obj_header(fs, obj, &hdr);
     if (!err) {
-        edit.hdr.shrink = edit.was_shrink;
-        if (edit.was_shadows && !nk_fs_obj_find(fs, edit.was_shadows))
-            edit.hdr.shadows = edit.was_shadows;
-        err = nk_fs_hdr_store(fs, obj, &edit);
+        if (hdr.shadows && nk_fs_obj_find(fs, hdr.shadows))
+            hdr.shadows = 0;
+        err = nk_fs_hdr_write(fs, obj, &hdr);
     }
     if (!err)
         fs->chunks_copied++;
