@@ -318,7 +318,8 @@ int nk_fs_put_run(struct nk_fs *fs, struct nk_fs_obj *obj, uint32_t first_chunk,
     uint32_t block = fs->alloc_block;
     struct nk_fs_block *info = &fs->block_info[block];
     uint32_t at = block * fs->pages_per_block + fs->alloc_page;
-    uint8_t oob[NK_FS_RUN_OOB];
+    uint8_t *oob = fs->oob_buf;
+    fs->cached_page = NK_FS_NONE; /* oob_buf changes */
     struct nk_fs_tags tags[NK_FS_RUN_PAGES];
     for (uint32_t i = 0; i < count; i++) {
         memset(&tags[i], 0, sizeof tags[i]);
