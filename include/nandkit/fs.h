@@ -237,6 +237,9 @@ struct nk_fs {
     uint32_t page_size, oob_free, chunk_bytes, pages_per_block, blocks, pages;
     uint8_t map_bits; /* bits per chunk-map entry */
     uint8_t summary_chunks;
+    /* OOB offset of the page check word written where there is no data ECC
+     * (mkyaffs2 layout), 0 = none (docs/fs-design.md 7.5). */
+    uint16_t data_check;
     uint8_t *page_buf; /* page_size bytes */
     uint8_t *oob_buf;  /* oob_free bytes */
     uint32_t cached_page;

@@ -226,6 +226,14 @@ bool nk_fs_io_read_only(const struct nk_part *part);
 void nk_fs_chunk_place(const struct nk_fs_config *placement, uint32_t page_size, uint32_t oob_free,
                        const struct nk_fs_tags *tags, uint8_t *page, uint8_t *oob);
 
+/* The page check word of layouts without a data ECC (fs->data_check): a
+ * CRC-32 of the page's data bytes in 4 OOB bytes after the tags, which
+ * YAFFS2 and mkyaffs2image leave unused (0xFF). A torn program lands part
+ * of the page's bits, tags maybe all of theirs; the word then disagrees.
+ * nk_fs_check_fails() is false when the word is absent (all 0xFF). */
+void nk_fs_check_stamp(const uint8_t *data, uint32_t data_bytes, uint8_t *check);
+bool nk_fs_check_fails(const uint8_t *data, uint32_t data_bytes, const uint8_t *check);
+
 /* The tags of a header chunk: extra packing (type, parent, shrink, shadow
  * bits, size or link target) unless `plain` (as mkyaffs2image writes) or a
  * file of 2^31 bytes or more. */

@@ -68,14 +68,24 @@ void nk_fs_report(struct nk_fs *fs, enum nk_fs_problem_kind kind, uint32_t page,
     fs->config.report(fs->config.report_ctx, &problem);
 }
 
+/* One read; a page whose check word disagrees reads as uncorrectable. */
+static int nk_fs_page_read_checked(struct nk_fs *fs, uint32_t page, uint8_t *data)
+{
+    int err = nk_part_read_page(fs->part, page, data, fs->oob_buf, NK_OOB_AUTO);
+    if (err >= 0 && fs->data_check &&
+        nk_fs_check_fails(data, fs->chunk_bytes, fs->oob_buf + fs->data_check))
+        return -NK_EBADMSG;
+    return err;
+}
+
 int nk_fs_page_read(struct nk_fs *fs, uint32_t page, uint8_t *data)
 {
     fs->cached_page = NK_FS_NONE; /* oob_buf (and maybe page_buf) change */
-    int err = nk_part_read_page(fs->part, page, data, fs->oob_buf, NK_OOB_AUTO);
+    int err = nk_fs_page_read_checked(fs, page, data);
     /* Read noise is transient: an uncorrectable read is tried twice more
      * before the data is given up for lost. */
     for (unsigned retry = 0; err == -NK_EBADMSG && retry < 2; retry++)
-        err = nk_part_read_page(fs->part, page, data, fs->oob_buf, NK_OOB_AUTO);
+        err = nk_fs_page_read_checked(fs, page, data);
     if (err == -NK_EBADMSG) {
         fs->ecc_failed_reads++;
         return -NK_EIO;
@@ -130,6 +140,7 @@ static int nk_fs_setup_geometry(struct nk_fs *fs)
                            (unsigned)fs->blocks, (unsigned)fs->pages_per_block);
     fs->pages = fs->blocks * fs->pages_per_block;
 
+    fs->data_check = 0;
     if (config->tags_place == NK_FS_TAGS_INBAND) {
         fs->chunk_bytes = fs->page_size - NK_FS_TAGS_BYTES;
     } else if (config->tags_place == NK_FS_TAGS_OOB) {
@@ -140,6 +151,11 @@ static int nk_fs_setup_geometry(struct nk_fs *fs)
                                "tags need %u OOB bytes at free offset %u but the OOB layout has "
                                "%u free bytes",
                                need, (unsigned)config->tags_offset, (unsigned)fs->oob_free);
+        /* Without a data ECC a torn page can carry good tags: the writer
+         * adds a check word after them when the OOB has room. */
+        if (nk_part_ecc_placement(part) == NK_ECC_PLACEMENT_NONE &&
+            (unsigned)config->tags_offset + need + 4u <= fs->oob_free)
+            fs->data_check = (uint16_t)(config->tags_offset + need);
     } else {
         return nk_diag_set(&fs->diag, -NK_EINVAL, "unknown tags placement %d",
                            (int)config->tags_place);

@@ -388,6 +388,7 @@ static bool nk_fs_tags_valid(const struct nk_fs *fs, const struct nk_fs_tags *ta
 static int nk_fs_scan_chunk(struct nk_fs *fs, uint32_t seq, uint32_t page,
                             const struct nk_fs_tags *tags)
 {
+
     fs->stats.chunks_seen++;
     if (tags->obj_id == NK_FS_OBJ_SUMMARY && tags->seq == seq)
         return 0; /* a summary chunk of a block read page by page */
@@ -510,7 +511,29 @@ static int nk_fs_read_summary(struct nk_fs *fs, struct nk_fs_scan *scan, uint32_
 static bool nk_fs_can_check_torn(const struct nk_fs *fs)
 {
     return fs->config.tags_place == NK_FS_TAGS_OOB &&
-           nk_part_ecc_placement(fs->part) != NK_ECC_PLACEMENT_NONE;
+           (nk_part_ecc_placement(fs->part) != NK_ECC_PLACEMENT_NONE || fs->data_check);
+}
+
+/* Whether a block read page by page is what an erase cut by power loss
+ * leaves rather than written data: writers program a block's pages in
+ * order, so in a block they wrote only the last written page can be torn,
+ * and every page with readable tags carries the block's sequence number. An
+ * interrupted erase leaves most pages unreadable and the few that decode
+ * random (the survey's sequence number came from one of them). So: at least
+ * two unreadable pages before the last one, and fewer pages agreeing with
+ * the sequence number than unreadable ones. A written block damaged that
+ * badly is unusable either way. */
+static bool nk_fs_erase_was_cut(const struct nk_fs_scan *scan, uint32_t written, uint32_t seq)
+{
+    uint32_t bad = 0, agree = 0;
+    for (uint32_t p = 0; p < written; p++) {
+        const struct nk_fs_page_tags *pt = &scan->pages[p];
+        if (pt->state == NK_FS_PAGE_TAGS_BAD && p + 1 < written)
+            bad++;
+        else if (pt->state == NK_FS_PAGE_OK && pt->tags.seq == seq)
+            agree++;
+    }
+    return bad >= 2 && agree < bad;
 }
 
 static int nk_fs_scan_block(struct nk_fs *fs, struct nk_fs_scan *scan, uint32_t block)
@@ -544,6 +567,19 @@ static int nk_fs_scan_block(struct nk_fs *fs, struct nk_fs_scan *scan, uint32_t 
             }
             pt->state = NK_FS_PAGE_OK;
             fs->stats.tags_corrected += status == NK_FS_TAGS_CORRECTED;
+        }
+        if (nk_fs_erase_was_cut(scan, written, info->seq)) {
+            /* What an erase cut by power loss leaves (the survey took the
+             * sequence number from a page that decoded by chance): its
+             * live data had been moved before the erase began. Junk, counted
+             * as torn, not as damage; collected later. */
+            info->state = NK_FS_BLOCK_JUNK;
+            info->written = (uint16_t)written;
+            fs->stats.blocks_in_use--;
+            fs->stats.blocks_bad_sequence++;
+            fs->stats.torn_chunks++;
+            nk_fs_report(fs, NK_FS_PROBLEM_TAGS_ECC, base, 0, 0, 0);
+            return 0;
         }
         for (uint32_t p = 0; p < written; p++) {
             if (scan->pages[p].state != NK_FS_PAGE_TAGS_BAD)
@@ -618,6 +654,14 @@ int nk_fs_scan(struct nk_fs *fs)
     for (uint32_t i = scan.count; i-- > 0 && !err;) {
         memset(scan.pages, 0, pages_bytes);
         err = nk_fs_scan_block(fs, &scan, scan.order[i]);
+    }
+    /* The highest sequence number in use, without blocks found to be an
+     * interrupted erase (theirs was read from a page decoding by chance). */
+    fs->stats.highest_seq = 0;
+    for (uint32_t b = 0; b < fs->blocks; b++) {
+        const struct nk_fs_block *info = &fs->block_info[b];
+        if (info->state == NK_FS_BLOCK_IN_USE && info->seq > fs->stats.highest_seq)
+            fs->stats.highest_seq = info->seq;
     }
     if (err && !fs->diag.text[0])
         nk_diag_set(&fs->diag, err, "scan failed: %s", nk_strerror(err));

@@ -210,6 +210,8 @@ static int nk_fs_program(struct nk_fs *fs, const struct nk_fs_tags *tags, uint8_
 {
     uint8_t *oob = fs->copy_buf + fs->page_size;
     nk_fs_chunk_place(&fs->config, fs->page_size, fs->oob_free, tags, page, oob);
+    if (fs->data_check)
+        nk_fs_check_stamp(page, fs->chunk_bytes, oob + fs->data_check);
     uint32_t at = fs->alloc_block * fs->pages_per_block + fs->alloc_page;
     int err = nk_fs_io_program(fs->part, at, page, fs->oob_free ? oob : NULL);
     fs->chunks_programmed++;
@@ -329,6 +331,9 @@ int nk_fs_put_run(struct nk_fs *fs, struct nk_fs_obj *obj, uint32_t first_chunk,
         tags[i].seq = info->seq;
         nk_fs_chunk_place(&fs->config, fs->page_size, fs->oob_free, &tags[i], NULL,
                           oob + (size_t)i * fs->oob_free);
+        if (fs->data_check)
+            nk_fs_check_stamp(data + (size_t)i * fs->page_size, fs->chunk_bytes,
+                              oob + (size_t)i * fs->oob_free + fs->data_check);
     }
     /* Returns once the last page (sent with 10h) is programmed: a power cut
      * before that loses at most the two pages last sent, none reported
