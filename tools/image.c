@@ -280,13 +280,18 @@ static int nk_tool_setup_layout(struct nk_tool_image *image, const struct nk_too
     bool weaker = image->ecc.placement == NK_ECC_PLACEMENT_NONE
                       ? info->ecc_strength != 0
                       : !nk_nand_ecc_meets_requirement(&image->ecc, info);
-    if (!opts->force_ecc && weaker)
-        return nk_tool_fail("--ecc %s ('%s', %u bit(s) per %u bytes) is weaker than the %u "
-                            "bit(s) per %u bytes %s requires: give --force-ecc to use it anyway",
-                            opts->ecc, image->ecc.name ? image->ecc.name : "none",
-                            (unsigned)image->ecc.strength, (unsigned)image->ecc.step_size,
-                            info->ecc_strength, info->ecc_step ? info->ecc_step : 512u,
-                            info->model);
+    if (!opts->force_ecc && weaker) {
+        char have[64];
+        if (image->ecc.placement == NK_ECC_PLACEMENT_NONE)
+            snprintf(have, sizeof have, "no ECC");
+        else
+            snprintf(have, sizeof have, "'%s', %u bit(s) per %u bytes", image->ecc.name,
+                     (unsigned)image->ecc.strength, (unsigned)image->ecc.step_size);
+        return nk_tool_fail("--ecc %s (%s) is weaker than the %u bit(s) per %u bytes %s "
+                            "requires: give --force-ecc to use it anyway",
+                            opts->ecc, have, info->ecc_strength,
+                            info->ecc_step ? info->ecc_step : 512u, info->model);
+    }
     return 0;
 }
 
