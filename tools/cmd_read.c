@@ -67,14 +67,17 @@ static int nk_read_run(int argc, char **argv)
     struct nk_tool_image_opts opts;
     nk_tool_image_opts_init(&opts);
     opts.read_only = true;
+    struct nk_tool_flash_flags f;
+    nk_tool_flash_flags_init(&f);
     uint64_t start = 0, length = 0;
-    bool have_length = false, with_oob = false, noecc = false, quiet = false, json = false;
-    bool progress_on = isatty(STDERR_FILENO);
+    bool have_length = false, with_oob = false, noecc = false;
     const char *file = NULL;
     enum nk_read_bb bb = NK_BB_SKIP;
     int opt;
     optind = 1;
     while ((opt = nk_tool_getopt(argc, argv, "s:l:f:onpqj", options, &opts, "read")) > 0) {
+        if (nk_tool_flash_flag(&f, opt))
+            continue;
         switch (opt) {
         case 's':
             if (!nk_tool_parse_size(optarg, &start))
@@ -106,32 +109,22 @@ static int nk_read_run(int argc, char **argv)
                 return nk_tool_fail("unknown --bb '%s' (skipbad, padbad or dumpbad)", optarg);
             break;
         case 'p':
-            progress_on = true;
-            break;
-        case 'q':
-            quiet = true;
-            break;
-        case 'j':
-            json = true;
+            f.progress = true;
             break;
         default:
-            return nk_tool_fail("read: unknown option (see nandkit read --help)");
+            return nk_tool_flash_unknown("read");
         }
     }
-    if (opt < 0)
-        return -opt;
-    if (optind >= argc)
-        return nk_tool_fail("read needs an IMAGE or /dev/mtdN (see nandkit read --help)");
-    opts.path = argv[optind++];
-    if (optind < argc)
-        return nk_tool_fail("read: unexpected argument '%s'", argv[optind]);
+    const char *args[1];
+    int status = nk_tool_flash_args(argc, argv, opt, "read", 1, "an IMAGE or /dev/mtdN", &opts, &f,
+                                    args);
+    if (status)
+        return status;
+    bool quiet = f.quiet, json = f.json;
     if (json && (!file || strcmp(file, "-") == 0))
         return nk_tool_fail("read --json prints a summary on stdout: give the data a --file");
-    if (quiet)
-        progress_on = false;
-
     struct nk_tool_image image;
-    int status = nk_tool_flash_open(&image, &opts, quiet);
+    status = nk_tool_flash_open(&image, &opts, quiet);
     if (status)
         return status;
     struct nk_nand *nand = &image.nand;
@@ -172,7 +165,7 @@ static int nk_read_run(int argc, char **argv)
     struct nk_read_summary sum;
     memset(&sum, 0, sizeof sum);
     struct nk_tool_progress progress;
-    nk_tool_progress_start(&progress, progress_on, "read", want_pages * page_size);
+    nk_tool_progress_start(&progress, f.progress, "read", want_pages * page_size);
     enum nk_oob_mode mode = noecc ? NK_OOB_RAW : NK_OOB_PLACE;
     const char *failure = NULL;
     char why[200];

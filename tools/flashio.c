@@ -235,6 +235,53 @@ bool nk_tool_warn_short_image(const char *path, uint64_t chip_bytes, uint32_t bl
     return true;
 }
 
+void nk_tool_flash_flags_init(struct nk_tool_flash_flags *flags)
+{
+    flags->progress = isatty(STDERR_FILENO);
+    flags->quiet = false;
+    flags->json = false;
+}
+
+bool nk_tool_flash_flag(struct nk_tool_flash_flags *flags, int opt)
+{
+    switch (opt) {
+    case NK_TOOL_OPT_PROGRESS:
+        flags->progress = true;
+        return true;
+    case 'q':
+        flags->quiet = true;
+        return true;
+    case 'j':
+        flags->json = true;
+        return true;
+    default:
+        return false;
+    }
+}
+
+int nk_tool_flash_args(int argc, char **argv, int getopt_status, const char *command,
+                       unsigned count, const char *needs, struct nk_tool_image_opts *opts,
+                       struct nk_tool_flash_flags *flags, const char **args)
+{
+    if (getopt_status < 0)
+        return -getopt_status;
+    if (argc - optind < (int)count)
+        return nk_tool_fail("%s needs %s (see nandkit %s --help)", command, needs, command);
+    for (unsigned i = 0; i < count; i++)
+        args[i] = argv[optind++];
+    if (optind < argc)
+        return nk_tool_fail("%s: unexpected argument '%s'", command, argv[optind]);
+    opts->path = args[0];
+    if (flags->quiet)
+        flags->progress = false;
+    return 0;
+}
+
+int nk_tool_flash_unknown(const char *command)
+{
+    return nk_tool_fail("%s: unknown option (see nandkit %s --help)", command, command);
+}
+
 int nk_tool_flash_open(struct nk_tool_image *image, struct nk_tool_image_opts *opts, bool quiet)
 {
     if (opts->path && !nk_tool_path_is_mtd(opts->path)) {

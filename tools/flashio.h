@@ -56,6 +56,33 @@ int nk_tool_outfile_close(struct nk_tool_outfile *out, bool keep);
 struct nk_tool_image;
 struct nk_tool_image_opts;
 
+/* What read, write, erase and torture take alike besides the image options:
+ * --progress (NK_TOOL_OPT_PROGRESS, or each command's own short option),
+ * -q/--quiet and -j/--json. */
+struct nk_tool_flash_flags {
+    bool progress; /* default: stderr is a terminal */
+    bool quiet, json;
+};
+
+#define NK_TOOL_OPT_PROGRESS 1900 /* getopt value of --progress */
+
+void nk_tool_flash_flags_init(struct nk_tool_flash_flags *flags);
+
+/* Takes `opt` when it is one of the flags above: returns true. */
+bool nk_tool_flash_flag(struct nk_tool_flash_flags *flags, int opt);
+
+/* The end of the option parse of `command`: `getopt_status` is what the
+ * loop ended on (0 or minus an exit status), then exactly `count`
+ * positional arguments (`needs` names them for the message): the first is
+ * the IMAGE|/dev/mtdN (into opts->path), all go into `args`. --quiet turns
+ * the progress line off. Returns 0 or the exit status after one line. */
+int nk_tool_flash_args(int argc, char **argv, int getopt_status, const char *command,
+                       unsigned count, const char *needs, struct nk_tool_image_opts *opts,
+                       struct nk_tool_flash_flags *flags, const char **args);
+
+/* One line for an option the command's loop did not take; exit status 2. */
+int nk_tool_flash_unknown(const char *command);
+
 /* Opens IMAGE or /dev/mtdN for read, write, erase or torture. An image file
  * without a sidecar (a dump made elsewhere) is opened without one, so that
  * nothing is created beside it; one shorter than the chip gets a warning on
