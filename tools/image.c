@@ -37,6 +37,15 @@ int nk_tool_image_option(struct nk_tool_image_opts *opts, int opt, const char *a
     case NK_OPT_ECC:
         opts->ecc = arg;
         return 1;
+    case NK_OPT_BIT_ERROR_RATE: {
+        char *end;
+        errno = 0;
+        double rate = strtod(arg, &end);
+        if (end == arg || *end || errno || !(rate >= 0.0 && rate <= 0.01))
+            return nk_tool_fail("bad --bit-error-rate '%s': a probability from 0 to 0.01", arg);
+        opts->bit_error_rate = rate;
+        return 1;
+    }
     case NK_OPT_FORCE_ECC:
         opts->force_ecc = true;
         return 1;
@@ -303,6 +312,8 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
         return nk_tool_fail("--ecc %s: %s uses the kernel's ECC engine and layout (--mtd-ecc "
                             "nandkit reads raw with its twin); --ecc is for image files",
                             opts->ecc, opts->path);
+    if (nk_tool_path_is_mtd(opts->path) && opts->bit_error_rate > 0.0)
+        return nk_tool_fail("--bit-error-rate is for simulated chips, not %s", opts->path);
     if (nk_tool_path_is_mtd(opts->path))
         return nk_tool_image_open_mtd(image, opts);
     int status = nk_tool_params_from_opts(opts, &image->params);
@@ -322,6 +333,12 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
     int err = nk_sim_open(&image->sim, &config, why);
     if (err)
         return nk_tool_fail("%s", why->text[0] ? why->text : nk_strerror(err));
+    if (opts->bit_error_rate > 0.0) {
+        struct nk_sim_faults faults;
+        nk_sim_faults_get(image->sim, &faults);
+        faults.raw_bit_error_rate = opts->bit_error_rate;
+        nk_sim_faults_set(image->sim, &faults);
+    }
     image->power_cut_after = opts->power_cut_after;
     if (opts->power_cut_after >= 0)
         nk_sim_power_cut_after(image->sim, (uint64_t)opts->power_cut_after);

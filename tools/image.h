@@ -29,6 +29,7 @@ struct nk_tool_image_opts {
     const char *ecc; /* --ecc NAME, NULL: the engine the core picks for the chip */
     bool force_ecc;  /* --force-ecc: accept ECC weaker than the chip requires */
     uint64_t seed;
+    double bit_error_rate; /* --bit-error-rate: simulator's raw bit errors per bit read */
     bool read_only;
     bool create;             /* create an erased image (sim create) */
     int64_t power_cut_after; /* --power-cut-after N, -1 = never */
@@ -48,6 +49,7 @@ enum {
     NK_OPT_MTD_ECC,
     NK_OPT_FORCE_ECC,
     NK_OPT_ECC,
+    NK_OPT_BIT_ERROR_RATE,
     NK_OPT_FIRST_FREE /* commands number their own options from here */
 };
 
@@ -59,6 +61,7 @@ enum {
         {"mtd-ecc", required_argument, NULL, NK_OPT_MTD_ECC},                                      \
         {"force-ecc", no_argument, NULL, NK_OPT_FORCE_ECC},                                        \
         {"ecc", required_argument, NULL, NK_OPT_ECC},                                              \
+        {"bit-error-rate", required_argument, NULL, NK_OPT_BIT_ERROR_RATE},                        \
     {                                                                                              \
         "power-cut-after", required_argument, NULL, NK_OPT_POWER_CUT                               \
     }
