@@ -303,6 +303,8 @@ static int nk_write_run(int argc, char **argv)
         nk_tool_progress_update(&progress, pages_written * page_size);
     }
     nk_tool_progress_end(&progress);
+    struct nk_nand_stats stats;
+    nk_nand_stats_get(nand, &stats);
     free(buf);
     fclose(input);
     nk_tool_image_close(&image);
@@ -311,11 +313,12 @@ static int nk_write_run(int argc, char **argv)
     if (json) {
         printf("{\"start\":%llu,\"pages_written\":%llu,\"input_bytes\":%llu,\"oob\":%s,"
                "\"only_oob\":%s,\"ecc\":%s,\"padded\":%s,\"bad_blocks_skipped\":%u,"
-               "\"blocks_marked_bad\":%u,\"all_ff_pages_skipped\":%u}\n",
+               "\"blocks_marked_bad\":%u,\"all_ff_pages_skipped\":%u,\"programs\":%llu}\n",
                (unsigned long long)start, (unsigned long long)(pages_written - skipped_ffs),
                (unsigned long long)input_size, with_oob ? "true" : "false",
                only_oob ? "true" : "false", noecc || only_oob ? "false" : "true",
-               input_size % record ? "true" : "false", skipped_bad, marked_bad, skipped_ffs);
+               input_size % record ? "true" : "false", skipped_bad, marked_bad, skipped_ffs,
+               (unsigned long long)stats.page_programs);
     } else if (!quiet) {
         char note[64] = "";
         if (skip_ffs)
