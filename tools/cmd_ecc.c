@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "image.h"
 #include "nandkit/ecc.h"
 #include "nandkit/error.h"
-#include "image.h"
 #include "save.h"
 #include "tool.h"
 

@@ -116,8 +116,8 @@ static int nk_read_run(int argc, char **argv)
         }
     }
     const char *args[1];
-    int status = nk_tool_flash_args(argc, argv, opt, "read", 1, "an IMAGE or /dev/mtdN", &opts, &f,
-                                    args);
+    int status =
+        nk_tool_flash_args(argc, argv, opt, "read", 1, "an IMAGE or /dev/mtdN", &opts, &f, args);
     if (status)
         return status;
     bool quiet = f.quiet, json = f.json;

@@ -371,8 +371,8 @@ static int nk_torture_run(int argc, char **argv)
                 ecc_byte[layout->ecc[r].offset + i] = true;
     struct nk_torture_block *results = calloc(count, sizeof *results);
     uint64_t rng = opts.seed * 0x9e3779b97f4a7c15ull + 1;
-    struct nk_torture_ctx x = {nand,  image.sim, (unsigned)cycles, (unsigned)reads,
-                               &rng,  markbad,   keep,             ecc_byte};
+    struct nk_torture_ctx x = {nand,    image.sim, (unsigned)cycles, (unsigned)reads, &rng,
+                               markbad, keep,      ecc_byte};
     int hard = 0;
     uint32_t done = 0;
     for (uint32_t i = 0; i < count && !hard; i++) {

@@ -260,9 +260,9 @@ static int nk_write_run(int argc, char **argv)
                     ffs++;
                     continue;
                 }
-                err = nk_nand_program_page(nand, block * ppb + first_page + i,
-                                           only_oob ? NULL : rec, with_oob ? rec + page_size : NULL,
-                                           mode);
+                err =
+                    nk_nand_program_page(nand, block * ppb + first_page + i, only_oob ? NULL : rec,
+                                         with_oob ? rec + page_size : NULL, mode);
             }
             if (!err) {
                 placed = true;
@@ -327,8 +327,8 @@ static int nk_write_run(int argc, char **argv)
                 "nandkit: wrote %llu pages from 0x%llx%s: %u bad block(s) skipped, %u "
                 "marked bad%s\n",
                 (unsigned long long)(pages_written - skipped_ffs), (unsigned long long)start,
-                input_size % record ? " (last page padded with 0xFF)" : "", skipped_bad,
-                marked_bad, note);
+                input_size % record ? " (last page padded with 0xFF)" : "", skipped_bad, marked_bad,
+                note);
     }
     return 0;
 }

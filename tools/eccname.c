@@ -19,7 +19,7 @@ int nk_tool_ecc_by_name(struct nk_tool_ecc *e, const char *name, const char *wha
         unsigned step;
         bool sm_order;
     } hamming[] = {
-        {"hamming", 256, false},       {"hamming256", 256, false},   {"hamming512", 512, false},
+        {"hamming", 256, false},      {"hamming256", 256, false},   {"hamming512", 512, false},
         {"hamming256-sm", 256, true}, {"hamming512-sm", 512, true},
     };
     if (strcmp(name, "none") == 0) {

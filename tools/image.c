@@ -392,8 +392,8 @@ int nk_tool_image_check_tags(const struct nk_tool_image *image)
     return nk_tool_fail("--layout %s needs %u free OOB bytes per page for the YAFFS2 tags, but "
                         "ECC '%s' in Linux's layout leaves %u of the %u-byte OOB: use --layout "
                         "inband (tags in the page data, covered by the ECC)",
-                        nk_fs_layout_name(image->layout), need,
-                        ecc->name ? ecc->name : "none", have, nk_nand_oob_size(&image->nand));
+                        nk_fs_layout_name(image->layout), need, ecc->name ? ecc->name : "none",
+                        have, nk_nand_oob_size(&image->nand));
 }
 
 const char *nk_tool_image_error(struct nk_tool_image *image, int err)

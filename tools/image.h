@@ -72,13 +72,13 @@ enum {
     "  --geometry P,O,N[,B]    page bytes, OOB bytes, pages per block[, blocks]\n"                 \
     "                          (blocks default to the image size)\n"                               \
     "  --layout L              linux (default), mkyaffs2 or inband\n"                              \
-    "  --ecc E                 data ECC: none, hamming (256-byte steps), hamming512,\n"          \
-    "                          bchT or bchT-512, bchT-1024 (T = 1..32; bch4, bch8 ...),\n"     \
-    "                          on-die (chips with on-die ECC) or hw (the simulated\n"          \
-    "                          controller's engine); OOB bytes as Linux lays them out.\n"      \
-    "                          Default: the engine the chip's requirement calls for\n"        \
-    "                          (nandkit info --chip NAME shows it)\n"                          \
-    "  --force-ecc             use --ecc even when weaker than the chip requires\n"            \
+    "  --ecc E                 data ECC: none, hamming (256-byte steps), hamming512,\n"            \
+    "                          bchT or bchT-512, bchT-1024 (T = 1..32; bch4, bch8 ...),\n"         \
+    "                          on-die (chips with on-die ECC) or hw (the simulated\n"              \
+    "                          controller's engine); OOB bytes as Linux lays them out.\n"          \
+    "                          Default: the engine the chip's requirement calls for\n"             \
+    "                          (nandkit info --chip NAME shows it)\n"                              \
+    "  --force-ecc             use --ecc even when weaker than the chip requires\n"                \
     "  --seed S                seed of every simulated fault (default 1)\n"                        \
     "  --power-cut-after N     lose power at flash operation N (writes only)\n"                    \
     "  --mtd-ecc kernel|nandkit  /dev/mtdN: the kernel corrects (default), or raw access\n"        \
