@@ -33,9 +33,29 @@ static void nk_erase_help(FILE *out)
             "  -j, --json              a JSON summary on stdout\n" NK_TOOL_IMAGE_HELP);
 }
 
+enum { NK_OPT_JFFS2 = NK_OPT_FIRST_FREE };
+
+static int nk_erase_option(void *ctx, int opt, const char *arg)
+{
+    (void)arg;
+    bool *noskipbad = ctx;
+    switch (opt) {
+    case 'N':
+        *noskipbad = true;
+        return 0;
+    case NK_OPT_JFFS2:
+        return nk_tool_fail("erase --jffs2: not supported: nandkit does not write JFFS2 "
+                            "cleanmarkers");
+    case 'u':
+        return nk_tool_fail("erase --unlock: not supported: image files and simulated chips "
+                            "have no block locks (on /dev/mtdN use flash_unlock)");
+    default:
+        return -1;
+    }
+}
+
 static int nk_erase_run(int argc, char **argv)
 {
-    enum { NK_OPT_JFFS2 = NK_OPT_FIRST_FREE };
     static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
                                             {"noskipbad", no_argument, NULL, 'N'},
                                             {"jffs2", no_argument, NULL, NK_OPT_JFFS2},
@@ -44,37 +64,20 @@ static int nk_erase_run(int argc, char **argv)
                                             {"quiet", no_argument, NULL, 'q'},
                                             {"json", no_argument, NULL, 'j'},
                                             {NULL, 0, NULL, 0}};
-    struct nk_tool_image_opts opts;
-    nk_tool_image_opts_init(&opts);
-    struct nk_tool_flash_flags f;
-    nk_tool_flash_flags_init(&f);
     bool noskipbad = false;
-    int opt;
-    optind = 1;
-    while ((opt = nk_tool_getopt(argc, argv, "Nupqj", options, &opts, "erase")) > 0) {
-        if (nk_tool_flash_flag(&f, opt))
-            continue;
-        switch (opt) {
-        case 'N':
-            noskipbad = true;
-            break;
-        case 'p':
-            f.progress = true;
-            break;
-        case NK_OPT_JFFS2:
-            return nk_tool_fail("erase --jffs2: not supported: nandkit does not write JFFS2 "
-                                "cleanmarkers");
-        case 'u':
-            return nk_tool_fail("erase --unlock: not supported: image files and simulated chips "
-                                "have no block locks (on /dev/mtdN use flash_unlock)");
-        default:
-            return nk_tool_flash_unknown("erase");
-        }
-    }
+    const struct nk_tool_flash_parse parse = {
+        "erase",
+        "Nupqj",
+        options,
+        'p',
+        nk_erase_option,
+        &noskipbad,
+        3,
+        "IMAGE|/dev/mtdN, START and COUNT (COUNT 0 = to the end)"};
+    struct nk_tool_image_opts opts;
+    struct nk_tool_flash_flags f;
     const char *args[3];
-    int status = nk_tool_flash_args(argc, argv, opt, "erase", 3,
-                                    "IMAGE|/dev/mtdN, START and COUNT (COUNT 0 = to the end)",
-                                    &opts, &f, args);
+    int status = nk_tool_flash_parse(argc, argv, &parse, &opts, &f, args);
     if (status)
         return status;
     const char *start_text = args[1], *count_text = args[2];

@@ -273,9 +273,50 @@ static void nk_torture_print_block(const struct nk_torture_block *t)
            t->restore_failed ? ", restoring its contents FAILED" : "");
 }
 
+enum { NK_OPT_DESTRUCTIVE = NK_OPT_FIRST_FREE };
+
+/* torture's own options. */
+struct nk_torture_args {
+    bool destructive, have_range, markbad, keep;
+    uint32_t first, count;
+    uint64_t cycles, reads;
+    const char *range_text;
+};
+
+static int nk_torture_option(void *ctx, int opt, const char *arg)
+{
+    struct nk_torture_args *a = ctx;
+    switch (opt) {
+    case NK_OPT_DESTRUCTIVE:
+        a->destructive = true;
+        return 0;
+    case 'b':
+        if (!nk_tool_parse_block_range(arg, &a->first, &a->count))
+            return nk_tool_fail("bad --blocks '%s': expected FIRST-LAST, FIRST+COUNT or N", arg);
+        a->have_range = true;
+        a->range_text = arg;
+        return 0;
+    case 'c':
+        if (!nk_tool_parse_u64(arg, &a->cycles) || a->cycles == 0 || a->cycles > 10000000)
+            return nk_tool_fail("bad --cycles '%s': 1 to 10000000", arg);
+        return 0;
+    case 'r':
+        if (!nk_tool_parse_u64(arg, &a->reads) || a->reads == 0 || a->reads > 1000000)
+            return nk_tool_fail("bad --reads '%s': 1 to 1000000", arg);
+        return 0;
+    case 'k':
+        a->keep = true;
+        return 0;
+    case 'm':
+        a->markbad = true;
+        return 0;
+    default:
+        return -1;
+    }
+}
+
 static int nk_torture_run(int argc, char **argv)
 {
-    enum { NK_OPT_DESTRUCTIVE = NK_OPT_FIRST_FREE };
     static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
                                             {"destructive", no_argument, NULL, NK_OPT_DESTRUCTIVE},
                                             {"blocks", required_argument, NULL, 'b'},
@@ -286,53 +327,20 @@ static int nk_torture_run(int argc, char **argv)
                                             {"quiet", no_argument, NULL, 'q'},
                                             {"json", no_argument, NULL, 'j'},
                                             {NULL, 0, NULL, 0}};
+    struct nk_torture_args a = {.cycles = 10, .reads = 1};
+    const struct nk_tool_flash_parse parse = {
+        "torture", "b:c:r:kmqj", options, 0, nk_torture_option, &a, 1, "an IMAGE or /dev/mtdN"};
     struct nk_tool_image_opts opts;
-    nk_tool_image_opts_init(&opts);
     struct nk_tool_flash_flags f;
-    nk_tool_flash_flags_init(&f);
-    bool destructive = false, have_range = false, markbad = false, keep = false;
-    uint32_t first = 0, count = 0;
-    uint64_t cycles = 10, reads = 1;
-    const char *range_text = NULL;
-    int opt;
-    optind = 1;
-    while ((opt = nk_tool_getopt(argc, argv, "b:c:r:kmqj", options, &opts, "torture")) > 0) {
-        if (nk_tool_flash_flag(&f, opt))
-            continue;
-        switch (opt) {
-        case NK_OPT_DESTRUCTIVE:
-            destructive = true;
-            break;
-        case 'b':
-            if (!nk_tool_parse_block_range(optarg, &first, &count))
-                return nk_tool_fail("bad --blocks '%s': expected FIRST-LAST, FIRST+COUNT or N",
-                                    optarg);
-            have_range = true;
-            range_text = optarg;
-            break;
-        case 'c':
-            if (!nk_tool_parse_u64(optarg, &cycles) || cycles == 0 || cycles > 10000000)
-                return nk_tool_fail("bad --cycles '%s': 1 to 10000000", optarg);
-            break;
-        case 'r':
-            if (!nk_tool_parse_u64(optarg, &reads) || reads == 0 || reads > 1000000)
-                return nk_tool_fail("bad --reads '%s': 1 to 1000000", optarg);
-            break;
-        case 'k':
-            keep = true;
-            break;
-        case 'm':
-            markbad = true;
-            break;
-        default:
-            return nk_tool_flash_unknown("torture");
-        }
-    }
     const char *args[1];
-    int status =
-        nk_tool_flash_args(argc, argv, opt, "torture", 1, "an IMAGE or /dev/mtdN", &opts, &f, args);
+    int status = nk_tool_flash_parse(argc, argv, &parse, &opts, &f, args);
     if (status)
         return status;
+    bool destructive = a.destructive, have_range = a.have_range, markbad = a.markbad;
+    bool keep = a.keep;
+    uint32_t first = a.first, count = a.count;
+    uint64_t cycles = a.cycles, reads = a.reads;
+    const char *range_text = a.range_text;
     bool quiet = f.quiet, json = f.json;
     if (!have_range)
         return nk_tool_fail("torture needs --blocks FIRST-LAST: it destroys what they hold");

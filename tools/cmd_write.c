@@ -55,6 +55,48 @@ static bool nk_write_all_ff(const uint8_t *buf, size_t len)
     return true;
 }
 
+/* write's own options. */
+struct nk_write_args {
+    uint64_t start, align;
+    bool pad, with_oob, only_oob, noecc, markbad, noskipbad, skip_ffs;
+};
+
+static int nk_write_option(void *ctx, int opt, const char *arg)
+{
+    struct nk_write_args *a = ctx;
+    switch (opt) {
+    case 's':
+        return nk_tool_parse_start(arg, &a->start);
+    case 'p':
+        a->pad = true;
+        return 0;
+    case 'o':
+        a->with_oob = true;
+        return 0;
+    case 'O':
+        a->with_oob = a->only_oob = true;
+        return 0;
+    case 'n':
+        a->noecc = true;
+        return 0;
+    case 'm':
+        a->markbad = true;
+        return 0;
+    case 'N':
+        a->noskipbad = true;
+        return 0;
+    case 'k':
+        a->skip_ffs = true;
+        return 0;
+    case 'b':
+        if (!nk_tool_parse_u64(arg, &a->align) || (a->align != 1 && a->align != 2 && a->align != 4))
+            return nk_tool_fail("bad --blockalign '%s': 1, 2 or 4", arg);
+        return 0;
+    default:
+        return -1;
+    }
+}
+
 static int nk_write_run(int argc, char **argv)
 {
     static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
@@ -71,59 +113,19 @@ static int nk_write_run(int argc, char **argv)
                                             {"quiet", no_argument, NULL, 'q'},
                                             {"json", no_argument, NULL, 'j'},
                                             {NULL, 0, NULL, 0}};
+    struct nk_write_args a = {.align = 1};
+    const struct nk_tool_flash_parse parse = {
+        "write", "s:poOnmNkb:qj", options, 0, nk_write_option, &a, 2, "IMAGE|/dev/mtdN and INPUT"};
     struct nk_tool_image_opts opts;
-    nk_tool_image_opts_init(&opts);
     struct nk_tool_flash_flags f;
-    nk_tool_flash_flags_init(&f);
-    uint64_t start = 0, align = 1;
-    bool pad = false, with_oob = false, only_oob = false, noecc = false, markbad = false;
-    bool noskipbad = false, skip_ffs = false;
-    int opt;
-    optind = 1;
-    while ((opt = nk_tool_getopt(argc, argv, "s:poOnmNkb:qj", options, &opts, "write")) > 0) {
-        if (nk_tool_flash_flag(&f, opt))
-            continue;
-        switch (opt) {
-        case 's':
-            if (!nk_tool_parse_size(optarg, &start))
-                return nk_tool_fail("bad --start '%s': expected bytes (e.g. 0x20000, 128KiB)",
-                                    optarg);
-            break;
-        case 'p':
-            pad = true;
-            break;
-        case 'o':
-            with_oob = true;
-            break;
-        case 'O':
-            with_oob = only_oob = true;
-            break;
-        case 'n':
-            noecc = true;
-            break;
-        case 'm':
-            markbad = true;
-            break;
-        case 'N':
-            noskipbad = true;
-            break;
-        case 'k':
-            skip_ffs = true;
-            break;
-        case 'b':
-            if (!nk_tool_parse_u64(optarg, &align) || (align != 1 && align != 2 && align != 4))
-                return nk_tool_fail("bad --blockalign '%s': 1, 2 or 4", optarg);
-            break;
-        default:
-            return nk_tool_flash_unknown("write");
-        }
-    }
     const char *args[2];
-    int status = nk_tool_flash_args(argc, argv, opt, "write", 2, "IMAGE|/dev/mtdN and INPUT", &opts,
-                                    &f, args);
+    int status = nk_tool_flash_parse(argc, argv, &parse, &opts, &f, args);
     if (status)
         return status;
     const char *input_path = args[1];
+    uint64_t start = a.start, align = a.align;
+    bool pad = a.pad, with_oob = a.with_oob, only_oob = a.only_oob, noecc = a.noecc;
+    bool markbad = a.markbad, noskipbad = a.noskipbad, skip_ffs = a.skip_ffs;
     bool quiet = f.quiet, json = f.json;
     if (noskipbad && align > 1)
         return nk_tool_fail("--blockalign %llu skips bad blocks in groups: it does not go with "

@@ -8,6 +8,7 @@
 #ifndef NK_TOOL_FLASHIO_H
 #define NK_TOOL_FLASHIO_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -57,31 +58,42 @@ struct nk_tool_image;
 struct nk_tool_image_opts;
 
 /* What read, write, erase and torture take alike besides the image options:
- * --progress (NK_TOOL_OPT_PROGRESS, or each command's own short option),
- * -q/--quiet and -j/--json. */
+ * --progress, -q/--quiet and -j/--json. */
 struct nk_tool_flash_flags {
-    bool progress; /* default: stderr is a terminal */
+    bool progress; /* default: stderr is a terminal; off with --quiet */
     bool quiet, json;
 };
 
-#define NK_TOOL_OPT_PROGRESS 1900 /* getopt value of --progress */
+#define NK_TOOL_OPT_PROGRESS 1900 /* getopt value of a --progress without a short form */
 
-void nk_tool_flash_flags_init(struct nk_tool_flash_flags *flags);
+/* A command's own options: returns 0 when `opt` was taken, 2 after a
+ * one-line report of a bad value, -1 when `opt` is not one of them. */
+typedef int (*nk_tool_flash_option_fn)(void *ctx, int opt, const char *arg);
 
-/* Takes `opt` when it is one of the flags above: returns true. */
-bool nk_tool_flash_flag(struct nk_tool_flash_flags *flags, int opt);
+/* The option and argument parse of read, write, erase and torture: fills
+ * `opts` (initialised here) and `flags` (--progress under
+ * NK_TOOL_OPT_PROGRESS or `progress_short`, -q, -j), hands every other
+ * option to `fn`, then takes exactly `count` positional arguments into
+ * `args` (`needs` names them in the message); the first is the
+ * IMAGE|/dev/mtdN (opts->path). Returns 0, or the exit status after one
+ * line. */
+struct nk_tool_flash_parse {
+    const char *command;
+    const char *shortopts;
+    const struct option *options;
+    int progress_short; /* 'p', or 0 when -p means something else */
+    nk_tool_flash_option_fn fn;
+    void *ctx;
+    unsigned count;
+    const char *needs;
+};
 
-/* The end of the option parse of `command`: `getopt_status` is what the
- * loop ended on (0 or minus an exit status), then exactly `count`
- * positional arguments (`needs` names them for the message): the first is
- * the IMAGE|/dev/mtdN (into opts->path), all go into `args`. --quiet turns
- * the progress line off. Returns 0 or the exit status after one line. */
-int nk_tool_flash_args(int argc, char **argv, int getopt_status, const char *command,
-                       unsigned count, const char *needs, struct nk_tool_image_opts *opts,
-                       struct nk_tool_flash_flags *flags, const char **args);
+int nk_tool_flash_parse(int argc, char **argv, const struct nk_tool_flash_parse *parse,
+                        struct nk_tool_image_opts *opts, struct nk_tool_flash_flags *flags,
+                        const char **args);
 
-/* One line for an option the command's loop did not take; exit status 2. */
-int nk_tool_flash_unknown(const char *command);
+/* "bad --start 'X': ..." parse of a byte offset. Returns 0 or 2. */
+int nk_tool_parse_start(const char *arg, uint64_t *start);
 
 /* Opens IMAGE or /dev/mtdN for read, write, erase or torture. An image file
  * without a sidecar (a dump made elsewhere) is opened without one, so that
