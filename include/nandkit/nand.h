@@ -32,6 +32,7 @@ extern "C" {
 #endif
 
 struct nk_bbt;
+struct nk_nand_scratch; /* the workspace as the device lays it out (never defined) */
 
 /* How a page operation treats the OOB (and ECC). */
 enum nk_oob_mode {
@@ -110,9 +111,9 @@ struct nk_nand {
     struct nk_chip chip;
     struct nk_ecc_engine ecc;
     struct nk_oob_layout layout;
-    uint8_t *page_buf; /* page_size + oob_size bytes of scratch */
-    uint8_t *ecc_calc; /* oob_size bytes */
-    uint8_t *ecc_read; /* oob_size bytes */
+    /* Private to the device layer: its buffers in the caller's workspace
+     * (NULL while closed). */
+    struct nk_nand_scratch *scratch;
     struct nk_clock clock;
     struct nk_lock lock;
     unsigned ecc_steps;      /* steps per page */

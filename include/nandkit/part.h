@@ -110,9 +110,9 @@ int nk_part_block_mark_bad(struct nk_part *part, uint32_t block);
 /* Multi-page paths (see nk_nand_read_pages() and nk_nand_program_pages()):
  * `count` consecutive pages from partition page `first_page`, the whole
  * range checked against the partition before anything is sent. Reads
- * return the worst bitflip result (>= 0 corrected bitflips, -NK_EUCLEAN at
- * the scrub threshold: see nk_part_scrub_advised()) or the first hard
- * error; a program returns 0 or the first error. A power cut during a
+ * return the first hard error, else the worst bitflip result (the
+ * corrected bitflips, >= 0; nk_part_scrub_advised() says whether it reached
+ * the scrub threshold); a program returns 0 or the first error. A power cut during a
  * multi-page program may lose the two most recently sent pages; after a 0
  * return every page is programmed. */
 int nk_part_read_pages(struct nk_part *part, uint32_t first_page, uint32_t count, uint8_t *data,

@@ -346,7 +346,7 @@ static int nk_bbt_read_tables(struct nk_nand *dev, struct nk_bbt *bbt, bool *scr
 
 int nk_bbt_attach(struct nk_nand *dev, struct nk_bbt *bbt, const struct nk_bbt_config *config)
 {
-    if (!dev->page_buf)
+    if (!nk_nand_is_open(dev))
         return nk_diag_set(&dev->diag, -NK_EINVAL, "device is not open");
     if (!config || !config->memory || config->memory_size < nk_bbt_memory_size(dev))
         return nk_diag_set(
