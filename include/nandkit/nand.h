@@ -272,6 +272,19 @@ static inline const struct nk_ecc_engine *nk_nand_ecc(const struct nk_nand *dev)
     return &dev->ecc;
 }
 
+/* The device's OOB layout: which spare bytes hold the ECC code and which
+ * are free (an NK_OOB_AUTO buffer packs the free ones in order). */
+static inline const struct nk_oob_layout *nk_nand_oob_layout(const struct nk_nand *dev)
+{
+    return &dev->layout;
+}
+
+/* The chip's description (geometry, marker rule, timing, ECC requirement). */
+static inline const struct nk_chip_info *nk_nand_chip_info(const struct nk_nand *dev)
+{
+    return &dev->chip.info;
+}
+
 /* Whether program and erase are refused with -NK_EROFS. */
 static inline bool nk_nand_is_read_only(const struct nk_nand *dev)
 {

@@ -72,6 +72,17 @@ static inline const char *nk_part_ecc_name(const struct nk_part *part)
     return nk_nand_ecc(part->dev)->name;
 }
 
+/* The device's OOB layout and chip description (see nk_nand_oob_layout()
+ * and nk_nand_chip_info()): for checking that a format fits the device. */
+static inline const struct nk_oob_layout *nk_part_oob_layout(const struct nk_part *part)
+{
+    return nk_nand_oob_layout(part->dev);
+}
+static inline const struct nk_chip_info *nk_part_chip_info(const struct nk_part *part)
+{
+    return nk_nand_chip_info(part->dev);
+}
+
 /* Whether program and erase are refused (the partition or its device is
  * read-only). */
 static inline bool nk_part_is_read_only(const struct nk_part *part)
