@@ -186,22 +186,34 @@ static void test_three_calls_with_the_bad_block_table_built_then_attached(void *
 
 /* ----- the mount checks the device against the layout ----- */
 
+struct rig {
+    struct nk_sim *sim;
+    struct nk_nand dev;
+    struct nk_part part;
+};
+
 /* K9F1G08U0A (2048 + 64, markers at OOB byte 0) in memory, opened with
  * `ecc` and `layout` (NULL: the defaults), one partition over it. */
-static void open_device(struct nk_sim **sim, struct nk_nand *dev, struct nk_part *part,
-                        const struct nk_ecc_engine *ecc, const struct nk_oob_layout *layout)
+static void rig_open(struct rig *r, const struct nk_ecc_engine *ecc,
+                     const struct nk_oob_layout *layout)
 {
     struct nk_sim_config sc = {.preset = "K9F1G08U0A", .seed = 1};
-    assert_int_equal(nk_sim_open(sim, &sc, NULL), 0);
-    struct nk_nand_config nc = {.ctrl = nk_sim_ctrl(*sim),
+    assert_int_equal(nk_sim_open(&r->sim, &sc, NULL), 0);
+    struct nk_nand_config nc = {.ctrl = nk_sim_ctrl(r->sim),
                                 .ecc = ecc,
                                 .layout = layout,
                                 .workspace = workspace,
                                 .workspace_size = sizeof workspace};
-    int err = nk_nand_open(dev, &nc);
+    int err = nk_nand_open(&r->dev, &nc);
     if (err)
-        fail_msg("open: %d %s", err, dev->diag.text);
-    assert_int_equal(nk_part_init(part, dev, "fs", 0, 0, 0), 0);
+        fail_msg("open: %d %s", err, r->dev.diag.text);
+    assert_int_equal(nk_part_init(&r->part, &r->dev, "fs", 0, 0, 0), 0);
+}
+
+static void rig_close(struct rig *r)
+{
+    nk_nand_close(&r->dev);
+    nk_sim_close(r->sim);
 }
 
 /* Mounts `layout` on `part` (read-write); the mount's message goes to `why`. */
@@ -218,6 +230,26 @@ static int mount_as(struct nk_part *part, enum nk_fs_layout layout, struct nk_di
     return err;
 }
 
+/* The mount of `layout` on `part` is refused with exactly `message`. */
+static void expect_refused(struct nk_part *part, enum nk_fs_layout layout, const char *message)
+{
+    struct nk_diag why;
+    assert_int_equal(mount_as(part, layout, &why), -NK_EINVAL);
+    assert_string_equal(why.text, message);
+}
+
+/* Formats `layout` on `part`, then mounts it. */
+static void expect_carried(struct nk_part *part, enum nk_fs_layout layout)
+{
+    struct nk_fs_config config = {.part = part, .pool = fs_pool, .pool_size = sizeof fs_pool};
+    nk_fs_config_layout(&config, layout);
+    assert_int_equal(nk_fs_format(&config, layout), 0);
+    struct nk_diag why;
+    int err = mount_as(part, layout, &why);
+    if (err)
+        fail_msg("mount %s: %d %s", nk_fs_layout_name(layout), err, why.text);
+}
+
 static void test_mount_refuses_an_ecc_that_leaves_too_few_free_oob_bytes_naming_both(void **state)
 {
     (void)state;
@@ -229,47 +261,34 @@ static void test_mount_refuses_an_ecc_that_leaves_too_few_free_oob_bytes_naming_
     assert_int_equal(nk_bch_init(&bch, 512, 8, 0, bch_ws, tables), 0);
     struct nk_ecc_engine ecc;
     nk_ecc_bch_engine_init(&ecc, &bch);
-    struct nk_sim *sim;
-    struct nk_nand dev;
-    struct nk_part part;
-    open_device(&sim, &dev, &part, &ecc, NULL);
-    assert_int_equal(nk_part_free_oob_bytes(&part), 10);
-
+    struct rig r;
+    rig_open(&r, &ecc, NULL);
+    assert_int_equal(nk_part_free_oob_bytes(&r.part), 10);
     const char *expected = "layout linux needs 28 free OOB bytes for its tags; device has 10 "
                            "(bch8-512 on 64-byte OOB)";
-    struct nk_diag why;
-    assert_int_equal(mount_as(&part, NK_FS_LAYOUT_LINUX, &why), -NK_EINVAL);
-    assert_string_equal(why.text, expected);
+    expect_refused(&r.part, NK_FS_LAYOUT_LINUX, expected);
     /* The builder (and so nk_fs_format) asks the same question. */
     static uint8_t build_ws[2048 + 64];
     static struct nk_fs_builder b;
-    struct nk_fs_build_config bc = {.part = &part, .layout = NK_FS_LAYOUT_LINUX};
+    struct nk_fs_build_config bc = {.part = &r.part, .layout = NK_FS_LAYOUT_LINUX};
     assert_int_equal(nk_fs_build_begin(&b, &bc, build_ws, sizeof build_ws), -NK_EINVAL);
     assert_string_equal(b.diag.text, expected);
     /* The in-band layout keeps its tags in the page: that device carries it. */
-    struct nk_fs_config inband = {.part = &part, .pool = fs_pool, .pool_size = sizeof fs_pool};
-    nk_fs_config_layout(&inband, NK_FS_LAYOUT_INBAND);
-    assert_int_equal(nk_fs_format(&inband, NK_FS_LAYOUT_INBAND), 0);
-    assert_int_equal(mount_as(&part, NK_FS_LAYOUT_INBAND, &why), 0);
-    nk_nand_close(&dev);
-    nk_sim_close(sim);
+    expect_carried(&r.part, NK_FS_LAYOUT_INBAND);
+    rig_close(&r);
     test_free(bch_ws);
 }
 
 static void test_mount_refuses_mkyaffs2_on_a_device_with_the_linux_oob_layout(void **state)
 {
     (void)state;
-    struct nk_sim *sim;
-    struct nk_nand dev;
-    struct nk_part part;
-    open_device(&sim, &dev, &part, NULL, NULL); /* Hamming, free OOB from byte 2 */
-    struct nk_diag why;
-    assert_int_equal(mount_as(&part, NK_FS_LAYOUT_MKYAFFS2, &why), -NK_EINVAL);
-    assert_string_equal(why.text, "layout mkyaffs2 keeps its tags in OOB bytes 0-27; device's free "
-                                  "OOB bytes start at byte 2 (hamming256 on 64-byte OOB)");
-    assert_int_equal(mount_as(&part, NK_FS_LAYOUT_LINUX, &why), 0);
-    nk_nand_close(&dev);
-    nk_sim_close(sim);
+    struct rig r;
+    rig_open(&r, NULL, NULL); /* Hamming, free OOB from byte 2 */
+    expect_refused(&r.part, NK_FS_LAYOUT_MKYAFFS2,
+                   "layout mkyaffs2 keeps its tags in OOB bytes 0-27; device's free OOB bytes "
+                   "start at byte 2 (hamming256 on 64-byte OOB)");
+    expect_carried(&r.part, NK_FS_LAYOUT_LINUX);
+    rig_close(&r);
 }
 
 static void test_mount_refuses_linux_tags_over_the_bad_block_marker(void **state)
@@ -279,20 +298,13 @@ static void test_mount_refuses_linux_tags_over_the_bad_block_marker(void **state
     struct nk_ecc_engine ecc;
     struct nk_oob_layout layout;
     assert_int_equal(nk_fs_layout_device(NK_FS_LAYOUT_MKYAFFS2, 2048, 64, &ecc, &layout), 0);
-    struct nk_sim *sim;
-    struct nk_nand dev;
-    struct nk_part part;
-    open_device(&sim, &dev, &part, &ecc, &layout);
-    struct nk_diag why;
-    assert_int_equal(mount_as(&part, NK_FS_LAYOUT_LINUX, &why), -NK_EINVAL);
-    assert_string_equal(why.text, "layout linux keeps OOB byte 0 for the bad-block marker; device "
-                                  "has it free for tags (none on 64-byte OOB)");
-    struct nk_fs_config mk = {.part = &part, .pool = fs_pool, .pool_size = sizeof fs_pool};
-    nk_fs_config_layout(&mk, NK_FS_LAYOUT_MKYAFFS2);
-    assert_int_equal(nk_fs_format(&mk, NK_FS_LAYOUT_MKYAFFS2), 0);
-    assert_int_equal(mount_as(&part, NK_FS_LAYOUT_MKYAFFS2, &why), 0);
-    nk_nand_close(&dev);
-    nk_sim_close(sim);
+    struct rig r;
+    rig_open(&r, &ecc, &layout);
+    expect_refused(&r.part, NK_FS_LAYOUT_LINUX,
+                   "layout linux keeps OOB byte 0 for the bad-block marker; device has it free "
+                   "for tags (none on 64-byte OOB)");
+    expect_carried(&r.part, NK_FS_LAYOUT_MKYAFFS2);
+    rig_close(&r);
 }
 
 static void test_mount_refuses_mkyaffs2_on_a_device_that_checks_a_data_code(void **state)
@@ -304,16 +316,12 @@ static void test_mount_refuses_mkyaffs2_on_a_device_that_checks_a_data_code(void
     assert_int_equal(nk_ecc_hamming_init(&ecc, 256, false), 0);
     struct nk_oob_layout layout = {
         .ecc = {{40, 24}}, .ecc_count = 1, .free = {{0, 40}}, .free_count = 1};
-    struct nk_sim *sim;
-    struct nk_nand dev;
-    struct nk_part part;
-    open_device(&sim, &dev, &part, &ecc, &layout);
-    struct nk_diag why;
-    assert_int_equal(mount_as(&part, NK_FS_LAYOUT_MKYAFFS2, &why), -NK_EINVAL);
-    assert_string_equal(why.text, "layout mkyaffs2 stores no data ECC code; device checks one "
-                                  "(hamming256 on 64-byte OOB): open it without ECC");
-    nk_nand_close(&dev);
-    nk_sim_close(sim);
+    struct rig r;
+    rig_open(&r, &ecc, &layout);
+    expect_refused(&r.part, NK_FS_LAYOUT_MKYAFFS2,
+                   "layout mkyaffs2 stores no data ECC code; device checks one (hamming256 on "
+                   "64-byte OOB): open it without ECC");
+    rig_close(&r);
 }
 
 static void
