@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nandkit/bbt.h"
 #include "nandkit/diag.h"
 #include "nandkit/error.h"
 #include "nandkit/fs.h"
@@ -47,13 +46,9 @@ static const uint32_t nk_fills[NK_FS_BENCH_FILLS] = {50, 75, 88};
 struct nk_env {
     struct nk_sim *sim;
     struct nk_sim_params params;
-    struct nk_ecc_engine ecc;
-    struct nk_oob_layout oob_layout;
     struct nk_nand nand;
     struct nk_part part;
-    void *workspace;
-    struct nk_bbt bbt;
-    void *bbt_memory;
+    void *workspace; /* the device's, its ECC tables' and its bad-block table's */
     struct nk_fs fs;
     struct nk_fs_config config;
     bool mounted;
@@ -92,7 +87,6 @@ static void nk_env_close(struct nk_env *env)
     if (env->sim)
         nk_sim_close(env->sim);
     free(env->workspace);
-    free(env->bbt_memory);
     memset(env, 0, sizeof *env);
 }
 
@@ -101,9 +95,8 @@ static int nk_env_open(struct nk_env *env, const char *chip, uint32_t blocks, ui
                        struct nk_diag *why)
 {
     memset(env, 0, sizeof *env);
-    if (nk_sim_preset(chip, &env->params) != 0) {
+    if (nk_sim_preset(chip, &env->params) != 0)
         return nk_diag_set(why, -NK_EINVAL, "unknown chip '%s'", chip);
-    }
     if (blocks)
         env->params.chip.blocks = blocks;
     struct nk_sim_config sc;
@@ -116,30 +109,20 @@ static int nk_env_open(struct nk_env *env, const char *chip, uint32_t blocks, ui
         return err;
     env->page_size = env->params.chip.page_size;
     nk_sim_trace_set(env->sim, nk_env_trace, env);
-    err = nk_fs_layout_device(NK_FS_LAYOUT_LINUX, env->params.chip.page_size,
-                              env->params.chip.oob_size, &env->ecc, &env->oob_layout);
-    size_t ws = nk_nand_workspace_size(&env->params.chip);
+    /* Brought up as a board would: the ECC the chip's requirement asks for
+     * (Hamming with the Linux layout on the 1-bit parts) and a bad-block
+     * table, as Linux keeps one, so the mount asks it instead of reading
+     * every block's markers. */
+    const struct nk_chip_info *info = &env->params.chip;
+    size_t ws = nk_nand_default_workspace_size(info) + nk_nand_bbt_workspace_size(info);
     env->workspace = malloc(ws);
-    struct nk_nand_config nc;
-    memset(&nc, 0, sizeof nc);
-    nc.ctrl = nk_sim_ctrl(env->sim);
-    nc.chip = &env->params.chip;
-    nc.ecc = &env->ecc;
-    nc.layout = &env->oob_layout;
-    nc.workspace = env->workspace;
-    nc.workspace_size = ws;
-    nc.clock = nk_sim_clock(env->sim);
-    if (!err)
-        err = nk_nand_open(&env->nand, &nc);
-    /* A bad-block table, as Linux keeps one: the mount asks it instead of
-     * reading every block's markers. */
-    if (!err) {
-        struct nk_bbt_config bc;
-        memset(&bc, 0, sizeof bc);
-        bc.memory_size = nk_bbt_memory_size(&env->nand);
-        bc.memory = env->bbt_memory = malloc(bc.memory_size);
-        err = nk_bbt_attach(&env->nand, &env->bbt, &bc);
-    }
+    struct nk_nand_config nc = {.ctrl = nk_sim_ctrl(env->sim),
+                                .chip = info,
+                                .workspace = env->workspace,
+                                .workspace_size = env->workspace ? ws : 0,
+                                .clock = nk_sim_clock(env->sim),
+                                .bbt = true};
+    err = nk_nand_open(&env->nand, &nc);
     if (!err)
         err = nk_part_init(&env->part, &env->nand, "fs", 0, 0, 0);
     if (err) {
