@@ -21,10 +21,10 @@
 
 /* Sized for the largest chip this board carries, 2048+64-byte pages and
  * 1024 blocks (K9F1G08U0A): the device's buffers plus its bad-block table
- * (nk_nand_workspace_size() + nk_nand_bbt_workspace_size() give a chip's
- * need; nk_nand_open() refuses less, naming the size). */
+ * (nk_nand_workspace_size() + nk_nand_bbt_workspace_size() give an
+ * identified chip's need; nk_nand_open() refuses less, naming the size). */
 #define WORKSPACE_BYTES                                                                            \
-    (NK_NAND_WORKSPACE_SIZE(2048u, 64u) + 8u + sizeof(struct nk_bbt) + 1024u / 4u + 2048u + 64u)
+    (NK_NAND_WORKSPACE_SIZE(2048u, 64u) + NK_BBT_WORKSPACE_SIZE(2048u, 64u, 1024u))
 static uint32_t nand_workspace[(WORKSPACE_BYTES + 3u) / 4u];
 #ifndef NK_NO_FS /* NANDKIT_FS=OFF (scripts/size-report.sh): the device only */
 /* The file system's RAM (docs/fs-design.md, section 1: per MiB of flash). */

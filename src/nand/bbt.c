@@ -70,8 +70,7 @@ int nk_bbt_block_state(const struct nk_bbt *bbt, uint32_t block)
 
 size_t nk_bbt_memory_size(const struct nk_nand *dev)
 {
-    size_t entries = (nk_bbt_entry_bytes(nk_nand_blocks(dev)) + 3u) & ~(size_t)3u;
-    return entries + nk_nand_page_size(dev) + nk_nand_oob_size(dev);
+    return NK_BBT_MEMORY_SIZE(nk_nand_page_size(dev), nk_nand_oob_size(dev), nk_nand_blocks(dev));
 }
 
 /* Flash codes for `len` bytes of table covering blocks from `first`: 11 good

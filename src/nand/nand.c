@@ -290,11 +290,12 @@ static int nk_nand_setup_ecc(struct nk_nand *dev, const struct nk_nand_config *c
     return 0;
 }
 
+/* NK_BBT_WORKSPACE_SIZE() reserves 8 bytes to align the struct. */
+_Static_assert(_Alignof(struct nk_bbt) <= 8, "struct nk_bbt needs more alignment slack");
+
 size_t nk_nand_bbt_workspace_size(const struct nk_chip_info *info)
 {
-    size_t entries = ((info->blocks + 3u) / 4u + 3u) & ~(size_t)3u;
-    return _Alignof(struct nk_bbt) + sizeof(struct nk_bbt) + entries + info->page_size +
-           info->oob_size;
+    return NK_BBT_WORKSPACE_SIZE(info->page_size, info->oob_size, info->blocks);
 }
 
 /* config->bbt: the table and its memory from the workspace, after the
