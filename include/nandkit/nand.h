@@ -32,6 +32,7 @@ extern "C" {
 #endif
 
 struct nk_bbt;
+struct nk_nand_scratch; /* the workspace as the device lays it out (never defined) */
 
 /* How a page operation treats the OOB (and ECC). */
 enum nk_oob_mode {
@@ -110,9 +111,9 @@ struct nk_nand {
     struct nk_chip chip;
     struct nk_ecc_engine ecc;
     struct nk_oob_layout layout;
-    uint8_t *page_buf; /* page_size + oob_size bytes of scratch */
-    uint8_t *ecc_calc; /* oob_size bytes */
-    uint8_t *ecc_read; /* oob_size bytes */
+    /* Private to the device layer: its buffers in the caller's workspace
+     * (NULL while closed). */
+    struct nk_nand_scratch *scratch;
     struct nk_clock clock;
     struct nk_lock lock;
     unsigned ecc_steps;      /* steps per page */
@@ -269,6 +270,19 @@ static inline uint32_t nk_nand_free_oob_bytes(const struct nk_nand *dev)
 static inline const struct nk_ecc_engine *nk_nand_ecc(const struct nk_nand *dev)
 {
     return &dev->ecc;
+}
+
+/* The device's OOB layout: which spare bytes hold the ECC code and which
+ * are free (an NK_OOB_AUTO buffer packs the free ones in order). */
+static inline const struct nk_oob_layout *nk_nand_oob_layout(const struct nk_nand *dev)
+{
+    return &dev->layout;
+}
+
+/* The chip's description (geometry, marker rule, timing, ECC requirement). */
+static inline const struct nk_chip_info *nk_nand_chip_info(const struct nk_nand *dev)
+{
+    return &dev->chip.info;
 }
 
 /* Whether program and erase are refused with -NK_EROFS. */

@@ -72,6 +72,17 @@ static inline const char *nk_part_ecc_name(const struct nk_part *part)
     return nk_nand_ecc(part->dev)->name;
 }
 
+/* The device's OOB layout and chip description (see nk_nand_oob_layout()
+ * and nk_nand_chip_info()): for checking that a format fits the device. */
+static inline const struct nk_oob_layout *nk_part_oob_layout(const struct nk_part *part)
+{
+    return nk_nand_oob_layout(part->dev);
+}
+static inline const struct nk_chip_info *nk_part_chip_info(const struct nk_part *part)
+{
+    return nk_nand_chip_info(part->dev);
+}
+
 /* Whether program and erase are refused (the partition or its device is
  * read-only). */
 static inline bool nk_part_is_read_only(const struct nk_part *part)
@@ -110,9 +121,9 @@ int nk_part_block_mark_bad(struct nk_part *part, uint32_t block);
 /* Multi-page paths (see nk_nand_read_pages() and nk_nand_program_pages()):
  * `count` consecutive pages from partition page `first_page`, the whole
  * range checked against the partition before anything is sent. Reads
- * return the worst bitflip result (>= 0 corrected bitflips, -NK_EUCLEAN at
- * the scrub threshold: see nk_part_scrub_advised()) or the first hard
- * error; a program returns 0 or the first error. A power cut during a
+ * return the first hard error, else the worst bitflip result (the
+ * corrected bitflips, >= 0; nk_part_scrub_advised() says whether it reached
+ * the scrub threshold); a program returns 0 or the first error. A power cut during a
  * multi-page program may lose the two most recently sent pages; after a 0
  * return every page is programmed. */
 int nk_part_read_pages(struct nk_part *part, uint32_t first_page, uint32_t count, uint8_t *data,

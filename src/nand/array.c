@@ -29,7 +29,7 @@ int nk_nand_array_init(struct nk_nand_array *array, struct nk_nand *const *chips
     bool overlap = count > 1;
     for (unsigned i = 0; i < count; i++) {
         const struct nk_nand *c = chips[i];
-        if (!c || !c->page_buf)
+        if (!c || !nk_nand_is_open(c))
             return nk_diag_set(&array->diag, -NK_EINVAL, "chip %u of the array is not open", i);
         if (nk_nand_page_size(c) != nk_nand_page_size(first) ||
             nk_nand_oob_size(c) != nk_nand_oob_size(first) ||
@@ -319,7 +319,7 @@ int nk_nand_array_move_page(struct nk_nand_array *array, uint32_t from, uint32_t
     /* Across chips: the data lands in the destination's page buffer and the
      * OOB in its ecc_read area, neither of which its program touches. */
     nk_array_lock(array, true);
-    uint8_t *data = dst->page_buf, *oob = dst->ecc_read;
+    uint8_t *data = nk_nand_page_buf(dst), *oob = nk_nand_ecc_read(dst);
     int result = nk_nand_read_page_unlocked(src, src_page, data, oob, NK_OOB_PLACE);
     int err = result < 0 ? result : 0;
     if (err) {
