@@ -276,6 +276,68 @@ static void test_two_chips_write_and_read_faster_than_one(void **state)
     free(data);
 }
 
+/* Overwrites in place on a small striped partition until garbage collection
+ * has moved many chunks: moves within a chip go by copy-back with new tags,
+ * moves between the chips by read + program; every byte stays right. */
+static void test_garbage_collection_on_two_chips_bit_exact(void **state)
+{
+    (void)state;
+    struct rig *r = rig_open(2, NK_NAND_ARRAY_STRIPE, NULL);
+    /* A partition of 10 logical blocks (2.5 MiB) instead of the rig's. */
+    assert_int_equal(nk_fs_unmount(&r->fs), 0);
+    assert_int_equal(nk_part_init_array(&r->part, &r->array, "gc", 20, 10, 0), 0);
+    assert_int_equal(nk_fs_format(&r->config, NK_FS_LAYOUT_LINUX), 0);
+    assert_int_equal(nk_fs_mount(&r->fs, &r->config), 0);
+    enum { FILES = 4, FILE_BYTES = 256u << 10, PIECE = 16u << 10 };
+    static uint8_t files[FILES][FILE_BYTES], got[FILE_BYTES], piece[PIECE];
+    for (unsigned i = 0; i < FILES; i++) {
+        char path[8];
+        snprintf(path, sizeof path, "/g%u", i);
+        nk_test_random(files[i], FILE_BYTES, 50 + i);
+        write_file(r, path, files[i], FILE_BYTES, BIG_IO);
+    }
+    uint64_t seed = 3, copied0 = r->fs.chunks_copied;
+    for (unsigned step = 0; step < 160; step++) {
+        uint64_t v = nk_test_splitmix64(&seed);
+        unsigned i = (unsigned)(v % FILES);
+        uint32_t offset = (uint32_t)((v >> 8) % (FILE_BYTES / PIECE)) * PIECE;
+        nk_test_random(piece, PIECE, v);
+        char path[8];
+        snprintf(path, sizeof path, "/g%u", i);
+        struct nk_fs_file f;
+        assert_int_equal(nk_fs_file_open(&r->fs, &f, path, NK_FS_O_WRONLY), 0);
+        assert_int_equal(nk_fs_file_pwrite(&f, piece, PIECE, offset), (int32_t)PIECE);
+        assert_int_equal(nk_fs_file_close(&f), 0);
+        memcpy(files[i] + offset, piece, PIECE);
+    }
+    uint64_t copied = r->fs.chunks_copied - copied0;
+    uint64_t copybacks =
+        ops(r, 0, NK_SIM_OP_COPYBACK_PROGRAM) + ops(r, 1, NK_SIM_OP_COPYBACK_PROGRAM);
+    printf("  two chips: %llu chunks moved by GC, %llu by copy-back (the rest across chips)\n",
+           (unsigned long long)copied, (unsigned long long)copybacks);
+    assert_true(copied >= 64);
+    assert_true(ops(r, 0, NK_SIM_OP_COPYBACK_PROGRAM) > 0);
+    assert_true(ops(r, 1, NK_SIM_OP_COPYBACK_PROGRAM) > 0);
+    assert_true(copybacks < copied);
+    for (unsigned pass = 0; pass < 2; pass++) {
+        for (unsigned i = 0; i < FILES; i++) {
+            char path[8];
+            snprintf(path, sizeof path, "/g%u", i);
+            struct nk_fs_file f;
+            assert_int_equal(nk_fs_file_open(&r->fs, &f, path, NK_FS_O_RDONLY), 0);
+            assert_int_equal(nk_fs_file_read(&f, got, FILE_BYTES), (int32_t)FILE_BYTES);
+            assert_int_equal(nk_fs_file_close(&f), 0);
+            assert_memory_equal(got, files[i], FILE_BYTES);
+        }
+        assert_int_equal(nk_fs_unmount(&r->fs), 0);
+        assert_int_equal(nk_fs_mount(&r->fs, &r->config), 0);
+    }
+    struct nk_fs_check_result check;
+    assert_int_equal(nk_fs_check(&r->fs, &check), 0);
+    assert_int_equal(check.problem_total, 0);
+    rig_close(r);
+}
+
 /* ----- power cuts ------------------------------------------------------------------- */
 
 struct op_times {
@@ -377,6 +439,7 @@ int main(void)
         cmocka_unit_test(test_fs_on_two_striped_chips_keeps_each_chips_bad_blocks_out),
         cmocka_unit_test(test_fs_on_two_concatenated_chips_across_the_boundary),
         cmocka_unit_test(test_two_chips_write_and_read_faster_than_one),
+        cmocka_unit_test(test_garbage_collection_on_two_chips_bit_exact),
         cmocka_unit_test(test_power_cut_at_every_operation_of_an_interleaved_fs_write),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
