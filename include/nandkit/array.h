@@ -19,7 +19,8 @@
  * NK_CTRL_CAP_INDEPENDENT_TARGETS (one chip's tR/tPROG runs while another
  * transfers); otherwise they run chip after chip. No allocation; the array
  * holds pointers to the caller's devices, which must outlive it and must not
- * be used directly while the array is in use.
+ * be used directly while the array is in use. A partition (and with it the
+ * file system) sits on an array through nk_part_init_array().
  */
 #ifndef NANDKIT_ARRAY_H
 #define NANDKIT_ARRAY_H
