@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "nandkit/array.h"
+#include "nandkit/error.h"
 #include "nandkit/fs.h"
 #include "nandkit/part.h"
 #include "nandkit/sim.h"
@@ -51,9 +52,10 @@ static void rig_free(void *ctx, void *ptr, size_t size)
     free(ptr);
 }
 
-/* `bad[c]` (may be UINT32_MAX) is a factory-bad block of chip c. */
-static struct rig *rig_open(unsigned chips, enum nk_nand_array_mapping mapping,
-                            const uint32_t bad[2])
+/* `bad[c]` (may be UINT32_MAX) is a factory-bad block of chip c; with
+ * `bbt` every chip keeps a bad-block table (its last 4 blocks). */
+static struct rig *rig_open_devices(unsigned chips, enum nk_nand_array_mapping mapping,
+                                    const uint32_t bad[2], bool bbt)
 {
     struct rig *r = calloc(1, sizeof *r);
     r->chips = chips;
@@ -83,12 +85,21 @@ static struct rig *rig_open(unsigned chips, enum nk_nand_array_mapping mapping,
         nc.chip = &r->params.chip;
         nc.ecc = &r->ecc;
         nc.layout = &r->layout;
-        nc.workspace_size = nk_nand_workspace_size(&r->params.chip);
+        nc.workspace_size = nk_nand_workspace_size(&r->params.chip) +
+                            (bbt ? nk_nand_bbt_workspace_size(&r->params.chip) : 0);
         r->ws[c] = malloc(nc.workspace_size);
         nc.workspace = r->ws[c];
         nc.clock = nk_sim_bus_clock(r->bus);
+        nc.bbt = bbt;
         assert_int_equal(nk_nand_open(&r->nand[c], &nc), 0);
     }
+    return r;
+}
+
+static struct rig *rig_open(unsigned chips, enum nk_nand_array_mapping mapping,
+                            const uint32_t bad[2])
+{
+    struct rig *r = rig_open_devices(chips, mapping, bad, false);
     if (chips == 1) {
         assert_int_equal(nk_part_init(&r->part, &r->nand[0], "fs", 0, FS_CHIP_BLOCKS, 0), 0);
     } else {
@@ -173,6 +184,69 @@ static uint64_t read_file(struct rig *r, const char *path, const uint8_t *want, 
     assert_memory_equal(got, want, len);
     free(got);
     return t;
+}
+
+/* The partition's view of an array: logical blocks and pages, each page on
+ * its chip, bounds and the chips' bad-block-table blocks kept out. */
+static void test_partition_on_an_array_maps_and_checks(void **state)
+{
+    (void)state;
+    struct rig *r = rig_open_devices(2, NK_NAND_ARRAY_STRIPE, NULL, false);
+    struct nk_nand *devs[2] = {&r->nand[0], &r->nand[1]};
+    assert_int_equal(nk_nand_array_init(&r->array, devs, 2, NK_NAND_ARRAY_STRIPE), 0);
+    struct nk_part p, q;
+    assert_int_equal(nk_part_init_array(&p, &r->array, "p", 1020, 0, 0), 0);
+    assert_int_equal(p.block_count, 4);
+    assert_int_equal(nk_part_pages(&p), 4 * 128);
+    assert_int_equal(nk_part_page_size(&p), 2048);
+    assert_int_equal(nk_part_init_array(&q, &r->array, "q", 1024, 1, 0), -NK_EINVAL);
+    assert_non_null(strstr(r->array.diag.text, "'q'"));
+    assert_int_equal(nk_part_init_array(&q, &r->array, "q", 1000, 21, 0), 0);
+    assert_int_equal(nk_part_check_overlap(&p, &q), -NK_EINVAL);
+    assert_int_equal(nk_part_init_array(&q, &r->array, "q", 1000, 20, 0), 0);
+    assert_int_equal(nk_part_check_overlap(&p, &q), 0);
+    /* Partition page 128 + 5: logical block 1021, page 5: chip 1, page 2. */
+    uint8_t data[2048], raw[2048], tags[64];
+    pattern(data, sizeof data, 9);
+    memset(tags, 0x6c, sizeof tags);
+    assert_int_equal(nk_part_erase_block(&p, 1), 0);
+    assert_int_equal(nk_part_program_page(&p, 128 + 5, data, tags, NK_OOB_AUTO), 0);
+    assert_int_equal(nk_sim_page_peek(r->sims[1], 1021 * 64 + 2, 0, raw, 2048), 0);
+    assert_memory_equal(raw, data, 2048);
+    assert_int_equal(nk_part_read_page(&p, 128 + 5, raw, NULL, NK_OOB_AUTO), 0);
+    assert_memory_equal(raw, data, 2048);
+    assert_int_equal(nk_part_read_page(&p, 4 * 128, raw, NULL, NK_OOB_AUTO), -NK_EINVAL);
+    /* Marking a striped block bad marks it on every chip. */
+    assert_int_equal(nk_part_block_mark_bad(&p, 2), 0);
+    assert_int_equal(nk_nand_block_is_bad(&r->nand[0], 1022), 1);
+    assert_int_equal(nk_nand_block_is_bad(&r->nand[1], 1022), 1);
+    assert_int_equal(nk_part_block_is_bad(&p, 2), 1);
+    assert_int_equal(nk_part_block_is_bad(&p, 3), 0);
+    /* Read-only partition: refused before anything is sent. */
+    q.read_only = true;
+    assert_int_equal(nk_part_erase_block(&q, 0), -NK_EROFS);
+    rig_close(r);
+
+    /* With bad-block tables: striped, the last 4 logical blocks are the
+     * chips' tables; concatenated, chip 0's table blocks read as bad inside
+     * the space and chip 1's end it. */
+    r = rig_open_devices(2, NK_NAND_ARRAY_STRIPE, NULL, true);
+    devs[0] = &r->nand[0];
+    devs[1] = &r->nand[1];
+    assert_int_equal(nk_nand_array_init(&r->array, devs, 2, NK_NAND_ARRAY_STRIPE), 0);
+    assert_int_equal(nk_part_init_array(&p, &r->array, "p", 1000, 0, 0), 0);
+    assert_int_equal(p.block_count, 20);
+    assert_true(nk_part_tracks_bad_blocks(&p));
+    assert_int_equal(nk_part_init_array(&p, &r->array, "p", 1000, 21, 0), -NK_EINVAL);
+    assert_non_null(strstr(r->array.diag.text, "BBT area"));
+    assert_int_equal(nk_nand_array_init(&r->array, devs, 2, NK_NAND_ARRAY_CONCAT), 0);
+    assert_int_equal(nk_part_init_array(&p, &r->array, "p", 1000, 0, 0), 0);
+    assert_int_equal(p.block_count, 2048 - 4 - 1000);
+    assert_int_equal(nk_part_block_is_bad(&p, 19), 0);
+    for (uint32_t b = 20; b < 24; b++)
+        assert_int_equal(nk_part_block_is_bad(&p, b), 1); /* chip 0's table */
+    assert_int_equal(nk_part_block_is_bad(&p, 24), 0);
+    rig_close(r);
 }
 
 /* Three files written in large and small pieces, read back, remounted,
@@ -436,6 +510,7 @@ static void test_power_cut_at_every_operation_of_an_interleaved_fs_write(void **
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_partition_on_an_array_maps_and_checks),
         cmocka_unit_test(test_fs_on_two_striped_chips_keeps_each_chips_bad_blocks_out),
         cmocka_unit_test(test_fs_on_two_concatenated_chips_across_the_boundary),
         cmocka_unit_test(test_two_chips_write_and_read_faster_than_one),
