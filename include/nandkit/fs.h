@@ -274,6 +274,8 @@ struct nk_fs {
     struct nk_fs_obj *wbuf_obj;
     uint32_t wbuf_chunk;
     bool wbuf_dirty, in_gc;
+    bool move_pending;      /* GC: move_from is read (or programmed) by copy-back */
+    uint32_t move_from;     /* GC: the page being moved */
     uint8_t *sum_buf;       /* summary entries of the allocation block (12 B per page) */
     uint8_t *copy_buf;      /* one page for GC copies and headers */
     struct nk_fs_dir *dirs; /* open directory handles */

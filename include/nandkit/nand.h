@@ -245,6 +245,25 @@ int nk_nand_move_page(struct nk_nand *dev, uint32_t from, uint32_t to);
 /* True when nk_nand_move_page(from, to) would use copy-back. */
 bool nk_nand_can_copyback(const struct nk_nand *dev, uint32_t from, uint32_t to);
 
+/* Copy-back with new OOB bytes, for moves that rewrite the spare area (a
+ * file system's tags carry the destination block's sequence number), in
+ * two calls with nothing sent to the chip between them:
+ * nk_nand_copyback_load() reads page `from` for copy-back (00h..35h) and
+ * reads it out through the ECC into `data`/`oob` (as nk_nand_read_page(),
+ * same returns; -NK_ENOTSUP when !nk_nand_has_copyback()).
+ * nk_nand_copyback_program() then programs the loaded page to `to`
+ * (85h + address, 10h) after a column change to the OOB with the whole new
+ * OOB built from `data` and `oob` as nk_nand_program_page() builds it (new
+ * free bytes, ECC bytes recomputed from the data); with `resend_data` the
+ * data goes too (a corrected read-out). 0, -NK_EIO (FAIL), -NK_EINVAL when
+ * the pair breaks the chip's plane or parity rule (nk_nand_can_copyback()),
+ * -NK_EROFS, or a port error. */
+bool nk_nand_has_copyback(const struct nk_nand *dev);
+int nk_nand_copyback_load(struct nk_nand *dev, uint32_t from, uint8_t *data, uint8_t *oob,
+                          enum nk_oob_mode mode);
+int nk_nand_copyback_program(struct nk_nand *dev, uint32_t from, uint32_t to, const uint8_t *data,
+                             const uint8_t *oob, enum nk_oob_mode mode, bool resend_data);
+
 /* Bitflips of the last read (largest in any step), whatever it returned. */
 static inline unsigned nk_nand_last_bitflips(const struct nk_nand *dev)
 {

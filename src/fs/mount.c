@@ -71,7 +71,9 @@ void nk_fs_report(struct nk_fs *fs, enum nk_fs_problem_kind kind, uint32_t page,
 int nk_fs_page_read(struct nk_fs *fs, uint32_t page, uint8_t *data)
 {
     fs->cached_page = NK_FS_NONE; /* oob_buf (and maybe page_buf) change */
-    int err = nk_part_read_page(fs->part, page, data, fs->oob_buf, NK_OOB_AUTO);
+    int err = fs->move_pending && fs->move_from == page
+                  ? nk_part_read_for_move(fs->part, page, data, fs->oob_buf, NK_OOB_AUTO)
+                  : nk_part_read_page(fs->part, page, data, fs->oob_buf, NK_OOB_AUTO);
     /* Read noise is transient: an uncorrectable read is tried twice more
      * before the data is given up for lost. */
     for (unsigned retry = 0; err == -NK_EBADMSG && retry < 2; retry++)

@@ -421,3 +421,83 @@ int nk_nand_move_page(struct nk_nand *dev, uint32_t from, uint32_t to)
     uint64_t start = nk_mp_begin(dev);
     return nk_mp_end(dev, start, nk_mp_move_page(dev, from, to));
 }
+
+/* ----- copy-back with a new OOB ------------------------------------------------------- */
+
+bool nk_nand_has_copyback(const struct nk_nand *dev)
+{
+    const struct nk_chip_info *info = &dev->chip.info;
+    return (info->features & NK_CHIP_COPYBACK) && !(info->features & NK_CHIP_SMALL_PAGE) &&
+           (dev->ecc.placement == NK_ECC_PLACEMENT_SOFTWARE ||
+            dev->ecc.placement == NK_ECC_PLACEMENT_NONE);
+}
+
+static int nk_mp_copyback_load(struct nk_nand *dev, uint32_t from, uint8_t *data, uint8_t *oob,
+                               enum nk_oob_mode mode)
+{
+    if (!nk_nand_has_copyback(dev))
+        return nk_diag_set(&dev->diag, -NK_ENOTSUP,
+                           "no copy-back: the chip lacks it or the ECC is not software");
+    int err = nk_check_page(dev, from);
+    if (!err)
+        err = nk_check_mode(dev, mode);
+    if (!err && !data)
+        err = nk_diag_set(&dev->diag, -NK_EINVAL, "a copy-back load reads the data out");
+    if (err)
+        return err;
+    err = nk_chip_copyback_read(&dev->chip, from, 0);
+    if (err)
+        return err;
+    return nk_nand_read_out(dev, data, oob, mode);
+}
+
+int nk_nand_copyback_load(struct nk_nand *dev, uint32_t from, uint8_t *data, uint8_t *oob,
+                          enum nk_oob_mode mode)
+{
+    uint64_t start = nk_mp_begin(dev);
+    return nk_mp_end(dev, start, nk_mp_copyback_load(dev, from, data, oob, mode));
+}
+
+static int nk_mp_copyback_program(struct nk_nand *dev, uint32_t from, uint32_t to,
+                                  const uint8_t *data, const uint8_t *oob, enum nk_oob_mode mode,
+                                  bool resend_data)
+{
+    int err = nk_check_page(dev, from);
+    if (!err)
+        err = nk_nand_program_checks(dev, to, mode);
+    if (!err && !data)
+        err = nk_diag_set(&dev->diag, -NK_EINVAL, "a copy-back program needs the page's data");
+    if (!err && !nk_nand_can_copyback(dev, from, to))
+        err = nk_diag_set(&dev->diag, -NK_EINVAL,
+                          "copy-back from page %u to page %u not allowed (plane or parity)", from,
+                          to);
+    if (err)
+        return err;
+    const uint32_t page_size = nk_nand_page_size(dev), oob_size = nk_nand_oob_size(dev);
+    /* The whole new OOB, its ECC bytes computed from the data: the same
+     * bytes an ordinary program of this page would write. */
+    const uint8_t *oob_out = nk_nand_oob_image(dev, data, oob, mode);
+    struct nk_xfer x[2];
+    unsigned n = 0;
+    if (resend_data)
+        x[n++] = (struct nk_xfer){0, page_size, (uint8_t *)data};
+    if (oob_out)
+        x[n++] = (struct nk_xfer){page_size, oob_size, (uint8_t *)oob_out};
+    dev->stats.page_programs++;
+    err = nk_chip_copyback_program(&dev->chip, to, x, n);
+    if (!err || err == -NK_EIO)
+        dev->stats.bytes_written += (resend_data ? page_size : 0) + (oob_out ? oob_size : 0);
+    if (err == -NK_EIO) {
+        dev->stats.program_failures++;
+        memcpy(dev->diag.text, dev->chip.diag.text, sizeof dev->diag.text);
+    }
+    return err;
+}
+
+int nk_nand_copyback_program(struct nk_nand *dev, uint32_t from, uint32_t to, const uint8_t *data,
+                             const uint8_t *oob, enum nk_oob_mode mode, bool resend_data)
+{
+    uint64_t start = nk_mp_begin(dev);
+    return nk_mp_end(dev, start,
+                     nk_mp_copyback_program(dev, from, to, data, oob, mode, resend_data));
+}
