@@ -65,9 +65,10 @@ static void nk_bench_help(FILE *out)
         "                          destroyed\n"
         "  -j, --json              JSON instead of the table (schema: docs/bench.md)\n"
         "  --svg FILE              also draw the figures as an SVG chart\n"
-        "  --sequential            only the sequential (multi-page) figures beside the\n"
-        "                          single-page and pipelined limits: --chip NAME, or every\n"
-        "                          preset (the table also ends with those of its chip)\n"
+        "  --sequential            only the sequential (multi-page) figures, device and file\n"
+        "                          system, on one chip and on two, beside the single-page\n"
+        "                          and pipelined limits: --chip NAME, or every preset (the\n"
+        "                          table also ends with those of its chip)\n"
         "  --seed S                seed of the test data and simulated faults\n"
         "  --no-progress           no progress line on stderr\n"
         "  --fs                    the file-system benchmark instead (docs/bench.md): with\n"
@@ -245,8 +246,10 @@ static int nk_bench_mtd_run(const struct nk_bench_options *o, struct nk_bench_re
 
 static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
 {
-    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
-                                            {"ecc", required_argument, NULL, 'e'},
+    /* bench's own --ecc (modes it compares) comes first: getopt_long takes
+     * the first exact match, so it shadows the image options' --ecc. */
+    static const struct option options[] = {{"ecc", required_argument, NULL, 'e'},
+                                            NK_TOOL_IMAGE_LONG_OPTIONS,
                                             {"loop", required_argument, NULL, 'l'},
                                             {"unroll", no_argument, NULL, 'u'},
                                             {"compare", no_argument, NULL, 'c'},

@@ -214,6 +214,13 @@ const char *nk_fs_layout_name(enum nk_fs_layout layout);
 int nk_fs_layout_device(enum nk_fs_layout layout, uint32_t page_size, uint32_t oob_size,
                         struct nk_ecc_engine *engine, struct nk_oob_layout *oob_layout);
 
+/* Free (auto-placed) OOB bytes `layout` needs per page for its tags: 28
+ * for linux and mkyaffs2 (16 bytes of tags + 12 of their code), 0 for
+ * inband. A device whose OOB layout leaves fewer (e.g. BCH-8 on a 2048+64
+ * page: 52 code bytes, 10 free) cannot carry it; mount and the builder
+ * refuse it with -NK_EINVAL, and the in-band layout still fits. */
+unsigned nk_fs_layout_oob_bytes(enum nk_fs_layout layout);
+
 /* What the mount scan saw. */
 struct nk_fs_mount_stats {
     uint32_t blocks_bad, blocks_empty, blocks_checkpoint, blocks_in_use, blocks_bad_sequence;
@@ -270,6 +277,8 @@ struct nk_fs {
     struct nk_fs_obj *wbuf_obj;
     uint32_t wbuf_chunk;
     bool wbuf_dirty, in_gc;
+    bool move_pending;      /* GC: move_from is read (or programmed) by copy-back */
+    uint32_t move_from;     /* GC: the page being moved */
     uint8_t *sum_buf;       /* summary entries of the allocation block (12 B per page) */
     uint8_t *copy_buf;      /* one page for GC copies and headers */
     struct nk_fs_dir *dirs; /* open directory handles */
@@ -290,7 +299,12 @@ struct nk_fs {
  * blocks are erased once more before their first use, in case a power cut
  * interrupted their last erase. A read-only partition (or device) always
  * mounts read-only, as Linux mounts a write-protected device; statfs says
- * so. Returns 0, -NK_EINVAL (bad config or geometry; fs->diag says which),
+ * so. The device is checked against the layout first: too few free OOB
+ * bytes for the tags (an ECC code that fills the OOB), linux tags over the
+ * bad-block marker, mkyaffs2 tags away from OOB byte 0 or a data ECC code
+ * that mkyaffs2 images do not carry are refused with -NK_EINVAL, fs->diag
+ * naming the layout's need and the device's ECC and OOB size. Returns 0,
+ * -NK_EINVAL (bad config, geometry or device; fs->diag says which),
  * -NK_ENOMEM (allocator or pool exhausted), or a
  * device error other than ECC (ECC failures are handled: the chunk is
  * skipped and reported). */
