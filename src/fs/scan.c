@@ -59,7 +59,7 @@ struct nk_fs_hdr_info {
 
 /* Reads the tags of `page` into `tags`. Returns an nk_fs_tags_status,
  * -NK_EBADMSG when they are unusable, or a device error. */
-static int nk_fs_read_tags(struct nk_fs *fs, uint32_t page, struct nk_fs_tags *tags)
+int nk_fs_read_tags(struct nk_fs *fs, uint32_t page, struct nk_fs_tags *tags)
 {
     int err;
     fs->stats.pages_tags_read++;
