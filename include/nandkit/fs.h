@@ -360,7 +360,9 @@ struct nk_fs_statfs {
     uint64_t bytes_avail;
     uint32_t blocks_erased;        /* erased blocks ready for allocation */
     uint32_t blocks_retired;       /* blocks retired since mount (program/erase failure) */
-    uint32_t erase_min, erase_max; /* erase counts seen since mount (RAM only) */
+    uint32_t erase_min, erase_max; /* per-block erase counts: from the checkpoint when the
+                                      mount read one, else seen since mount */
+    uint64_t erase_sum;            /* those counts added up over the good blocks */
     uint64_t chunks_programmed;    /* all programs since mount (data, headers, summaries, GC) */
     uint64_t chunks_copied;        /* by garbage collection */
     uint64_t blocks_collected;     /* garbage collections */

@@ -382,6 +382,7 @@ int nk_fs_statfs(struct nk_fs *fs, struct nk_fs_statfs *st)
             st->erase_min = info->erases;
         if (info->erases > st->erase_max)
             st->erase_max = info->erases;
+        st->erase_sum += info->erases;
     }
     if (st->erase_min == 0xffffffffu)
         st->erase_min = 0;
