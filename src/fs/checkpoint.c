@@ -468,8 +468,10 @@ static bool nk_fs_ckpt_agrees(const struct nk_fs_block *seen, const struct nk_fs
     case NK_FS_BLOCK_BAD:
         return rec->state == NK_FS_BLOCK_BAD;
     case NK_FS_BLOCK_EMPTY:
+        /* Junk (what a cut erase or program left) may read erased later:
+         * still junk, erased before any use. */
         return rec->state == NK_FS_BLOCK_EMPTY || rec->state == NK_FS_BLOCK_ERASED ||
-               rec->state == NK_FS_BLOCK_BAD;
+               rec->state == NK_FS_BLOCK_JUNK || rec->state == NK_FS_BLOCK_BAD;
     case NK_FS_BLOCK_IN_USE:
         return rec->state == NK_FS_BLOCK_BAD ||
                ((rec->state == NK_FS_BLOCK_IN_USE || rec->state == NK_FS_BLOCK_JUNK) &&
