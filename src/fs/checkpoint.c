@@ -122,7 +122,6 @@ static int nk_fs_ckpt_next_page(struct nk_fs_ckpt_io *io)
     if (io->page >= io->block_count * fs->pages_per_block)
         return 1;
     int err = nk_fs_page_read(fs, nk_fs_ckpt_page_addr(io, io->page), fs->page_buf);
-    fs->stats.checkpoint_pages++;
     if (err == -NK_EIO)
         return 1;
     if (err)
@@ -415,53 +414,35 @@ int nk_fs_checkpoint_write(struct nk_fs *fs)
 
 /* ----- reading ------------------------------------------------------------------------------- */
 
-/* Provisional states of the blocks before the checkpoint's first block, as
- * their first page shows them (compared with the checkpoint's records). */
-#define NK_FS_CKPT_SEEN_UNREADABLE 0xf0u
-
-/* Finds the first block whose first page carries checkpoint tags. Returns
- * 1 and *head when it is the first page of a nandkit checkpoint, 0 when
- * none is found or the first one is not the start of ours, or a device
- * error. */
-static int nk_fs_ckpt_find(struct nk_fs *fs, uint32_t *head)
+/* Surveys blocks from 0 up (the scan's step 1, whose results the scan
+ * keeps when there is no checkpoint) until the first checkpoint block.
+ * Returns 1 and *head when its page 0 starts a nandkit checkpoint, 0 when
+ * there is none or the first is not ours (*surveyed: blocks surveyed), or
+ * a device error. */
+static int nk_fs_ckpt_find(struct nk_fs *fs, uint32_t *head, uint32_t *surveyed)
 {
     for (uint32_t b = 0; b < fs->blocks; b++) {
-        struct nk_fs_block *info = &fs->block_info[b];
-        if (!fs->config.no_bad_block_markers) {
-            int bad = nk_part_block_is_bad(fs->part, b);
-            if (bad < 0)
-                return bad;
-            if (bad) {
-                info->state = NK_FS_BLOCK_BAD;
-                continue;
-            }
-        }
+        int err = nk_fs_survey_block(fs, b);
+        if (err)
+            return err;
+        *surveyed = b + 1;
+        if (fs->block_info[b].state != NK_FS_BLOCK_CHECKPOINT)
+            continue;
         struct nk_fs_tags tags;
         int status = nk_fs_read_tags(fs, b * fs->pages_per_block, &tags);
-        if (status == -NK_EBADMSG) {
-            info->state = NK_FS_CKPT_SEEN_UNREADABLE;
-            continue;
-        }
-        if (status < 0)
+        if (status < 0 && status != -NK_EBADMSG)
             return status;
-        if (status == NK_FS_TAGS_UNWRITTEN) {
-            info->state = NK_FS_BLOCK_EMPTY;
-            continue;
-        }
-        if (tags.seq == NK_FS_SEQ_CHECKPOINT) {
-            if (tags.obj_id != NK_FS_OBJ_CHECKPOINT || tags.chunk_id != 1 || tags.extra)
-                return 0;
-            *head = b;
-            return 1;
-        }
-        info->state = NK_FS_BLOCK_IN_USE;
-        info->seq = tags.seq;
+        if (status <= 0 || tags.seq != NK_FS_SEQ_CHECKPOINT ||
+            tags.obj_id != NK_FS_OBJ_CHECKPOINT || tags.chunk_id != 1 || tags.extra)
+            return 0; /* not the start of ours: the scan goes on from here */
+        *head = b;
+        return 1;
     }
     return 0;
 }
 
-/* Whether the record `rec` of block `b` agrees with what the search saw on
- * flash (blocks before the checkpoint's first block only). */
+/* Whether the record `rec` of a block before the checkpoint agrees with
+ * what the survey saw on flash. */
 static bool nk_fs_ckpt_agrees(const struct nk_fs_block *seen, const struct nk_fs_block *rec)
 {
     switch (seen->state) {
@@ -476,7 +457,8 @@ static bool nk_fs_ckpt_agrees(const struct nk_fs_block *seen, const struct nk_fs
         return rec->state == NK_FS_BLOCK_BAD ||
                ((rec->state == NK_FS_BLOCK_IN_USE || rec->state == NK_FS_BLOCK_JUNK) &&
                 rec->seq == seen->seq);
-    case NK_FS_CKPT_SEEN_UNREADABLE:
+    case NK_FS_BLOCK_JUNK:
+        /* No readable tags, or an impossible sequence number. */
         return rec->state == NK_FS_BLOCK_IN_USE || rec->state == NK_FS_BLOCK_JUNK ||
                rec->state == NK_FS_BLOCK_BAD;
     default:
@@ -702,12 +684,16 @@ static int nk_fs_ckpt_objects(struct nk_fs_ckpt_io *io, uint32_t objects, uint32
     return runs_seen == runs && builtins == 3u ? 0 : 1;
 }
 
-int nk_fs_checkpoint_load(struct nk_fs *fs)
+int nk_fs_checkpoint_load(struct nk_fs *fs, uint32_t *surveyed)
 {
     uint32_t head = 0;
-    int err = nk_fs_ckpt_find(fs, &head);
+    *surveyed = 0;
+    int err = nk_fs_ckpt_find(fs, &head, surveyed);
     if (err <= 0)
-        goto fail;
+        return err; /* none: the scan goes on with what the search surveyed */
+    /* The records replace what the survey counted. */
+    memset(&fs->stats, 0, sizeof fs->stats);
+    fs->free_chunks = 0;
     struct nk_fs_ckpt_io io;
     memset(&io, 0, sizeof io);
     io.fs = fs;
@@ -728,12 +714,13 @@ int nk_fs_checkpoint_load(struct nk_fs *fs)
     fs->cached_page = NK_FS_NONE;
     if (err == 0) {
         fs->stats.from_checkpoint = 1;
+        fs->stats.checkpoint_pages = io.page;
         fs->ckpt_valid = true;
         return 1;
     }
-fail:
     if (err < 0 && err != -NK_ENOMEM)
         return err; /* a device error: the mount fails as a scan would */
-    /* Anything in doubt: start again from nothing and scan. */
+    /* Anything in doubt: start again from nothing and scan everything. */
+    *surveyed = 0;
     return nk_fs_tables_reset(fs);
 }

@@ -359,7 +359,13 @@ int nk_fs_create(struct nk_fs *fs, const struct nk_fs_where *w, const struct nk_
 
 /* ----- scan and resolve (scan.c, resolve.c) ----------------------------------------------- */
 
-int nk_fs_scan(struct nk_fs *fs);
+/* The scan; blocks below `surveyed` were surveyed already (by the search
+ * for a checkpoint). */
+int nk_fs_scan(struct nk_fs *fs, uint32_t surveyed);
+
+/* Step 1 of the scan for one block: its state from its marker and first
+ * readable tags. 0 or a device error. */
+int nk_fs_survey_block(struct nk_fs *fs, uint32_t block);
 
 /* Reads the tags of `page`: an nk_fs_tags_status, -NK_EBADMSG when they
  * are unusable, or a device error. */
@@ -376,9 +382,11 @@ int nk_fs_tables_reset(struct nk_fs *fs);
 
 /* Loads the state from nandkit's checkpoint instead of scanning. Returns 1
  * when loaded (resolve follows as after a scan), 0 when there is none or
- * anything about it is in doubt (the tables are then as before: scan), or
- * a device error. */
-int nk_fs_checkpoint_load(struct nk_fs *fs);
+ * anything about it is in doubt: the scan follows, and *surveyed says how
+ * many blocks from 0 the search surveyed already (all of them when there
+ * is no checkpoint; 0 after a doubtful one, whose reading reset the
+ * tables). Or a device error. */
+int nk_fs_checkpoint_load(struct nk_fs *fs, uint32_t *surveyed);
 
 /* Writes the mounted state as a checkpoint into erased blocks (after
  * erasing any other checkpoint blocks). Writes nothing when read-only,

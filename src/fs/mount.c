@@ -253,12 +253,13 @@ static int nk_fs_mount_tables(struct nk_fs *fs, const struct nk_fs_config *confi
         err = nk_fs_alloc_tables(fs);
     if (!err) {
         /* nandkit's checkpoint, when there is one beyond doubt; else the scan. */
-        int loaded = config->no_checkpoint ? 0 : nk_fs_checkpoint_load(fs);
+        uint32_t surveyed = 0;
+        int loaded = config->no_checkpoint ? 0 : nk_fs_checkpoint_load(fs, &surveyed);
         if (loaded < 0)
             err = nk_diag_set(&fs->diag, loaded, "reading the checkpoint failed: %s",
                               nk_strerror(loaded));
         else if (!loaded)
-            err = nk_fs_scan(fs);
+            err = nk_fs_scan(fs, surveyed);
     }
     if (!err)
         err = nk_fs_resolve(fs);
