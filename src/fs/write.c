@@ -176,6 +176,13 @@ static uint32_t nk_fs_pick_erased(const struct nk_fs *fs)
 
 static int nk_fs_open_block(struct nk_fs *fs)
 {
+    if (fs->stats.blocks_checkpoint) {
+        /* Every write erases the checkpoint first (nk_fs_make_room());
+         * this keeps it so for any path to a first program. */
+        int err = nk_fs_erase_checkpoints(fs);
+        if (err)
+            return err;
+    }
     for (;;) {
         uint32_t block = nk_fs_pick_erased(fs);
         if (block == NK_FS_NONE)
