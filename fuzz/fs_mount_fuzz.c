@@ -19,7 +19,8 @@
  * summaries, bit 3 mount from a static pool of 24 KiB instead of the heap,
  * bit 4 checkpoint mode, bit 5 (with bit 4) recompute the checkpoint's CRC.
  *
- * Checkpoint mode: the image is mounted read-write and unmounted, which
+ * Checkpoint mode: page indexes are taken mod 48 (the last two blocks stay
+ * erased), the image is mounted read-write and unmounted, which
  * writes nandkit's checkpoint of whatever the mount made of it; then the
  * checkpoint stream is corrupted: the input's last byte n (mod 16) gives n
  * triples before it (offset low, offset high, XOR mask) applied to the
@@ -115,7 +116,8 @@ static void heap_free(void *ctx, void *ptr, size_t size)
 
 /* ----- building the image ------------------------------------------------------------ */
 
-static void build(struct fuzz_dev *d, enum nk_fs_layout layout, const uint8_t *in, size_t len)
+static void build(struct fuzz_dev *d, enum nk_fs_layout layout, const uint8_t *in, size_t len,
+                  uint32_t pages)
 {
     static const uint8_t *record_of[PAGES];
     static size_t record_len[PAGES];
@@ -126,8 +128,8 @@ static void build(struct fuzz_dev *d, enum nk_fs_layout layout, const uint8_t *i
         if (take > len) {
             take = len;
         }
-        record_of[in[0] % PAGES] = in;
-        record_len[in[0] % PAGES] = take;
+        record_of[in[0] % pages] = in;
+        record_len[in[0] % pages] = take;
         in += take;
         len -= take;
     }
@@ -309,7 +311,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
         records = len - 1 - (len >= 2 ? 1 + 3u * triples : 0);
         corr = in + 1 + records;
     }
-    build(d, layout, in + 1, records);
+    /* Checkpoint mode keeps the last two blocks erased: room for one. */
+    build(d, layout, in + 1, records, (flags & 16) ? PAGES - 2 * PPB : PAGES);
 
     struct nk_fs_config config;
     memset(&config, 0, sizeof config);
