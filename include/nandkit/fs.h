@@ -258,6 +258,14 @@ struct nk_fs {
     bool writable;
     uint32_t alloc_block; /* allocation block, NK_FS_NONE when none */
     uint32_t alloc_page;  /* next page in it */
+    /* Hot/cold separation (docs/fs-design.md 7.6): collection copies go to a
+     * second open block whose sequence number lies below the allocation
+     * block's, taken from a gap of numbers kept when that block opened. */
+    uint32_t cold_block, cold_page; /* NK_FS_NONE when none */
+    uint32_t gap_next, gap_end;     /* sequence numbers left for cold blocks */
+    bool gap_valid;                 /* the gap lies above every closed block */
+    bool gc_cold;                   /* a collection is copying: chunks go cold */
+    uint8_t *cold_sum;              /* summary entries of the cold block */
     uint32_t next_seq, next_obj;
     uint32_t reserve;       /* erased blocks kept back */
     uint32_t erased_blocks; /* erased (or to be re-erased) blocks ready for allocation */
