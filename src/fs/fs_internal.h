@@ -260,6 +260,11 @@ int nk_fs_write_recover(struct nk_fs *fs);
  * Returns 0, -NK_EROFS, -NK_ENOSPC or a device error. */
 int nk_fs_make_room(struct nk_fs *fs, uint32_t pages, uint32_t new_live, bool deleting);
 
+/* Collects block `victim` now: moves its live chunks, then erases (or
+ * retires) it. The victim policy calls it; tests call it to choose a victim
+ * themselves. It must not be an open block. */
+int nk_fs_collect(struct nk_fs *fs, uint32_t victim);
+
 /* Programs the chunk in `page` (page_size bytes: chunk data, room for
  * in-band tags) with `tags` into the next free page. Returns the page or a
  * negative error. */

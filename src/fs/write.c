@@ -666,7 +666,7 @@ static int nk_fs_move_page(struct nk_fs *fs, uint32_t page, bool suspect)
 }
 
 /* Moves every live chunk of `victim`; then erases it, or retires it. */
-static int nk_fs_collect(struct nk_fs *fs, uint32_t victim)
+int nk_fs_collect(struct nk_fs *fs, uint32_t victim)
 {
     struct nk_fs_block *info = &fs->block_info[victim];
     const uint32_t base = victim * fs->pages_per_block;
