@@ -705,6 +705,8 @@ int nk_fs_collect(struct nk_fs *fs, uint32_t victim)
 static int nk_fs_recover_block(struct nk_fs *fs, uint32_t block)
 {
     const struct nk_fs_block *info = &fs->block_info[block];
+    if (info->state != NK_FS_BLOCK_IN_USE || info->written == 0)
+        return 0; /* collected meanwhile */
     uint32_t page = block * fs->pages_per_block + info->written - 1u;
     int err = nk_fs_make_room(fs, 1, 0, true);
     if (err == -NK_ENOSPC) {
