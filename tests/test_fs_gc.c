@@ -134,7 +134,8 @@ static void test_copies_never_outrank_later_writes(void **state)
     }
     /* The separation was at work: collections copied, into the cold block,
      * while written chunks went to the allocation block above it. */
-    printf("  %llu chunks copied, cold block open after %u of 2500 steps\n", (unsigned long long)fs->chunks_copied, (unsigned)cold_used);
+    printf("  %llu chunks copied, cold block open after %u of 2500 steps\n",
+           (unsigned long long)fs->chunks_copied, (unsigned)cold_used);
     assert_true(fs->chunks_copied > 800);
     assert_true(cold_used > 1500);
     assert_int_equal(nk_fs_file_close(&h), 0);
@@ -273,12 +274,88 @@ static void test_skewed_overwrites_beat_greedy(void **state)
     }
 }
 
+/* Spread (max - min) of the chip's own erase counts over the partition. */
+static uint32_t chip_spread(struct g *g, uint32_t *max_out)
+{
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (uint32_t b = 0; b < g->fs.blocks; b++) {
+        struct nk_sim_block_state bs;
+        nk_sim_block_get(g->t.sim, b, &bs);
+        lo = bs.erase_count < lo ? bs.erase_count : lo;
+        hi = bs.erase_count > hi ? bs.erase_count : hi;
+    }
+    if (max_out)
+        *max_out = hi;
+    return hi - lo;
+}
+
+/* A large cold file and a small hot one rewritten over and over: the
+ * erase-count spread stays within the documented bound (wear levelling
+ * moves the cold data off young blocks once the spread reaches 8); greedy,
+ * which does no static levelling, lets it grow with the churn. */
+static uint32_t wear_run(bool greedy, uint32_t *worst, uint32_t *max_erases, uint32_t *moves)
+{
+    struct g *g = g_open(24, greedy);
+    struct nk_fs *fs = &g->fs;
+    uint8_t buf[2048];
+    memset(buf, 0xc3, sizeof buf);
+    struct nk_fs_file cold, hot;
+    assert_int_equal(nk_fs_file_open(fs, &cold, "/cold", NK_FS_O_WRONLY | NK_FS_O_CREAT), 0);
+    for (uint32_t k = 0; k < 13 * 63; k++)
+        assert_int_equal(nk_fs_file_write(&cold, buf, 2048), 2048);
+    assert_int_equal(nk_fs_file_close(&cold), 0);
+    assert_int_equal(nk_fs_file_open(fs, &hot, "/hot", NK_FS_O_RDWR | NK_FS_O_CREAT), 0);
+    *worst = 0;
+    for (uint32_t cycle = 0; cycle < 3000; cycle++) {
+        buf[0] = (uint8_t)cycle;
+        for (uint32_t k = 0; k < 8; k++)
+            assert_int_equal(nk_fs_file_pwrite(&hot, buf, 2048, (uint64_t)k * 2048), 2048);
+        assert_int_equal(nk_fs_file_fsync(&hot), 0);
+        uint32_t spread = chip_spread(g, NULL);
+        if (cycle >= 100 && spread > *worst)
+            *worst = spread;
+    }
+    assert_int_equal(nk_fs_file_close(&hot), 0);
+    uint32_t spread = chip_spread(g, max_erases);
+    *moves = fs->wear_moves;
+    /* The cold file survived the moves. */
+    assert_int_equal(nk_fs_file_open(fs, &cold, "/cold", NK_FS_O_RDONLY), 0);
+    uint8_t got[2048];
+    for (uint32_t k = 0; k < 13 * 63; k++) {
+        assert_int_equal(nk_fs_file_read(&cold, got, 2048), 2048);
+        assert_int_equal(got[1], 0xc3);
+    }
+    assert_int_equal(nk_fs_file_close(&cold), 0);
+    g_close(g);
+    return spread;
+}
+
+static void test_static_wear_levelling_bounds_the_spread(void **state)
+{
+    (void)state;
+    uint32_t worst_default, worst_greedy, max_default, max_greedy, moves_default, moves_greedy;
+    uint32_t spread_default = wear_run(false, &worst_default, &max_default, &moves_default);
+    uint32_t spread_greedy = wear_run(true, &worst_greedy, &max_greedy, &moves_greedy);
+    printf("  erase-count spread after 3000 cycles: %u default (worst %u, max %u erases, %u "
+           "levelling moves), %u greedy (worst %u, max %u erases)\n",
+           (unsigned)spread_default, (unsigned)worst_default, (unsigned)max_default,
+           (unsigned)moves_default, (unsigned)spread_greedy, (unsigned)worst_greedy,
+           (unsigned)max_greedy);
+    /* The documented bound: 8 (the trigger) + 4. */
+    assert_true(worst_default <= 12);
+    assert_true(moves_default > 0);
+    /* Without static levelling the cold blocks keep their single erase. */
+    assert_true(worst_greedy > 24);
+    assert_int_equal(moves_greedy, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_copies_never_outrank_later_writes),
         cmocka_unit_test(test_copy_out_of_a_newer_block_goes_above_it),
         cmocka_unit_test(test_skewed_overwrites_beat_greedy),
+        cmocka_unit_test(test_static_wear_levelling_bounds_the_spread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -279,6 +279,7 @@ struct nk_fs {
     uint8_t *copy_buf;      /* one page for GC copies and headers */
     struct nk_fs_dir *dirs; /* open directory handles */
     uint32_t gc_rotate;     /* collections since the last one chosen by age */
+    uint32_t wear_moves;    /* collections chosen by static wear levelling */
     uint64_t chunks_programmed, chunks_copied, blocks_collected, erases;
     uint32_t blocks_retired;
 };

@@ -310,8 +310,7 @@ static int nk_fs_truncate_obj(struct nk_fs *fs, struct nk_fs_obj *obj, uint64_t 
         return err;
     }
     if (shrink) {
-        struct nk_fs_cut cut = {fs,
-                                (uint32_t)((size + fs->chunk_bytes - 1) / fs->chunk_bytes)};
+        struct nk_fs_cut cut = {fs, (uint32_t)((size + fs->chunk_bytes - 1) / fs->chunk_bytes)};
         nk_fs_map_walk(fs, obj, nk_fs_cut_chunk, &cut);
         nk_fs_map_cut(fs, obj, cut.keep);
     }

@@ -20,6 +20,7 @@
 #define NK_FS_DEFAULT_RESERVE 3u
 #define NK_FS_MIN_RESERVE 2u
 #define NK_FS_WEAR_INTERVAL 16u /* every n-th collection takes the oldest block */
+#define NK_FS_WEAR_SPREAD 8u    /* erase-count spread that moves the least-worn block's data */
 #define NK_FS_PROGRAM_RETRIES 4u
 #define NK_FS_COLD_GAP 8u /* sequence numbers kept below each allocation block for cold blocks */
 
@@ -208,15 +209,18 @@ static bool nk_fs_separating(const struct nk_fs *fs)
     return !fs->config.gc_greedy;
 }
 
-/* The erased block to write next: the least worn. */
-static uint32_t nk_fs_pick_erased(const struct nk_fs *fs)
+/* The erased block to write next: the least worn for written data, the
+ * most worn for a cold block (copied data is rewritten least: it lets a
+ * worn block rest). */
+static uint32_t nk_fs_pick_erased(const struct nk_fs *fs, bool cold)
 {
     uint32_t best = NK_FS_NONE;
     for (uint32_t b = 0; b < fs->blocks; b++) {
         const struct nk_fs_block *info = &fs->block_info[b];
         if (info->state != NK_FS_BLOCK_EMPTY && info->state != NK_FS_BLOCK_ERASED)
             continue;
-        if (best == NK_FS_NONE || info->erases < fs->block_info[best].erases)
+        if (best == NK_FS_NONE || (cold ? info->erases > fs->block_info[best].erases
+                                        : info->erases < fs->block_info[best].erases))
             best = b;
     }
     return best;
@@ -256,7 +260,7 @@ static void nk_fs_new_gap(struct nk_fs *fs)
 static int nk_fs_open_block(struct nk_fs *fs, bool cold)
 {
     for (;;) {
-        uint32_t block = nk_fs_pick_erased(fs);
+        uint32_t block = nk_fs_pick_erased(fs, cold);
         if (block == NK_FS_NONE)
             return nk_diag_set(&fs->diag, -NK_ENOSPC, "no erased block left");
         struct nk_fs_block *info = &fs->block_info[block];
@@ -297,8 +301,7 @@ static int nk_fs_open_block(struct nk_fs *fs, bool cold)
 
 /* Programs one page of the open block. 0, -NK_EIO (program failure: the
  * block is given up), or a device error. */
-static int nk_fs_program(struct nk_fs *fs, bool cold, const struct nk_fs_tags *tags,
-                         uint8_t *page)
+static int nk_fs_program(struct nk_fs *fs, bool cold, const struct nk_fs_tags *tags, uint8_t *page)
 {
     uint8_t *oob = fs->copy_buf + fs->page_size;
     nk_fs_chunk_place(&fs->config, fs->page_size, fs->oob_free, tags, page, oob);
@@ -523,10 +526,11 @@ static uint64_t nk_fs_free_pages(const struct nk_fs *fs)
  * u the live fraction) among blocks with dead chunks; every
  * NK_FS_WEAR_INTERVAL-th collection, or when nothing else frees space, the
  * oldest block (static wear levelling, and the way KEEP blocks come free). */
-static uint32_t nk_fs_pick_victim(struct nk_fs *fs, bool *urgent)
+static uint32_t nk_fs_pick_victim(struct nk_fs *fs, bool *urgent, bool wear_ok, bool *wear)
 {
     uint32_t oldest = nk_fs_oldest(fs);
     *urgent = false;
+    *wear = false;
     for (uint32_t b = 0; b < fs->blocks; b++) {
         const struct nk_fs_block *info = &fs->block_info[b];
         if (info->state == NK_FS_BLOCK_IN_USE && nk_fs_collectable(fs, b, oldest) &&
@@ -539,10 +543,16 @@ static uint32_t nk_fs_pick_victim(struct nk_fs *fs, bool *urgent)
     uint32_t best = NK_FS_NONE;
     uint64_t best_score = 0;
     const uint32_t per_block = nk_fs_data_pages(fs);
+    uint32_t most_erases = 0, youngest = NK_FS_NONE;
     for (uint32_t b = 0; b < fs->blocks; b++) {
         const struct nk_fs_block *info = &fs->block_info[b];
+        if (info->state != NK_FS_BLOCK_BAD && info->erases > most_erases)
+            most_erases = info->erases;
         if (!nk_fs_collectable(fs, b, oldest))
             continue;
+        if (info->state == NK_FS_BLOCK_IN_USE &&
+            (youngest == NK_FS_NONE || info->erases < fs->block_info[youngest].erases))
+            youngest = b;
         if (info->state != NK_FS_BLOCK_IN_USE)
             return b; /* junk or checkpoint: nothing to copy */
         if (info->live >= per_block)
@@ -556,6 +566,14 @@ static uint32_t nk_fs_pick_victim(struct nk_fs *fs, bool *urgent)
             best = b;
             best_score = score;
         }
+    }
+    /* Static wear levelling: data sitting on a block erased far less than
+     * the most worn one is cold; it moves (to the most worn erased block,
+     * as a cold block), and the young block goes back to the erased ones. */
+    if (wear_ok && !fs->config.gc_greedy && youngest != NK_FS_NONE &&
+        most_erases - fs->block_info[youngest].erases >= NK_FS_WEAR_SPREAD) {
+        *wear = true;
+        return youngest;
     }
     if (oldest != NK_FS_NONE &&
         (best == NK_FS_NONE || (!fs->config.gc_greedy && ++fs->gc_rotate >= NK_FS_WEAR_INTERVAL))) {
@@ -797,11 +815,13 @@ int nk_fs_make_room(struct nk_fs *fs, uint32_t pages, uint32_t new_live, bool de
         nk_fs_close_early(fs, true); /* its pages become collectable for everything */
     uint32_t rounds = 2 * fs->blocks + 8;
     bool passive_done = false;
+    bool wear_ok = true; /* one wear-levelling move per call: it frees no space */
     for (;;) {
         bool urgent = false;
         bool short_of_space = nk_fs_free_pages(fs) < want;
         bool low = fs->erased_blocks < fs->reserve && !passive_done;
-        uint32_t victim = nk_fs_pick_victim(fs, &urgent);
+        bool wear = false;
+        uint32_t victim = nk_fs_pick_victim(fs, &urgent, wear_ok, &wear);
         if (victim == NK_FS_NONE || (!short_of_space && !low && !urgent) || rounds-- == 0) {
             if (short_of_space && nk_fs_free_pages(fs) < pages)
                 return nk_diag_set(&fs->diag, -NK_ENOSPC, "no space left");
@@ -809,6 +829,10 @@ int nk_fs_make_room(struct nk_fs *fs, uint32_t pages, uint32_t new_live, bool de
         }
         if (!short_of_space && !urgent)
             passive_done = true; /* one collection per call while space is not short */
+        if (wear) {
+            fs->wear_moves++;
+            wear_ok = false;
+        }
         err = nk_fs_collect(fs, victim);
         if (err)
             return err;
