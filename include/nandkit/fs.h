@@ -190,9 +190,10 @@ struct nk_fs_config {
     bool read_only;
     uint32_t reserve_blocks; /* erased blocks kept back for garbage collection and
                                 deletions (0 = 3; at least 2 are kept) */
-    bool gc_greedy; /* collect the block with the most dead chunks, without the age term and
-                       the periodic oldest-block choice (for comparison; the default policy is
-                       cost-benefit by age, docs/fs-design.md section 7.6) */
+    bool gc_greedy;          /* collect the block with the most dead chunks into the one open block:
+                                no age term, no hot/cold separation, no wear levelling (for comparison;
+                                the default is cost-benefit by age with collection copies kept in a
+                                second open block, docs/fs-design.md section 7.6) */
     uint32_t object_buckets; /* object hash buckets, power of two; 0 = from the size */
     nk_fs_report_fn report;  /* optional problem callback */
     void *report_ctx;
@@ -289,11 +290,11 @@ struct nk_fs {
  * the OOB free bytes with their ECC), read-write. The partition must be open
  * with the ECC engine and OOB layout of the image's layout (see
  * nk_fs_layout_device()). A read-only mount writes nothing. A read-write
- * mount writes one chunk (collecting a block first when there is no room):
- * the chunk in the last written page of the newest block, when that block
- * is partly written, is written again (a power cut may have left that page
- * weak). Blocks found partly written are never written again, and erased
- * blocks are erased once more before their first use, in case a power cut
+ * mount writes up to two chunks (collecting a block first when there is no
+ * room): the chunk in the last written page of each of the two newest
+ * partly written blocks (the two blocks a writer keeps open) is written
+ * again (a power cut may have left that page weak). Blocks found partly written are never written
+ * again, and erased blocks are erased once more before their first use, in case a power cut
  * interrupted their last erase. A read-only partition (or device) always
  * mounts read-only, as Linux mounts a write-protected device; statfs says
  * so. Returns 0, -NK_EINVAL (bad config or geometry; fs->diag says which),
