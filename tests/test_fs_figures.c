@@ -40,7 +40,8 @@ static struct snap snap(struct fig *f)
 {
     struct nk_sim_counters c;
     nk_sim_counters(f->t.sim, &c);
-    struct snap s = {c.ops[NK_SIM_OP_PROGRAM] + c.ops[NK_SIM_OP_CACHE_PROGRAM],
+    struct snap s = {c.ops[NK_SIM_OP_PROGRAM] + c.ops[NK_SIM_OP_CACHE_PROGRAM] +
+                         c.ops[NK_SIM_OP_COPYBACK_PROGRAM],
                      c.ops[NK_SIM_OP_READ], c.ops[NK_SIM_OP_ERASE], nk_sim_time_ns(f->t.sim)};
     return s;
 }
@@ -158,50 +159,7 @@ static void test_figures(void **state)
         assert_int_equal(nk_fs_unmount(fs), 0);
         nk_fs_testdev_close(&f->t);
     }
-    /* A skewed workload: 90 % of the overwrites hit the first 10 % of a file
-     * filling 75 % of the space; the rest stays cold. Cost-benefit against
-     * greedy victim choice (measured, docs/fs-design.md section 7.6). */
-    double wa_policy[2];
-    for (unsigned greedy = 0; greedy < 2; greedy++) {
-        memset(f, 0, sizeof *f);
-        struct nk_diag why[1] = {{""}};
-        if (nk_fs_testdev_open(&f->t, 2048, 64, 64, 128, NK_FS_LAYOUT_LINUX, NULL, why))
-            fail_msg("device: %s", why->text);
-        f->config = nk_fs_testdev_config(&f->t);
-        f->config.read_only = false;
-        f->config.gc_greedy = greedy;
-        assert_int_equal(nk_fs_format(&f->config, NK_FS_LAYOUT_LINUX), 0);
-        assert_int_equal(nk_fs_mount(fs, &f->config), 0);
-        struct nk_fs_statfs st;
-        assert_int_equal(nk_fs_statfs(fs, &st), 0);
-        uint64_t size = st.bytes_avail * 75 / 100 / 4096 * 4096;
-        uint64_t pages4k = size / 4096, hot = pages4k / 10;
-        struct nk_fs_file h;
-        assert_int_equal(nk_fs_file_open(fs, &h, "/r", NK_FS_O_RDWR | NK_FS_O_CREAT), 0);
-        for (uint64_t done = 0; done < size; done += 4096)
-            assert_int_equal(nk_fs_file_write(&h, buf, 4096), 4096);
-        assert_int_equal(nk_fs_file_fsync(&h), 0);
-        a = snap(f);
-        uint64_t rng = 777, writes = 6 * pages4k;
-        for (uint64_t i = 0; i < writes; i++) {
-            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-            uint64_t r = rng >> 33;
-            uint64_t at = (r % 10 < 9 ? (r / 10) % hot : hot + (r / 10) % (pages4k - hot)) * 4096;
-            assert_int_equal(nk_fs_file_pwrite(&h, buf, 4096, at), 4096);
-        }
-        assert_int_equal(nk_fs_file_close(&h), 0);
-        b = snap(f);
-        wa_policy[greedy] = (double)(b.programs - a.programs) / (double)(writes * 2);
-        assert_int_equal(nk_fs_unmount(fs), 0);
-        nk_fs_testdev_close(&f->t);
-    }
-    printf("  skewed overwrites (90 %% on 10 %% of the data) at 75 %% fill: write amplification "
-           "%.2f cost-benefit, %.2f greedy\n",
-           wa_policy[0], wa_policy[1]);
-    /* Without hot/cold separation the age term cannot win much here; it must
-     * not cost more than a few percent either. */
-    assert_true(wa_policy[0] >= 1.0 && wa_policy[1] >= 1.0);
-    assert_true(wa_policy[0] <= wa_policy[1] * 1.05);
+    /* Skewed workloads against greedy: tests/test_fs_gc.c. */
     free(buf);
     free(f);
 }

@@ -190,9 +190,10 @@ struct nk_fs_config {
     bool read_only;
     uint32_t reserve_blocks; /* erased blocks kept back for garbage collection and
                                 deletions (0 = 3; at least 2 are kept) */
-    bool gc_greedy; /* collect the block with the most dead chunks, without the age term and
-                       the periodic oldest-block choice (for comparison; the default policy is
-                       cost-benefit by age, docs/fs-design.md section 7.6) */
+    bool gc_greedy;          /* collect the block with the most dead chunks into the one open block:
+                                no age term, no hot/cold separation, no wear levelling (for comparison;
+                                the default is cost-benefit by age with collection copies kept in a
+                                second open block, docs/fs-design.md section 7.6) */
     uint32_t object_buckets; /* object hash buckets, power of two; 0 = from the size */
     bool no_checkpoint;      /* mount by scanning even when a checkpoint is on flash, and write
                                 none at unmount (docs/fs-design.md section 8) */
@@ -272,6 +273,14 @@ struct nk_fs {
     bool writable;
     uint32_t alloc_block; /* allocation block, NK_FS_NONE when none */
     uint32_t alloc_page;  /* next page in it */
+    /* Hot/cold separation (docs/fs-design.md 7.6): collection copies go to a
+     * second open block whose sequence number lies below the allocation
+     * block's, taken from a gap of numbers kept when that block opened. */
+    uint32_t cold_block, cold_page; /* NK_FS_NONE when none */
+    uint32_t gap_next, gap_end;     /* sequence numbers left for cold blocks */
+    bool gap_valid;                 /* the gap lies above every closed block */
+    bool gc_cold;                   /* a collection is copying: chunks go cold */
+    uint8_t *cold_sum;              /* summary entries of the cold block */
     uint32_t next_seq, next_obj;
     uint32_t reserve;       /* erased blocks kept back */
     uint32_t erased_blocks; /* erased (or to be re-erased) blocks ready for allocation */
@@ -287,6 +296,7 @@ struct nk_fs {
     uint8_t *copy_buf;      /* one page for GC copies and headers */
     struct nk_fs_dir *dirs; /* open directory handles */
     uint32_t gc_rotate;     /* collections since the last one chosen by age */
+    uint32_t wear_moves;    /* collections chosen by static wear levelling */
     uint64_t chunks_programmed, chunks_copied, blocks_collected, erases;
     uint32_t blocks_retired;
     bool ckpt_valid; /* a checkpoint of this state is on flash (src/fs/checkpoint.c) */
@@ -297,11 +307,11 @@ struct nk_fs {
  * the OOB free bytes with their ECC), read-write. The partition must be open
  * with the ECC engine and OOB layout of the image's layout (see
  * nk_fs_layout_device()). A read-only mount writes nothing. A read-write
- * mount writes one chunk (collecting a block first when there is no room):
- * the chunk in the last written page of the newest block, when that block
- * is partly written, is written again (a power cut may have left that page
- * weak). Blocks found partly written are never written again, and erased
- * blocks are erased once more before their first use, in case a power cut
+ * mount writes up to two chunks (collecting a block first when there is no
+ * room): the chunk in the last written page of each of the two newest
+ * partly written blocks (the two blocks a writer keeps open) is written
+ * again (a power cut may have left that page weak). Blocks found partly written are never written
+ * again, and erased blocks are erased once more before their first use, in case a power cut
  * interrupted their last erase. A read-only partition (or device) always
  * mounts read-only, as Linux mounts a write-protected device; statfs says
  * so. The device is checked against the layout first: too few free OOB

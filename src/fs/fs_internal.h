@@ -121,19 +121,25 @@ void nk_fs_mem_free(struct nk_fs *fs, void *ptr, size_t size);
 uint32_t nk_fs_map_get(const struct nk_fs *fs, const struct nk_fs_obj *obj, uint32_t chunk_id);
 
 /* Sets chunk `chunk_id` (1..NK_FS_CHUNK_ID_MAX) to `page` (NK_FS_NONE
- * clears it, never allocating). 0 or -NK_ENOMEM (the map is unchanged). */
+ * clears it). 0 or -NK_ENOMEM (the map is unchanged): a leaf whose chunks
+ * stop forming few runs takes the packed form. */
 int nk_fs_map_set(struct nk_fs *fs, struct nk_fs_obj *obj, uint32_t chunk_id, uint32_t page);
 
 /* Frees the whole map. */
 void nk_fs_map_free(struct nk_fs *fs, struct nk_fs_obj *obj);
+
+/* Drops every chunk above `keep` (a truncation), never allocating. */
+void nk_fs_map_cut(struct nk_fs *fs, struct nk_fs_obj *obj, uint32_t keep);
 
 /* Calls `fn` for every mapped chunk in increasing chunk id order; stops and
  * returns the first non-zero value it returns. */
 typedef int (*nk_fs_map_fn)(void *ctx, uint32_t chunk_id, uint32_t page);
 int nk_fs_map_walk(const struct nk_fs *fs, const struct nk_fs_obj *obj, nk_fs_map_fn fn, void *ctx);
 
-/* Bytes of RAM a map node of each kind takes (for the design figures). */
+/* Bytes of RAM a map node of each kind takes (for the design figures):
+ * a packed leaf, a run leaf, an inner node. */
 size_t nk_fs_map_leaf_bytes(const struct nk_fs *fs);
+size_t nk_fs_map_run_leaf_bytes(void);
 size_t nk_fs_map_node_bytes(void);
 
 /* ----- objects (object.c) ------------------------------------------------------------------ */
@@ -276,6 +282,11 @@ int nk_fs_write_recover(struct nk_fs *fs);
  * (with `new_live` more live chunks; `deleting` may use the reserve).
  * Returns 0, -NK_EROFS, -NK_ENOSPC or a device error. */
 int nk_fs_make_room(struct nk_fs *fs, uint32_t pages, uint32_t new_live, bool deleting);
+
+/* Collects block `victim` now: moves its live chunks, then erases (or
+ * retires) it. The victim policy calls it; tests call it to choose a victim
+ * themselves. It must not be an open block. */
+int nk_fs_collect(struct nk_fs *fs, uint32_t victim);
 
 /* Programs the chunk in `page` (page_size bytes: chunk data, room for
  * in-band tags) with `tags` into the next free page. Returns the page or a

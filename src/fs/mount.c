@@ -439,6 +439,8 @@ int nk_fs_statfs(struct nk_fs *fs, struct nk_fs_statfs *st)
     uint64_t unwritten = (uint64_t)fs->erased_blocks * per_block;
     if (fs->alloc_block != NK_FS_NONE)
         unwritten += per_block - fs->alloc_page;
+    if (fs->cold_block != NK_FS_NONE)
+        unwritten += per_block - fs->cold_page;
     st->bytes_free = unwritten * fs->chunk_bytes;
     st->bytes_live = fs->live_chunks * fs->chunk_bytes;
     st->blocks_bad = fs->stats.blocks_bad;

@@ -288,16 +288,24 @@ int nk_fs_create(struct nk_fs *fs, const struct nk_fs_where *w, const struct nk_
     return 0;
 }
 
-int nk_fs_mkdir(struct nk_fs *fs, const char *path, uint32_t mode)
+/* Where a new object named `path` goes: as nk_fs_where(), an existing
+ * built-in name is -NK_EEXIST, and a read-only mount -NK_EROFS. */
+static int nk_fs_where_new(struct nk_fs *fs, const char *path, struct nk_fs_where *w)
 {
-    struct nk_fs_where w;
-    int err = nk_fs_where(fs, path, &w);
+    int err = nk_fs_where(fs, path, w);
     if (err == -NK_EBUSY)
         return -NK_EEXIST;
     if (err)
         return err;
-    if (!fs->writable)
-        return -NK_EROFS;
+    return fs->writable ? 0 : -NK_EROFS;
+}
+
+int nk_fs_mkdir(struct nk_fs *fs, const char *path, uint32_t mode)
+{
+    struct nk_fs_where w;
+    int err = nk_fs_where_new(fs, path, &w);
+    if (err)
+        return err;
     struct nk_fs_new n = {.type = NK_FS_TYPE_DIR, .mode = mode};
     return nk_fs_create(fs, &w, &n, NULL);
 }
@@ -305,13 +313,9 @@ int nk_fs_mkdir(struct nk_fs *fs, const char *path, uint32_t mode)
 int nk_fs_symlink(struct nk_fs *fs, const char *target, const char *path)
 {
     struct nk_fs_where w;
-    int err = nk_fs_where(fs, path, &w);
-    if (err == -NK_EBUSY)
-        return -NK_EEXIST;
+    int err = nk_fs_where_new(fs, path, &w);
     if (err)
         return err;
-    if (!fs->writable)
-        return -NK_EROFS;
     if (!target || !target[0])
         return -NK_ENOENT;
     size_t len = strlen(target);
@@ -326,13 +330,9 @@ int nk_fs_symlink(struct nk_fs *fs, const char *target, const char *path)
 int nk_fs_mknod(struct nk_fs *fs, const char *path, uint32_t mode, uint32_t rdev)
 {
     struct nk_fs_where w;
-    int err = nk_fs_where(fs, path, &w);
-    if (err == -NK_EBUSY)
-        return -NK_EEXIST;
+    int err = nk_fs_where_new(fs, path, &w);
     if (err)
         return err;
-    if (!fs->writable)
-        return -NK_EROFS;
     uint32_t format = mode & NK_FS_S_IFMT;
     if ((format != NK_FS_S_IFCHR && format != NK_FS_S_IFBLK && format != NK_FS_S_IFIFO &&
          format != NK_FS_S_IFSOCK) ||
@@ -351,13 +351,9 @@ int nk_fs_link(struct nk_fs *fs, const char *existing, const char *path)
     if (err)
         return err;
     struct nk_fs_where w;
-    err = nk_fs_where(fs, path, &w);
-    if (err == -NK_EBUSY)
-        return -NK_EEXIST;
+    err = nk_fs_where_new(fs, path, &w);
     if (err)
         return err;
-    if (!fs->writable)
-        return -NK_EROFS;
     struct nk_fs_obj *target = nk_fs_obj_target(fs, obj);
     if (!target || target->type != NK_FS_TYPE_FILE)
         return -NK_EPERM;

@@ -47,7 +47,11 @@ int nk_fs_wbuf_program(struct nk_fs *fs)
     tags.obj_id = obj->id;
     tags.chunk_id = fs->wbuf_chunk;
     tags.n_bytes = n;
+    /* Written data is never a collection's copy: the allocation block. */
+    bool cold = fs->gc_cold;
+    fs->gc_cold = false;
     int64_t at = nk_fs_put_chunk(fs, &tags, fs->wbuf);
+    fs->gc_cold = cold;
     if (at < 0)
         return (int)at;
     uint32_t old = nk_fs_map_get(fs, obj, fs->wbuf_chunk);
@@ -254,17 +258,14 @@ static int nk_fs_truncate_obj(struct nk_fs *fs, struct nk_fs_obj *obj, uint64_t 
 
 struct nk_fs_cut {
     struct nk_fs *fs;
-    struct nk_fs_obj *obj;
     uint32_t keep; /* chunks kept */
 };
 
 static int nk_fs_cut_chunk(void *ctx, uint32_t chunk_id, uint32_t page)
 {
     struct nk_fs_cut *cut = ctx;
-    if (chunk_id > cut->keep) {
+    if (chunk_id > cut->keep)
         nk_fs_live_clear(cut->fs, page);
-        nk_fs_map_set(cut->fs, cut->obj, chunk_id, NK_FS_NONE);
-    }
     return 0;
 }
 
@@ -309,14 +310,9 @@ static int nk_fs_truncate_obj(struct nk_fs *fs, struct nk_fs_obj *obj, uint64_t 
         return err;
     }
     if (shrink) {
-        struct nk_fs_cut cut = {fs, obj,
-                                (uint32_t)((size + fs->chunk_bytes - 1) / fs->chunk_bytes)};
-        if (cut.keep == 0) {
-            nk_fs_map_walk(fs, obj, nk_fs_cut_chunk, &cut);
-            nk_fs_map_free(fs, obj);
-        } else {
-            nk_fs_map_walk(fs, obj, nk_fs_cut_chunk, &cut);
-        }
+        struct nk_fs_cut cut = {fs, (uint32_t)((size + fs->chunk_bytes - 1) / fs->chunk_bytes)};
+        nk_fs_map_walk(fs, obj, nk_fs_cut_chunk, &cut);
+        nk_fs_map_cut(fs, obj, cut.keep);
     }
     return 0;
 }

@@ -20,7 +20,9 @@
 #define NK_FS_DEFAULT_RESERVE 3u
 #define NK_FS_MIN_RESERVE 2u
 #define NK_FS_WEAR_INTERVAL 16u /* every n-th collection takes the oldest block */
+#define NK_FS_WEAR_SPREAD 8u    /* erase-count spread that moves the least-worn block's data */
 #define NK_FS_PROGRAM_RETRIES 4u
+#define NK_FS_COLD_GAP 8u /* sequence numbers kept below each allocation block for cold blocks */
 
 static uint32_t nk_fs_data_pages(const struct nk_fs *fs)
 {
@@ -65,10 +67,14 @@ int nk_fs_write_init(struct nk_fs *fs)
     fs->wbuf = nk_fs_mem_alloc(fs, fs->page_size);
     fs->copy_buf = nk_fs_mem_alloc(fs, (size_t)fs->page_size + fs->oob_free + 1);
     fs->sum_buf = nk_fs_mem_alloc(fs, sum_bytes);
-    if (!fs->wbuf || !fs->copy_buf || !fs->sum_buf)
+    fs->cold_sum = nk_fs_mem_alloc(fs, sum_bytes);
+    if (!fs->wbuf || !fs->copy_buf || !fs->sum_buf || !fs->cold_sum)
         return nk_diag_set(&fs->diag, -NK_ENOMEM, "out of memory for the write buffers");
     fs->writable = true;
     fs->alloc_block = NK_FS_NONE;
+    fs->cold_block = NK_FS_NONE;
+    fs->gap_valid = false;
+    fs->gc_cold = false;
     fs->next_seq =
         fs->stats.highest_seq >= NK_FS_SEQ_LOWEST ? fs->stats.highest_seq + 1 : NK_FS_SEQ_LOWEST;
     if (fs->next_obj < NK_FS_OBJ_FIRST_USER)
@@ -95,10 +101,11 @@ int nk_fs_write_init(struct nk_fs *fs)
 
 void nk_fs_write_release(struct nk_fs *fs)
 {
+    nk_fs_mem_free(fs, fs->cold_sum, (size_t)fs->pages_per_block * NK_FS_SUMMARY_ENTRY);
     nk_fs_mem_free(fs, fs->sum_buf, (size_t)fs->pages_per_block * NK_FS_SUMMARY_ENTRY);
     nk_fs_mem_free(fs, fs->copy_buf, (size_t)fs->page_size + fs->oob_free + 1);
     nk_fs_mem_free(fs, fs->wbuf, fs->page_size);
-    fs->sum_buf = fs->copy_buf = fs->wbuf = NULL;
+    fs->cold_sum = fs->sum_buf = fs->copy_buf = fs->wbuf = NULL;
     fs->writable = false;
 }
 
@@ -160,21 +167,97 @@ static int nk_fs_erase(struct nk_fs *fs, uint32_t block)
 
 /* ----- allocation ------------------------------------------------------------------------- */
 
-/* The erased block to write next: the least worn. */
-static uint32_t nk_fs_pick_erased(const struct nk_fs *fs)
+/* Two blocks may be open: the allocation block (hot: everything but
+ * collection copies) and the cold block (what a collection copies). The
+ * mount takes, of two copies of a chunk, the one in the block with the
+ * higher sequence number, so the numbers are handed out such that
+ *
+ *   (a) the allocation block's number is above every other block's: a
+ *       write there is the newest chunk of all, as with one open block;
+ *   (b) a cold block's number is above that of every block closed when it
+ *       opened, and a collection never copies out of a block numbered above
+ *       the cold block (the cold block is closed first): a copy is newer
+ *       than its original, and older only than what the allocation block
+ *       holds, which is newer than the original too.
+ *
+ * Each allocation block opens NK_FS_COLD_GAP numbers above the highest
+ * used, the gap below it left for cold blocks. A cold block needing a
+ * number when the gap is used up (or belongs to an allocation block
+ * already closed) opens a fresh gap above everything, closing the
+ * allocation block first (partly written: its unwritten pages count as
+ * dead). tests/test_fs_write.c checks the rule against a mount after
+ * every collection. */
+
+static uint32_t *nk_fs_open_of(struct nk_fs *fs, bool cold)
+{
+    return cold ? &fs->cold_block : &fs->alloc_block;
+}
+
+static uint32_t *nk_fs_next_page_of(struct nk_fs *fs, bool cold)
+{
+    return cold ? &fs->cold_page : &fs->alloc_page;
+}
+
+static uint8_t *nk_fs_sum_of(struct nk_fs *fs, bool cold)
+{
+    return cold ? fs->cold_sum : fs->sum_buf;
+}
+
+/* Whether collections copy into the cold block (the default policy). */
+static bool nk_fs_separating(const struct nk_fs *fs)
+{
+    return !fs->config.gc_greedy;
+}
+
+/* The erased block to write next: the least worn for written data, the
+ * most worn for a cold block (copied data is rewritten least: it lets a
+ * worn block rest). */
+static uint32_t nk_fs_pick_erased(const struct nk_fs *fs, bool cold)
 {
     uint32_t best = NK_FS_NONE;
     for (uint32_t b = 0; b < fs->blocks; b++) {
         const struct nk_fs_block *info = &fs->block_info[b];
         if (info->state != NK_FS_BLOCK_EMPTY && info->state != NK_FS_BLOCK_ERASED)
             continue;
-        if (best == NK_FS_NONE || info->erases < fs->block_info[best].erases)
+        if (best == NK_FS_NONE || (cold ? info->erases > fs->block_info[best].erases
+                                        : info->erases < fs->block_info[best].erases))
             best = b;
     }
     return best;
 }
 
-static int nk_fs_open_block(struct nk_fs *fs)
+/* Closes an open block before it is full (no summary: a mount reads it page
+ * by page; its unwritten pages count as dead until it is collected). An
+ * open block with nothing written goes back to the erased ones. */
+static void nk_fs_close_early(struct nk_fs *fs, bool cold)
+{
+    uint32_t *open = nk_fs_open_of(fs, cold);
+    if (*open == NK_FS_NONE)
+        return;
+    struct nk_fs_block *info = &fs->block_info[*open];
+    if (info->written == 0) {
+        info->state = NK_FS_BLOCK_ERASED;
+        info->seq = 0;
+        info->flags = 0;
+        fs->erased_blocks++;
+    } else {
+        info->flags |= NK_FS_BLK_CLOSED;
+    }
+    *open = NK_FS_NONE;
+    if (!cold)
+        fs->gap_valid = false;
+}
+
+/* Keeps NK_FS_COLD_GAP sequence numbers above every block for cold blocks. */
+static void nk_fs_new_gap(struct nk_fs *fs)
+{
+    fs->gap_next = fs->next_seq;
+    fs->gap_end = fs->next_seq + NK_FS_COLD_GAP;
+    fs->next_seq = fs->gap_end;
+    fs->gap_valid = true;
+}
+
+static int nk_fs_open_block(struct nk_fs *fs, bool cold)
 {
     if (fs->stats.blocks_checkpoint) {
         /* Every write erases the checkpoint first (nk_fs_make_room());
@@ -184,7 +267,7 @@ static int nk_fs_open_block(struct nk_fs *fs)
             return err;
     }
     for (;;) {
-        uint32_t block = nk_fs_pick_erased(fs);
+        uint32_t block = nk_fs_pick_erased(fs, cold);
         if (block == NK_FS_NONE)
             return nk_diag_set(&fs->diag, -NK_ENOSPC, "no erased block left");
         struct nk_fs_block *info = &fs->block_info[block];
@@ -196,30 +279,44 @@ static int nk_fs_open_block(struct nk_fs *fs)
             if (info->state != NK_FS_BLOCK_ERASED)
                 continue; /* retired */
         }
-        if (fs->next_seq > NK_FS_SEQ_HIGHEST)
+        if (fs->next_seq > NK_FS_SEQ_HIGHEST - NK_FS_COLD_GAP - 1u)
             return nk_diag_set(&fs->diag, -NK_ENOSPC, "sequence numbers exhausted");
+        uint32_t seq;
+        if (cold) {
+            if (!fs->gap_valid || fs->gap_next >= fs->gap_end) {
+                nk_fs_close_early(fs, false); /* (a): it would be below the new gap */
+                nk_fs_new_gap(fs);
+            }
+            seq = fs->gap_next++;
+        } else {
+            if (nk_fs_separating(fs) && !fs->gap_valid)
+                nk_fs_new_gap(fs);
+            seq = fs->next_seq++;
+        }
         info->state = NK_FS_BLOCK_IN_USE;
-        info->seq = fs->next_seq++;
+        info->seq = seq;
         info->written = 0;
         info->flags = 0;
         info->live = 0;
         fs->erased_blocks--;
-        fs->alloc_block = block;
-        fs->alloc_page = 0;
-        memset(fs->sum_buf, 0, (size_t)fs->pages_per_block * NK_FS_SUMMARY_ENTRY);
+        *nk_fs_open_of(fs, cold) = block;
+        *nk_fs_next_page_of(fs, cold) = 0;
+        memset(nk_fs_sum_of(fs, cold), 0, (size_t)fs->pages_per_block * NK_FS_SUMMARY_ENTRY);
         return 0;
     }
 }
 
-/* Programs one page of the allocation block. 0, -NK_EIO (program failure:
- * the block is given up), or a device error. */
-static int nk_fs_program(struct nk_fs *fs, const struct nk_fs_tags *tags, uint8_t *page)
+/* Programs one page of the open block. 0, -NK_EIO (program failure: the
+ * block is given up), or a device error. */
+static int nk_fs_program(struct nk_fs *fs, bool cold, const struct nk_fs_tags *tags, uint8_t *page)
 {
     uint8_t *oob = fs->copy_buf + fs->page_size;
     nk_fs_chunk_place(&fs->config, fs->page_size, fs->oob_free, tags, page, oob);
     if (fs->data_check)
         nk_fs_check_stamp(page, fs->chunk_bytes, oob + fs->data_check);
-    uint32_t at = fs->alloc_block * fs->pages_per_block + fs->alloc_page;
+    uint32_t block = *nk_fs_open_of(fs, cold);
+    uint32_t *next = nk_fs_next_page_of(fs, cold);
+    uint32_t at = block * fs->pages_per_block + *next;
     /* A GC copy of an unchanged page goes by copy-back where the chip allows. */
     bool moved = fs->move_pending;
     fs->move_pending = false;
@@ -227,24 +324,23 @@ static int nk_fs_program(struct nk_fs *fs, const struct nk_fs_tags *tags, uint8_
                                             fs->oob_free ? oob : NULL, NK_OOB_AUTO)
                     : nk_fs_io_program(fs->part, at, page, fs->oob_free ? oob : NULL);
     fs->chunks_programmed++;
-    struct nk_fs_block *info = &fs->block_info[fs->alloc_block];
-    info->written = (uint16_t)(fs->alloc_page + 1);
-    fs->alloc_page++;
+    fs->block_info[block].written = (uint16_t)(*next + 1);
+    (*next)++;
     return err;
 }
 
-/* Writes the summary into the last pages of the full allocation block and
- * closes it. */
-static int nk_fs_close_block(struct nk_fs *fs)
+/* Writes the summary into the last pages of the full open block and closes
+ * it. */
+static int nk_fs_close_block(struct nk_fs *fs, bool cold)
 {
-    uint32_t block = fs->alloc_block;
+    uint32_t block = *nk_fs_open_of(fs, cold);
     struct nk_fs_block *info = &fs->block_info[block];
     uint32_t covered = nk_fs_data_pages(fs);
     for (uint32_t i = 0; i < fs->summary_chunks; i++) {
         struct nk_fs_tags tags;
-        nk_fs_summary_chunk(i, fs->sum_buf, covered, fs->chunk_bytes, block, info->seq,
+        nk_fs_summary_chunk(i, nk_fs_sum_of(fs, cold), covered, fs->chunk_bytes, block, info->seq,
                             fs->copy_buf, &tags);
-        int err = nk_fs_program(fs, &tags, fs->copy_buf);
+        int err = nk_fs_program(fs, cold, &tags, fs->copy_buf);
         if (err == -NK_EIO) {
             info->flags |= NK_FS_BLK_RETIRE;
             break;
@@ -253,34 +349,52 @@ static int nk_fs_close_block(struct nk_fs *fs)
             return err;
     }
     info->flags |= NK_FS_BLK_CLOSED;
-    fs->alloc_block = NK_FS_NONE;
+    *nk_fs_open_of(fs, cold) = NK_FS_NONE;
+    if (!cold)
+        fs->gap_valid = false;
     return 0;
+}
+
+/* Where the next chunk goes: the cold block while a collection copies (the
+ * allocation block when no cold block can open: a copy is newest there). */
+static bool nk_fs_want_cold(struct nk_fs *fs)
+{
+    if (!fs->gc_cold || !nk_fs_separating(fs))
+        return false;
+    if (fs->cold_block != NK_FS_NONE)
+        return true;
+    return fs->erased_blocks > 1; /* one stays for the allocation block */
 }
 
 int64_t nk_fs_put_chunk(struct nk_fs *fs, struct nk_fs_tags *tags, uint8_t *page)
 {
     for (uint32_t attempt = 0; attempt < NK_FS_PROGRAM_RETRIES; attempt++) {
-        if (fs->alloc_block == NK_FS_NONE) {
-            int err = nk_fs_open_block(fs);
+        bool cold = nk_fs_want_cold(fs);
+        uint32_t *open = nk_fs_open_of(fs, cold);
+        if (*open == NK_FS_NONE) {
+            int err = nk_fs_open_block(fs, cold);
             if (err)
                 return err;
         }
-        uint32_t block = fs->alloc_block;
+        uint32_t block = *open;
+        uint32_t *next = nk_fs_next_page_of(fs, cold);
         struct nk_fs_block *info = &fs->block_info[block];
         tags->seq = info->seq;
-        uint32_t at = block * fs->pages_per_block + fs->alloc_page;
-        uint32_t index = fs->alloc_page;
-        int err = nk_fs_program(fs, tags, page);
+        uint32_t at = block * fs->pages_per_block + *next;
+        uint32_t index = *next;
+        int err = nk_fs_program(fs, cold, tags, page);
         if (err == -NK_EIO) {
             /* The block failed: what it holds moves before it is retired;
              * the chunk goes to a fresh block. */
             info->flags |= NK_FS_BLK_RETIRE | NK_FS_BLK_CLOSED;
-            fs->alloc_block = NK_FS_NONE;
+            *open = NK_FS_NONE;
+            if (!cold)
+                fs->gap_valid = false;
             continue;
         }
         if (err)
             return err;
-        nk_fs_summary_entry(tags, fs->sum_buf + (size_t)index * NK_FS_SUMMARY_ENTRY);
+        nk_fs_summary_entry(tags, nk_fs_sum_of(fs, cold) + (size_t)index * NK_FS_SUMMARY_ENTRY);
         if (tags->chunk_id == 0 && tags->extra &&
             (tags->extra_shrink || tags->extra_shadows ||
              tags->extra_parent_id == NK_FS_OBJ_UNLINKED ||
@@ -288,8 +402,8 @@ int64_t nk_fs_put_chunk(struct nk_fs *fs, struct nk_fs_tags *tags, uint8_t *page
             info->flags |= NK_FS_BLK_KEEP;
         else if (tags->chunk_id == 0 && !tags->extra)
             info->flags |= NK_FS_BLK_KEEP; /* a plain header: its flags are not in the tags */
-        if (fs->alloc_page >= nk_fs_data_pages(fs)) {
-            err = nk_fs_close_block(fs);
+        if (*next >= nk_fs_data_pages(fs)) {
+            err = nk_fs_close_block(fs, cold);
             if (err)
                 return err;
         }
@@ -320,7 +434,7 @@ int nk_fs_put_run(struct nk_fs *fs, struct nk_fs_obj *obj, uint32_t first_chunk,
     if (err)
         return err;
     if (fs->alloc_block == NK_FS_NONE) {
-        err = nk_fs_open_block(fs);
+        err = nk_fs_open_block(fs, false);
         if (err)
             return err;
     }
@@ -360,6 +474,7 @@ int nk_fs_put_run(struct nk_fs *fs, struct nk_fs_obj *obj, uint32_t first_chunk,
         fs->alloc_page += count;
         info->flags |= NK_FS_BLK_RETIRE | NK_FS_BLK_CLOSED;
         fs->alloc_block = NK_FS_NONE;
+        fs->gap_valid = false;
         return 0;
     }
     if (err)
@@ -377,7 +492,7 @@ int nk_fs_put_run(struct nk_fs *fs, struct nk_fs_obj *obj, uint32_t first_chunk,
     }
     fs->alloc_page += count;
     if (fs->alloc_page >= nk_fs_data_pages(fs)) {
-        err = nk_fs_close_block(fs);
+        err = nk_fs_close_block(fs, false);
         if (err)
             return err;
     }
@@ -392,7 +507,7 @@ static uint32_t nk_fs_oldest(const struct nk_fs *fs)
     uint32_t best = NK_FS_NONE;
     for (uint32_t b = 0; b < fs->blocks; b++) {
         const struct nk_fs_block *info = &fs->block_info[b];
-        if (info->state != NK_FS_BLOCK_IN_USE || b == fs->alloc_block)
+        if (info->state != NK_FS_BLOCK_IN_USE || b == fs->alloc_block || b == fs->cold_block)
             continue;
         if (best == NK_FS_NONE || info->seq < fs->block_info[best].seq)
             best = b;
@@ -403,7 +518,7 @@ static uint32_t nk_fs_oldest(const struct nk_fs *fs)
 static bool nk_fs_collectable(const struct nk_fs *fs, uint32_t b, uint32_t oldest)
 {
     const struct nk_fs_block *info = &fs->block_info[b];
-    if (b == fs->alloc_block || (info->flags & NK_FS_BLK_STUCK))
+    if (b == fs->alloc_block || b == fs->cold_block || (info->flags & NK_FS_BLK_STUCK))
         return false;
     if (info->state == NK_FS_BLOCK_CHECKPOINT || info->state == NK_FS_BLOCK_JUNK)
         return true;
@@ -414,7 +529,8 @@ static bool nk_fs_collectable(const struct nk_fs *fs, uint32_t b, uint32_t oldes
     return !(info->flags & NK_FS_BLK_KEEP) || b == oldest;
 }
 
-/* Pages that can be programmed without collecting. */
+/* Pages that can be programmed without collecting (the cold block's are
+ * for copies only). */
 static uint64_t nk_fs_free_pages(const struct nk_fs *fs)
 {
     uint64_t free = (uint64_t)fs->erased_blocks * nk_fs_data_pages(fs);
@@ -428,10 +544,11 @@ static uint64_t nk_fs_free_pages(const struct nk_fs *fs)
  * u the live fraction) among blocks with dead chunks; every
  * NK_FS_WEAR_INTERVAL-th collection, or when nothing else frees space, the
  * oldest block (static wear levelling, and the way KEEP blocks come free). */
-static uint32_t nk_fs_pick_victim(struct nk_fs *fs, bool *urgent)
+static uint32_t nk_fs_pick_victim(struct nk_fs *fs, bool *urgent, bool wear_ok, bool *wear)
 {
     uint32_t oldest = nk_fs_oldest(fs);
     *urgent = false;
+    *wear = false;
     for (uint32_t b = 0; b < fs->blocks; b++) {
         const struct nk_fs_block *info = &fs->block_info[b];
         if (info->state == NK_FS_BLOCK_IN_USE && nk_fs_collectable(fs, b, oldest) &&
@@ -444,10 +561,16 @@ static uint32_t nk_fs_pick_victim(struct nk_fs *fs, bool *urgent)
     uint32_t best = NK_FS_NONE;
     uint64_t best_score = 0;
     const uint32_t per_block = nk_fs_data_pages(fs);
+    uint32_t most_erases = 0, youngest = NK_FS_NONE;
     for (uint32_t b = 0; b < fs->blocks; b++) {
         const struct nk_fs_block *info = &fs->block_info[b];
+        if (info->state != NK_FS_BLOCK_BAD && info->erases > most_erases)
+            most_erases = info->erases;
         if (!nk_fs_collectable(fs, b, oldest))
             continue;
+        if (info->state == NK_FS_BLOCK_IN_USE &&
+            (youngest == NK_FS_NONE || info->erases < fs->block_info[youngest].erases))
+            youngest = b;
         if (info->state != NK_FS_BLOCK_IN_USE)
             return b; /* junk or checkpoint: nothing to copy */
         if (info->live >= per_block)
@@ -461,6 +584,14 @@ static uint32_t nk_fs_pick_victim(struct nk_fs *fs, bool *urgent)
             best = b;
             best_score = score;
         }
+    }
+    /* Static wear levelling: data sitting on a block erased far less than
+     * the most worn one is cold; it moves (to the most worn erased block,
+     * as a cold block), and the young block goes back to the erased ones. */
+    if (wear_ok && !fs->config.gc_greedy && youngest != NK_FS_NONE &&
+        most_erases - fs->block_info[youngest].erases >= NK_FS_WEAR_SPREAD) {
+        *wear = true;
+        return youngest;
     }
     if (oldest != NK_FS_NONE &&
         (best == NK_FS_NONE || (!fs->config.gc_greedy && ++fs->gc_rotate >= NK_FS_WEAR_INTERVAL))) {
@@ -579,11 +710,15 @@ static int nk_fs_move_page(struct nk_fs *fs, uint32_t page, bool suspect)
 }
 
 /* Moves every live chunk of `victim`; then erases it, or retires it. */
-static int nk_fs_collect(struct nk_fs *fs, uint32_t victim)
+int nk_fs_collect(struct nk_fs *fs, uint32_t victim)
 {
     struct nk_fs_block *info = &fs->block_info[victim];
     const uint32_t base = victim * fs->pages_per_block;
+    /* Rule (b) above: copies must be newer than their originals. */
+    if (fs->cold_block != NK_FS_NONE && fs->block_info[fs->cold_block].seq < info->seq)
+        nk_fs_close_early(fs, true);
     fs->in_gc = true;
+    fs->gc_cold = true;
     int err = 0;
     for (uint32_t p = 0; p < fs->pages_per_block && !err; p++) {
         err = nk_fs_move_page(fs, base + p, false);
@@ -593,10 +728,12 @@ static int nk_fs_collect(struct nk_fs *fs, uint32_t victim)
             info->flags |= NK_FS_BLK_STUCK;
             info->flags &= (uint8_t) ~(NK_FS_BLK_SCRUB | NK_FS_BLK_RETIRE);
             fs->in_gc = false;
+            fs->gc_cold = false;
             return 0;
         }
     }
     fs->in_gc = false;
+    fs->gc_cold = false;
     if (err)
         return err;
     fs->blocks_collected++;
@@ -607,33 +744,18 @@ static int nk_fs_collect(struct nk_fs *fs, uint32_t victim)
     return nk_fs_erase(fs, victim);
 }
 
-int nk_fs_write_recover(struct nk_fs *fs)
+/* The chunk in the last written page of `block` is written again (see
+ * nk_fs_write_recover()). */
+static int nk_fs_recover_block(struct nk_fs *fs, uint32_t block)
 {
-    /* Only the newest block can hold a page a power cut interrupted (older
-     * partly written blocks were handled by the mount after their own cut).
-     * Its last page can read clean now and fade after a few reads or a
-     * second: the chunk in it is written again now, while it still reads;
-     * the block itself is collected later. */
-    uint32_t newest = NK_FS_NONE;
-    for (uint32_t b = 0; b < fs->blocks; b++) {
-        const struct nk_fs_block *info = &fs->block_info[b];
-        if (info->state == NK_FS_BLOCK_IN_USE &&
-            (newest == NK_FS_NONE || info->seq > fs->block_info[newest].seq))
-            newest = b;
-    }
-    if (newest == NK_FS_NONE)
-        return 0;
-    const struct nk_fs_block *info = &fs->block_info[newest];
-    if (info->written == 0 || info->written >= fs->pages_per_block)
-        return 0;
-    /* A checkpoint means YAFFS2 stopped cleanly: no page was cut. */
-    if (fs->stats.blocks_checkpoint)
-        return 0;
-    uint32_t page = newest * fs->pages_per_block + info->written - 1u;
+    const struct nk_fs_block *info = &fs->block_info[block];
+    if (info->state != NK_FS_BLOCK_IN_USE || info->written == 0)
+        return 0; /* collected meanwhile */
+    uint32_t page = block * fs->pages_per_block + info->written - 1u;
     int err = nk_fs_make_room(fs, 1, 0, true);
     if (err == -NK_ENOSPC) {
         /* No room: the block is moved by the first call that writes. */
-        fs->block_info[newest].flags |= NK_FS_BLK_SCRUB;
+        fs->block_info[block].flags |= NK_FS_BLK_SCRUB;
         return 0;
     }
     if (err)
@@ -642,6 +764,41 @@ int nk_fs_write_recover(struct nk_fs *fs)
     err = nk_fs_move_page(fs, page, true);
     fs->in_gc = false;
     return err < 0 ? err : 0;
+}
+
+int nk_fs_write_recover(struct nk_fs *fs)
+{
+    /* Only the two newest partly written blocks can hold a page a power
+     * cut interrupted: the allocation block (the newest) and the cold
+     * block, which is above every other partly written block (older ones
+     * were handled by the mount after their own cut). That last page can
+     * read clean now and fade after a few reads or a second: the chunk in
+     * it is written again now, while it still reads; the block itself is
+     * collected later. */
+    /* A checkpoint means YAFFS2 stopped cleanly: no page was cut. */
+    if (fs->stats.blocks_checkpoint)
+        return 0;
+    uint32_t newest[2] = {NK_FS_NONE, NK_FS_NONE};
+    for (uint32_t b = 0; b < fs->blocks; b++) {
+        const struct nk_fs_block *info = &fs->block_info[b];
+        if (info->state != NK_FS_BLOCK_IN_USE || info->written == 0 ||
+            info->written >= fs->pages_per_block)
+            continue;
+        if (newest[0] == NK_FS_NONE || info->seq > fs->block_info[newest[0]].seq) {
+            newest[1] = newest[0];
+            newest[0] = b;
+        } else if (newest[1] == NK_FS_NONE || info->seq > fs->block_info[newest[1]].seq) {
+            newest[1] = b;
+        }
+    }
+    for (unsigned i = 0; i < 2; i++) {
+        if (newest[i] == NK_FS_NONE)
+            break;
+        int err = nk_fs_recover_block(fs, newest[i]);
+        if (err)
+            return err;
+    }
+    return 0;
 }
 
 int nk_fs_block_erase(struct nk_fs *fs, uint32_t block)
@@ -687,13 +844,17 @@ int nk_fs_make_room(struct nk_fs *fs, uint32_t pages, uint32_t new_live, bool de
     /* A collection needs a block's worth of room to copy into; writes
      * other than deletions leave the reserve for collections. */
     uint64_t want = (uint64_t)pages + per_block + (deleting ? 0u : per_block);
+    if (fs->cold_block != NK_FS_NONE && fs->erased_blocks < NK_FS_MIN_RESERVE)
+        nk_fs_close_early(fs, true); /* its pages become collectable for everything */
     uint32_t rounds = 2 * fs->blocks + 8;
     bool passive_done = false;
+    bool wear_ok = true; /* one wear-levelling move per call: it frees no space */
     for (;;) {
         bool urgent = false;
         bool short_of_space = nk_fs_free_pages(fs) < want;
         bool low = fs->erased_blocks < fs->reserve && !passive_done;
-        uint32_t victim = nk_fs_pick_victim(fs, &urgent);
+        bool wear = false;
+        uint32_t victim = nk_fs_pick_victim(fs, &urgent, wear_ok, &wear);
         if (victim == NK_FS_NONE || (!short_of_space && !low && !urgent) || rounds-- == 0) {
             if (short_of_space && nk_fs_free_pages(fs) < pages)
                 return nk_diag_set(&fs->diag, -NK_ENOSPC, "no space left");
@@ -701,6 +862,10 @@ int nk_fs_make_room(struct nk_fs *fs, uint32_t pages, uint32_t new_live, bool de
         }
         if (!short_of_space && !urgent)
             passive_done = true; /* one collection per call while space is not short */
+        if (wear) {
+            fs->wear_moves++;
+            wear_ok = false;
+        }
         err = nk_fs_collect(fs, victim);
         if (err)
             return err;
