@@ -12,10 +12,12 @@ cd "$(dirname "$0")/.."
 out=${1:-build-size}
 toolchain=$PWD/cmake/arm-none-eabi.cmake
 minimal=(-DNANDKIT_BCH=OFF -DNANDKIT_PARAM_PAGES=OFF -DNANDKIT_CHIP_MODELS=K9F1G08U0A
-         -DNANDKIT_DIAG_TEXT=OFF -DNANDKIT_FS=OFF)
+         -DNANDKIT_DIAG_TEXT=OFF -DNANDKIT_FS=OFF -DNANDKIT_MULTIPAGE=OFF -DNANDKIT_HAMMING_FAST=OFF)
 
 build_core() { # DIR CMAKE_ARGS...
   local dir=$1; shift
+  # Objects of an earlier configuration would be counted too: start clean.
+  rm -rf "$dir/src"
   cmake -S . -B "$dir" -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DNANDKIT_CORE_ONLY=ON \
         -DCMAKE_BUILD_TYPE=MinSizeRel "$@" >/dev/null
   cmake --build "$dir" -j "$(nproc)" >/dev/null
@@ -31,8 +33,10 @@ python3 - "$out" <<'PY'
 import collections, os, re, subprocess, sys
 
 out = sys.argv[1]
-LAYERS = ["base", "chip", "hamming", "bch", "engine+layout", "nand+badblock", "bbt+part", "fs"]
-MINIMAL = ["base", "chip", "hamming", "engine+layout", "nand+badblock", "bbt+part"]
+LAYERS = ["base", "chip", "hamming", "bch", "engine+layout", "nand+badblock", "multipage+array",
+          "bbt+part", "fs"]
+MINIMAL = ["base", "chip", "hamming", "engine+layout", "nand+badblock", "multipage+array",
+           "bbt+part"]
 
 
 def layer_of(directory, name):
@@ -44,6 +48,8 @@ def layer_of(directory, name):
         return "bch"
     if directory == "ecc":
         return "engine+layout"
+    if name in ("multipage", "array"):
+        return "multipage+array"
     return "nand+badblock" if name in ("nand", "badblock") else "bbt+part"
 
 

@@ -58,10 +58,13 @@ int nk_diag_unevaluated(const char *format, ...);
     ((void)sizeof nk_diag_unevaluated(__VA_ARGS__), nk_diag_code((diag), (err)))
 #endif
 
+#ifndef NK_NO_DIAG_TEXT
 /* As nk_diag_set() but into a plain buffer of `size` bytes; returns the
- * length written (excluding the NUL, truncated to fit). */
+ * length written (excluding the NUL, truncated to fit). Not in a build with
+ * NK_NO_DIAG_TEXT: nothing there formats text. */
 size_t nk_format(char *buf, size_t size, const char *format, ...) NK_PRINTF_FORMAT(3, 4);
 size_t nk_vformat(char *buf, size_t size, const char *format, va_list args);
+#endif
 
 #ifdef __cplusplus
 }

@@ -131,6 +131,9 @@ int nk_part_block_mark_bad(struct nk_part *part, uint32_t block)
     return nk_nand_block_mark_bad(part->dev, part->first_block + block);
 }
 
+/* Size knob NK_NO_MULTIPAGE (docs/porting.md): no multi-page paths, page
+ * moves or copy-back. */
+#ifndef NK_NO_MULTIPAGE
 static int nk_part_check_range(struct nk_part *part, uint32_t first_page, uint32_t count)
 {
     uint32_t pages = nk_part_pages(part);
@@ -184,3 +187,4 @@ bool nk_part_can_copyback(const struct nk_part *part, uint32_t from, uint32_t to
     uint32_t base = nk_part_first_page(part);
     return nk_nand_can_copyback(part->dev, base + from, base + to);
 }
+#endif
