@@ -88,15 +88,16 @@ static uint32_t nk_fs_run_length(struct nk_fs *fs, const struct nk_fs_obj *obj, 
 static int nk_fs_run_read(struct nk_fs *fs, const struct nk_fs_obj *obj, uint64_t index,
                           uint32_t page, uint32_t count, uint8_t *dst)
 {
-    uint8_t oob[NK_FS_RUN_OOB];
     fs->cached_page = NK_FS_NONE; /* oob_buf changes */
-    int err = nk_part_read_pages(fs->part, page, count, dst, oob, NK_OOB_AUTO);
+    int err = nk_part_read_pages(fs->part, page, count, dst, fs->oob_buf, NK_OOB_AUTO);
     if (err < 0 || nk_part_scrub_advised(fs->part, err))
         return 1; /* the single-chunk path finds the page to retry or scrub */
     if (err > 0)
         fs->ecc_corrected_reads++;
     for (uint32_t i = 0; i < count; i++) {
-        memcpy(fs->oob_buf, oob + (size_t)i * fs->oob_free, fs->oob_free);
+        /* Page i's bytes to the front (pages before i are done with). */
+        if (i)
+            memmove(fs->oob_buf, fs->oob_buf + (size_t)i * fs->oob_free, fs->oob_free);
         struct nk_fs_tags tags;
         int status = nk_fs_tags_from_buffers(fs, &tags);
         uint32_t valid = fs->chunk_bytes;

@@ -271,6 +271,18 @@ int64_t nk_fs_put_chunk(struct nk_fs *fs, struct nk_fs_tags *tags, uint8_t *page
 #define NK_FS_RUN_PAGES 8u
 #define NK_FS_RUN_OOB 512u
 
+/* fs->oob_buf holds one page's free OOB bytes, or a whole run's (page i's
+ * at i * oob_free), so no run keeps its OOB bytes on the stack. */
+static inline size_t nk_fs_oob_buf_bytes(const struct nk_fs *fs)
+{
+    if (fs->oob_free == 0)
+        return 1;
+    uint32_t pages = NK_FS_RUN_OOB / fs->oob_free;
+    if (pages > NK_FS_RUN_PAGES)
+        pages = NK_FS_RUN_PAGES;
+    return (size_t)(pages ? pages : 1u) * fs->oob_free;
+}
+
 /* Writes whole data chunks `first_chunk`.. of `obj` from `data` (at most
  * `count`) to consecutive pages of the allocation block with one
  * multi-page program, and maps them. Returns the number written (the
@@ -298,6 +310,10 @@ struct nk_fs_hdr_edit {
 };
 int nk_fs_hdr_load(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edit *edit);
 int nk_fs_hdr_store(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edit *edit);
+/* Writes `hdr` as `obj`'s new header (type, parent, size and link filled in
+ * from `obj`). Its name and alias may point into the fs's read page
+ * (fs->page_buf): the header is encoded before anything else is read. */
+int nk_fs_hdr_write(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header *hdr);
 
 /* The write buffer: flush makes room first; program writes it as it is
  * (garbage collection's own use). */

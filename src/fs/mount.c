@@ -167,7 +167,7 @@ static void nk_fs_release(struct nk_fs *fs)
     fs->chunk_bits = NULL;
     nk_fs_mem_free(fs, fs->block_info, (size_t)fs->blocks * sizeof *fs->block_info);
     fs->block_info = NULL;
-    nk_fs_mem_free(fs, fs->oob_buf, fs->oob_free ? fs->oob_free : 1u);
+    nk_fs_mem_free(fs, fs->oob_buf, nk_fs_oob_buf_bytes(fs));
     fs->oob_buf = NULL;
     nk_fs_mem_free(fs, fs->page_buf, fs->page_size);
     fs->page_buf = NULL;
@@ -191,7 +191,7 @@ static uint32_t nk_fs_bucket_count(const struct nk_fs *fs)
 static int nk_fs_alloc_tables(struct nk_fs *fs)
 {
     fs->page_buf = nk_fs_mem_alloc(fs, fs->page_size);
-    fs->oob_buf = nk_fs_mem_alloc(fs, fs->oob_free ? fs->oob_free : 1u);
+    fs->oob_buf = nk_fs_mem_alloc(fs, nk_fs_oob_buf_bytes(fs));
     fs->block_info = nk_fs_mem_alloc(fs, (size_t)fs->blocks * sizeof *fs->block_info);
     fs->chunk_bits = nk_fs_mem_alloc(fs, ((size_t)fs->pages + 31) / 32 * sizeof(uint32_t));
     uint32_t buckets = nk_fs_bucket_count(fs);

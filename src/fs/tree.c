@@ -50,7 +50,11 @@ int nk_fs_hdr_load(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edi
 
 int nk_fs_hdr_store(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edit *edit)
 {
-    struct nk_fs_header *hdr = &edit->hdr;
+    return nk_fs_hdr_write(fs, obj, &edit->hdr);
+}
+
+int nk_fs_hdr_write(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header *hdr)
+{
     hdr->type = obj->type;
     if (obj->id == NK_FS_OBJ_ROOT)
         hdr->parent_id = 0; /* as YAFFS2 writes the root */

@@ -318,7 +318,8 @@ int nk_fs_put_run(struct nk_fs *fs, struct nk_fs_obj *obj, uint32_t first_chunk,
     uint32_t block = fs->alloc_block;
     struct nk_fs_block *info = &fs->block_info[block];
     uint32_t at = block * fs->pages_per_block + fs->alloc_page;
-    uint8_t oob[NK_FS_RUN_OOB];
+    uint8_t *oob = fs->oob_buf;
+    fs->cached_page = NK_FS_NONE; /* oob_buf changes */
     struct nk_fs_tags tags[NK_FS_RUN_PAGES];
     for (uint32_t i = 0; i < count; i++) {
         memset(&tags[i], 0, sizeof tags[i]);
@@ -538,14 +539,15 @@ static int nk_fs_move_page(struct nk_fs *fs, uint32_t page, bool suspect)
      * must not cut that data off). */
     if (fs->wbuf_dirty && fs->wbuf_obj == obj)
         err = nk_fs_wbuf_program(fs);
-    struct nk_fs_hdr_edit edit;
+    /* Decoded in place (name and alias stay in the read page): no copy of
+     * the header on the stack of a collection that a mount can start. */
+    struct nk_fs_header hdr;
     if (!err)
-        err = nk_fs_hdr_load(fs, obj, &edit);
+        err = nk_fs_obj_header(fs, obj, &hdr);
     if (!err) {
-        edit.hdr.shrink = edit.was_shrink;
-        if (edit.was_shadows && !nk_fs_obj_find(fs, edit.was_shadows))
-            edit.hdr.shadows = edit.was_shadows;
-        err = nk_fs_hdr_store(fs, obj, &edit);
+        if (hdr.shadows && nk_fs_obj_find(fs, hdr.shadows))
+            hdr.shadows = 0;
+        err = nk_fs_hdr_write(fs, obj, &hdr);
     }
     if (!err)
         fs->chunks_copied++;
