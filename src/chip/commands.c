@@ -95,11 +95,17 @@ static int nk_op_exec(struct nk_chip *chip, const struct nk_oplist *ops)
     return chip->ctrl->ops->exec_op(chip->ctrl->ctx, &op);
 }
 
-/* One instruction alone: no list on the stack. */
+/* A short fixed sequence: only its own instructions on the stack, not a
+ * whole list. */
+static int nk_exec_list(struct nk_chip *chip, const struct nk_instr *instrs, unsigned count)
+{
+    struct nk_op op = {instrs, count, chip->chip_select};
+    return chip->ctrl->ops->exec_op(chip->ctrl->ctx, &op);
+}
+
 static int nk_exec_one(struct nk_chip *chip, const struct nk_instr *instr)
 {
-    struct nk_op op = {instr, 1, chip->chip_select};
-    return chip->ctrl->ops->exec_op(chip->ctrl->ctx, &op);
+    return nk_exec_list(chip, instr, 1);
 }
 
 static bool nk_has_rb(const struct nk_chip *chip)
@@ -223,13 +229,14 @@ int nk_chip_reset(struct nk_chip *chip)
 
 int nk_chip_read_id(struct nk_chip *chip, uint8_t address, uint8_t *buf, unsigned len)
 {
-    struct nk_oplist ops = {.count = 0};
-    nk_op_cmd(&ops, NK_CMD_READID, 0);
-    nk_op_addr(&ops, &address, 1, NK_T(chip, tWHR_ns));
-    struct nk_instr in = nk_instr_data_in(buf, len, 0);
-    in.u.in.flags = NK_INSTR_FORCE_8BIT;
-    nk_op_add(&ops, in);
-    return nk_op_exec(chip, &ops);
+    struct nk_instr instrs[3] = {nk_instr_cmd(NK_CMD_READID, 0), nk_instr_cmd(0, 0),
+                                 nk_instr_data_in(buf, len, 0)};
+    instrs[1].type = NK_INSTR_ADDR;
+    instrs[1].delay_ns = NK_T(chip, tWHR_ns);
+    instrs[1].u.addr.cycles[0] = address;
+    instrs[1].u.addr.count = 1;
+    instrs[2].u.in.flags = NK_INSTR_FORCE_8BIT;
+    return nk_exec_list(chip, instrs, 3);
 }
 
 /* Size knob NK_NO_PARAM_PAGES: READ PARAMETER PAGE and GET FEATURES serve only
@@ -267,12 +274,10 @@ int nk_chip_read_param(struct nk_chip *chip, uint8_t address, uint8_t *buf, uint
 
 int nk_chip_read_status(struct nk_chip *chip, uint8_t *status)
 {
-    struct nk_oplist ops = {.count = 0};
-    nk_op_cmd(&ops, NK_CMD_STATUS, NK_T(chip, tWHR_ns));
-    struct nk_instr in = nk_instr_data_in(status, 1, 0);
-    in.u.in.flags = NK_INSTR_FORCE_8BIT;
-    nk_op_add(&ops, in);
-    return nk_op_exec(chip, &ops);
+    struct nk_instr instrs[2] = {nk_instr_cmd(NK_CMD_STATUS, NK_T(chip, tWHR_ns)),
+                                 nk_instr_data_in(status, 1, 0)};
+    instrs[1].u.in.flags = NK_INSTR_FORCE_8BIT;
+    return nk_exec_list(chip, instrs, 2);
 }
 
 #ifndef NK_NO_PARAM_PAGES
