@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#ifndef NK_NO_DIAG_TEXT
+#ifdef NK_HAVE_FORMAT
 struct nk_out {
     char *buf;
     size_t size;

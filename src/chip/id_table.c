@@ -535,7 +535,7 @@ int nk_chip_lookup_id(const uint8_t *id, unsigned id_len, struct nk_chip_info *i
     info->blocks = (uint32_t)(size / block_bytes);
     info->row_cycles = nk_row_cycles_for(info->blocks * info->pages_per_block);
     nk_chip_apply_bbm_rule(info);
-#ifndef NK_NO_DIAG_TEXT /* size knob: without formatting the model name stays empty */
+#ifdef NK_HAVE_FORMAT /* size knobs: without the formatter the model name stays empty */
     nk_format(info->model, sizeof info->model, "NAND %uMiB (ID %02x %02x)", code->size_mib, id[0],
               id[1]);
 #endif

@@ -281,8 +281,8 @@ static void nk_poly_mod(const struct nk_bch_tables *gf, struct nk_poly *a, const
 }
 
 /* q = a / b (exact division expected); a is destroyed. */
-static void nk_poly_div(const struct nk_bch_tables *gf, struct nk_poly *a, const struct nk_poly *b,
-                        struct nk_poly *q)
+static NK_NOINLINE void nk_poly_div(const struct nk_bch_tables *gf, struct nk_poly *a,
+                                    const struct nk_poly *b, struct nk_poly *q)
 {
     q->deg = a->deg - b->deg;
     memset(q->c, 0, sizeof q->c);
@@ -307,9 +307,10 @@ static void nk_poly_make_monic(const struct nk_bch_tables *gf, struct nk_poly *p
 }
 
 /* gcd(a, b), made monic; works in place on both and returns whichever of
- * them holds the result. */
-static struct nk_poly *nk_poly_gcd(const struct nk_bch_tables *gf, struct nk_poly *a,
-                                   struct nk_poly *b)
+ * them holds the result. Out of line, like the division and the trace: their
+ * work arrays stay off the stack of the splitting recursion. */
+static NK_NOINLINE struct nk_poly *nk_poly_gcd(const struct nk_bch_tables *gf, struct nk_poly *a,
+                                               struct nk_poly *b)
 {
     while (!nk_poly_is_zero(b)) {
         nk_poly_mod(gf, a, b);
@@ -333,9 +334,9 @@ struct nk_logpoly {
 
 struct nk_bta {
     const struct nk_bch_tables *gf;
-    unsigned deg;            /* v = deg f */
-    unsigned half;           /* ceil(v/2): x^(2i) needs reducing from i = half on */
-    uint16_t f[NK_POLY_MAX]; /* monic f, f[v] = 1 */
+    unsigned deg;      /* v = deg f */
+    unsigned half;     /* ceil(v/2): x^(2i) needs reducing from i = half on */
+    const uint16_t *f; /* monic f, f[v] = 1 (read while preparing only) */
     struct nk_logpoly square[NK_BCH_T_MAX / 2 + 1]; /* x^(2i) mod f, i >= half */
     struct nk_logpoly power[NK_BCH_M_MAX + 1];      /* x^(2^i) mod f */
 };
@@ -407,8 +408,8 @@ static inline void nk_lanes_clear(uint16_t *acc, unsigned v)
 
 /* out = in^2 mod f: squares each coefficient (the Frobenius map has no cross
  * terms) and folds the even powers at or above v back with the table. */
-static void nk_bta_square(const struct nk_bta *bta, const struct nk_logpoly *in,
-                          struct nk_logpoly *out)
+static NK_NOINLINE void nk_bta_square(const struct nk_bta *bta, const struct nk_logpoly *in,
+                                      struct nk_logpoly *out)
 {
     const struct nk_bch_tables *gf = bta->gf;
     unsigned v = bta->deg, n = gf->n, half = bta->half;
@@ -431,7 +432,7 @@ static void nk_bta_square(const struct nk_bta *bta, const struct nk_logpoly *in,
     nk_logpoly_from(gf, out, acc, v);
 }
 
-static void nk_bta_prepare(struct nk_bta *bta)
+static NK_NOINLINE void nk_bta_prepare(struct nk_bta *bta)
 {
     const struct nk_bch_tables *gf = bta->gf;
     unsigned v = bta->deg;
@@ -459,7 +460,7 @@ static void nk_bta_prepare(struct nk_bta *bta)
 
 /* out = Tr(alpha^k x) mod f, as a polynomial. Computed when asked (m
  * multiply-adds of a few lanes): no cache of traces on the stack. */
-static void nk_bta_trace(const struct nk_bta *bta, unsigned k, struct nk_poly *out)
+static NK_NOINLINE void nk_bta_trace(const struct nk_bta *bta, unsigned k, struct nk_poly *out)
 {
     const struct nk_bch_tables *gf = bta->gf;
     unsigned v = bta->deg;
@@ -517,25 +518,26 @@ static unsigned nk_bta_split(const struct nk_bta *bta, struct nk_poly *g, unsign
 static unsigned nk_roots_bta(const struct nk_bch_tables *gf, const uint16_t *poly, unsigned deg,
                              uint16_t *roots)
 {
+    struct nk_poly f; /* monic; the splitting below uses it up */
+    f.deg = deg;
+    for (unsigned j = 0; j <= deg; j++)
+        f.c[j] = (uint16_t)nk_gf_div(gf, poly[j], poly[deg]);
     struct nk_bta bta;
     bta.gf = gf;
     bta.deg = deg;
-    for (unsigned j = 0; j <= deg; j++)
-        bta.f[j] = (uint16_t)nk_gf_div(gf, poly[j], poly[deg]);
+    bta.f = f.c;
     nk_bta_prepare(&bta);
 
     /* x^(2^i) mod f for i = 0..m; f splits into distinct linear factors
      * exactly when x^(2^m) = x mod f. */
-    uint16_t x[NK_BCH_LANES_MAX] = {0, 1};
-    nk_logpoly_from(gf, &bta.power[0], x, deg);
+    {
+        uint16_t x[NK_BCH_LANES_MAX] = {0, 1};
+        nk_logpoly_from(gf, &bta.power[0], x, deg);
+    }
     for (unsigned i = 0; i < gf->m; i++)
         nk_bta_square(&bta, &bta.power[i], &bta.power[i + 1]);
-    if (memcmp(bta.power[gf->m].log, bta.power[0].log, deg * sizeof x[0]) != 0)
+    if (memcmp(bta.power[gf->m].log, bta.power[0].log, deg * sizeof f.c[0]) != 0)
         return 0;
-
-    struct nk_poly f;
-    f.deg = deg;
-    memcpy(f.c, bta.f, (deg + 1) * sizeof f.c[0]);
     return nk_bta_split(&bta, &f, 0, roots);
 }
 
