@@ -20,6 +20,8 @@
  * first writes after the recovery mount (which move suspect blocks and
  * re-erase), and the tree is checked again. NK_FS_POWER_STRIDE (every n-th cut point; CI: 9),
  * NK_FS_POWER_STEPS (CI: 200) and NK_FS_POWER_SEEDS scale the campaign; counts are printed.
+ * To look at one failure: NK_FS_POWER_SEED (first seed), NK_FS_POWER_CUT (the one cut point)
+ * and NK_FS_POWER_DEBUG (the trees).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -482,7 +484,13 @@ static void run_campaign(uint64_t seed, unsigned steps, uint64_t stride, struct 
     printf("  %s %u+%u seed %llu: %u steps, %llu array operations, %llu collections\n",
            nk_fs_layout_name(g_layout), (unsigned)g_page, (unsigned)g_oob, (unsigned long long)seed,
            steps, (unsigned long long)total, (unsigned long long)g_collections);
-    for (uint64_t cut = 0; cut < total; cut += stride) {
+    uint64_t first = 0;
+    const char *only = getenv("NK_FS_POWER_CUT"); /* one cut point, to debug it */
+    if (only && *only) {
+        first = strtoull(only, NULL, 10);
+        total = first + 1 < total ? first + 1 : total;
+    }
+    for (uint64_t cut = first; cut < total; cut += stride) {
         memset(p, 0, sizeof *p);
         prig_device(p, seed * 1000003u + cut);
         uint64_t r = workload(p, seed, steps, cut, &done);
@@ -521,6 +529,9 @@ static void run_campaign(uint64_t seed, unsigned steps, uint64_t stride, struct 
         }
         if (verify(p, why, sizeof why)) {
             if (getenv("NK_FS_POWER_DEBUG")) {
+                printf("      step target %s (inode %d, old %u bytes, new %u)\n",
+                       p->target_inode >= 0 ? p->target_path : "-", p->target_inode,
+                       (unsigned)p->old_len, (unsigned)p->new_len);
                 for (int i = 0; i < M_NODES; i++) {
                     char a[M_PATH];
                     if (p->before.n[i].used) {
@@ -610,7 +621,7 @@ static void campaign(enum nk_fs_layout layout, uint32_t page, uint32_t oob)
     unsigned steps = (unsigned)env_u64("NK_FS_POWER_STEPS", 200);
     struct campaign c;
     memset(&c, 0, sizeof c);
-    for (uint64_t s = 1; s <= seeds; s++)
+    for (uint64_t s = env_u64("NK_FS_POWER_SEED", 1); s <= seeds; s++)
         run_campaign(s, steps, stride, &c);
     printf("  %s %u+%u: %llu cut points, %llu second cuts during the recovery mount, %llu "
            "after it, %llu violations (%llu after the second cut, %llu failed mounts)\n",

@@ -245,8 +245,10 @@ static int nk_bench_mtd_run(const struct nk_bench_options *o, struct nk_bench_re
 
 static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
 {
-    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
-                                            {"ecc", required_argument, NULL, 'e'},
+    /* bench's own --ecc (modes it compares) comes first: getopt_long takes
+     * the first exact match, so it shadows the image options' --ecc. */
+    static const struct option options[] = {{"ecc", required_argument, NULL, 'e'},
+                                            NK_TOOL_IMAGE_LONG_OPTIONS,
                                             {"loop", required_argument, NULL, 'l'},
                                             {"unroll", no_argument, NULL, 'u'},
                                             {"compare", no_argument, NULL, 'c'},

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "image.h"
 #include "nandkit/ecc.h"
 #include "nandkit/error.h"
 #include "save.h"
@@ -46,56 +47,14 @@ static void nk_ecc_help(FILE *out)
 }
 
 /* A scheme ready to run: an engine and, for BCH, its codec. */
-struct nk_ecc_scheme {
-    struct nk_ecc_engine engine;
-    struct nk_bch bch;
-    void *workspace;
-};
-
-static int nk_ecc_scheme_open(struct nk_ecc_scheme *s, const char *name)
+static int nk_ecc_scheme_open(struct nk_tool_ecc *s, const char *name)
 {
-    memset(s, 0, sizeof *s);
-    static const struct {
-        const char *name;
-        unsigned step;
-        bool sm_order;
-    } hamming[] = {
-        {"hamming256", 256, false},
-        {"hamming512", 512, false},
-        {"hamming256-sm", 256, true},
-        {"hamming512-sm", 512, true},
-    };
-    for (size_t i = 0; i < sizeof hamming / sizeof hamming[0]; i++)
-        if (strcmp(name, hamming[i].name) == 0)
-            return nk_ecc_hamming_init(&s->engine, hamming[i].step, hamming[i].sm_order) ? 2 : 0;
-
-    unsigned t = 0, step = 0;
-    char tail;
-    if (sscanf(name, "bch%u-%u%c", &t, &step, &tail) != 2 || strncmp(name, "bch", 3) != 0 ||
-        (step != 512 && step != 1024))
-        return nk_tool_fail("unknown scheme '%s' (hamming256, hamming512, hamming256-sm, "
-                            "hamming512-sm, bchT-512, bchT-1024)",
+    int status = nk_tool_ecc_by_name(s, name, "scheme");
+    if (status == 0 && s->engine.placement == NK_ECC_PLACEMENT_NONE)
+        return nk_tool_fail("scheme '%s' computes no code (hamming256, hamming512, "
+                            "hamming256-sm, hamming512-sm, bchT-512, bchT-1024)",
                             name);
-    if (t < 1 || t > 32)
-        return nk_tool_fail("scheme '%s': strength %u out of range (1..32)", name, t);
-    unsigned m = step == 512 ? 13 : 14;
-    size_t size = nk_bch_workspace_size(m, t, 0);
-    s->workspace = size ? malloc(size) : NULL;
-    if (!s->workspace)
-        return nk_tool_error("scheme '%s': out of memory", name);
-    int err = nk_bch_init(&s->bch, step, t, 0, s->workspace, size);
-    if (err) {
-        free(s->workspace);
-        s->workspace = NULL;
-        return nk_tool_fail("scheme '%s' not supported: %s", name, nk_strerror(err));
-    }
-    nk_ecc_bch_engine_init(&s->engine, &s->bch);
-    return 0;
-}
-
-static void nk_ecc_scheme_close(struct nk_ecc_scheme *s)
-{
-    free(s->workspace);
+    return status;
 }
 
 /* Reads the whole file; returns 0 or 2 after printing the reason. */
@@ -257,7 +216,7 @@ static int nk_ecc_run(int argc, char **argv)
     if (action == NK_ECC_CHECK && output)
         return nk_tool_fail("ecc check writes nothing: use ecc correct -o");
 
-    struct nk_ecc_scheme scheme;
+    struct nk_tool_ecc scheme;
     int status = nk_ecc_scheme_open(&scheme, scheme_name);
     if (status)
         return status;
@@ -377,7 +336,7 @@ out:
     free(code_text);
     free(codes);
     free(data);
-    nk_ecc_scheme_close(&scheme);
+    nk_tool_ecc_free(&scheme);
     return status;
 }
 

@@ -14,54 +14,73 @@
 static void nk_erase_help(FILE *out)
 {
     fprintf(out,
-            "usage: nandkit erase IMAGE|/dev/mtdN START COUNT [options]\n\n"
+            "usage: nandkit erase IMAGE|/dev/mtdN START COUNT [-N] [options]\n\n"
             "Erases COUNT blocks from byte offset START on, as flash_erase does: START must be\n"
             "block aligned (decimal, 0x hex, or KiB/MiB/GiB), COUNT is a number of blocks and\n"
             "0 means every block to the end of the device (the range is always given: there\n"
             "is no default). Bad blocks are skipped and reported. A block whose erase fails is\n"
             "marked bad and the exit status is 1.\n\n"
             "Options:\n"
+            "  -N, --noskipbad         erase bad blocks too (as flash_erase -N): a factory-bad\n"
+            "                          block loses its marker. Where a bad-block table or the\n"
+            "                          kernel refuses the erase, the block is reported failed\n"
+            "      --jffs2             refused: nandkit does not write JFFS2 cleanmarkers\n"
+            "                          (flash_erase -j; -j here is --json)\n"
+            "  -u, --unlock            refused: images and simulated chips have no block\n"
+            "                          locks (on /dev/mtdN use flash_unlock)\n"
             "  -p, --progress          a progress line on stderr (default: when it is a terminal)\n"
             "  -q, --quiet             no progress line, notes or summary\n"
             "  -j, --json              a JSON summary on stdout\n" NK_TOOL_IMAGE_HELP);
 }
 
+enum { NK_OPT_JFFS2 = NK_OPT_FIRST_FREE };
+
+static int nk_erase_option(void *ctx, int opt, const char *arg)
+{
+    (void)arg;
+    bool *noskipbad = ctx;
+    switch (opt) {
+    case 'N':
+        *noskipbad = true;
+        return 0;
+    case NK_OPT_JFFS2:
+        return nk_tool_fail("erase --jffs2: not supported: nandkit does not write JFFS2 "
+                            "cleanmarkers");
+    case 'u':
+        return nk_tool_fail("erase --unlock: not supported: image files and simulated chips "
+                            "have no block locks (on /dev/mtdN use flash_unlock)");
+    default:
+        return -1;
+    }
+}
+
 static int nk_erase_run(int argc, char **argv)
 {
     static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
+                                            {"noskipbad", no_argument, NULL, 'N'},
+                                            {"jffs2", no_argument, NULL, NK_OPT_JFFS2},
+                                            {"unlock", no_argument, NULL, 'u'},
                                             {"progress", no_argument, NULL, 'p'},
                                             {"quiet", no_argument, NULL, 'q'},
                                             {"json", no_argument, NULL, 'j'},
                                             {NULL, 0, NULL, 0}};
+    bool noskipbad = false;
+    const struct nk_tool_flash_parse parse = {
+        "erase",
+        "Nupqj",
+        options,
+        'p',
+        nk_erase_option,
+        &noskipbad,
+        3,
+        "IMAGE|/dev/mtdN, START and COUNT (COUNT 0 = to the end)"};
     struct nk_tool_image_opts opts;
-    nk_tool_image_opts_init(&opts);
-    bool quiet = false, json = false, progress_on = isatty(STDERR_FILENO);
-    int opt;
-    optind = 1;
-    while ((opt = nk_tool_getopt(argc, argv, "pqj", options, &opts, "erase")) > 0) {
-        switch (opt) {
-        case 'p':
-            progress_on = true;
-            break;
-        case 'q':
-            quiet = true;
-            break;
-        case 'j':
-            json = true;
-            break;
-        default:
-            return nk_tool_fail("erase: unknown option (see nandkit erase --help)");
-        }
-    }
-    if (opt < 0)
-        return -opt;
-    if (argc - optind < 3)
-        return nk_tool_fail("erase needs IMAGE|/dev/mtdN, START and COUNT (COUNT 0 = to the end; "
-                            "see nandkit erase --help)");
-    opts.path = argv[optind++];
-    const char *start_text = argv[optind++], *count_text = argv[optind++];
-    if (optind < argc)
-        return nk_tool_fail("erase: unexpected argument '%s'", argv[optind]);
+    struct nk_tool_flash_flags f;
+    const char *args[3];
+    int status = nk_tool_flash_parse(argc, argv, &parse, &opts, &f, args);
+    if (status)
+        return status;
+    const char *start_text = args[1], *count_text = args[2];
     uint64_t start, count;
     if (!nk_tool_parse_size(start_text, &start))
         return nk_tool_fail("bad START '%s': expected a byte offset (e.g. 0x20000, 1MiB)",
@@ -69,11 +88,10 @@ static int nk_erase_run(int argc, char **argv)
     if (!nk_tool_parse_u64(count_text, &count))
         return nk_tool_fail("bad COUNT '%s': expected a number of blocks (0 = to the end)",
                             count_text);
-    if (quiet)
-        progress_on = false;
+    bool quiet = f.quiet, json = f.json;
 
     struct nk_tool_image image;
-    int status = nk_tool_flash_open(&image, &opts, quiet);
+    status = nk_tool_flash_open(&image, &opts, quiet);
     if (status)
         return status;
     struct nk_nand *nand = &image.nand;
@@ -103,10 +121,10 @@ static int nk_erase_run(int argc, char **argv)
         return nk_tool_fail("%s", bad_input);
     }
 
-    uint32_t erased = 0, skipped = 0, failed = 0;
+    uint32_t erased = 0, skipped = 0, failed = 0, bad_erased = 0;
     const char *failure = NULL;
     struct nk_tool_progress progress;
-    nk_tool_progress_start(&progress, progress_on, "erase", count * block_bytes);
+    nk_tool_progress_start(&progress, f.progress, "erase", count * block_bytes);
     for (uint32_t i = 0; i < count && !failure; i++) {
         uint32_t block = first + i;
         int bad = nk_nand_block_is_bad(nand, block);
@@ -116,7 +134,7 @@ static int nk_erase_run(int argc, char **argv)
             failure = why;
             break;
         }
-        if (bad) {
+        if (bad && !noskipbad) {
             skipped++;
             if (!quiet && !json) {
                 nk_tool_progress_end(&progress);
@@ -125,7 +143,14 @@ static int nk_erase_run(int argc, char **argv)
             }
         } else {
             int err = nk_nand_erase_block(nand, block);
-            if (err == -NK_EIO) {
+            if (err == -NK_EIO && bad) {
+                failed++;
+                if (!quiet && !json) {
+                    nk_tool_progress_end(&progress);
+                    fprintf(stderr, "nandkit: erasing bad block %u failed: %s\n", block,
+                            nk_tool_image_error(&image, err));
+                }
+            } else if (err == -NK_EIO) {
                 failed++;
                 nk_nand_block_mark_bad(nand, block);
                 if (!quiet && !json) {
@@ -139,6 +164,16 @@ static int nk_erase_run(int argc, char **argv)
                 break;
             } else {
                 erased++;
+                if (bad) {
+                    bad_erased++;
+                    if (!quiet && !json) {
+                        nk_tool_progress_end(&progress);
+                        fprintf(stderr,
+                                "nandkit: block %u (0x%llx) was bad and is erased (--noskipbad): "
+                                "its marker is gone\n",
+                                block, (unsigned long long)block * block_bytes);
+                    }
+                }
             }
         }
         nk_tool_progress_update(&progress, (uint64_t)(i + 1) * block_bytes);
@@ -149,8 +184,8 @@ static int nk_erase_run(int argc, char **argv)
         return nk_tool_error("erase: %s", failure);
     if (json)
         printf("{\"first_block\":%u,\"blocks\":%llu,\"erased\":%u,\"bad_skipped\":%u,"
-               "\"failed\":%u}\n",
-               first, (unsigned long long)count, erased, skipped, failed);
+               "\"bad_erased\":%u,\"failed\":%u}\n",
+               first, (unsigned long long)count, erased, skipped, bad_erased, failed);
     else if (!quiet)
         fprintf(stderr,
                 "nandkit: erased %u of %llu blocks from block %u (0x%llx): %u bad "
@@ -158,7 +193,8 @@ static int nk_erase_run(int argc, char **argv)
                 erased, (unsigned long long)count, first, (unsigned long long)start, skipped,
                 failed);
     if (failed)
-        return nk_tool_error("erase: %u block(s) failed to erase and were marked bad", failed);
+        return nk_tool_error("erase: %u block(s) failed to erase%s", failed,
+                             noskipbad ? "" : " and were marked bad");
     return 0;
 }
 

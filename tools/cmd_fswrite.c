@@ -458,37 +458,13 @@ static int nk_chmod_run(int argc, char **argv)
     return nk_fswrite_finish(&t, &save, "chmod", path, status);
 }
 
-const struct nk_tool_command nk_cmd_put = {
-    .name = "put",
-    .summary = "copy a host file into a YAFFS2 image, atomically",
-    .run = nk_put_run,
-    .help = nk_put_help,
-};
+/* The five commands: name, summary, and nk_NAME_run / nk_NAME_help above. */
+#define NK_FSWRITE_COMMAND(cmd, text)                                                              \
+    const struct nk_tool_command nk_cmd_##cmd = {                                                  \
+        .name = #cmd, .summary = text, .run = nk_##cmd##_run, .help = nk_##cmd##_help}
 
-const struct nk_tool_command nk_cmd_rm = {
-    .name = "rm",
-    .summary = "remove a file or an empty directory from a YAFFS2 image",
-    .run = nk_rm_run,
-    .help = nk_rm_help,
-};
-
-const struct nk_tool_command nk_cmd_mkdir = {
-    .name = "mkdir",
-    .summary = "create a directory in a YAFFS2 image",
-    .run = nk_mkdir_run,
-    .help = nk_mkdir_help,
-};
-
-const struct nk_tool_command nk_cmd_mv = {
-    .name = "mv",
-    .summary = "rename a file or directory in a YAFFS2 image",
-    .run = nk_mv_run,
-    .help = nk_mv_help,
-};
-
-const struct nk_tool_command nk_cmd_chmod = {
-    .name = "chmod",
-    .summary = "set the permission bits of a file in a YAFFS2 image",
-    .run = nk_chmod_run,
-    .help = nk_chmod_help,
-};
+NK_FSWRITE_COMMAND(put, "copy a host file into a YAFFS2 image, atomically");
+NK_FSWRITE_COMMAND(rm, "remove a file or an empty directory from a YAFFS2 image");
+NK_FSWRITE_COMMAND(mkdir, "create a directory in a YAFFS2 image");
+NK_FSWRITE_COMMAND(mv, "rename a file or directory in a YAFFS2 image");
+NK_FSWRITE_COMMAND(chmod, "set the permission bits of a file in a YAFFS2 image");

@@ -690,6 +690,11 @@ static int nk_mkimage_run(int argc, char **argv)
     opts.write_through = true;           /* memory independent of the image size */
     status = nk_tool_image_open(&image, &opts);
     free((void *)created_geometry);
+    if (!status) {
+        status = nk_tool_image_check_tags(&image);
+        if (status)
+            nk_tool_image_close(&image);
+    }
     if (status) {
         nk_tool_save_abort(&save);
         nk_mkimage_free(&m);

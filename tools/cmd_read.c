@@ -51,6 +51,47 @@ struct nk_read_summary {
     bool truncated; /* skipbad ran out of device before LENGTH */
 };
 
+/* read's own options. */
+struct nk_read_args {
+    uint64_t start, length;
+    bool have_length, with_oob, noecc;
+    const char *file;
+    enum nk_read_bb bb;
+};
+
+static int nk_read_option(void *ctx, int opt, const char *arg)
+{
+    struct nk_read_args *a = ctx;
+    switch (opt) {
+    case 's':
+        return nk_tool_parse_start(arg, &a->start);
+    case 'l':
+        if (!nk_tool_parse_size(arg, &a->length) || a->length == 0)
+            return nk_tool_fail("bad --length '%s': expected bytes (e.g. 4096, 2MiB)", arg);
+        a->have_length = true;
+        return 0;
+    case 'f':
+        a->file = arg;
+        return 0;
+    case 'o':
+        a->with_oob = true;
+        return 0;
+    case 'n':
+        a->noecc = true;
+        return 0;
+    case 'b':
+        for (unsigned i = 0; i < sizeof nk_read_bb_names / sizeof nk_read_bb_names[0]; i++) {
+            if (strcmp(arg, nk_read_bb_names[i]) == 0) {
+                a->bb = (enum nk_read_bb)i;
+                return 0;
+            }
+        }
+        return nk_tool_fail("unknown --bb '%s' (skipbad, padbad or dumpbad)", arg);
+    default:
+        return -1;
+    }
+}
+
 static int nk_read_run(int argc, char **argv)
 {
     static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
@@ -64,74 +105,25 @@ static int nk_read_run(int argc, char **argv)
                                             {"quiet", no_argument, NULL, 'q'},
                                             {"json", no_argument, NULL, 'j'},
                                             {NULL, 0, NULL, 0}};
+    struct nk_read_args r = {.bb = NK_BB_SKIP};
+    const struct nk_tool_flash_parse parse = {
+        "read", "s:l:f:onpqj", options, 'p', nk_read_option, &r, 1, "an IMAGE or /dev/mtdN"};
     struct nk_tool_image_opts opts;
-    nk_tool_image_opts_init(&opts);
+    struct nk_tool_flash_flags f;
+    const char *args[1];
+    int status = nk_tool_flash_parse(argc, argv, &parse, &opts, &f, args);
+    if (status)
+        return status;
     opts.read_only = true;
-    uint64_t start = 0, length = 0;
-    bool have_length = false, with_oob = false, noecc = false, quiet = false, json = false;
-    bool progress_on = isatty(STDERR_FILENO);
-    const char *file = NULL;
-    enum nk_read_bb bb = NK_BB_SKIP;
-    int opt;
-    optind = 1;
-    while ((opt = nk_tool_getopt(argc, argv, "s:l:f:onpqj", options, &opts, "read")) > 0) {
-        switch (opt) {
-        case 's':
-            if (!nk_tool_parse_size(optarg, &start))
-                return nk_tool_fail("bad --start '%s': expected bytes (e.g. 0x20000, 128KiB)",
-                                    optarg);
-            break;
-        case 'l':
-            if (!nk_tool_parse_size(optarg, &length) || length == 0)
-                return nk_tool_fail("bad --length '%s': expected bytes (e.g. 4096, 2MiB)", optarg);
-            have_length = true;
-            break;
-        case 'f':
-            file = optarg;
-            break;
-        case 'o':
-            with_oob = true;
-            break;
-        case 'n':
-            noecc = true;
-            break;
-        case 'b':
-            if (strcmp(optarg, "skipbad") == 0)
-                bb = NK_BB_SKIP;
-            else if (strcmp(optarg, "padbad") == 0)
-                bb = NK_BB_PAD;
-            else if (strcmp(optarg, "dumpbad") == 0)
-                bb = NK_BB_DUMP;
-            else
-                return nk_tool_fail("unknown --bb '%s' (skipbad, padbad or dumpbad)", optarg);
-            break;
-        case 'p':
-            progress_on = true;
-            break;
-        case 'q':
-            quiet = true;
-            break;
-        case 'j':
-            json = true;
-            break;
-        default:
-            return nk_tool_fail("read: unknown option (see nandkit read --help)");
-        }
-    }
-    if (opt < 0)
-        return -opt;
-    if (optind >= argc)
-        return nk_tool_fail("read needs an IMAGE or /dev/mtdN (see nandkit read --help)");
-    opts.path = argv[optind++];
-    if (optind < argc)
-        return nk_tool_fail("read: unexpected argument '%s'", argv[optind]);
+    uint64_t start = r.start, length = r.length;
+    bool have_length = r.have_length, with_oob = r.with_oob, noecc = r.noecc;
+    const char *file = r.file;
+    enum nk_read_bb bb = r.bb;
+    bool quiet = f.quiet, json = f.json;
     if (json && (!file || strcmp(file, "-") == 0))
         return nk_tool_fail("read --json prints a summary on stdout: give the data a --file");
-    if (quiet)
-        progress_on = false;
-
     struct nk_tool_image image;
-    int status = nk_tool_flash_open(&image, &opts, quiet);
+    status = nk_tool_flash_open(&image, &opts, quiet);
     if (status)
         return status;
     struct nk_nand *nand = &image.nand;
@@ -172,7 +164,7 @@ static int nk_read_run(int argc, char **argv)
     struct nk_read_summary sum;
     memset(&sum, 0, sizeof sum);
     struct nk_tool_progress progress;
-    nk_tool_progress_start(&progress, progress_on, "read", want_pages * page_size);
+    nk_tool_progress_start(&progress, f.progress, "read", want_pages * page_size);
     enum nk_oob_mode mode = noecc ? NK_OOB_RAW : NK_OOB_PLACE;
     const char *failure = NULL;
     char why[200];

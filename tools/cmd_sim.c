@@ -205,6 +205,12 @@ static int nk_sim_create(int argc, char **argv)
         free(bad_list);
         return nk_tool_fail("give --bad-blocks LIST or --bad-blocks-random N, not both");
     }
+    if (opts.ecc || opts.bit_error_rate > 0.0) {
+        free(bad_list);
+        return nk_tool_fail("sim create: %s does not apply: an erased chip holds no code and "
+                            "reads nothing (give it to the commands that read or write pages)",
+                            opts.ecc ? "--ecc" : "--bit-error-rate");
+    }
     if (bad_list)
         bad_count = -1;
     if (optind >= argc || optind + 1 < argc) {

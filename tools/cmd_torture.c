@@ -18,15 +18,27 @@ static void nk_torture_help(FILE *out)
             "                       [--cycles N] [--markbad] [options]\n\n"
             "Wears the chosen blocks as nandtest and flash_torture do: each cycle erases a\n"
             "block, checks that it reads erased, programs every page with a pseudo-random\n"
-            "pattern (seeded) through the layout's ECC, reads it back and compares. Prints\n"
-            "the ECC statistics (bitflips corrected, worst page, uncorrectable pages) and the\n"
-            "failures per block. Everything in the range is destroyed and the blocks are left\n"
-            "erased; blocks already bad are skipped. Nothing runs without --destructive and\n"
+            "pattern (seeded) through the ECC, reads it back (data and whole OOB) and\n"
+            "compares. Prints the ECC statistics and the failures per block: bits corrected\n"
+            "(every step's, as the device counts them), the worst page (most bits in one\n"
+            "step), uncorrectable pages and steps, pages that read back different, bits not\n"
+            "erased after an erase, and flipped bits in the OOB bytes no ECC covers. On a\n"
+            "simulated chip it also prints how many bits the simulator flipped in the pages\n"
+            "torture read (--bit-error-rate), to set the statistics against. Everything in\n"
+            "the range is destroyed and the blocks are left erased (or, with --keep, as they\n"
+            "were); blocks already bad are skipped. Nothing runs without --destructive and\n"
             "an explicit --blocks range.\n\n"
             "Options:\n"
             "      --destructive       agree that the blocks' contents are destroyed\n"
             "  -b, --blocks RANGE      FIRST-LAST (inclusive), FIRST+COUNT, or one block N\n"
             "  -c, --cycles N          erase/program/verify cycles per block (default 10)\n"
+            "  -r, --reads N           read and check every page N times per cycle (default 1),\n"
+            "                          as nandtest -r: more reads, more work for the ECC\n"
+            "  -k, --keep              put each block's contents back afterwards, as nandtest\n"
+            "                          -k: pages are read through the ECC first (data and\n"
+            "                          the whole OOB), and after the cycles programmed back\n"
+            "                          with their OOB bytes; pages that were erased stay\n"
+            "                          erased (nandtest writes them as 0xFF)\n"
             "  -m, --markbad           mark a block bad when an erase or program fails\n"
             "  -q, --quiet             no per-block lines\n"
             "  -j, --json              machine-readable output\n" NK_TOOL_IMAGE_HELP);
@@ -36,9 +48,20 @@ struct nk_torture_block {
     uint32_t block;
     uint32_t cycles;
     uint32_t erase_failures, program_failures, not_erased_bits, mismatched_pages;
-    uint64_t corrected_bits;
-    uint32_t corrected_pages, uncorrectable_pages, worst_page_bitflips;
-    bool skipped_bad, marked_bad;
+    uint64_t corrected_bits, oob_bits, injected_bits;
+    uint32_t corrected_pages, uncorrectable_pages, uncorrectable_steps, worst_page_bitflips;
+    uint32_t kept_pages, kept_uncorrectable;
+    bool skipped_bad, marked_bad, restore_failed;
+};
+
+/* What one block's run needs besides the block. */
+struct nk_torture_ctx {
+    struct nk_nand *nand;
+    struct nk_sim *sim; /* NULL on /dev/mtdN: no injected-flip count */
+    unsigned cycles, reads;
+    uint64_t *rng;
+    bool markbad, keep;
+    const bool *ecc_byte; /* oob_size entries: true where the layout stores ECC code */
 };
 
 static uint64_t nk_torture_next(uint64_t *state)
@@ -59,15 +82,117 @@ static unsigned nk_zero_bits(const uint8_t *buf, size_t len)
     return n;
 }
 
-/* Runs the cycles on one good block. Returns 0 or a hard error (port, power). */
-static int nk_torture_block(struct nk_nand *nand, struct nk_torture_block *t, unsigned cycles,
-                            uint64_t *rng, bool markbad)
+static void nk_torture_fill(uint8_t *pattern, uint32_t page_size, uint64_t *rng)
 {
+    for (uint32_t i = 0; i < page_size; i += 8) {
+        uint64_t v = nk_torture_next(rng);
+        memcpy(pattern + i, &v, page_size - i < 8 ? page_size - i : 8);
+    }
+}
+
+static uint64_t nk_torture_injected(const struct nk_torture_ctx *x)
+{
+    if (!x->sim)
+        return 0;
+    struct nk_sim_counters c;
+    nk_sim_counters(x->sim, &c);
+    return c.bitflips_injected;
+}
+
+/* Reads one page through the ECC with its whole OOB and folds the outcome
+ * into `t`: bits corrected (all steps, as the device counts them), the
+ * worst step, uncorrectable steps, mismatches against `pattern`, and flips
+ * in the OOB bytes that hold no code (programmed 0xFF; no ECC covers them).
+ * Returns 0 or a hard error. */
+static int nk_torture_verify(const struct nk_torture_ctx *x, struct nk_torture_block *t,
+                             uint32_t page, const uint8_t *pattern, uint8_t *data, uint8_t *oob)
+{
+    struct nk_nand *nand = x->nand;
+    uint32_t page_size = nk_nand_page_size(nand), oob_size = nk_nand_oob_size(nand);
+    struct nk_nand_stats before, after;
+    nk_nand_stats_get(nand, &before);
+    uint64_t injected = nk_torture_injected(x);
+    int err = nk_nand_read_page(nand, page, data, oob, NK_OOB_PLACE);
+    t->injected_bits += nk_torture_injected(x) - injected;
+    nk_nand_stats_get(nand, &after);
+    unsigned flips = nk_nand_last_bitflips(nand);
+    uint64_t bits = after.ecc_corrected_bits - before.ecc_corrected_bits;
+    t->corrected_bits += bits;
+    t->uncorrectable_steps += (uint32_t)(after.ecc_failed_steps - before.ecc_failed_steps);
+    if (err == -NK_EBADMSG)
+        t->uncorrectable_pages++;
+    else if (err < 0)
+        return err;
+    else if (memcmp(pattern, data, page_size) != 0)
+        t->mismatched_pages++;
+    if (bits)
+        t->corrected_pages++;
+    for (uint32_t i = 0; i < oob_size; i++)
+        if (!x->ecc_byte[i])
+            t->oob_bits += nk_zero_bits(oob + i, 1);
+    if (flips > t->worst_page_bitflips)
+        t->worst_page_bitflips = flips;
+    return 0;
+}
+
+/* --keep: the block's pages through the ECC (data and the whole OOB as on
+ * flash) into `saved`; which pages were erased goes into `erased`. */
+static int nk_torture_save(const struct nk_torture_ctx *x, struct nk_torture_block *t,
+                           uint8_t *saved, bool *erased)
+{
+    struct nk_nand *nand = x->nand;
+    uint32_t page_size = nk_nand_page_size(nand), oob_size = nk_nand_oob_size(nand);
+    uint32_t ppb = nk_nand_pages_per_block(nand), record = page_size + oob_size;
+    for (uint32_t p = 0; p < ppb; p++) {
+        uint8_t *rec = saved + (size_t)p * record;
+        int err = nk_nand_read_page(nand, t->block * ppb + p, rec, rec + page_size, NK_OOB_PLACE);
+        if (err == -NK_EBADMSG)
+            t->kept_uncorrectable++;
+        else if (err < 0)
+            return err;
+        erased[p] = nk_zero_bits(rec, record) == 0;
+    }
+    return 0;
+}
+
+/* --keep: erases the block and programs the saved pages back (erased ones
+ * stay erased; the ECC code is computed again, the other OOB bytes are
+ * restored). */
+static int nk_torture_restore(const struct nk_torture_ctx *x, struct nk_torture_block *t,
+                              const uint8_t *saved, const bool *erased)
+{
+    struct nk_nand *nand = x->nand;
+    uint32_t page_size = nk_nand_page_size(nand), oob_size = nk_nand_oob_size(nand);
+    uint32_t ppb = nk_nand_pages_per_block(nand), record = page_size + oob_size;
+    int err = nk_nand_erase_block(nand, t->block);
+    for (uint32_t p = 0; p < ppb && !err; p++) {
+        if (erased[p])
+            continue;
+        const uint8_t *rec = saved + (size_t)p * record;
+        err = nk_nand_program_page(nand, t->block * ppb + p, rec, rec + page_size, NK_OOB_PLACE);
+        if (!err)
+            t->kept_pages++;
+    }
+    if (err == -NK_EIO) {
+        t->restore_failed = true;
+        return 0;
+    }
+    return err;
+}
+
+/* Runs the cycles on one good block. Returns 0 or a hard error (port, power). */
+static int nk_torture_block(const struct nk_torture_ctx *x, struct nk_torture_block *t)
+{
+    struct nk_nand *nand = x->nand;
     uint32_t page_size = nk_nand_page_size(nand), oob_size = nk_nand_oob_size(nand);
     uint32_t ppb = nk_nand_pages_per_block(nand);
     uint8_t *pattern = malloc(page_size), *data = malloc(page_size), *oob = malloc(oob_size);
+    uint8_t *saved = x->keep ? malloc((size_t)(page_size + oob_size) * ppb) : NULL;
+    bool *erased = x->keep ? calloc(ppb, sizeof *erased) : NULL;
     int hard = 0;
-    for (unsigned c = 0; c < cycles && !hard; c++) {
+    if (x->keep)
+        hard = nk_torture_save(x, t, saved, erased);
+    for (unsigned c = 0; c < x->cycles && !hard; c++) {
         int err = nk_nand_erase_block(nand, t->block);
         if (err == -NK_EIO) {
             t->erase_failures++;
@@ -78,20 +203,19 @@ static int nk_torture_block(struct nk_nand *nand, struct nk_torture_block *t, un
             break;
         }
         for (uint32_t p = 0; p < ppb && !hard; p++) {
+            uint64_t injected = nk_torture_injected(x);
             err = nk_nand_read_page(nand, t->block * ppb + p, data, oob, NK_OOB_RAW);
+            t->injected_bits += nk_torture_injected(x) - injected;
             if (err < 0) {
                 hard = err;
                 break;
             }
             t->not_erased_bits += nk_zero_bits(data, page_size) + nk_zero_bits(oob, oob_size);
         }
-        uint64_t cycle_seed = *rng;
+        uint64_t cycle_seed = *x->rng;
         bool failed = false;
         for (uint32_t p = 0; p < ppb && !hard && !failed; p++) {
-            for (uint32_t i = 0; i < page_size; i += 8) {
-                uint64_t v = nk_torture_next(rng);
-                memcpy(pattern + i, &v, page_size - i < 8 ? page_size - i : 8);
-            }
+            nk_torture_fill(pattern, page_size, x->rng);
             err = nk_nand_program_page(nand, t->block * ppb + p, pattern, NULL, NK_OOB_PLACE);
             if (err == -NK_EIO) {
                 t->program_failures++;
@@ -102,36 +226,21 @@ static int nk_torture_block(struct nk_nand *nand, struct nk_torture_block *t, un
         }
         if (failed || hard)
             break;
-        uint64_t replay = cycle_seed;
-        for (uint32_t p = 0; p < ppb && !hard; p++) {
-            for (uint32_t i = 0; i < page_size; i += 8) {
-                uint64_t v = nk_torture_next(&replay);
-                memcpy(pattern + i, &v, page_size - i < 8 ? page_size - i : 8);
+        for (unsigned r = 0; r < x->reads && !hard; r++) {
+            uint64_t replay = cycle_seed;
+            for (uint32_t p = 0; p < ppb && !hard; p++) {
+                nk_torture_fill(pattern, page_size, &replay);
+                hard = nk_torture_verify(x, t, t->block * ppb + p, pattern, data, oob);
             }
-            err = nk_nand_read_page(nand, t->block * ppb + p, data, NULL, NK_OOB_PLACE);
-            unsigned flips = nk_nand_last_bitflips(nand);
-            if (err == -NK_EBADMSG) {
-                t->uncorrectable_pages++;
-            } else if (err < 0) {
-                hard = err;
-                break;
-            } else {
-                if (flips) {
-                    t->corrected_pages++;
-                    t->corrected_bits += flips;
-                }
-                if (memcmp(pattern, data, page_size) != 0)
-                    t->mismatched_pages++;
-            }
-            if (flips > t->worst_page_bitflips)
-                t->worst_page_bitflips = flips;
         }
         if (!hard)
             t->cycles++;
     }
-    if (!hard && (t->erase_failures || t->program_failures) && markbad) {
+    if (!hard && (t->erase_failures || t->program_failures) && x->markbad) {
         if (nk_nand_block_mark_bad(nand, t->block) == 0)
             t->marked_bad = true;
+    } else if (!hard && !t->erase_failures && x->keep) {
+        hard = nk_torture_restore(x, t, saved, erased);
     } else if (!hard && !t->erase_failures) {
         /* Leave the block erased, as the help promises. */
         int err = nk_nand_erase_block(nand, t->block);
@@ -143,72 +252,105 @@ static int nk_torture_block(struct nk_nand *nand, struct nk_torture_block *t, un
     free(pattern);
     free(data);
     free(oob);
+    free(saved);
+    free(erased);
     return hard;
+}
+
+static void nk_torture_print_block(const struct nk_torture_block *t)
+{
+    if (t->skipped_bad) {
+        printf("block %u: bad, skipped\n", t->block);
+        return;
+    }
+    printf("block %u: %u cycle(s), %u erase / %u program failure(s), %llu bitflip(s) corrected "
+           "(worst page %u), %u uncorrectable page(s) (%u step(s)), %u mismatched page(s), %u "
+           "bit(s) not erased, %llu OOB bit(s) outside the ECC flipped%s%s\n",
+           t->block, t->cycles, t->erase_failures, t->program_failures,
+           (unsigned long long)t->corrected_bits, t->worst_page_bitflips, t->uncorrectable_pages,
+           t->uncorrectable_steps, t->mismatched_pages, t->not_erased_bits,
+           (unsigned long long)t->oob_bits, t->marked_bad ? ", marked bad" : "",
+           t->restore_failed ? ", restoring its contents FAILED" : "");
+}
+
+enum { NK_OPT_DESTRUCTIVE = NK_OPT_FIRST_FREE };
+
+/* torture's own options. */
+struct nk_torture_args {
+    bool destructive, have_range, markbad, keep;
+    uint32_t first, count;
+    uint64_t cycles, reads;
+    const char *range_text;
+};
+
+static int nk_torture_option(void *ctx, int opt, const char *arg)
+{
+    struct nk_torture_args *a = ctx;
+    switch (opt) {
+    case NK_OPT_DESTRUCTIVE:
+        a->destructive = true;
+        return 0;
+    case 'b':
+        if (!nk_tool_parse_block_range(arg, &a->first, &a->count))
+            return nk_tool_fail("bad --blocks '%s': expected FIRST-LAST, FIRST+COUNT or N", arg);
+        a->have_range = true;
+        a->range_text = arg;
+        return 0;
+    case 'c':
+        if (!nk_tool_parse_u64(arg, &a->cycles) || a->cycles == 0 || a->cycles > 10000000)
+            return nk_tool_fail("bad --cycles '%s': 1 to 10000000", arg);
+        return 0;
+    case 'r':
+        if (!nk_tool_parse_u64(arg, &a->reads) || a->reads == 0 || a->reads > 1000000)
+            return nk_tool_fail("bad --reads '%s': 1 to 1000000", arg);
+        return 0;
+    case 'k':
+        a->keep = true;
+        return 0;
+    case 'm':
+        a->markbad = true;
+        return 0;
+    default:
+        return -1;
+    }
 }
 
 static int nk_torture_run(int argc, char **argv)
 {
-    enum { NK_OPT_DESTRUCTIVE = NK_OPT_FIRST_FREE };
     static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
                                             {"destructive", no_argument, NULL, NK_OPT_DESTRUCTIVE},
                                             {"blocks", required_argument, NULL, 'b'},
                                             {"cycles", required_argument, NULL, 'c'},
+                                            {"reads", required_argument, NULL, 'r'},
+                                            {"keep", no_argument, NULL, 'k'},
                                             {"markbad", no_argument, NULL, 'm'},
                                             {"quiet", no_argument, NULL, 'q'},
                                             {"json", no_argument, NULL, 'j'},
                                             {NULL, 0, NULL, 0}};
+    struct nk_torture_args a = {.cycles = 10, .reads = 1};
+    const struct nk_tool_flash_parse parse = {
+        "torture", "b:c:r:kmqj", options, 0, nk_torture_option, &a, 1, "an IMAGE or /dev/mtdN"};
     struct nk_tool_image_opts opts;
-    nk_tool_image_opts_init(&opts);
-    bool destructive = false, have_range = false, markbad = false, quiet = false, json = false;
-    uint32_t first = 0, count = 0;
-    uint64_t cycles = 10;
-    const char *range_text = NULL;
-    int opt;
-    optind = 1;
-    while ((opt = nk_tool_getopt(argc, argv, "b:c:mqj", options, &opts, "torture")) > 0) {
-        switch (opt) {
-        case NK_OPT_DESTRUCTIVE:
-            destructive = true;
-            break;
-        case 'b':
-            if (!nk_tool_parse_block_range(optarg, &first, &count))
-                return nk_tool_fail("bad --blocks '%s': expected FIRST-LAST, FIRST+COUNT or N",
-                                    optarg);
-            have_range = true;
-            range_text = optarg;
-            break;
-        case 'c':
-            if (!nk_tool_parse_u64(optarg, &cycles) || cycles == 0 || cycles > 10000000)
-                return nk_tool_fail("bad --cycles '%s': 1 to 10000000", optarg);
-            break;
-        case 'm':
-            markbad = true;
-            break;
-        case 'q':
-            quiet = true;
-            break;
-        case 'j':
-            json = true;
-            break;
-        default:
-            return nk_tool_fail("torture: unknown option (see nandkit torture --help)");
-        }
-    }
-    if (opt < 0)
-        return -opt;
-    if (optind >= argc)
-        return nk_tool_fail("torture needs an IMAGE or /dev/mtdN (see nandkit torture --help)");
-    opts.path = argv[optind++];
-    if (optind < argc)
-        return nk_tool_fail("torture: unexpected argument '%s'", argv[optind]);
+    struct nk_tool_flash_flags f;
+    const char *args[1];
+    int status = nk_tool_flash_parse(argc, argv, &parse, &opts, &f, args);
+    if (status)
+        return status;
+    bool destructive = a.destructive, have_range = a.have_range, markbad = a.markbad;
+    bool keep = a.keep;
+    uint32_t first = a.first, count = a.count;
+    uint64_t cycles = a.cycles, reads = a.reads;
+    const char *range_text = a.range_text;
+    bool quiet = f.quiet, json = f.json;
     if (!have_range)
         return nk_tool_fail("torture needs --blocks FIRST-LAST: it destroys what they hold");
     if (!destructive)
-        return nk_tool_fail("torture destroys blocks %s of %s: add --destructive to go ahead",
-                            range_text, opts.path);
+        return nk_tool_fail("torture %s blocks %s of %s: add --destructive to go ahead",
+                            keep ? "wears (and, with --keep, rewrites)" : "destroys", range_text,
+                            opts.path);
 
     struct nk_tool_image image;
-    int status = nk_tool_flash_open(&image, &opts, quiet || json);
+    status = nk_tool_flash_open(&image, &opts, quiet || json);
     if (status)
         return status;
     struct nk_nand *nand = &image.nand;
@@ -220,15 +362,25 @@ static int nk_torture_run(int argc, char **argv)
     if (!quiet && !json)
         fprintf(stderr,
                 "nandkit: torture erases and programs blocks %u-%u (bytes 0x%llx-0x%llx), "
-                "%llu cycle(s) each\n",
+                "%llu cycle(s) each, %llu read(s) per cycle%s\n",
                 first, first + count - 1,
                 (unsigned long long)first * nk_nand_pages_per_block(nand) * nk_nand_page_size(nand),
                 (unsigned long long)(first + count) * nk_nand_pages_per_block(nand) *
                         nk_nand_page_size(nand) -
                     1,
-                (unsigned long long)cycles);
+                (unsigned long long)cycles, (unsigned long long)reads,
+                keep ? "; their contents are put back" : "");
+    uint32_t oob_size = nk_nand_oob_size(nand);
+    bool *ecc_byte = calloc(oob_size, sizeof *ecc_byte);
+    const struct nk_oob_layout *layout = &nand->layout;
+    for (unsigned r = 0; r < layout->ecc_count; r++)
+        for (unsigned i = 0; i < layout->ecc[r].length; i++)
+            if (layout->ecc[r].offset + i < oob_size)
+                ecc_byte[layout->ecc[r].offset + i] = true;
     struct nk_torture_block *results = calloc(count, sizeof *results);
     uint64_t rng = opts.seed * 0x9e3779b97f4a7c15ull + 1;
+    struct nk_torture_ctx x = {nand,    image.sim, (unsigned)cycles, (unsigned)reads, &rng,
+                               markbad, keep,      ecc_byte};
     int hard = 0;
     uint32_t done = 0;
     for (uint32_t i = 0; i < count && !hard; i++) {
@@ -242,75 +394,93 @@ static int nk_torture_run(int argc, char **argv)
         if (bad)
             t->skipped_bad = true;
         else
-            hard = nk_torture_block(nand, t, (unsigned)cycles, &rng, markbad);
+            hard = nk_torture_block(&x, t);
         done = i + 1;
-        if (!quiet && !json) {
-            if (t->skipped_bad)
-                printf("block %u: bad, skipped\n", t->block);
-            else
-                printf("block %u: %u cycle(s), %u erase / %u program failure(s), %llu bitflip(s) "
-                       "corrected (worst page %u), %u uncorrectable page(s), %u mismatched "
-                       "page(s), %u bit(s) not erased%s\n",
-                       t->block, t->cycles, t->erase_failures, t->program_failures,
-                       (unsigned long long)t->corrected_bits, t->worst_page_bitflips,
-                       t->uncorrectable_pages, t->mismatched_pages, t->not_erased_bits,
-                       t->marked_bad ? ", marked bad" : "");
-        }
+        if (!quiet && !json)
+            nk_torture_print_block(t);
     }
+    free(ecc_byte);
     struct nk_nand_stats stats;
     nk_nand_stats_get(nand, &stats);
     char why[200] = "";
     if (hard)
         snprintf(why, sizeof why, "%s", nk_tool_image_error(&image, hard));
+    bool simulated = image.sim != NULL;
     nk_tool_image_close(&image);
 
-    uint32_t failing = 0;
-    uint64_t corrected = 0, uncorrectable = 0, mismatched = 0;
+    uint32_t failing = 0, kept = 0, restore_failed = 0;
+    uint64_t corrected = 0, uncorrectable = 0, steps = 0, mismatched = 0, oob_bits = 0;
+    uint64_t injected = 0, not_erased = 0;
     unsigned worst = 0;
     for (uint32_t i = 0; i < done; i++) {
         const struct nk_torture_block *t = &results[i];
         if (t->erase_failures || t->program_failures || t->uncorrectable_pages ||
-            t->mismatched_pages || t->not_erased_bits)
+            t->mismatched_pages || t->not_erased_bits || t->restore_failed)
             failing++;
         corrected += t->corrected_bits;
         uncorrectable += t->uncorrectable_pages;
+        steps += t->uncorrectable_steps;
         mismatched += t->mismatched_pages;
+        oob_bits += t->oob_bits;
+        injected += t->injected_bits;
+        not_erased += t->not_erased_bits;
+        kept += t->kept_pages;
+        restore_failed += t->restore_failed;
         if (t->worst_page_bitflips > worst)
             worst = t->worst_page_bitflips;
     }
+    char injected_text[32] = "null";
+    if (simulated)
+        snprintf(injected_text, sizeof injected_text, "%llu", (unsigned long long)injected);
     if (json) {
-        printf("{\"first_block\":%u,\"blocks\":%u,\"cycles\":%llu,\"ecc\":\"%s\","
-               "\"erases\":%llu,\"programs\":%llu,\"reads\":%llu,\"corrected_bits\":%llu,"
+        printf("{\"first_block\":%u,\"blocks\":%u,\"cycles\":%llu,\"reads\":%llu,\"ecc\":\"%s\","
+               "\"erases\":%llu,\"programs\":%llu,\"page_reads\":%llu,\"corrected_bits\":%llu,"
                "\"worst_page_bitflips\":%u,\"uncorrectable_pages\":%llu,"
-               "\"mismatched_pages\":%llu,\"failing_blocks\":%u,\"per_block\":[",
-               first, count, (unsigned long long)cycles, nand->ecc.name,
-               (unsigned long long)stats.block_erases, (unsigned long long)stats.page_programs,
-               (unsigned long long)stats.page_reads, (unsigned long long)corrected, worst,
-               (unsigned long long)uncorrectable, (unsigned long long)mismatched, failing);
+               "\"uncorrectable_steps\":%llu,\"mismatched_pages\":%llu,\"not_erased_bits\":%llu,"
+               "\"oob_bits_outside_ecc\":%llu,\"injected_bitflips\":%s,\"kept\":%s,"
+               "\"kept_pages\":%u,\"failing_blocks\":%u,\"per_block\":[",
+               first, count, (unsigned long long)cycles, (unsigned long long)reads,
+               nand->ecc.name ? nand->ecc.name : "none", (unsigned long long)stats.block_erases,
+               (unsigned long long)stats.page_programs, (unsigned long long)stats.page_reads,
+               (unsigned long long)corrected, worst, (unsigned long long)uncorrectable,
+               (unsigned long long)steps, (unsigned long long)mismatched,
+               (unsigned long long)not_erased, (unsigned long long)oob_bits, injected_text,
+               keep ? "true" : "false", kept, failing);
         for (uint32_t i = 0; i < done; i++) {
             const struct nk_torture_block *t = &results[i];
             printf("%s{\"block\":%u,\"bad\":%s,\"cycles\":%u,\"erase_failures\":%u,"
                    "\"program_failures\":%u,\"corrected_bits\":%llu,\"worst_page_bitflips\":%u,"
-                   "\"uncorrectable_pages\":%u,\"mismatched_pages\":%u,\"not_erased_bits\":%u,"
-                   "\"marked_bad\":%s}",
+                   "\"uncorrectable_pages\":%u,\"uncorrectable_steps\":%u,"
+                   "\"mismatched_pages\":%u,\"not_erased_bits\":%u,\"oob_bits_outside_ecc\":%llu,"
+                   "\"marked_bad\":%s,\"restore_failed\":%s}",
                    i ? "," : "", t->block, t->skipped_bad ? "true" : "false", t->cycles,
                    t->erase_failures, t->program_failures, (unsigned long long)t->corrected_bits,
-                   t->worst_page_bitflips, t->uncorrectable_pages, t->mismatched_pages,
-                   t->not_erased_bits, t->marked_bad ? "true" : "false");
+                   t->worst_page_bitflips, t->uncorrectable_pages, t->uncorrectable_steps,
+                   t->mismatched_pages, t->not_erased_bits, (unsigned long long)t->oob_bits,
+                   t->marked_bad ? "true" : "false", t->restore_failed ? "true" : "false");
         }
         printf("]}\n");
     } else if (!quiet) {
         printf("total: %u block(s), %llu erase(s), %llu program(s), %llu bitflip(s) corrected "
-               "(worst page %u, ECC %s), %llu uncorrectable, %llu mismatched; %u block(s) "
-               "failing\n",
+               "(worst page %u, ECC %s), %llu uncorrectable page(s) (%llu step(s)), %llu "
+               "mismatched; %u block(s) failing",
                done, (unsigned long long)stats.block_erases,
                (unsigned long long)stats.page_programs, (unsigned long long)corrected, worst,
-               nand->ecc.name, (unsigned long long)uncorrectable, (unsigned long long)mismatched,
-               failing);
+               nand->ecc.name ? nand->ecc.name : "none", (unsigned long long)uncorrectable,
+               (unsigned long long)steps, (unsigned long long)mismatched, failing);
+        if (simulated)
+            printf("; the simulator flipped %llu bit(s) in the pages torture read",
+                   (unsigned long long)injected);
+        if (keep)
+            printf("; %u page(s) put back", kept);
+        printf("\n");
     }
     free(results);
     if (hard)
         return nk_tool_error("torture: %s", why);
+    if (restore_failed)
+        return nk_tool_error("torture: the contents of %u block(s) could not be put back",
+                             restore_failed);
     if (failing)
         return nk_tool_error("torture: %u block(s) failed", failing);
     return 0;

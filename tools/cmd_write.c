@@ -16,8 +16,8 @@
 static void nk_write_help(FILE *out)
 {
     fprintf(out,
-            "usage: nandkit write IMAGE|/dev/mtdN INPUT [-s START] [--pad] [--oob] [--noecc]\n"
-            "                     [--markbad] [options]\n\n"
+            "usage: nandkit write IMAGE|/dev/mtdN INPUT [-s START] [--pad] [--oob|--onlyoob]\n"
+            "                     [--noecc] [--markbad] [-N] [-k] [-b N] [options]\n\n"
             "Programs INPUT into the device from byte START on, as nandwrite does: page by\n"
             "page, skipping bad blocks (the data goes on in the next good block). It does not\n"
             "erase: erase the range first (nandkit erase). INPUT holds page data, or with --oob\n"
@@ -30,6 +30,15 @@ static void nk_write_help(FILE *out)
             "  -p, --pad               pad a short last page with 0xFF (else INPUT must be a\n"
             "                          whole number of pages)\n"
             "  -o, --oob               INPUT carries the OOB of each page\n"
+            "  -O, --onlyoob           INPUT carries page data and OOB as with --oob, but only\n"
+            "                          the OOB is programmed (no data, no ECC code: as Linux\n"
+            "                          writes an OOB alone)\n"
+            "  -N, --noskipbad         write into bad blocks too, instead of skipping them\n"
+            "  -k, --skip-all-ffs      leave pages that are all 0xFF (data, and OOB with --oob)\n"
+            "                          unprogrammed: they stay erased, free for a later write\n"
+            "  -b, --blockalign N      1, 2 or 4: skip bad blocks in groups of N blocks aligned\n"
+            "                          to N (a bad block skips its whole group), as nandwrite\n"
+            "                          for devices that pair erase blocks\n"
             "  -n, --noecc             raw program, no ECC\n"
             "  -m, --markbad           a block that fails to program is marked bad and its data\n"
             "                          goes to the next good block (else the write stops)\n"
@@ -38,68 +47,90 @@ static void nk_write_help(FILE *out)
             "  -j, --json              a JSON summary on stdout\n" NK_TOOL_IMAGE_HELP);
 }
 
+static bool nk_write_all_ff(const uint8_t *buf, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (buf[i] != 0xff)
+            return false;
+    return true;
+}
+
+/* write's own options. */
+struct nk_write_args {
+    uint64_t start, align;
+    bool pad, with_oob, only_oob, noecc, markbad, noskipbad, skip_ffs;
+};
+
+static int nk_write_option(void *ctx, int opt, const char *arg)
+{
+    struct nk_write_args *a = ctx;
+    switch (opt) {
+    case 's':
+        return nk_tool_parse_start(arg, &a->start);
+    case 'p':
+        a->pad = true;
+        return 0;
+    case 'o':
+        a->with_oob = true;
+        return 0;
+    case 'O':
+        a->with_oob = a->only_oob = true;
+        return 0;
+    case 'n':
+        a->noecc = true;
+        return 0;
+    case 'm':
+        a->markbad = true;
+        return 0;
+    case 'N':
+        a->noskipbad = true;
+        return 0;
+    case 'k':
+        a->skip_ffs = true;
+        return 0;
+    case 'b':
+        if (!nk_tool_parse_u64(arg, &a->align) || (a->align != 1 && a->align != 2 && a->align != 4))
+            return nk_tool_fail("bad --blockalign '%s': 1, 2 or 4", arg);
+        return 0;
+    default:
+        return -1;
+    }
+}
+
 static int nk_write_run(int argc, char **argv)
 {
-    enum { NK_OPT_PROGRESS = NK_OPT_FIRST_FREE };
     static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
                                             {"start", required_argument, NULL, 's'},
                                             {"pad", no_argument, NULL, 'p'},
                                             {"oob", no_argument, NULL, 'o'},
+                                            {"onlyoob", no_argument, NULL, 'O'},
                                             {"noecc", no_argument, NULL, 'n'},
                                             {"markbad", no_argument, NULL, 'm'},
-                                            {"progress", no_argument, NULL, NK_OPT_PROGRESS},
+                                            {"noskipbad", no_argument, NULL, 'N'},
+                                            {"skip-all-ffs", no_argument, NULL, 'k'},
+                                            {"blockalign", required_argument, NULL, 'b'},
+                                            {"progress", no_argument, NULL, NK_TOOL_OPT_PROGRESS},
                                             {"quiet", no_argument, NULL, 'q'},
                                             {"json", no_argument, NULL, 'j'},
                                             {NULL, 0, NULL, 0}};
+    struct nk_write_args a = {.align = 1};
+    const struct nk_tool_flash_parse parse = {
+        "write", "s:poOnmNkb:qj", options, 0, nk_write_option, &a, 2, "IMAGE|/dev/mtdN and INPUT"};
     struct nk_tool_image_opts opts;
-    nk_tool_image_opts_init(&opts);
-    uint64_t start = 0;
-    bool pad = false, with_oob = false, noecc = false, markbad = false, quiet = false;
-    bool json = false, progress_on = isatty(STDERR_FILENO);
-    int opt;
-    optind = 1;
-    while ((opt = nk_tool_getopt(argc, argv, "s:ponmqj", options, &opts, "write")) > 0) {
-        switch (opt) {
-        case 's':
-            if (!nk_tool_parse_size(optarg, &start))
-                return nk_tool_fail("bad --start '%s': expected bytes (e.g. 0x20000, 128KiB)",
-                                    optarg);
-            break;
-        case 'p':
-            pad = true;
-            break;
-        case 'o':
-            with_oob = true;
-            break;
-        case 'n':
-            noecc = true;
-            break;
-        case 'm':
-            markbad = true;
-            break;
-        case NK_OPT_PROGRESS:
-            progress_on = true;
-            break;
-        case 'q':
-            quiet = true;
-            break;
-        case 'j':
-            json = true;
-            break;
-        default:
-            return nk_tool_fail("write: unknown option (see nandkit write --help)");
-        }
-    }
-    if (opt < 0)
-        return -opt;
-    if (argc - optind < 2)
-        return nk_tool_fail("write needs IMAGE|/dev/mtdN and INPUT (see nandkit write --help)");
-    opts.path = argv[optind++];
-    const char *input_path = argv[optind++];
-    if (optind < argc)
-        return nk_tool_fail("write: unexpected argument '%s'", argv[optind]);
-    if (quiet)
-        progress_on = false;
+    struct nk_tool_flash_flags f;
+    const char *args[2];
+    int status = nk_tool_flash_parse(argc, argv, &parse, &opts, &f, args);
+    if (status)
+        return status;
+    const char *input_path = args[1];
+    uint64_t start = a.start, align = a.align;
+    bool pad = a.pad, with_oob = a.with_oob, only_oob = a.only_oob, noecc = a.noecc;
+    bool markbad = a.markbad, noskipbad = a.noskipbad, skip_ffs = a.skip_ffs;
+    bool quiet = f.quiet, json = f.json;
+    if (noskipbad && align > 1)
+        return nk_tool_fail("--blockalign %llu skips bad blocks in groups: it does not go with "
+                            "--noskipbad",
+                            (unsigned long long)align);
 
     FILE *input = fopen(input_path, "rb");
     if (!input)
@@ -112,7 +143,7 @@ static int nk_write_run(int argc, char **argv)
     uint64_t input_size = (uint64_t)st.st_size;
 
     struct nk_tool_image image;
-    int status = nk_tool_flash_open(&image, &opts, quiet);
+    status = nk_tool_flash_open(&image, &opts, quiet);
     if (status) {
         fclose(input);
         return status;
@@ -160,13 +191,13 @@ static int nk_write_run(int argc, char **argv)
     uint8_t *buf = malloc((size_t)record * ppb);
     uint64_t total_pages = (input_size + record - 1) / record;
     uint64_t pages_written = 0;
-    uint32_t skipped_bad = 0, marked_bad = 0;
+    uint32_t skipped_bad = 0, marked_bad = 0, skipped_ffs = 0;
     uint32_t block = (uint32_t)(start / page_size / ppb);
     uint32_t first_page = (uint32_t)(start / page_size % ppb);
     enum nk_oob_mode mode = noecc ? NK_OOB_RAW : NK_OOB_PLACE;
     const char *failure = NULL;
     struct nk_tool_progress progress;
-    nk_tool_progress_start(&progress, progress_on, "write", total_pages * page_size);
+    nk_tool_progress_start(&progress, f.progress, "write", total_pages * page_size);
     while (pages_written < total_pages && !failure) {
         uint32_t n = ppb - first_page;
         if (n > total_pages - pages_written)
@@ -188,33 +219,56 @@ static int nk_write_run(int argc, char **argv)
                 failure = why;
                 break;
             }
-            int bad = nk_nand_block_is_bad(nand, block);
+            /* nandwrite's rule: with --blockalign N a bad block anywhere
+             * in the N-aligned group skips the whole group. */
+            uint32_t group = block - block % (uint32_t)align;
+            int bad = 0;
+            uint32_t bad_block = block;
+            for (uint32_t g = group; !noskipbad && g < group + align && g < blocks && !bad; g++) {
+                bad = nk_nand_block_is_bad(nand, g);
+                bad_block = g;
+            }
             if (bad < 0) {
-                snprintf(why, sizeof why, "checking block %u: %s", block,
+                snprintf(why, sizeof why, "checking block %u: %s", bad_block,
                          nk_tool_image_error(&image, bad));
                 failure = why;
                 break;
             }
             if (bad) {
-                skipped_bad++;
+                uint32_t next = group + (uint32_t)align;
+                skipped_bad += next - block;
                 if (!quiet && !json) {
                     nk_tool_progress_end(&progress);
-                    fprintf(stderr, "nandkit: block %u (0x%llx) is bad: skipped\n", block,
-                            (unsigned long long)block * ppb * page_size);
+                    if (align > 1)
+                        fprintf(stderr,
+                                "nandkit: block %u (0x%llx) is bad: blocks %u-%u skipped "
+                                "(--blockalign %u)\n",
+                                bad_block, (unsigned long long)bad_block * ppb * page_size, block,
+                                next - 1, (unsigned)align);
+                    else
+                        fprintf(stderr, "nandkit: block %u (0x%llx) is bad: skipped\n", block,
+                                (unsigned long long)block * ppb * page_size);
                 }
-                block++;
+                block = next;
                 first_page = 0;
                 continue;
             }
             int err = 0;
             uint32_t i;
+            uint32_t ffs = 0;
             for (i = 0; i < n && !err; i++) {
                 const uint8_t *rec = buf + (size_t)i * record;
-                err = nk_nand_program_page(nand, block * ppb + first_page + i, rec,
-                                           with_oob ? rec + page_size : NULL, mode);
+                if (skip_ffs && nk_write_all_ff(rec, record)) {
+                    ffs++;
+                    continue;
+                }
+                err =
+                    nk_nand_program_page(nand, block * ppb + first_page + i, only_oob ? NULL : rec,
+                                         with_oob ? rec + page_size : NULL, mode);
             }
             if (!err) {
                 placed = true;
+                skipped_ffs += ffs;
                 break;
             }
             uint32_t failed_page = block * ppb + first_page + i - 1;
@@ -251,6 +305,8 @@ static int nk_write_run(int argc, char **argv)
         nk_tool_progress_update(&progress, pages_written * page_size);
     }
     nk_tool_progress_end(&progress);
+    struct nk_nand_stats stats;
+    nk_nand_stats_get(nand, &stats);
     free(buf);
     fclose(input);
     nk_tool_image_close(&image);
@@ -258,18 +314,23 @@ static int nk_write_run(int argc, char **argv)
         return nk_tool_error("write: %s", failure);
     if (json) {
         printf("{\"start\":%llu,\"pages_written\":%llu,\"input_bytes\":%llu,\"oob\":%s,"
-               "\"ecc\":%s,\"padded\":%s,\"bad_blocks_skipped\":%u,\"blocks_marked_bad\":%u}\n",
-               (unsigned long long)start, (unsigned long long)pages_written,
+               "\"only_oob\":%s,\"ecc\":%s,\"padded\":%s,\"bad_blocks_skipped\":%u,"
+               "\"blocks_marked_bad\":%u,\"all_ff_pages_skipped\":%u,\"programs\":%llu}\n",
+               (unsigned long long)start, (unsigned long long)(pages_written - skipped_ffs),
                (unsigned long long)input_size, with_oob ? "true" : "false",
-               noecc ? "false" : "true", input_size % record ? "true" : "false", skipped_bad,
-               marked_bad);
+               only_oob ? "true" : "false", noecc || only_oob ? "false" : "true",
+               input_size % record ? "true" : "false", skipped_bad, marked_bad, skipped_ffs,
+               (unsigned long long)stats.page_programs);
     } else if (!quiet) {
+        char note[64] = "";
+        if (skip_ffs)
+            snprintf(note, sizeof note, ", %u all-0xFF page(s) left erased", skipped_ffs);
         fprintf(stderr,
                 "nandkit: wrote %llu pages from 0x%llx%s: %u bad block(s) skipped, %u "
-                "marked bad\n",
-                (unsigned long long)pages_written, (unsigned long long)start,
-                input_size % record ? " (last page padded with 0xFF)" : "", skipped_bad,
-                marked_bad);
+                "marked bad%s\n",
+                (unsigned long long)(pages_written - skipped_ffs), (unsigned long long)start,
+                input_size % record ? " (last page padded with 0xFF)" : "", skipped_bad, marked_bad,
+                note);
     }
     return 0;
 }

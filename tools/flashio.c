@@ -235,6 +235,55 @@ bool nk_tool_warn_short_image(const char *path, uint64_t chip_bytes, uint32_t bl
     return true;
 }
 
+int nk_tool_flash_parse(int argc, char **argv, const struct nk_tool_flash_parse *parse,
+                        struct nk_tool_image_opts *opts, struct nk_tool_flash_flags *flags,
+                        const char **args)
+{
+    nk_tool_image_opts_init(opts);
+    flags->progress = isatty(STDERR_FILENO);
+    flags->quiet = false;
+    flags->json = false;
+    int opt;
+    optind = 1;
+    while ((opt = nk_tool_getopt(argc, argv, parse->shortopts, parse->options, opts,
+                                 parse->command)) > 0) {
+        if (opt == NK_TOOL_OPT_PROGRESS || (parse->progress_short && opt == parse->progress_short))
+            flags->progress = true;
+        else if (opt == 'q')
+            flags->quiet = true;
+        else if (opt == 'j')
+            flags->json = true;
+        else {
+            int status = parse->fn(parse->ctx, opt, optarg);
+            if (status > 0)
+                return status;
+            if (status < 0)
+                return nk_tool_fail("%s: unknown option (see nandkit %s --help)", parse->command,
+                                    parse->command);
+        }
+    }
+    if (opt < 0)
+        return -opt;
+    if (argc - optind < (int)parse->count)
+        return nk_tool_fail("%s needs %s (see nandkit %s --help)", parse->command, parse->needs,
+                            parse->command);
+    for (unsigned i = 0; i < parse->count; i++)
+        args[i] = argv[optind++];
+    if (optind < argc)
+        return nk_tool_fail("%s: unexpected argument '%s'", parse->command, argv[optind]);
+    opts->path = args[0];
+    if (flags->quiet)
+        flags->progress = false;
+    return 0;
+}
+
+int nk_tool_parse_start(const char *arg, uint64_t *start)
+{
+    if (!nk_tool_parse_size(arg, start))
+        return nk_tool_fail("bad --start '%s': expected bytes (e.g. 0x20000, 128KiB)", arg);
+    return 0;
+}
+
 int nk_tool_flash_open(struct nk_tool_image *image, struct nk_tool_image_opts *opts, bool quiet)
 {
     if (opts->path && !nk_tool_path_is_mtd(opts->path)) {

@@ -8,6 +8,7 @@
 #ifndef NK_TOOL_FLASHIO_H
 #define NK_TOOL_FLASHIO_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -55,6 +56,44 @@ int nk_tool_outfile_close(struct nk_tool_outfile *out, bool keep);
 
 struct nk_tool_image;
 struct nk_tool_image_opts;
+
+/* What read, write, erase and torture take alike besides the image options:
+ * --progress, -q/--quiet and -j/--json. */
+struct nk_tool_flash_flags {
+    bool progress; /* default: stderr is a terminal; off with --quiet */
+    bool quiet, json;
+};
+
+#define NK_TOOL_OPT_PROGRESS 1900 /* getopt value of a --progress without a short form */
+
+/* A command's own options: returns 0 when `opt` was taken, 2 after a
+ * one-line report of a bad value, -1 when `opt` is not one of them. */
+typedef int (*nk_tool_flash_option_fn)(void *ctx, int opt, const char *arg);
+
+/* The option and argument parse of read, write, erase and torture: fills
+ * `opts` (initialised here) and `flags` (--progress under
+ * NK_TOOL_OPT_PROGRESS or `progress_short`, -q, -j), hands every other
+ * option to `fn`, then takes exactly `count` positional arguments into
+ * `args` (`needs` names them in the message); the first is the
+ * IMAGE|/dev/mtdN (opts->path). Returns 0, or the exit status after one
+ * line. */
+struct nk_tool_flash_parse {
+    const char *command;
+    const char *shortopts;
+    const struct option *options;
+    int progress_short; /* 'p', or 0 when -p means something else */
+    nk_tool_flash_option_fn fn;
+    void *ctx;
+    unsigned count;
+    const char *needs;
+};
+
+int nk_tool_flash_parse(int argc, char **argv, const struct nk_tool_flash_parse *parse,
+                        struct nk_tool_image_opts *opts, struct nk_tool_flash_flags *flags,
+                        const char **args);
+
+/* "bad --start 'X': ..." parse of a byte offset. Returns 0 or 2. */
+int nk_tool_parse_start(const char *arg, uint64_t *start);
 
 /* Opens IMAGE or /dev/mtdN for read, write, erase or torture. An image file
  * without a sidecar (a dump made elsewhere) is opened without one, so that

@@ -230,6 +230,11 @@ static int nk_tool_fs_open_as(struct nk_tool_fs *t, struct nk_tool_image_opts *o
     int status = nk_tool_image_open(&t->image, opts);
     if (status)
         return status;
+    status = nk_tool_image_check_tags(&t->image);
+    if (status) {
+        nk_tool_image_close(&t->image);
+        return status;
+    }
     const struct nk_chip_info *info = &t->image.params.chip;
     uint64_t block_bytes = ((uint64_t)info->page_size + info->oob_size) * info->pages_per_block;
     /* An image shorter than the chip, even one that ends inside a block,

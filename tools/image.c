@@ -34,6 +34,18 @@ int nk_tool_image_option(struct nk_tool_image_opts *opts, int opt, const char *a
             return nk_tool_fail("unknown layout '%s' (use linux, mkyaffs2 or inband)", arg);
         opts->layout_given = true;
         return 1;
+    case NK_OPT_ECC:
+        opts->ecc = arg;
+        return 1;
+    case NK_OPT_BIT_ERROR_RATE: {
+        char *end;
+        errno = 0;
+        double rate = strtod(arg, &end);
+        if (end == arg || *end || errno || !(rate >= 0.0 && rate <= 0.01))
+            return nk_tool_fail("bad --bit-error-rate '%s': a probability from 0 to 0.01", arg);
+        opts->bit_error_rate = rate;
+        return 1;
+    }
     case NK_OPT_FORCE_ECC:
         opts->force_ecc = true;
         return 1;
@@ -207,22 +219,88 @@ int nk_tool_params_from_opts(const struct nk_tool_image_opts *opts, struct nk_si
     return 0;
 }
 
-/* ECC engine and OOB layout for --layout on this geometry (the core's
- * mapping), checked against the chip's ECC requirement. */
-static int nk_tool_setup_layout(struct nk_tool_image *image, bool force_ecc)
+/* The engine --ecc names on this chip: a software engine by name, or the
+ * chip's on-die engine, or the simulated controller's Hamming engine. */
+static int nk_tool_named_ecc(struct nk_tool_image *image, const char *name)
 {
     const struct nk_chip_info *info = &image->params.chip;
-    if (nk_fs_layout_device(image->layout, info->page_size, info->oob_size, &image->ecc,
-                            &image->oob_layout) != 0)
-        return nk_tool_fail("--layout %s does not fit a %u+%u page",
-                            nk_fs_layout_name(image->layout), info->page_size, info->oob_size);
-    if (!force_ecc && image->ecc.placement != NK_ECC_PLACEMENT_NONE &&
-        !nk_nand_ecc_meets_requirement(&image->ecc, info))
-        return nk_tool_fail("--layout %s uses ECC '%s' (%u bit(s) per %u bytes), weaker than the "
-                            "%u bit(s) per %u bytes %s requires: give --force-ecc to use it anyway",
-                            nk_fs_layout_name(image->layout), image->ecc.name, image->ecc.strength,
-                            image->ecc.step_size, info->ecc_strength,
+    if (strcmp(name, "on-die") == 0) {
+        if (!(info->features & NK_CHIP_ON_DIE_ECC))
+            return nk_tool_fail("--ecc on-die: %s has no on-die ECC", info->model);
+        nk_ecc_on_die_init(&image->ecc, info->ecc_step ? info->ecc_step : 512u,
+                           info->ecc_strength ? info->ecc_strength : 4u);
+        return 0;
+    }
+    if (strcmp(name, "hw") == 0) {
+        const struct nk_ctrl *ctrl = nk_sim_ctrl_hw_ecc(image->sim, 512);
+        if (!ctrl || nk_ecc_hw_init(&image->ecc, ctrl) != 0)
+            return nk_tool_fail("--ecc hw: the simulated controller has no ECC engine here");
+        return 0;
+    }
+    int status = nk_tool_ecc_by_name(&image->ecc_named, name, "--ecc");
+    if (status)
+        return status;
+    image->ecc = image->ecc_named.engine;
+    return 0;
+}
+
+/* ECC engine and OOB layout: --ecc's engine with Linux's default OOB layout
+ * for it, mkyaffs2's fixed mapping, or (no --ecc) none at all here: the
+ * device then picks the engine the chip requires and Linux's layout for
+ * it. An engine weaker than the chip requires is refused naming both. */
+static int nk_tool_setup_layout(struct nk_tool_image *image, const struct nk_tool_image_opts *opts,
+                                bool *chosen_by_device)
+{
+    const struct nk_chip_info *info = &image->params.chip;
+    *chosen_by_device = false;
+    if (image->layout == NK_FS_LAYOUT_MKYAFFS2) {
+        if (opts->ecc && strcmp(opts->ecc, "none") != 0)
+            return nk_tool_fail("--ecc %s: the mkyaffs2 layout has no data ECC (its tags take "
+                                "OOB bytes 0-27); use --layout linux or inband",
+                                opts->ecc);
+        if (nk_fs_layout_device(image->layout, info->page_size, info->oob_size, &image->ecc,
+                                &image->oob_layout) != 0)
+            return nk_tool_fail("--layout mkyaffs2 does not fit a %u+%u page", info->page_size,
+                                info->oob_size);
+        return 0;
+    }
+    if (!opts->ecc) {
+        *chosen_by_device = true;
+        return 0;
+    }
+    int status = nk_tool_named_ecc(image, opts->ecc);
+    if (status)
+        return status;
+    if (image->ecc.placement == NK_ECC_PLACEMENT_NONE || image->ecc.step_size == 0 ||
+        info->page_size % image->ecc.step_size == 0) {
+        if (nk_oob_layout_default(&image->oob_layout, info->page_size, info->oob_size,
+                                  &image->ecc) == 0)
+            status = 0;
+        else
+            status = -1;
+    } else {
+        status = -1;
+    }
+    if (status)
+        return nk_tool_fail("--ecc %s does not fit a %u+%u page: %u code bytes per %u-byte step "
+                            "and Linux's OOB layout has no room for them",
+                            opts->ecc, info->page_size, info->oob_size,
+                            (unsigned)image->ecc.bytes_per_step, (unsigned)image->ecc.step_size);
+    bool weaker = image->ecc.placement == NK_ECC_PLACEMENT_NONE
+                      ? info->ecc_strength != 0
+                      : !nk_nand_ecc_meets_requirement(&image->ecc, info);
+    if (!opts->force_ecc && weaker) {
+        char have[64];
+        if (image->ecc.placement == NK_ECC_PLACEMENT_NONE)
+            snprintf(have, sizeof have, "no ECC");
+        else
+            snprintf(have, sizeof have, "'%s', %u bit(s) per %u bytes", image->ecc.name,
+                     (unsigned)image->ecc.strength, (unsigned)image->ecc.step_size);
+        return nk_tool_fail("--ecc %s (%s) is weaker than the %u bit(s) per %u bytes %s "
+                            "requires: give --force-ecc to use it anyway",
+                            opts->ecc, have, info->ecc_strength,
                             info->ecc_step ? info->ecc_step : 512u, info->model);
+    }
     return 0;
 }
 
@@ -230,6 +308,12 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
 {
     memset(image, 0, sizeof *image);
     image->layout = opts->layout;
+    if (nk_tool_path_is_mtd(opts->path) && opts->ecc)
+        return nk_tool_fail("--ecc %s: %s uses the kernel's ECC engine and layout (--mtd-ecc "
+                            "nandkit reads raw with its twin); --ecc is for image files",
+                            opts->ecc, opts->path);
+    if (nk_tool_path_is_mtd(opts->path) && opts->bit_error_rate > 0.0)
+        return nk_tool_fail("--bit-error-rate is for simulated chips, not %s", opts->path);
     if (nk_tool_path_is_mtd(opts->path))
         return nk_tool_image_open_mtd(image, opts);
     int status = nk_tool_params_from_opts(opts, &image->params);
@@ -249,28 +333,43 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
     int err = nk_sim_open(&image->sim, &config, why);
     if (err)
         return nk_tool_fail("%s", why->text[0] ? why->text : nk_strerror(err));
+    if (opts->bit_error_rate > 0.0) {
+        struct nk_sim_faults faults;
+        nk_sim_faults_get(image->sim, &faults);
+        faults.raw_bit_error_rate = opts->bit_error_rate;
+        nk_sim_faults_set(image->sim, &faults);
+    }
     image->power_cut_after = opts->power_cut_after;
     if (opts->power_cut_after >= 0)
         nk_sim_power_cut_after(image->sim, (uint64_t)opts->power_cut_after);
 
-    status = nk_tool_setup_layout(image, opts->force_ecc);
+    bool chosen_by_device = false;
+    status = nk_tool_setup_layout(image, opts, &chosen_by_device);
     if (status) {
         nk_tool_image_close(image);
         return status;
     }
-    image->workspace = malloc(nk_nand_workspace_size(&image->params.chip));
+    size_t workspace_size = chosen_by_device ? nk_nand_default_workspace_size(&image->params.chip)
+                                             : nk_nand_workspace_size(&image->params.chip);
+    image->workspace = malloc(workspace_size);
     struct nk_nand_config nand_config;
     memset(&nand_config, 0, sizeof nand_config);
-    nand_config.ctrl = nk_sim_ctrl(image->sim);
+    nand_config.ctrl = image->ecc.placement == NK_ECC_PLACEMENT_CONTROLLER
+                           ? image->ecc.ctrl
+                           : nk_sim_ctrl(image->sim);
     nand_config.chip = &image->params.chip;
-    nand_config.ecc = &image->ecc;
-    nand_config.layout = &image->oob_layout;
+    nand_config.ecc = chosen_by_device ? NULL : &image->ecc;
+    nand_config.layout = chosen_by_device ? NULL : &image->oob_layout;
     nand_config.workspace = image->workspace;
-    nand_config.workspace_size = nk_nand_workspace_size(&image->params.chip);
+    nand_config.workspace_size = workspace_size;
     nand_config.clock = nk_sim_clock(image->sim);
     nand_config.read_only = opts->read_only;
     nand_config.force_ecc = opts->force_ecc;
     err = nk_nand_open(&image->nand, &nand_config);
+    if (!err && chosen_by_device) {
+        image->ecc = image->nand.ecc;
+        image->oob_layout = image->nand.layout;
+    }
     if (!err)
         err = nk_part_init(&image->part, &image->nand, "image", 0, 0,
                            opts->read_only ? NK_PART_READ_ONLY : 0);
@@ -281,6 +380,20 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
         return code;
     }
     return 0;
+}
+
+int nk_tool_image_check_tags(const struct nk_tool_image *image)
+{
+    unsigned need = nk_fs_layout_oob_bytes(image->layout);
+    unsigned have = nk_part_free_oob_bytes(&image->part);
+    if (need <= have)
+        return 0;
+    const struct nk_ecc_engine *ecc = nk_nand_ecc(&image->nand);
+    return nk_tool_fail("--layout %s needs %u free OOB bytes per page for the YAFFS2 tags, but "
+                        "ECC '%s' in Linux's layout leaves %u of the %u-byte OOB: use --layout "
+                        "inband (tags in the page data, covered by the ECC)",
+                        nk_fs_layout_name(image->layout), need, ecc->name ? ecc->name : "none",
+                        have, nk_nand_oob_size(&image->nand));
 }
 
 const char *nk_tool_image_error(struct nk_tool_image *image, int err)
@@ -303,6 +416,7 @@ void nk_tool_image_close(struct nk_tool_image *image)
     if (image->sim)
         nk_sim_close(image->sim);
     free(image->workspace);
+    nk_tool_ecc_free(&image->ecc_named);
     image->sim = NULL;
     image->workspace = NULL;
 }

@@ -26,8 +26,10 @@ struct nk_tool_image_opts {
     const char *geometry;     /* --geometry PAGE,OOB,PPB[,BLOCKS] */
     enum nk_fs_layout layout; /* --layout (docs/fs-format.md, "Layouts") */
     bool layout_given;
-    bool force_ecc; /* --force-ecc: accept ECC weaker than the chip requires */
+    const char *ecc; /* --ecc NAME, NULL: the engine the core picks for the chip */
+    bool force_ecc;  /* --force-ecc: accept ECC weaker than the chip requires */
     uint64_t seed;
+    double bit_error_rate; /* --bit-error-rate: simulator's raw bit errors per bit read */
     bool read_only;
     bool create;             /* create an erased image (sim create) */
     int64_t power_cut_after; /* --power-cut-after N, -1 = never */
@@ -46,6 +48,8 @@ enum {
     NK_OPT_POWER_CUT,
     NK_OPT_MTD_ECC,
     NK_OPT_FORCE_ECC,
+    NK_OPT_ECC,
+    NK_OPT_BIT_ERROR_RATE,
     NK_OPT_FIRST_FREE /* commands number their own options from here */
 };
 
@@ -56,6 +60,8 @@ enum {
         {"seed", required_argument, NULL, NK_OPT_SEED},                                            \
         {"mtd-ecc", required_argument, NULL, NK_OPT_MTD_ECC},                                      \
         {"force-ecc", no_argument, NULL, NK_OPT_FORCE_ECC},                                        \
+        {"ecc", required_argument, NULL, NK_OPT_ECC},                                              \
+        {"bit-error-rate", required_argument, NULL, NK_OPT_BIT_ERROR_RATE},                        \
     {                                                                                              \
         "power-cut-after", required_argument, NULL, NK_OPT_POWER_CUT                               \
     }
@@ -66,7 +72,13 @@ enum {
     "  --geometry P,O,N[,B]    page bytes, OOB bytes, pages per block[, blocks]\n"                 \
     "                          (blocks default to the image size)\n"                               \
     "  --layout L              linux (default), mkyaffs2 or inband\n"                              \
-    "  --force-ecc             use the layout's ECC even when weaker than the chip requires\n"     \
+    "  --ecc E                 data ECC: none, hamming (256-byte steps), hamming512,\n"            \
+    "                          bchT or bchT-512, bchT-1024 (T = 1..32; bch4, bch8 ...),\n"         \
+    "                          on-die (chips with on-die ECC) or hw (the simulated\n"              \
+    "                          controller's engine); OOB bytes as Linux lays them out.\n"          \
+    "                          Default: the engine the chip's requirement calls for\n"             \
+    "                          (nandkit info --chip NAME shows it)\n"                              \
+    "  --force-ecc             use --ecc even when weaker than the chip requires\n"                \
     "  --seed S                seed of every simulated fault (default 1)\n"                        \
     "  --power-cut-after N     lose power at flash operation N (writes only)\n"                    \
     "  --mtd-ecc kernel|nandkit  /dev/mtdN: the kernel corrects (default), or raw access\n"        \
@@ -86,6 +98,22 @@ int nk_tool_getopt(int argc, char **argv, const char *shortopts, const struct op
  * not one of them, or 2 after printing a one-line error for a bad value. */
 int nk_tool_image_option(struct nk_tool_image_opts *opts, int opt, const char *arg);
 
+/* An ECC engine chosen by name, with the BCH codec and tables it owns. */
+struct nk_tool_ecc {
+    struct nk_ecc_engine engine;
+    struct nk_bch bch;
+    void *workspace;
+    size_t workspace_size;
+};
+
+/* Sets up the software engine `name` names (none, hamming, hamming256,
+ * hamming512, hamming256-sm, hamming512-sm, bchT, bchT-512, bchT-1024);
+ * `what` names the option in messages. Returns 0 or 2 after one line. */
+int nk_tool_ecc_by_name(struct nk_tool_ecc *e, const char *name, const char *what);
+
+/* Frees what nk_tool_ecc_by_name() allocated. */
+void nk_tool_ecc_free(struct nk_tool_ecc *e);
+
 struct nk_mtd;
 
 /* An open image or chip. */
@@ -97,6 +125,7 @@ struct nk_tool_image {
     struct nk_part part;
     struct nk_ecc_engine ecc;
     struct nk_oob_layout oob_layout;
+    struct nk_tool_ecc ecc_named; /* --ecc NAME's engine */
     enum nk_fs_layout layout;
     void *workspace;
     struct nk_badblock_ops badblocks; /* /dev/mtdN: the kernel's view */
@@ -108,6 +137,12 @@ struct nk_tool_image {
  * (unknown chip, bad geometry, missing file, size mismatch) and returns the
  * exit status (2 for bad input, 1 for I/O failures). */
 int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_opts *opts);
+
+/* For the file-system commands: refuses (one line, exit status 2) an open
+ * image whose OOB layout leaves fewer free bytes than --layout's tags need
+ * (nk_fs_layout_oob_bytes()), naming both counts and suggesting --layout
+ * inband. Returns 0 when they fit. */
+int nk_tool_image_check_tags(const struct nk_tool_image *image);
 
 /* Writes back and frees. */
 void nk_tool_image_close(struct nk_tool_image *image);

@@ -214,6 +214,13 @@ const char *nk_fs_layout_name(enum nk_fs_layout layout);
 int nk_fs_layout_device(enum nk_fs_layout layout, uint32_t page_size, uint32_t oob_size,
                         struct nk_ecc_engine *engine, struct nk_oob_layout *oob_layout);
 
+/* Free (auto-placed) OOB bytes `layout` needs per page for its tags: 28
+ * for linux and mkyaffs2 (16 bytes of tags + 12 of their code), 0 for
+ * inband. A device whose OOB layout leaves fewer (e.g. BCH-8 on a 2048+64
+ * page: 52 code bytes, 10 free) cannot carry it; mount and the builder
+ * refuse it with -NK_EINVAL, and the in-band layout still fits. */
+unsigned nk_fs_layout_oob_bytes(enum nk_fs_layout layout);
+
 /* What the mount scan saw. */
 struct nk_fs_mount_stats {
     uint32_t blocks_bad, blocks_empty, blocks_checkpoint, blocks_in_use, blocks_bad_sequence;

@@ -29,3 +29,10 @@ int nk_fs_layout_device(enum nk_fs_layout layout, uint32_t page_size, uint32_t o
         return -NK_EINVAL;
     }
 }
+
+unsigned nk_fs_layout_oob_bytes(enum nk_fs_layout layout)
+{
+    /* Packed tags and their code in the free OOB bytes; in-band tags take
+     * none. */
+    return layout == NK_FS_LAYOUT_INBAND ? 0u : NK_FS_TAGS_BYTES + NK_FS_TAGS_ECC_BYTES;
+}

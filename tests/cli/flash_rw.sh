@@ -181,7 +181,7 @@ expect 2 "add --destructive" -- "$nk" torture "$img" $geo --blocks 8-9
 expect 2 "bad --blocks '9-8'" -- "$nk" torture "$img" $geo --blocks 9-8 --destructive
 [[ $(sum "$img") == "$before" ]] || fail "a refused torture changed the image"
 head -c $((ppb * rec)) "$img" > "$tmp/block0.before"
-expect 0 '"erases":8,"programs":384,.*"uncorrectable_pages":0,"mismatched_pages":0,"failing_blocks":0' -- \
+expect 0 '"erases":8,"programs":384,.*"uncorrectable_pages":0,"uncorrectable_steps":0,"mismatched_pages":0,.*"failing_blocks":0' -- \
   "$nk" torture "$img" $geo --destructive --blocks 8+2 --cycles 3 --json
 expect 0 "block 3: bad, skipped" -- "$nk" torture "$img" $geo --destructive --blocks 3 --cycles 1
 cmp -s "$tmp/block0.before" <(head -c $((ppb * rec)) "$img") || fail "torture touched a block outside its range"
