@@ -30,11 +30,11 @@ int nk_tool_bench_fs(const struct nk_tool_image_opts *opts, bool small, bool jso
     struct nk_fs_bench_result *result = calloc(1, sizeof *result);
     if (!result)
         return nk_tool_error("out of memory");
-    char why[NK_DIAG_LEN] = "";
+    struct nk_diag why[1] = {{""}};
     int err = nk_fs_bench_run(&config, result, why);
     if (err) {
         free(result);
-        return nk_tool_error("bench --fs failed: %s", why[0] ? why : nk_strerror(err));
+        return nk_tool_error("bench --fs failed: %s", why->text[0] ? why->text : nk_strerror(err));
     }
     if (json)
         nk_fs_bench_print_json(stdout, result);

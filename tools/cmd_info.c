@@ -279,15 +279,15 @@ static const char *nk_info_layout_guess(const struct nk_info_scan *scan, uint32_
     const char *name = NULL;
     if (scan->tags_linux > *hits) {
         *hits = scan->tags_linux;
-        name = "linux";
+        name = nk_fs_layout_name(NK_FS_LAYOUT_LINUX);
     }
     if (scan->tags_mkyaffs2 > *hits) {
         *hits = scan->tags_mkyaffs2;
-        name = "mkyaffs2";
+        name = nk_fs_layout_name(NK_FS_LAYOUT_MKYAFFS2);
     }
     if (scan->tags_inband > *hits) {
         *hits = scan->tags_inband;
-        name = "inband";
+        name = nk_fs_layout_name(NK_FS_LAYOUT_INBAND);
     }
     return *hits * 2 > scan->sampled ? name : NULL;
 }
@@ -313,7 +313,8 @@ static int nk_info_image_only(struct nk_tool_image_opts *opts, bool json)
     uint64_t chip_bytes =
         (uint64_t)(info.page_size + info.oob_size) * info.pages_per_block * info.blocks;
     const char *marker_pages = info.bbm_pages & NK_BBM_SECOND_PAGE ? "pages 0 and 1" : "page 0";
-    bool markers_meaningless = layout && strcmp(layout, "mkyaffs2") == 0;
+    bool markers_meaningless =
+        layout && strcmp(layout, nk_fs_layout_name(NK_FS_LAYOUT_MKYAFFS2)) == 0;
     if (json) {
         printf("{\"image\":\"%s\",\"bytes\":%llu,\"chip_bytes\":%llu,\"page_size\":%u,"
                "\"oob_size\":%u,\"pages_per_block\":%u,\"blocks\":%u,\"blocks_present\":%u,"

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nandkit/bbt.h"
 #include "nandkit/diag.h"
 #include "nandkit/error.h"
 #include "nandkit/fs.h"
@@ -47,13 +46,9 @@ static const uint32_t nk_fills[NK_FS_BENCH_FILLS] = {50, 75, 88};
 struct nk_env {
     struct nk_sim *sim;
     struct nk_sim_params params;
-    struct nk_ecc_engine ecc;
-    struct nk_oob_layout oob_layout;
     struct nk_nand nand;
     struct nk_part part;
-    void *workspace;
-    struct nk_bbt bbt;
-    void *bbt_memory;
+    void *workspace; /* the device's, its ECC tables' and its bad-block table's */
     struct nk_fs fs;
     struct nk_fs_config config;
     bool mounted;
@@ -92,19 +87,16 @@ static void nk_env_close(struct nk_env *env)
     if (env->sim)
         nk_sim_close(env->sim);
     free(env->workspace);
-    free(env->bbt_memory);
     memset(env, 0, sizeof *env);
 }
 
 /* A fresh chip, formatted and mounted read-write. */
 static int nk_env_open(struct nk_env *env, const char *chip, uint32_t blocks, uint64_t seed,
-                       char *why)
+                       struct nk_diag *why)
 {
     memset(env, 0, sizeof *env);
-    if (nk_sim_preset(chip, &env->params) != 0) {
-        nk_format(why, NK_DIAG_LEN, "unknown chip '%s'", chip);
-        return -NK_EINVAL;
-    }
+    if (nk_sim_preset(chip, &env->params) != 0)
+        return nk_diag_set(why, -NK_EINVAL, "unknown chip '%s'", chip);
     if (blocks)
         env->params.chip.blocks = blocks;
     struct nk_sim_config sc;
@@ -112,43 +104,29 @@ static int nk_env_open(struct nk_env *env, const char *chip, uint32_t blocks, ui
     sc.params = &env->params;
     sc.seed = seed;
     sc.factory_bad_blocks = 0;
-    struct nk_diag sim_why[1];
-    nk_diag_clear(sim_why);
-    int err = nk_sim_open(&env->sim, &sc, sim_why);
-    if (err) {
-        nk_format(why, NK_DIAG_LEN, "%s", sim_why->text);
+    int err = nk_sim_open(&env->sim, &sc, why);
+    if (err)
         return err;
-    }
     env->page_size = env->params.chip.page_size;
     nk_sim_trace_set(env->sim, nk_env_trace, env);
-    err = nk_fs_layout_device(NK_FS_LAYOUT_LINUX, env->params.chip.page_size,
-                              env->params.chip.oob_size, &env->ecc, &env->oob_layout);
-    size_t ws = nk_nand_workspace_size(&env->params.chip);
+    /* Brought up as a board would: the ECC the chip's requirement asks for
+     * (Hamming with the Linux layout on the 1-bit parts) and a bad-block
+     * table, as Linux keeps one, so the mount asks it instead of reading
+     * every block's markers. */
+    const struct nk_chip_info *info = &env->params.chip;
+    size_t ws = nk_nand_default_workspace_size(info) + nk_nand_bbt_workspace_size(info);
     env->workspace = malloc(ws);
-    struct nk_nand_config nc;
-    memset(&nc, 0, sizeof nc);
-    nc.ctrl = nk_sim_ctrl(env->sim);
-    nc.chip = &env->params.chip;
-    nc.ecc = &env->ecc;
-    nc.layout = &env->oob_layout;
-    nc.workspace = env->workspace;
-    nc.workspace_size = ws;
-    nc.clock = nk_sim_clock(env->sim);
-    if (!err)
-        err = nk_nand_open(&env->nand, &nc);
-    /* A bad-block table, as Linux keeps one: the mount asks it instead of
-     * reading every block's markers. */
-    if (!err) {
-        struct nk_bbt_config bc;
-        memset(&bc, 0, sizeof bc);
-        bc.memory_size = nk_bbt_memory_size(&env->nand);
-        bc.memory = env->bbt_memory = malloc(bc.memory_size);
-        err = nk_bbt_attach(&env->nand, &env->bbt, &bc);
-    }
+    struct nk_nand_config nc = {.ctrl = nk_sim_ctrl(env->sim),
+                                .chip = info,
+                                .workspace = env->workspace,
+                                .workspace_size = env->workspace ? ws : 0,
+                                .clock = nk_sim_clock(env->sim),
+                                .bbt = true};
+    err = nk_nand_open(&env->nand, &nc);
     if (!err)
         err = nk_part_init(&env->part, &env->nand, "fs", 0, 0, 0);
     if (err) {
-        nk_format(why, NK_DIAG_LEN, "device: %s", env->nand.diag.text);
+        nk_diag_set(why, err, "device: %s", env->nand.diag.text);
         nk_env_close(env);
         return err;
     }
@@ -160,8 +138,8 @@ static int nk_env_open(struct nk_env *env, const char *chip, uint32_t blocks, ui
     if (!err)
         err = nk_fs_mount(&env->fs, &env->config);
     if (err) {
-        nk_format(why, NK_DIAG_LEN, "format/mount: %s",
-                  env->fs.diag.text[0] ? env->fs.diag.text : nk_strerror(err));
+        nk_diag_set(why, err, "format/mount: %s",
+                    env->fs.diag.text[0] ? env->fs.diag.text : nk_strerror(err));
         nk_env_close(env);
         return err;
     }
@@ -207,16 +185,15 @@ static void nk_fill(uint8_t *buf, size_t len, uint64_t seed)
     }
 }
 
-static int nk_fs_fail(struct nk_env *env, const char *what, int err, char *why)
+static int nk_fs_fail(struct nk_env *env, const char *what, int err, struct nk_diag *why)
 {
-    nk_format(why, NK_DIAG_LEN, "%s: %s", what,
-              env->fs.diag.text[0] ? env->fs.diag.text : nk_strerror(err));
-    return err < 0 ? err : -NK_EIO;
+    return nk_diag_set(why, err < 0 ? err : -NK_EIO, "%s: %s", what,
+                       env->fs.diag.text[0] ? env->fs.diag.text : nk_strerror(err));
 }
 
 /* Writes `bytes` to a new file `path` in `io` pieces and closes it. */
 static int nk_write_file(struct nk_env *env, const char *path, uint64_t bytes, uint32_t io,
-                         const uint8_t *data, char *why)
+                         const uint8_t *data, struct nk_diag *why)
 {
     struct nk_fs_file f;
     int err = nk_fs_file_open(&env->fs, &f, path, NK_FS_O_WRONLY | NK_FS_O_CREAT | NK_FS_O_TRUNC);
@@ -242,7 +219,7 @@ static void nk_progress(const struct nk_fs_bench_config *config, const char *wha
 }
 
 static int nk_bench_raw(const struct nk_fs_bench_config *config, struct nk_fs_bench_result *r,
-                        char *why)
+                        struct nk_diag *why)
 {
     struct nk_env env;
     int err = nk_env_open(&env, config->chip, r->small ? 128 : 0, config->seed, why);
@@ -269,10 +246,8 @@ static int nk_bench_raw(const struct nk_fs_bench_config *config, struct nk_fs_be
     uint64_t t2 = nk_sim_time_ns(env.sim);
     free(data);
     nk_env_close(&env);
-    if (err < 0) {
-        nk_format(why, NK_DIAG_LEN, "raw page timing: %s", nk_strerror(err));
-        return err;
-    }
+    if (err < 0)
+        return nk_diag_set(why, err, "raw page timing: %s", nk_strerror(err));
     r->raw_program_us = (double)(t1 - t0) / ppb / 1000.0;
     r->raw_read_us = (double)(t2 - t1) / ppb / 1000.0;
     r->raw_write_kBps = nk_kBps((uint64_t)r->page_size * ppb, t1 - t0);
@@ -281,7 +256,7 @@ static int nk_bench_raw(const struct nk_fs_bench_config *config, struct nk_fs_be
 }
 
 static int nk_bench_seq(const struct nk_fs_bench_config *config, struct nk_fs_bench_result *r,
-                        uint8_t *data, char *why)
+                        uint8_t *data, struct nk_diag *why)
 {
     uint64_t bytes = r->small ? (1u << 20) : (16u << 20);
     for (unsigned i = 0; i < NK_FS_BENCH_IO_SIZES; i++) {
@@ -334,7 +309,7 @@ static int nk_bench_seq(const struct nk_fs_bench_config *config, struct nk_fs_be
 
 /* `count` files of `size` bytes in /dir (which exists). */
 static int nk_small_files(struct nk_env *env, uint32_t count, uint32_t size, const uint8_t *data,
-                          char *why)
+                          struct nk_diag *why)
 {
     int err = 0;
     for (uint32_t i = 0; i < count && !err; i++) {
@@ -346,7 +321,7 @@ static int nk_small_files(struct nk_env *env, uint32_t count, uint32_t size, con
 }
 
 static int nk_bench_small(const struct nk_fs_bench_config *config, struct nk_fs_bench_result *r,
-                          uint8_t *data, char *why)
+                          uint8_t *data, struct nk_diag *why)
 {
     nk_progress(config, "small files");
     r->files = r->small ? 100 : 1000;
@@ -376,7 +351,7 @@ static int nk_bench_small(const struct nk_fs_bench_config *config, struct nk_fs_
 }
 
 static int nk_bench_overwrite(const struct nk_fs_bench_config *config, struct nk_fs_bench_result *r,
-                              uint8_t *data, char *why)
+                              uint8_t *data, struct nk_diag *why)
 {
     for (unsigned i = 0; i < NK_FS_BENCH_FILLS; i++) {
         struct nk_fs_bench_overwrite *o = &r->overwrite[i];
@@ -460,7 +435,7 @@ static int nk_bench_overwrite(const struct nk_fs_bench_config *config, struct nk
 /* Mount of `files` small files + a big file, after a clean unmount and
  * after a crash; RAM held for that state. */
 static int nk_bench_mount(const struct nk_fs_bench_config *config, struct nk_fs_bench_result *r,
-                          uint8_t *data, char *why)
+                          uint8_t *data, struct nk_diag *why)
 {
     nk_progress(config, "mount");
     r->mount_big_bytes = r->small ? (1u << 20) : (16u << 20);
@@ -512,7 +487,7 @@ static int nk_bench_mount(const struct nk_fs_bench_config *config, struct nk_fs_
 
 /* RAM after writing one 100 MiB file (8 MiB when small). */
 static int nk_bench_ram_big(const struct nk_fs_bench_config *config, struct nk_fs_bench_result *r,
-                            uint8_t *data, char *why)
+                            uint8_t *data, struct nk_diag *why)
 {
     nk_progress(config, "one big file");
     r->ram_big_file_bytes = r->small ? (8u << 20) : (100u << 20);
@@ -543,7 +518,7 @@ static int nk_bench_ram_big(const struct nk_fs_bench_config *config, struct nk_f
 }
 
 int nk_fs_bench_run(const struct nk_fs_bench_config *config, struct nk_fs_bench_result *r,
-                    char *why)
+                    struct nk_diag *why)
 {
     memset(r, 0, sizeof *r);
     r->small = config->small;
@@ -551,8 +526,7 @@ int nk_fs_bench_run(const struct nk_fs_bench_config *config, struct nk_fs_bench_
     /* Test data: 1 MiB of noise, written from varying offsets. */
     uint8_t *data = malloc(2u << 20);
     if (!data) {
-        nk_format(why, NK_DIAG_LEN, "out of memory");
-        return -NK_ENOMEM;
+        return nk_diag_set(why, -NK_ENOMEM, "out of memory");
     }
     nk_fill(data, 2u << 20, config->seed);
     int err = nk_bench_raw(config, r, why);

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "nandkit/diag.h"
+
 #define NK_FS_BENCH_IO_SIZES 4 /* write()/read() sizes of the sequential run */
 #define NK_FS_BENCH_FILLS 3    /* random-overwrite fill levels */
 
@@ -74,10 +76,10 @@ struct nk_fs_bench_result {
 };
 
 /* Runs every workload. Returns 0, or a negative NK_E* value with one line in
- * `why` (NK_DIAG_LEN bytes). Takes seconds of host time (minutes at full
+ * `why` (may be NULL). Takes seconds of host time (minutes at full
  * size); the figures do not depend on it. */
 int nk_fs_bench_run(const struct nk_fs_bench_config *config, struct nk_fs_bench_result *result,
-                    char *why);
+                    struct nk_diag *why);
 
 void nk_fs_bench_print_table(FILE *out, const struct nk_fs_bench_result *result);
 void nk_fs_bench_print_json(FILE *out, const struct nk_fs_bench_result *result);

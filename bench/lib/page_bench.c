@@ -279,9 +279,9 @@ static int nk_fill_block(struct nk_run *run, uint32_t block)
     if (err)
         return nk_fail(run, err, "erase of block", block);
     for (uint32_t p = 0; p < ppb; p++) {
-        err = nk_nand_program_page(nand, block * ppb + p,
-                                   run->data + (size_t)p * nk_nand_page_size(nand),
-                                   run->oob + (size_t)p * nand->free_bytes, NK_OOB_AUTO);
+        err = nk_nand_program_page(
+            nand, block * ppb + p, run->data + (size_t)p * nk_nand_page_size(nand),
+            run->oob + (size_t)p * nk_nand_free_oob_bytes(nand), NK_OOB_AUTO);
         if (err)
             return nk_fail(run, err, "program of page", block * ppb + p);
     }
@@ -303,8 +303,9 @@ static int nk_bench_programs(struct nk_run *run, struct nk_accum *acc)
         }
         struct nk_probe p0, p1;
         nk_probe_take(run, &p0, false);
-        int err = nk_nand_program_page(nand, block * ppb + p, run->data + (size_t)p * page_size,
-                                       run->oob + (size_t)p * nand->free_bytes, NK_OOB_AUTO);
+        int err =
+            nk_nand_program_page(nand, block * ppb + p, run->data + (size_t)p * page_size,
+                                 run->oob + (size_t)p * nk_nand_free_oob_bytes(nand), NK_OOB_AUTO);
         nk_probe_take(run, &p1, true);
         if (err)
             return nk_fail(run, err, "program of page", block * ppb + p);
@@ -355,7 +356,8 @@ static int nk_bench_blocks(struct nk_run *run, struct nk_accum *erase, struct nk
         err = nk_nand_erase_block(nand, block);
         for (uint32_t p = 0; !err && p < ppb; p++)
             err = nk_nand_program_page(nand, block * ppb + p, run->data + (size_t)p * page_size,
-                                       run->oob + (size_t)p * nand->free_bytes, NK_OOB_AUTO);
+                                       run->oob + (size_t)p * nk_nand_free_oob_bytes(nand),
+                                       NK_OOB_AUTO);
         nk_probe_take(run, &p1, true);
         if (err)
             return nk_fail(run, err, "write of block", block);
@@ -513,11 +515,12 @@ int nk_bench_run(const struct nk_bench_config *config, struct nk_bench_result *r
     run.clock_read_ns = config->clock == NK_BENCH_CLOCK_SIM ? nk_clock_read_ns() : 0.0;
     uint32_t ppb = nk_nand_pages_per_block(nand), page_size = nk_nand_page_size(nand);
     run.data = malloc((size_t)ppb * page_size);
-    run.oob = malloc((size_t)ppb * (nand->free_bytes ? nand->free_bytes : 1));
+    run.oob =
+        malloc((size_t)ppb * (nk_nand_free_oob_bytes(nand) ? nk_nand_free_oob_bytes(nand) : 1));
     run.back = malloc(page_size);
     run.back_oob = malloc(nk_nand_oob_size(nand));
     nk_fill_random(run.data, (size_t)ppb * page_size, config->seed);
-    nk_fill_random(run.oob, (size_t)ppb * nand->free_bytes, config->seed + 1);
+    nk_fill_random(run.oob, (size_t)ppb * nk_nand_free_oob_bytes(nand), config->seed + 1);
 
     struct nk_accum acc[NK_BENCH_OP_COUNT];
     memset(acc, 0, sizeof acc);

@@ -13,13 +13,21 @@
  *   read + program move  single-page read + single-page program
  *   two chips, read      max(c tWC + b tRC, (tR + c tWC + b tRC) / 2): the bus
  *   two chips, program   max((c + b) tWC, ((c + b) tWC + tPROG) / 2)
+ *   copy-back, new OOB   tR + (c + b) tRC + (c + oob) tWC + tPROG
+ * The file-system rows write a 1 MiB file by 64 KiB writes on a fresh
+ * file system (Linux layout: Hamming ECC and tags in the OOB) and read it
+ * back by 64 KiB reads, per data page, block erases and summary pages
+ * included; on one chip and on two striped chips on one bus, the same
+ * bytes of flash.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "nandkit/array.h"
 #include "nandkit/error.h"
+#include "nandkit/fs.h"
 #include "nandkit/nand.h"
+#include "nandkit/part.h"
 #include "nandkit/sim.h"
 #include "seqbench.h"
 
@@ -190,6 +198,26 @@ static int nk_seq_one_chip(const char *preset, uint64_t seed, struct nk_seq_resu
         nk_seq_add(r, config, "page move", "copy-back + read-out", (double)(t5 - t4) / 1e3 / ppb,
                    l.single_read + l.single_program,
                    l.tR + (l.read_cycles + l.bytes) * l.rc + l.program_cycles * l.wc + l.tPROG);
+    /* The file system's move: copy-back with new OOB bytes (its tags carry
+     * the destination block's sequence number). */
+    if (!err && copyback)
+        err = nk_nand_erase_block(&c.nand, dst);
+    uint64_t t4b = nk_sim_time_ns(c.sim);
+    for (uint32_t i = 0; i < ppb && !err && copyback; i++) {
+        int m = nk_nand_copyback_load(&c.nand, src * ppb + i, back, back_oob, NK_OOB_PLACE);
+        back_oob[info->bbm_offset + 2] ^= 0x5a; /* a new tag byte */
+        if (m >= 0)
+            m = nk_nand_copyback_program(&c.nand, src * ppb + i, dst * ppb + i, back, back_oob,
+                                         NK_OOB_PLACE, m > 0);
+        if (m < 0)
+            err = m;
+    }
+    uint64_t t5b = nk_sim_time_ns(c.sim);
+    if (!err && copyback)
+        nk_seq_add(r, config, "page move", "copy-back, new OOB", (double)(t5b - t4b) / 1e3 / ppb,
+                   l.single_read + l.single_program,
+                   l.tR + (l.read_cycles + l.bytes) * l.rc +
+                       (l.program_cycles + info->oob_size) * l.wc + l.tPROG);
     if (!err)
         err = nk_nand_erase_block(&c.nand, dst);
     uint64_t t6 = nk_sim_time_ns(c.sim);
@@ -276,6 +304,185 @@ static int nk_seq_two_chips(const char *preset, uint64_t seed, struct nk_seq_res
     return err;
 }
 
+/* ----- the file system's sequential figures ---------------------------------------- */
+
+#define NK_SEQ_FS_FILE (1u << 20)
+#define NK_SEQ_FS_IO (64u << 10)
+#define NK_SEQ_FS_CHIP_BLOCKS 32u
+
+static void *nk_seq_alloc(void *ctx, size_t size)
+{
+    (void)ctx;
+    return malloc(size);
+}
+
+static void nk_seq_free(void *ctx, void *ptr, size_t size)
+{
+    (void)ctx;
+    (void)size;
+    free(ptr);
+}
+
+/* Writes and reads the file on `part`; the times through *_ns. */
+static int nk_seq_fs_run(struct nk_part *part, struct nk_sim_bus *bus, const uint8_t *data,
+                         uint8_t *back, uint64_t *write_ns, uint64_t *read_ns, struct nk_diag *why)
+{
+    struct nk_fs_config config;
+    memset(&config, 0, sizeof config);
+    config.part = part;
+    config.allocator.alloc = nk_seq_alloc;
+    config.allocator.free = nk_seq_free;
+    nk_fs_config_layout(&config, NK_FS_LAYOUT_LINUX);
+    struct nk_fs *fs = calloc(1, sizeof *fs);
+    if (!fs) {
+        snprintf(why->text, sizeof why->text, "out of memory");
+        return -NK_ENOMEM;
+    }
+    int err = nk_fs_format(&config, NK_FS_LAYOUT_LINUX);
+    if (!err)
+        err = nk_fs_mount(fs, &config);
+    if (err) {
+        snprintf(why->text, sizeof why->text, "file system: %s", nk_strerror(err));
+        free(fs);
+        return err;
+    }
+    struct nk_fs_file f;
+    uint64_t t0 = nk_sim_bus_time_ns(bus);
+    err = nk_fs_file_open(fs, &f, "/seq", NK_FS_O_WRONLY | NK_FS_O_CREAT);
+    for (uint32_t done = 0; !err && done < NK_SEQ_FS_FILE; done += NK_SEQ_FS_IO)
+        if (nk_fs_file_write(&f, data + done, NK_SEQ_FS_IO) != (int32_t)NK_SEQ_FS_IO)
+            err = -NK_EIO;
+    if (!err)
+        err = nk_fs_file_close(&f);
+    uint64_t t1 = nk_sim_bus_time_ns(bus);
+    if (!err)
+        err = nk_fs_file_open(fs, &f, "/seq", NK_FS_O_RDONLY);
+    for (uint32_t done = 0; !err && done < NK_SEQ_FS_FILE; done += NK_SEQ_FS_IO)
+        if (nk_fs_file_read(&f, back + done, NK_SEQ_FS_IO) != (int32_t)NK_SEQ_FS_IO)
+            err = -NK_EIO;
+    if (!err)
+        err = nk_fs_file_close(&f);
+    uint64_t t2 = nk_sim_bus_time_ns(bus);
+    if (!err && memcmp(back, data, NK_SEQ_FS_FILE) != 0)
+        err = -NK_EIO;
+    if (err)
+        snprintf(why->text, sizeof why->text, "file system: %.120s",
+                 fs->diag.text[0] ? fs->diag.text : nk_strerror(err));
+    (void)nk_fs_unmount(fs);
+    free(fs);
+    *write_ns = t1 - t0;
+    *read_ns = t2 - t1;
+    return err;
+}
+
+/* The file system on one chip and on two striped chips of `preset`. The
+ * rows are left out (0 returned) on small-page parts (16 OOB bytes cannot
+ * hold YAFFS2's packed tags2 beside the ECC) and where the Linux layout
+ * does not fit the geometry. */
+static int nk_seq_fs(const char *preset, uint64_t seed, struct nk_seq_result *r,
+                     struct nk_diag *why)
+{
+    struct nk_sim_params params;
+    int err = nk_sim_preset(preset, &params);
+    if (err)
+        return 0;
+    const struct nk_chip_info *info = &params.chip;
+    struct nk_ecc_engine ecc;
+    struct nk_oob_layout layout;
+    if ((info->features & NK_CHIP_SMALL_PAGE) ||
+        nk_fs_layout_device(NK_FS_LAYOUT_LINUX, info->page_size, info->oob_size, &ecc, &layout))
+        return 0;
+    struct nk_seq_limits l;
+    nk_seq_limits(info, &l);
+    uint8_t *data = malloc(NK_SEQ_FS_FILE), *back = malloc(NK_SEQ_FS_FILE);
+    if (!data || !back) {
+        free(data);
+        free(back);
+        snprintf(why->text, sizeof why->text, "out of memory");
+        return -NK_ENOMEM;
+    }
+    nk_seq_fill(data, NK_SEQ_FS_FILE, seed + 3);
+    const double pages = (double)NK_SEQ_FS_FILE / info->page_size;
+    bool small = (info->features & NK_CHIP_SMALL_PAGE) != 0;
+    bool cache_prog = !small && (info->features & NK_CHIP_CACHE_PROGRAM);
+    bool cache_read = !small && (info->features & NK_CHIP_CACHE_READ);
+    for (unsigned chips = 1; chips <= 2 && !err; chips++) {
+        struct nk_sim *sims[2] = {NULL, NULL};
+        struct nk_sim_bus *bus = NULL;
+        struct nk_nand nand[2];
+        void *ws[2] = {NULL, NULL};
+        struct nk_nand_array array;
+        struct nk_part part;
+        memset(nand, 0, sizeof nand);
+        for (unsigned c = 0; c < chips && !err; c++) {
+            struct nk_sim_config sc;
+            memset(&sc, 0, sizeof sc);
+            sc.params = &params;
+            sc.seed = seed + c;
+            sc.no_sidecar = true;
+            err = nk_sim_open(&sims[c], &sc, why);
+        }
+        if (!err)
+            err = nk_sim_bus_open(&bus, sims, chips, 0);
+        for (unsigned c = 0; c < chips && !err; c++) {
+            struct nk_nand_config nc;
+            memset(&nc, 0, sizeof nc);
+            nc.ctrl = nk_sim_bus_ctrl(bus);
+            nc.chip_select = c;
+            nc.chip = info;
+            nc.ecc = &ecc;
+            nc.layout = &layout;
+            nc.force_ecc = true; /* the layout's ECC, whatever the part asks: time is the subject */
+            nc.workspace_size = nk_nand_workspace_size(info);
+            ws[c] = malloc(nc.workspace_size);
+            nc.workspace = ws[c];
+            err = ws[c] ? nk_nand_open(&nand[c], &nc) : -NK_ENOMEM;
+            if (err)
+                snprintf(why->text, sizeof why->text, "%s", nand[c].diag.text);
+        }
+        if (!err && chips == 1) {
+            err = nk_part_init(&part, &nand[0], "seq", 0, NK_SEQ_FS_CHIP_BLOCKS, 0);
+        } else if (!err) {
+            struct nk_nand *devs[2] = {&nand[0], &nand[1]};
+            err = nk_nand_array_init(&array, devs, 2, NK_NAND_ARRAY_STRIPE);
+            if (!err)
+                err = nk_part_init_array(&part, &array, "seq", 0, NK_SEQ_FS_CHIP_BLOCKS / 2, 0);
+        }
+        uint64_t write_ns = 0, read_ns = 0;
+        if (!err)
+            err = nk_seq_fs_run(&part, bus, data, back, &write_ns, &read_ns, why);
+        if (!err) {
+            const char *config = chips == 1 ? "1 chip" : "2 chips";
+            bool overlap = chips == 2 && array.overlap;
+            double program_xfer = (l.program_cycles + l.bytes) * l.wc;
+            double read_bus = l.read_cycles * l.wc + l.bytes * l.rc;
+            double program_limit = overlap ? nk_max(program_xfer, (program_xfer + l.tPROG) / 2)
+                                   : cache_prog && chips == 1
+                                       ? nk_max(l.tPROG, program_xfer) + l.tCBSY
+                                       : 0;
+            double read_limit = overlap ? nk_max(read_bus, (l.tR + read_bus) / 2)
+                                : cache_read && chips == 1
+                                    ? nk_max(l.tR, l.wc + l.bytes * l.rc) + l.tRCBSY
+                                    : 0;
+            nk_seq_add(r, config, "fs write", "64 KiB writes", (double)write_ns / 1e3 / pages,
+                       l.single_program, program_limit);
+            nk_seq_add(r, config, "fs read", "64 KiB reads", (double)read_ns / 1e3 / pages,
+                       l.single_read, read_limit);
+        }
+        if (err && !why->text[0])
+            snprintf(why->text, sizeof why->text, "%.24s: %s", preset, nk_strerror(err));
+        nk_sim_bus_close(bus);
+        for (unsigned c = 0; c < chips; c++) {
+            free(ws[c]);
+            if (sims[c])
+                nk_sim_close(sims[c]);
+        }
+    }
+    free(data);
+    free(back);
+    return err;
+}
+
 int nk_seq_bench_run(const char *preset, uint64_t seed, struct nk_seq_result *result,
                      struct nk_diag *why)
 {
@@ -310,6 +517,8 @@ int nk_seq_bench_run(const char *preset, uint64_t seed, struct nk_seq_result *re
         err = nk_seq_one_chip(preset, seed, result, data, oob, back, back_oob, why);
         if (!err)
             err = nk_seq_two_chips(preset, seed, result, data, oob, back, back_oob, why);
+        if (!err)
+            err = nk_seq_fs(preset, seed, result, why);
     }
     free(data);
     free(oob);

@@ -4,7 +4,8 @@
  * multi-page paths on the simulator, beside the single-page datasheet limit
  * and the pipelined limit the datasheet allows for the configuration (one
  * chip with cache program / read cache / copy-back; two chips interleaved
- * on one bus). docs/bench.md gives the formulas.
+ * on one bus), and the file system's sequential write and read on one chip
+ * and on two. docs/bench.md gives the formulas.
  */
 #ifndef NK_SEQBENCH_H
 #define NK_SEQBENCH_H
@@ -12,11 +13,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define NK_SEQ_MAX_ROWS 12
+#define NK_SEQ_MAX_ROWS 16
 
 struct nk_seq_row {
     char config[16];     /* "1 chip", "2 chips" */
-    char op[24];         /* "program", "read", "page move" */
+    char op[24];         /* "program", "read", "page move", "fs write", "fs read" */
     char method[32];     /* the sequence the path used */
     double measured_us;  /* per page, virtual device time */
     double single_us;    /* single-page datasheet limit */

@@ -21,10 +21,10 @@
 
 /* Sized for the largest chip this board carries, 2048+64-byte pages and
  * 1024 blocks (K9F1G08U0A): the device's buffers plus its bad-block table
- * (nk_nand_workspace_size() + nk_nand_bbt_workspace_size() give a chip's
- * need; nk_nand_open() refuses less, naming the size). */
+ * (nk_nand_workspace_size() + nk_nand_bbt_workspace_size() give an
+ * identified chip's need; nk_nand_open() refuses less, naming the size). */
 #define WORKSPACE_BYTES                                                                            \
-    (NK_NAND_WORKSPACE_SIZE(2048u, 64u) + 8u + sizeof(struct nk_bbt) + 1024u / 4u + 2048u + 64u)
+    (NK_NAND_WORKSPACE_SIZE(2048u, 64u) + NK_BBT_WORKSPACE_SIZE(2048u, 64u, 1024u))
 static uint32_t nand_workspace[(WORKSPACE_BYTES + 3u) / 4u];
 #ifndef NK_NO_FS /* NANDKIT_FS=OFF (scripts/size-report.sh): the device only */
 /* The file system's RAM (docs/fs-design.md, section 1: per MiB of flash). */
@@ -38,7 +38,9 @@ static struct nk_part boot_part, data_part;
 /* Where a debugger looks: the result of each step (0 = fine). */
 volatile int nand_status[4];
 
-int main(void)
+/* The three calls. Each result also lands in nand_status[]; returns 0 when
+ * the data partition is mounted, else the first failure. */
+static int app_nand_start(void)
 {
     const struct nk_ctrl *port = board_nand_port();
     struct nk_ecc_engine hw_ecc;
@@ -49,20 +51,28 @@ int main(void)
         .workspace_size = sizeof nand_workspace,
         .bbt = true,
     };
+    for (unsigned i = 0; i < 4; i++)
+        nand_status[i] = 0;
     nand_status[0] = nk_nand_open(&nand, &config); /* 1: identify, ECC, bad-block table */
     if (nand_status[0])
-        for (;;) {
-        }
+        return nand_status[0];
     /* 2: 4 blocks of boot loader, the rest (up to the table's blocks) data. */
     nand_status[1] = nk_part_init(&boot_part, &nand, "boot", 0, 4, NK_PART_READ_ONLY);
     nand_status[2] = nk_part_init(&data_part, &nand, "data", 4, 0, 0);
-    /* 3: mount, read-write. */
+    if (nand_status[1] || nand_status[2])
+        return nand_status[1] ? nand_status[1] : nand_status[2];
+        /* 3: mount, read-write. */
 #ifndef NK_NO_FS
     struct nk_fs_config fs_config = {
         .part = &data_part, .pool = fs_pool, .pool_size = sizeof fs_pool};
-    if (!nand_status[2])
-        nand_status[3] = nk_fs_mount(&fs, &fs_config);
+    nand_status[3] = nk_fs_mount(&fs, &fs_config);
 #endif
+    return nand_status[3];
+}
+
+int main(void)
+{
+    app_nand_start();
     for (;;) {
     }
 }

@@ -19,7 +19,8 @@
  * NK_CTRL_CAP_INDEPENDENT_TARGETS (one chip's tR/tPROG runs while another
  * transfers); otherwise they run chip after chip. No allocation; the array
  * holds pointers to the caller's devices, which must outlive it and must not
- * be used directly while the array is in use.
+ * be used directly while the array is in use. A partition (and with it the
+ * file system) sits on an array through nk_part_init_array().
  */
 #ifndef NANDKIT_ARRAY_H
 #define NANDKIT_ARRAY_H
@@ -47,6 +48,7 @@ struct nk_nand_array {
     uint32_t pages_per_block; /* logical */
     uint32_t blocks;          /* logical */
     bool overlap;             /* the port lets the chips work at once */
+    unsigned last_bitflips;   /* of the last read through the array */
     struct nk_diag diag;
 };
 
@@ -69,9 +71,35 @@ int nk_nand_array_read_pages(struct nk_nand_array *array, uint32_t first_page, u
                              uint8_t *data, uint8_t *oob, enum nk_oob_mode mode);
 int nk_nand_array_program_pages(struct nk_nand_array *array, uint32_t first_page, uint32_t count,
                                 const uint8_t *data, const uint8_t *oob, enum nk_oob_mode mode);
+int nk_nand_array_read_page(struct nk_nand_array *array, uint32_t page, uint8_t *data, uint8_t *oob,
+                            enum nk_oob_mode mode);
+int nk_nand_array_program_page(struct nk_nand_array *array, uint32_t page, const uint8_t *data,
+                               const uint8_t *oob, enum nk_oob_mode mode);
+/* Erases logical block `block`: its block on every chip (striped) or on its
+ * one chip (concatenated); on a striped array every chip block is erased
+ * even when one fails, and the first error is returned. */
 int nk_nand_array_erase_block(struct nk_nand_array *array, uint32_t block);
-/* 1 bad, 0 good, or a negative error. */
+/* 1 bad, 0 good, or a negative error. A chip's bad-block-table blocks read
+ * as bad (on a concatenated array they sit inside the logical space). */
 int nk_nand_array_block_is_bad(struct nk_nand_array *array, uint32_t block);
+/* Marks logical block `block` bad: on a striped array its block on every
+ * chip (a logical block is only ever used whole), so the mark survives
+ * whichever chip is asked. 0 or the first error. */
+int nk_nand_array_block_mark_bad(struct nk_nand_array *array, uint32_t block);
+
+/* Blocks at the end of the logical space reserved for the chips'
+ * bad-block tables (0 without tables). */
+uint32_t nk_nand_array_reserved_blocks(const struct nk_nand_array *array);
+
+/* The chip holding logical page `page` and the page on it (NULL past the
+ * end): for calls that must reach one chip, such as a copy-back pair. */
+struct nk_nand *nk_nand_array_chip_of(const struct nk_nand_array *array, uint32_t page,
+                                      uint32_t *chip_page);
+
+/* Whether program and erase are refused on any chip; whether every chip
+ * knows its bad blocks without reading markers. */
+bool nk_nand_array_is_read_only(const struct nk_nand_array *array);
+bool nk_nand_array_tracks_bad_blocks(const struct nk_nand_array *array);
 
 /* Moves logical page `from` to `to` for garbage collection: within one chip
  * through nk_nand_move_page() (copy-back where the chip allows), across
@@ -79,7 +107,8 @@ int nk_nand_array_block_is_bad(struct nk_nand_array *array, uint32_t block);
  * as nk_nand_move_page(). */
 int nk_nand_array_move_page(struct nk_nand_array *array, uint32_t from, uint32_t to);
 
-/* Largest bitflip count of any page of the last array read. */
+/* Largest bitflip count of any page of the last read through the array
+ * (single page, multi-page or the source of a move). */
 unsigned nk_nand_array_last_bitflips(const struct nk_nand_array *array);
 
 #ifdef __cplusplus

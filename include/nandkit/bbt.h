@@ -67,7 +67,20 @@ struct nk_bbt {
     struct nk_bbt_info info;
 };
 
-/* Bytes of memory a table for `dev` needs (entries + one page with OOB). */
+/* Bytes of memory a table needs for `blocks` blocks of `page_size` +
+ * `oob_size`-byte pages: its entries (2 bits a block, rounded up to 4
+ * bytes) and one page with its OOB. A constant expression, for static
+ * buffers sized before the chip is identified. */
+#define NK_BBT_MEMORY_SIZE(page_size, oob_size, blocks)                                            \
+    (((((size_t)(blocks) + 3u) / 4u + 3u) & ~(size_t)3u) + (size_t)(page_size) + (size_t)(oob_size))
+
+/* Bytes nk_nand_config.bbt adds to the device's workspace for such a chip:
+ * the struct nk_bbt (with up to 8 bytes of alignment) and its memory.
+ * nk_nand_bbt_workspace_size() gives the same for an identified chip. */
+#define NK_BBT_WORKSPACE_SIZE(page_size, oob_size, blocks)                                         \
+    (8u + sizeof(struct nk_bbt) + NK_BBT_MEMORY_SIZE(page_size, oob_size, blocks))
+
+/* Bytes of memory a table for `dev` needs: NK_BBT_MEMORY_SIZE() of its chip. */
 size_t nk_bbt_memory_size(const struct nk_nand *dev);
 
 /* Finds and reads the tables (or scans the markers and writes both tables),

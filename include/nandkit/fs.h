@@ -274,6 +274,8 @@ struct nk_fs {
     struct nk_fs_obj *wbuf_obj;
     uint32_t wbuf_chunk;
     bool wbuf_dirty, in_gc;
+    bool move_pending;      /* GC: move_from is read (or programmed) by copy-back */
+    uint32_t move_from;     /* GC: the page being moved */
     uint8_t *sum_buf;       /* summary entries of the allocation block (12 B per page) */
     uint8_t *copy_buf;      /* one page for GC copies and headers */
     struct nk_fs_dir *dirs; /* open directory handles */
@@ -294,7 +296,12 @@ struct nk_fs {
  * blocks are erased once more before their first use, in case a power cut
  * interrupted their last erase. A read-only partition (or device) always
  * mounts read-only, as Linux mounts a write-protected device; statfs says
- * so. Returns 0, -NK_EINVAL (bad config or geometry; fs->diag says which),
+ * so. The device is checked against the layout first: too few free OOB
+ * bytes for the tags (an ECC code that fills the OOB), linux tags over the
+ * bad-block marker, mkyaffs2 tags away from OOB byte 0 or a data ECC code
+ * that mkyaffs2 images do not carry are refused with -NK_EINVAL, fs->diag
+ * naming the layout's need and the device's ECC and OOB size. Returns 0,
+ * -NK_EINVAL (bad config, geometry or device; fs->diag says which),
  * -NK_ENOMEM (allocator or pool exhausted), or a
  * device error other than ECC (ECC failures are handled: the chunk is
  * skipped and reported). */

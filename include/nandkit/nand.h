@@ -32,6 +32,7 @@ extern "C" {
 #endif
 
 struct nk_bbt;
+struct nk_nand_scratch; /* the workspace as the device lays it out (never defined) */
 
 /* How a page operation treats the OOB (and ECC). */
 enum nk_oob_mode {
@@ -110,9 +111,9 @@ struct nk_nand {
     struct nk_chip chip;
     struct nk_ecc_engine ecc;
     struct nk_oob_layout layout;
-    uint8_t *page_buf; /* page_size + oob_size bytes of scratch */
-    uint8_t *ecc_calc; /* oob_size bytes */
-    uint8_t *ecc_read; /* oob_size bytes */
+    /* Private to the device layer: its buffers in the caller's workspace
+     * (NULL while closed). */
+    struct nk_nand_scratch *scratch;
     struct nk_clock clock;
     struct nk_lock lock;
     unsigned ecc_steps;      /* steps per page */
@@ -245,6 +246,25 @@ int nk_nand_move_page(struct nk_nand *dev, uint32_t from, uint32_t to);
 /* True when nk_nand_move_page(from, to) would use copy-back. */
 bool nk_nand_can_copyback(const struct nk_nand *dev, uint32_t from, uint32_t to);
 
+/* Copy-back with new OOB bytes, for moves that rewrite the spare area (a
+ * file system's tags carry the destination block's sequence number), in
+ * two calls with nothing sent to the chip between them:
+ * nk_nand_copyback_load() reads page `from` for copy-back (00h..35h) and
+ * reads it out through the ECC into `data`/`oob` (as nk_nand_read_page(),
+ * same returns; -NK_ENOTSUP when !nk_nand_has_copyback()).
+ * nk_nand_copyback_program() then programs the loaded page to `to`
+ * (85h + address, 10h) after a column change to the OOB with the whole new
+ * OOB built from `data` and `oob` as nk_nand_program_page() builds it (new
+ * free bytes, ECC bytes recomputed from the data); with `resend_data` the
+ * data goes too (a corrected read-out). 0, -NK_EIO (FAIL), -NK_EINVAL when
+ * the pair breaks the chip's plane or parity rule (nk_nand_can_copyback()),
+ * -NK_EROFS, or a port error. */
+bool nk_nand_has_copyback(const struct nk_nand *dev);
+int nk_nand_copyback_load(struct nk_nand *dev, uint32_t from, uint8_t *data, uint8_t *oob,
+                          enum nk_oob_mode mode);
+int nk_nand_copyback_program(struct nk_nand *dev, uint32_t from, uint32_t to, const uint8_t *data,
+                             const uint8_t *oob, enum nk_oob_mode mode, bool resend_data);
+
 /* Bitflips of the last read (largest in any step), whatever it returned. */
 static inline unsigned nk_nand_last_bitflips(const struct nk_nand *dev)
 {
@@ -270,6 +290,19 @@ static inline uint32_t nk_nand_free_oob_bytes(const struct nk_nand *dev)
 static inline const struct nk_ecc_engine *nk_nand_ecc(const struct nk_nand *dev)
 {
     return &dev->ecc;
+}
+
+/* The device's OOB layout: which spare bytes hold the ECC code and which
+ * are free (an NK_OOB_AUTO buffer packs the free ones in order). */
+static inline const struct nk_oob_layout *nk_nand_oob_layout(const struct nk_nand *dev)
+{
+    return &dev->layout;
+}
+
+/* The chip's description (geometry, marker rule, timing, ECC requirement). */
+static inline const struct nk_chip_info *nk_nand_chip_info(const struct nk_nand *dev)
+{
+    return &dev->chip.info;
 }
 
 /* Whether program and erase are refused with -NK_EROFS. */

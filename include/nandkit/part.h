@@ -4,6 +4,12 @@
  * first block. Every call checks its bounds against the partition and
  * forwards to the device layer (ECC, bad-block checks and statistics
  * included). The file system runs on a partition.
+ *
+ * A partition sits on one device (nk_part_init()) or on an array of chips
+ * (nk_part_init_array(), nandkit/array.h): then its blocks and pages are
+ * the array's logical ones (striped: a block spans every chip), and every
+ * call goes to the chip that holds the page. Geometry accessors answer
+ * for the logical space; the chips share page size, OOB layout and ECC.
  */
 #ifndef NANDKIT_PART_H
 #define NANDKIT_PART_H
@@ -11,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "nandkit/array.h"
 #include "nandkit/nand.h"
 
 #ifdef __cplusplus
@@ -18,11 +25,17 @@ extern "C" {
 #endif
 
 struct nk_part {
-    struct nk_nand *dev;
-    const char *name;     /* not copied; may be NULL */
-    uint32_t first_block; /* on the device */
+    struct nk_nand *dev;         /* the device, or an array's first chip */
+    struct nk_nand_array *array; /* NULL: on `dev` alone */
+    const char *name;            /* not copied; may be NULL */
+    uint32_t first_block;        /* on the device (logical on an array) */
     uint32_t block_count;
     bool read_only;
+    /* The page nk_part_read_for_move() left in its chip's page register
+     * (valid until any other call of this partition). */
+    bool move_loaded;
+    bool move_corrected;
+    uint32_t move_page;
 };
 
 /* Flags of nk_part_init(). */
@@ -36,23 +49,30 @@ struct nk_part {
 int nk_part_init(struct nk_part *part, struct nk_nand *dev, const char *name, uint32_t first_block,
                  uint32_t block_count, unsigned flags);
 
+/* The same on an array of chips: blocks are the array's logical blocks
+ * (block_count 0 = to the end, the last chips' BBT area excluded). The
+ * array and its devices must outlive the partition. */
+int nk_part_init_array(struct nk_part *part, struct nk_nand_array *array, const char *name,
+                       uint32_t first_block, uint32_t block_count, unsigned flags);
+
 /* Checks that `other` and `part` do not overlap: 0 or -NK_EINVAL. */
 int nk_part_check_overlap(const struct nk_part *part, const struct nk_part *other);
 
-/* Pages in the partition. */
-static inline uint32_t nk_part_pages(const struct nk_part *part)
-{
-    return part->block_count * part->dev->chip.info.pages_per_block;
-}
-
-/* Geometry of the partition's device: data bytes per page, pages per block. */
+/* Geometry of the partition's device: data bytes per page, pages per block
+ * (on an array, per logical block). */
 static inline uint32_t nk_part_page_size(const struct nk_part *part)
 {
     return nk_nand_page_size(part->dev);
 }
 static inline uint32_t nk_part_pages_per_block(const struct nk_part *part)
 {
-    return nk_nand_pages_per_block(part->dev);
+    return part->array ? part->array->pages_per_block : nk_nand_pages_per_block(part->dev);
+}
+
+/* Pages in the partition. */
+static inline uint32_t nk_part_pages(const struct nk_part *part)
+{
+    return part->block_count * nk_part_pages_per_block(part);
 }
 
 /* User OOB bytes per page (what an NK_OOB_AUTO read or program moves). */
@@ -72,25 +92,39 @@ static inline const char *nk_part_ecc_name(const struct nk_part *part)
     return nk_nand_ecc(part->dev)->name;
 }
 
+/* The device's OOB layout and chip description (see nk_nand_oob_layout()
+ * and nk_nand_chip_info()): for checking that a format fits the device. */
+static inline const struct nk_oob_layout *nk_part_oob_layout(const struct nk_part *part)
+{
+    return nk_nand_oob_layout(part->dev);
+}
+static inline const struct nk_chip_info *nk_part_chip_info(const struct nk_part *part)
+{
+    return nk_nand_chip_info(part->dev);
+}
+
 /* Whether program and erase are refused (the partition or its device is
  * read-only). */
 static inline bool nk_part_is_read_only(const struct nk_part *part)
 {
-    return part->read_only || nk_nand_is_read_only(part->dev);
+    return part->read_only || (part->array ? nk_nand_array_is_read_only(part->array)
+                                           : nk_nand_is_read_only(part->dev));
 }
 
 /* Whether bad blocks are known without reading OOB markers (a bad-block
  * table or an external authority behind the device). */
 static inline bool nk_part_tracks_bad_blocks(const struct nk_part *part)
 {
-    return nk_nand_tracks_bad_blocks(part->dev);
+    return part->array ? nk_nand_array_tracks_bad_blocks(part->array)
+                       : nk_nand_tracks_bad_blocks(part->dev);
 }
 
 /* Bitflips of the device's last read, and whether a read `result` reached
  * the scrub threshold (see nk_nand_scrub_advised()). */
 static inline unsigned nk_part_last_bitflips(const struct nk_part *part)
 {
-    return nk_nand_last_bitflips(part->dev);
+    return part->array ? nk_nand_array_last_bitflips(part->array)
+                       : nk_nand_last_bitflips(part->dev);
 }
 static inline bool nk_part_scrub_advised(const struct nk_part *part, int result)
 {
@@ -110,9 +144,9 @@ int nk_part_block_mark_bad(struct nk_part *part, uint32_t block);
 /* Multi-page paths (see nk_nand_read_pages() and nk_nand_program_pages()):
  * `count` consecutive pages from partition page `first_page`, the whole
  * range checked against the partition before anything is sent. Reads
- * return the worst bitflip result (>= 0 corrected bitflips, -NK_EUCLEAN at
- * the scrub threshold: see nk_part_scrub_advised()) or the first hard
- * error; a program returns 0 or the first error. A power cut during a
+ * return the first hard error, else the worst bitflip result (the
+ * corrected bitflips, >= 0; nk_part_scrub_advised() says whether it reached
+ * the scrub threshold); a program returns 0 or the first error. A power cut during a
  * multi-page program may lose the two most recently sent pages; after a 0
  * return every page is programmed. */
 int nk_part_read_pages(struct nk_part *part, uint32_t first_page, uint32_t count, uint8_t *data,
@@ -127,6 +161,23 @@ int nk_part_move_page(struct nk_part *part, uint32_t from, uint32_t to);
 /* True when nk_part_move_page(part, from, to) would use copy-back (false
  * when either page is out of range). */
 bool nk_part_can_copyback(const struct nk_part *part, uint32_t from, uint32_t to);
+
+/* A move that rewrites the OOB (new tags), in two calls:
+ * nk_part_read_for_move() reads page `page` as nk_part_read_page() does
+ * (same returns) but, when the chip has copy-back, by 00h..35h, leaving the
+ * page in the chip's page register. nk_part_program_moved() then programs
+ * `data` + `oob` (the page read, unchanged, with the new OOB bytes) to
+ * page `to`: by copy-back program (85h, column change to the OOB, new OOB
+ * bytes, 10h; the data as well when the read corrected bitflips) when
+ * `from` is still loaded and the pair shares a chip and plane (and parity
+ * where the chip asks), otherwise by an ordinary program. Returns as
+ * nk_part_program_page(). Any other call of the partition in between
+ * (erase, program, read) ends the load; calls that reach the chip through
+ * another partition or the device in between are the caller's error. */
+int nk_part_read_for_move(struct nk_part *part, uint32_t page, uint8_t *data, uint8_t *oob,
+                          enum nk_oob_mode mode);
+int nk_part_program_moved(struct nk_part *part, uint32_t from, uint32_t to, const uint8_t *data,
+                          const uint8_t *oob, enum nk_oob_mode mode);
 
 #ifdef __cplusplus
 }

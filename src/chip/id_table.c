@@ -53,6 +53,8 @@ static const struct nk_chip_info nk_chip_models[] = {
                    .tR_max_ns = 25 * NK_US,
                    .tPROG_max_ns = 700 * NK_US,
                    .tBERS_max_ns = 3 * NK_MS,
+                   /* Not confirmed from a datasheet page (docs/chip.md): taken
+                    * as tPROG max, the wait for the previous page. */
                    .tCBSY_max_ns = 700 * NK_US},
     },
 #endif
@@ -166,6 +168,9 @@ static const struct nk_chip_info nk_chip_models[] = {
                    .tR_max_ns = 25 * NK_US,
                    .tPROG_max_ns = 600 * NK_US,
                    .tBERS_max_ns = 3 * NK_MS,
+                   /* The three below are not confirmed from a datasheet page
+                    * (docs/chip.md): recalled from the MT29F2G08ABAEA's AC
+                    * characteristics; the maxima serve only as timeouts. */
                    .tRCBSY_ns = 3 * NK_US,
                    .tCBSY_max_ns = 600 * NK_US,
                    .tRCBSY_max_ns = 25 * NK_US},

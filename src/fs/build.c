@@ -106,12 +106,9 @@ static int nk_fs_build_setup(struct nk_fs_builder *b, void *workspace, size_t si
         b->chunk_bytes = b->page_size - NK_FS_TAGS_BYTES;
     } else {
         b->chunk_bytes = b->page_size;
-        unsigned need = NK_FS_TAGS_BYTES + (b->placement.no_tags_ecc ? 0u : NK_FS_TAGS_ECC_BYTES);
-        if ((unsigned)b->placement.tags_offset + need > b->oob_free)
-            return nk_diag_set(&b->diag, -NK_EINVAL,
-                               "the %s layout needs %u free OOB bytes for its tags but the "
-                               "device's OOB layout has %u",
-                               nk_fs_layout_name(b->config.layout), need, (unsigned)b->oob_free);
+        int err = nk_fs_check_device(&b->placement, b->part, &b->diag);
+        if (err)
+            return err;
     }
     size_t need = nk_fs_build_workspace_size(b->part);
     if (!workspace || size < need)

@@ -204,6 +204,15 @@ int nk_fs_page_load(struct nk_fs *fs, uint32_t page);
 /* Decodes the tags of the page just read into fs->page_buf / fs->oob_buf. */
 int nk_fs_tags_from_buffers(const struct nk_fs *fs, struct nk_fs_tags *tags);
 
+/* Checks that `part`'s device can carry the tags `placement` describes:
+ * enough free OOB bytes (as its ECC engine and OOB layout leave), tags clear
+ * of the bad-block marker when markers are read (linux), tags at their
+ * fixed OOB bytes and no data ECC code when they are not (mkyaffs2).
+ * Returns 0, or -NK_EINVAL with a message in `diag` naming the layout's
+ * need and the device's ECC and OOB size. */
+int nk_fs_check_device(const struct nk_fs_config *placement, const struct nk_part *part,
+                       struct nk_diag *diag);
+
 /* Reports a problem to the configured callback. */
 void nk_fs_report(struct nk_fs *fs, enum nk_fs_problem_kind kind, uint32_t page, uint32_t obj_id,
                   uint32_t chunk_id, uint32_t other);

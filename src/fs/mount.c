@@ -71,7 +71,9 @@ void nk_fs_report(struct nk_fs *fs, enum nk_fs_problem_kind kind, uint32_t page,
 int nk_fs_page_read(struct nk_fs *fs, uint32_t page, uint8_t *data)
 {
     fs->cached_page = NK_FS_NONE; /* oob_buf (and maybe page_buf) change */
-    int err = nk_part_read_page(fs->part, page, data, fs->oob_buf, NK_OOB_AUTO);
+    int err = fs->move_pending && fs->move_from == page
+                  ? nk_part_read_for_move(fs->part, page, data, fs->oob_buf, NK_OOB_AUTO)
+                  : nk_part_read_page(fs->part, page, data, fs->oob_buf, NK_OOB_AUTO);
     /* Read noise is transient: an uncorrectable read is tried twice more
      * before the data is given up for lost. */
     for (unsigned retry = 0; err == -NK_EBADMSG && retry < 2; retry++)
@@ -115,6 +117,60 @@ static uint8_t nk_fs_bits_for(uint32_t pages)
     return bits;
 }
 
+/* The raw OOB byte holding byte `packed` of the free (auto-placed) bytes,
+ * or -1 past their end. */
+static int nk_fs_free_byte_at(const struct nk_oob_layout *oob, unsigned packed)
+{
+    for (unsigned r = 0; r < oob->free_count; r++) {
+        if (packed < oob->free[r].length)
+            return (int)(oob->free[r].offset + packed);
+        packed -= oob->free[r].length;
+    }
+    return -1;
+}
+
+int nk_fs_check_device(const struct nk_fs_config *placement, const struct nk_part *part,
+                       struct nk_diag *diag)
+{
+    if (placement->tags_place != NK_FS_TAGS_OOB)
+        return 0; /* in-band tags ask nothing of the OOB */
+    const struct nk_chip_info *info = nk_part_chip_info(part);
+    const struct nk_oob_layout *oob = nk_part_oob_layout(part);
+    bool markers = !placement->no_bad_block_markers;
+    const char *layout = nk_fs_layout_name(markers ? NK_FS_LAYOUT_LINUX : NK_FS_LAYOUT_MKYAFFS2);
+    const char *ecc = nk_part_ecc_name(part) ? nk_part_ecc_name(part) : "unnamed ECC";
+    unsigned oob_size = info->oob_size;
+    unsigned first = placement->tags_offset;
+    unsigned end = first + NK_FS_TAGS_BYTES + (placement->no_tags_ecc ? 0u : NK_FS_TAGS_ECC_BYTES);
+    unsigned free_bytes = nk_part_free_oob_bytes(part);
+    if (end > free_bytes)
+        return nk_diag_set(diag, -NK_EINVAL,
+                           "layout %s needs %u free OOB bytes for its tags; device has %u (%s on "
+                           "%u-byte OOB)",
+                           layout, end, free_bytes, ecc, oob_size);
+    for (unsigned i = first; i < end; i++) {
+        int at = nk_fs_free_byte_at(oob, i);
+        if (markers && at == (int)info->bbm_offset)
+            return nk_diag_set(diag, -NK_EINVAL,
+                               "layout %s keeps OOB byte %u for the bad-block marker; device has "
+                               "it free for tags (%s on %u-byte OOB)",
+                               layout, (unsigned)info->bbm_offset, ecc, oob_size);
+        /* mkyaffs2 images hold their tags at fixed OOB bytes, as written. */
+        if (!markers && at != (int)i)
+            return nk_diag_set(diag, -NK_EINVAL,
+                               "layout %s keeps its tags in OOB bytes %u-%u; device's free OOB "
+                               "bytes start at byte %d (%s on %u-byte OOB)",
+                               layout, first, end - 1, nk_fs_free_byte_at(oob, 0), ecc, oob_size);
+    }
+    enum nk_ecc_placement where = nk_part_ecc_placement(part);
+    if (!markers && (where == NK_ECC_PLACEMENT_SOFTWARE || where == NK_ECC_PLACEMENT_CONTROLLER))
+        return nk_diag_set(diag, -NK_EINVAL,
+                           "layout %s stores no data ECC code; device checks one (%s on %u-byte "
+                           "OOB): open it without ECC",
+                           layout, ecc, oob_size);
+    return 0;
+}
+
 static int nk_fs_setup_geometry(struct nk_fs *fs)
 {
     const struct nk_fs_config *config = &fs->config;
@@ -134,12 +190,9 @@ static int nk_fs_setup_geometry(struct nk_fs *fs)
         fs->chunk_bytes = fs->page_size - NK_FS_TAGS_BYTES;
     } else if (config->tags_place == NK_FS_TAGS_OOB) {
         fs->chunk_bytes = fs->page_size;
-        unsigned need = NK_FS_TAGS_BYTES + (config->no_tags_ecc ? 0u : NK_FS_TAGS_ECC_BYTES);
-        if ((unsigned)config->tags_offset + need > fs->oob_free)
-            return nk_diag_set(&fs->diag, -NK_EINVAL,
-                               "tags need %u OOB bytes at free offset %u but the OOB layout has "
-                               "%u free bytes",
-                               need, (unsigned)config->tags_offset, (unsigned)fs->oob_free);
+        int err = nk_fs_check_device(config, part, &fs->diag);
+        if (err)
+            return err;
     } else {
         return nk_diag_set(&fs->diag, -NK_EINVAL, "unknown tags placement %d",
                            (int)config->tags_place);

@@ -211,7 +211,12 @@ static int nk_fs_program(struct nk_fs *fs, const struct nk_fs_tags *tags, uint8_
     uint8_t *oob = fs->copy_buf + fs->page_size;
     nk_fs_chunk_place(&fs->config, fs->page_size, fs->oob_free, tags, page, oob);
     uint32_t at = fs->alloc_block * fs->pages_per_block + fs->alloc_page;
-    int err = nk_fs_io_program(fs->part, at, page, fs->oob_free ? oob : NULL);
+    /* A GC copy of an unchanged page goes by copy-back where the chip allows. */
+    bool moved = fs->move_pending;
+    fs->move_pending = false;
+    int err = moved ? nk_part_program_moved(fs->part, fs->move_from, at, page,
+                                            fs->oob_free ? oob : NULL, NK_OOB_AUTO)
+                    : nk_fs_io_program(fs->part, at, page, fs->oob_free ? oob : NULL);
     fs->chunks_programmed++;
     struct nk_fs_block *info = &fs->block_info[fs->alloc_block];
     info->written = (uint16_t)(fs->alloc_page + 1);
@@ -472,7 +477,11 @@ static int nk_fs_gc_copy_data(struct nk_fs *fs, uint32_t page, const struct nk_f
         t.n_bytes = (uint32_t)valid;
         memset(fs->copy_buf + valid, 0, fs->chunk_bytes - (uint32_t)valid);
     }
+    /* Data unchanged and tags in the OOB: copy-back may carry the page. */
+    fs->move_pending = valid >= tags->n_bytes && fs->config.tags_place == NK_FS_TAGS_OOB;
+    fs->move_from = page;
     int64_t at = nk_fs_put_chunk(fs, &t, fs->copy_buf);
+    fs->move_pending = false;
     if (at < 0)
         return (int)at;
     int err = nk_fs_map_set(fs, obj, tags->chunk_id, (uint32_t)at);
@@ -503,7 +512,10 @@ static int nk_fs_move_page(struct nk_fs *fs, uint32_t page, bool suspect)
         return 0;
     if (fs->cached_page == page)
         fs->cached_page = NK_FS_NONE;
+    fs->move_pending = true; /* read by copy-back load where the chip has one */
+    fs->move_from = page;
     int err = nk_fs_page_read(fs, page, fs->copy_buf);
+    fs->move_pending = false;
     if (err == -NK_EIO)
         return 1;
     if (err)

@@ -29,7 +29,7 @@ int nk_nand_array_init(struct nk_nand_array *array, struct nk_nand *const *chips
     bool overlap = count > 1;
     for (unsigned i = 0; i < count; i++) {
         const struct nk_nand *c = chips[i];
-        if (!c || !c->page_buf)
+        if (!c || !nk_nand_is_open(c))
             return nk_diag_set(&array->diag, -NK_EINVAL, "chip %u of the array is not open", i);
         if (nk_nand_page_size(c) != nk_nand_page_size(first) ||
             nk_nand_oob_size(c) != nk_nand_oob_size(first) ||
@@ -197,13 +197,82 @@ int nk_nand_array_read_pages(struct nk_nand_array *array, uint32_t first_page, u
     }
     for (unsigned i = 0; i < array->count; i++)
         array->chips[i]->last_bitflips = worst;
+    array->last_bitflips = worst;
     nk_array_lock(array, false);
     return result;
 }
 
 unsigned nk_nand_array_last_bitflips(const struct nk_nand_array *array)
 {
-    return array->count ? array->chips[0]->last_bitflips : 0;
+    return array->last_bitflips;
+}
+
+struct nk_nand *nk_nand_array_chip_of(const struct nk_nand_array *array, uint32_t page,
+                                      uint32_t *chip_page)
+{
+    unsigned c;
+    if (nk_nand_array_locate(array, page, &c, chip_page))
+        return NULL;
+    return array->chips[c];
+}
+
+int nk_nand_array_read_page(struct nk_nand_array *array, uint32_t page, uint8_t *data, uint8_t *oob,
+                            enum nk_oob_mode mode)
+{
+    uint32_t chip_page;
+    struct nk_nand *dev = nk_nand_array_chip_of(array, page, &chip_page);
+    if (!dev)
+        return nk_array_range(array, page, 1);
+    int result = nk_nand_read_page(dev, chip_page, data, oob, mode);
+    array->last_bitflips = nk_nand_last_bitflips(dev);
+    nk_array_take_diag(array, dev, result < 0 ? result : 0);
+    return result;
+}
+
+int nk_nand_array_program_page(struct nk_nand_array *array, uint32_t page, const uint8_t *data,
+                               const uint8_t *oob, enum nk_oob_mode mode)
+{
+    uint32_t chip_page;
+    struct nk_nand *dev = nk_nand_array_chip_of(array, page, &chip_page);
+    if (!dev)
+        return nk_array_range(array, page, 1);
+    int err = nk_nand_program_page(dev, chip_page, data, oob, mode);
+    nk_array_take_diag(array, dev, err);
+    return err;
+}
+
+bool nk_nand_array_is_read_only(const struct nk_nand_array *array)
+{
+    for (unsigned i = 0; i < array->count; i++)
+        if (nk_nand_is_read_only(array->chips[i]))
+            return true;
+    return false;
+}
+
+bool nk_nand_array_tracks_bad_blocks(const struct nk_nand_array *array)
+{
+    for (unsigned i = 0; i < array->count; i++)
+        if (!nk_nand_tracks_bad_blocks(array->chips[i]))
+            return false;
+    return array->count > 0;
+}
+
+uint32_t nk_nand_array_reserved_blocks(const struct nk_nand_array *array)
+{
+    if (!array->count)
+        return 0;
+    /* Concatenated: the last chip's table blocks end the logical space
+     * (the others' read as bad inside it). Striped: every chip's sit at the
+     * same block numbers. */
+    if (array->mapping == NK_NAND_ARRAY_CONCAT)
+        return nk_nand_bbt_reserved_blocks(array->chips[array->count - 1]);
+    uint32_t reserved = 0;
+    for (unsigned i = 0; i < array->count; i++) {
+        uint32_t r = nk_nand_bbt_reserved_blocks(array->chips[i]);
+        if (r > reserved)
+            reserved = r;
+    }
+    return reserved;
 }
 
 /* ----- program ---------------------------------------------------------------------- */
@@ -313,14 +382,16 @@ int nk_nand_array_move_page(struct nk_nand_array *array, uint32_t from, uint32_t
     struct nk_nand *src = array->chips[src_chip], *dst = array->chips[dst_chip];
     if (src == dst) {
         int err = nk_nand_move_page(src, src_page, dst_page);
+        array->last_bitflips = nk_nand_last_bitflips(src);
         nk_array_take_diag(array, src, err < 0 ? err : 0);
         return err;
     }
     /* Across chips: the data lands in the destination's page buffer and the
      * OOB in its ecc_read area, neither of which its program touches. */
     nk_array_lock(array, true);
-    uint8_t *data = dst->page_buf, *oob = dst->ecc_read;
+    uint8_t *data = nk_nand_page_buf(dst), *oob = nk_nand_ecc_read(dst);
     int result = nk_nand_read_page_unlocked(src, src_page, data, oob, NK_OOB_PLACE);
+    array->last_bitflips = src->last_bitflips;
     int err = result < 0 ? result : 0;
     if (err) {
         nk_array_take_diag(array, src, err);
@@ -371,4 +442,27 @@ int nk_nand_array_block_is_bad(struct nk_nand_array *array, uint32_t block)
             return bad;
     }
     return 0;
+}
+
+int nk_nand_array_block_mark_bad(struct nk_nand_array *array, uint32_t block)
+{
+    if (block >= array->blocks)
+        return nk_diag_set(&array->diag, -NK_EINVAL,
+                           "block %u out of range: the array has %u blocks", block, array->blocks);
+    uint32_t chip_blocks = nk_nand_blocks(array->chips[0]);
+    if (array->mapping == NK_NAND_ARRAY_CONCAT) {
+        struct nk_nand *dev = array->chips[block / chip_blocks];
+        int err = nk_nand_block_mark_bad(dev, block % chip_blocks);
+        nk_array_take_diag(array, dev, err);
+        return err;
+    }
+    int result = 0;
+    for (unsigned c = 0; c < array->count; c++) {
+        int err = nk_nand_block_mark_bad(array->chips[c], block);
+        if (err && !result) {
+            result = err;
+            nk_array_take_diag(array, array->chips[c], err);
+        }
+    }
+    return result;
 }

@@ -46,7 +46,7 @@ int nk_nand_block_marker_bad(struct nk_nand *dev, uint32_t block)
 
 int nk_nand_block_is_bad(struct nk_nand *dev, uint32_t block)
 {
-    if (!dev->page_buf)
+    if (!nk_nand_is_open(dev))
         return nk_diag_set(&dev->diag, -NK_EINVAL, "device is not open");
     if (block >= nk_nand_blocks(dev))
         return nk_diag_set(&dev->diag, -NK_EINVAL, "block %u out of range: device has %u blocks",
@@ -63,7 +63,7 @@ int nk_nand_block_write_marker(struct nk_nand *dev, uint32_t block)
     uint32_t pages[3];
     unsigned n = nk_marker_pages(dev, block, pages);
     const uint32_t oob_size = dev->chip.info.oob_size;
-    uint8_t *oob = dev->ecc_read; /* oob_size bytes of scratch not in use here */
+    uint8_t *oob = nk_nand_ecc_read(dev); /* oob_size bytes of scratch not in use here */
     int result = -NK_EIO;
     memset(oob, 0xff, oob_size);
     oob[dev->chip.info.bbm_offset] = 0x00;

@@ -70,8 +70,7 @@ int nk_bbt_block_state(const struct nk_bbt *bbt, uint32_t block)
 
 size_t nk_bbt_memory_size(const struct nk_nand *dev)
 {
-    size_t entries = (nk_bbt_entry_bytes(nk_nand_blocks(dev)) + 3u) & ~(size_t)3u;
-    return entries + nk_nand_page_size(dev) + nk_nand_oob_size(dev);
+    return NK_BBT_MEMORY_SIZE(nk_nand_page_size(dev), nk_nand_oob_size(dev), nk_nand_blocks(dev));
 }
 
 /* Flash codes for `len` bytes of table covering blocks from `first`: 11 good
@@ -346,7 +345,7 @@ static int nk_bbt_read_tables(struct nk_nand *dev, struct nk_bbt *bbt, bool *scr
 
 int nk_bbt_attach(struct nk_nand *dev, struct nk_bbt *bbt, const struct nk_bbt_config *config)
 {
-    if (!dev->page_buf)
+    if (!nk_nand_is_open(dev))
         return nk_diag_set(&dev->diag, -NK_EINVAL, "device is not open");
     if (!config || !config->memory || config->memory_size < nk_bbt_memory_size(dev))
         return nk_diag_set(

@@ -97,7 +97,7 @@ static uint8_t *nk_mp_oob(const struct nk_nand *dev, uint8_t *oob, uint32_t i,
 int nk_nand_read_out(struct nk_nand *dev, uint8_t *data, uint8_t *oob, enum nk_oob_mode mode)
 {
     const uint32_t page_size = nk_nand_page_size(dev), oob_size = nk_nand_oob_size(dev);
-    uint8_t *scratch = dev->page_buf + page_size;
+    uint8_t *scratch = nk_nand_page_buf(dev) + page_size;
     bool use_ecc = mode != NK_OOB_RAW && dev->ecc.placement == NK_ECC_PLACEMENT_SOFTWARE;
     uint8_t *oob_target = mode == NK_OOB_RAW ? oob : scratch;
     bool want_oob = use_ecc || oob;
@@ -113,7 +113,7 @@ int nk_nand_read_out(struct nk_nand *dev, uint8_t *data, uint8_t *oob, enum nk_o
     if (use_ecc) {
         for (unsigned step = 0; step < dev->ecc_steps; step++)
             dev->ecc.ops->calculate(&dev->ecc, data + (size_t)step * dev->ecc.step_size,
-                                    dev->ecc_calc + step * dev->ecc.bytes_per_step);
+                                    nk_nand_ecc_calc(dev) + step * dev->ecc.bytes_per_step);
         result = nk_ecc_correct_page(dev, data, scratch);
     }
     if (mode != NK_OOB_RAW)
@@ -125,7 +125,7 @@ const uint8_t *nk_nand_oob_image(struct nk_nand *dev, const uint8_t *data, const
                                  enum nk_oob_mode mode)
 {
     const uint32_t oob_size = nk_nand_oob_size(dev);
-    uint8_t *scratch = dev->page_buf + nk_nand_page_size(dev);
+    uint8_t *scratch = nk_nand_page_buf(dev) + nk_nand_page_size(dev);
     bool use_ecc = mode != NK_OOB_RAW && data && dev->ecc.placement == NK_ECC_PLACEMENT_SOFTWARE;
     if (mode == NK_OOB_RAW || (!oob && !use_ecc))
         return oob;
@@ -142,8 +142,8 @@ const uint8_t *nk_nand_oob_image(struct nk_nand *dev, const uint8_t *data, const
     if (use_ecc) {
         for (unsigned step = 0; step < dev->ecc_steps; step++)
             dev->ecc.ops->calculate(&dev->ecc, data + (size_t)step * dev->ecc.step_size,
-                                    dev->ecc_calc + step * dev->ecc.bytes_per_step);
-        nk_oob_ecc_set(&dev->layout, scratch, dev->ecc_calc, dev->ecc_total);
+                                    nk_nand_ecc_calc(dev) + step * dev->ecc.bytes_per_step);
+        nk_oob_ecc_set(&dev->layout, scratch, nk_nand_ecc_calc(dev), dev->ecc_total);
     }
     return scratch;
 }
@@ -379,7 +379,7 @@ static int nk_mp_move_page(struct nk_nand *dev, uint32_t from, uint32_t to)
     if (err)
         return err;
     const uint32_t page_size = nk_nand_page_size(dev), oob_size = nk_nand_oob_size(dev);
-    uint8_t *data = dev->page_buf, *scratch = dev->page_buf + page_size;
+    uint8_t *data = nk_nand_page_buf(dev), *scratch = nk_nand_page_buf(dev) + page_size;
     if (!nk_nand_can_copyback(dev, from, to)) {
         /* Read + program through the device's own buffers: the OOB moves to
          * ecc_read, which a program does not touch. */
@@ -387,8 +387,8 @@ static int nk_mp_move_page(struct nk_nand *dev, uint32_t from, uint32_t to)
         if (result < 0)
             return result;
         unsigned bitflips = dev->last_bitflips;
-        memcpy(dev->ecc_read, scratch, oob_size);
-        err = nk_nand_program_page_unlocked(dev, to, data, dev->ecc_read, NK_OOB_PLACE, 0);
+        memcpy(nk_nand_ecc_read(dev), scratch, oob_size);
+        err = nk_nand_program_page_unlocked(dev, to, data, nk_nand_ecc_read(dev), NK_OOB_PLACE, 0);
         dev->last_bitflips = bitflips;
         return err ? err : result;
     }
@@ -420,4 +420,84 @@ int nk_nand_move_page(struct nk_nand *dev, uint32_t from, uint32_t to)
 {
     uint64_t start = nk_mp_begin(dev);
     return nk_mp_end(dev, start, nk_mp_move_page(dev, from, to));
+}
+
+/* ----- copy-back with a new OOB ------------------------------------------------------- */
+
+bool nk_nand_has_copyback(const struct nk_nand *dev)
+{
+    const struct nk_chip_info *info = &dev->chip.info;
+    return (info->features & NK_CHIP_COPYBACK) && !(info->features & NK_CHIP_SMALL_PAGE) &&
+           (dev->ecc.placement == NK_ECC_PLACEMENT_SOFTWARE ||
+            dev->ecc.placement == NK_ECC_PLACEMENT_NONE);
+}
+
+static int nk_mp_copyback_load(struct nk_nand *dev, uint32_t from, uint8_t *data, uint8_t *oob,
+                               enum nk_oob_mode mode)
+{
+    if (!nk_nand_has_copyback(dev))
+        return nk_diag_set(&dev->diag, -NK_ENOTSUP,
+                           "no copy-back: the chip lacks it or the ECC is not software");
+    int err = nk_check_page(dev, from);
+    if (!err)
+        err = nk_check_mode(dev, mode);
+    if (!err && !data)
+        err = nk_diag_set(&dev->diag, -NK_EINVAL, "a copy-back load reads the data out");
+    if (err)
+        return err;
+    err = nk_chip_copyback_read(&dev->chip, from, 0);
+    if (err)
+        return err;
+    return nk_nand_read_out(dev, data, oob, mode);
+}
+
+int nk_nand_copyback_load(struct nk_nand *dev, uint32_t from, uint8_t *data, uint8_t *oob,
+                          enum nk_oob_mode mode)
+{
+    uint64_t start = nk_mp_begin(dev);
+    return nk_mp_end(dev, start, nk_mp_copyback_load(dev, from, data, oob, mode));
+}
+
+static int nk_mp_copyback_program(struct nk_nand *dev, uint32_t from, uint32_t to,
+                                  const uint8_t *data, const uint8_t *oob, enum nk_oob_mode mode,
+                                  bool resend_data)
+{
+    int err = nk_check_page(dev, from);
+    if (!err)
+        err = nk_nand_program_checks(dev, to, mode);
+    if (!err && !data)
+        err = nk_diag_set(&dev->diag, -NK_EINVAL, "a copy-back program needs the page's data");
+    if (!err && !nk_nand_can_copyback(dev, from, to))
+        err = nk_diag_set(&dev->diag, -NK_EINVAL,
+                          "copy-back from page %u to page %u not allowed (plane or parity)", from,
+                          to);
+    if (err)
+        return err;
+    const uint32_t page_size = nk_nand_page_size(dev), oob_size = nk_nand_oob_size(dev);
+    /* The whole new OOB, its ECC bytes computed from the data: the same
+     * bytes an ordinary program of this page would write. */
+    const uint8_t *oob_out = nk_nand_oob_image(dev, data, oob, mode);
+    struct nk_xfer x[2];
+    unsigned n = 0;
+    if (resend_data)
+        x[n++] = (struct nk_xfer){0, page_size, (uint8_t *)data};
+    if (oob_out)
+        x[n++] = (struct nk_xfer){page_size, oob_size, (uint8_t *)oob_out};
+    dev->stats.page_programs++;
+    err = nk_chip_copyback_program(&dev->chip, to, x, n);
+    if (!err || err == -NK_EIO)
+        dev->stats.bytes_written += (resend_data ? page_size : 0) + (oob_out ? oob_size : 0);
+    if (err == -NK_EIO) {
+        dev->stats.program_failures++;
+        memcpy(dev->diag.text, dev->chip.diag.text, sizeof dev->diag.text);
+    }
+    return err;
+}
+
+int nk_nand_copyback_program(struct nk_nand *dev, uint32_t from, uint32_t to, const uint8_t *data,
+                             const uint8_t *oob, enum nk_oob_mode mode, bool resend_data)
+{
+    uint64_t start = nk_mp_begin(dev);
+    return nk_mp_end(dev, start,
+                     nk_mp_copyback_program(dev, from, to, data, oob, mode, resend_data));
 }

@@ -292,11 +292,12 @@ static int nk_nand_setup_ecc(struct nk_nand *dev, const struct nk_nand_config *c
     return 0;
 }
 
+/* NK_BBT_WORKSPACE_SIZE() reserves 8 bytes to align the struct. */
+_Static_assert(_Alignof(struct nk_bbt) <= 8, "struct nk_bbt needs more alignment slack");
+
 size_t nk_nand_bbt_workspace_size(const struct nk_chip_info *info)
 {
-    size_t entries = ((info->blocks + 3u) / 4u + 3u) & ~(size_t)3u;
-    return _Alignof(struct nk_bbt) + sizeof(struct nk_bbt) + entries + info->page_size +
-           info->oob_size;
+    return NK_BBT_WORKSPACE_SIZE(info->page_size, info->oob_size, info->blocks);
 }
 
 /* config->bbt: the table and its memory from the workspace, after the
@@ -359,10 +360,7 @@ int nk_nand_open(struct nk_nand *dev, const struct nk_nand_config *config)
     if (!config->workspace || config->workspace_size < need)
         return nk_diag_set(&dev->diag, -NK_EINVAL, "workspace of %zu bytes too small: %s needs %zu",
                            config->workspace ? config->workspace_size : 0, info->model, need);
-    uint8_t *ws = config->workspace;
-    dev->page_buf = ws;
-    dev->ecc_calc = ws + info->page_size + info->oob_size;
-    dev->ecc_read = dev->ecc_calc + info->oob_size;
+    dev->scratch = config->workspace; /* laid out by nk_nand_page_buf() and the others */
     if (config->clock)
         dev->clock = *config->clock;
     if (config->lock)
@@ -379,14 +377,14 @@ int nk_nand_open(struct nk_nand *dev, const struct nk_nand_config *config)
 
 void nk_nand_close(struct nk_nand *dev)
 {
-    dev->page_buf = NULL;
+    dev->scratch = NULL;
 }
 
 /* ----- argument checks ------------------------------------------------------------ */
 
 int nk_check_page(struct nk_nand *dev, uint32_t page)
 {
-    if (!dev->page_buf)
+    if (!nk_nand_is_open(dev))
         return nk_diag_set(&dev->diag, -NK_EINVAL, "device is not open");
     uint32_t pages = nk_nand_pages(dev);
     if (page >= pages)
@@ -397,7 +395,7 @@ int nk_check_page(struct nk_nand *dev, uint32_t page)
 
 static int nk_check_block(struct nk_nand *dev, uint32_t block)
 {
-    if (!dev->page_buf)
+    if (!nk_nand_is_open(dev))
         return nk_diag_set(&dev->diag, -NK_EINVAL, "device is not open");
     if (block >= nk_nand_blocks(dev))
         return nk_diag_set(&dev->diag, -NK_EINVAL, "block %u out of range: device has %u blocks",
@@ -470,7 +468,7 @@ static int nk_read_result(struct nk_nand *dev, unsigned max_bitflips, bool faile
 }
 
 /* Checks and corrects every step of `data` given the code computed over it
- * (dev->ecc_calc) and the OOB as read (`oob`, full size). Erased steps with
+ * (nk_nand_ecc_calc(dev)) and the OOB as read (`oob`, full size). Erased steps with
  * few enough bitflips are cleaned to 0xFF. */
 int nk_ecc_correct_page(struct nk_nand *dev, uint8_t *data, uint8_t *oob)
 {
@@ -480,11 +478,11 @@ int nk_ecc_correct_page(struct nk_nand *dev, uint8_t *data, uint8_t *oob)
     bool failed = false;
     bool ecc_changed = false;
 
-    nk_oob_ecc_get(&dev->layout, oob, dev->ecc_read, dev->ecc_total);
+    nk_oob_ecc_get(&dev->layout, oob, nk_nand_ecc_read(dev), dev->ecc_total);
     for (unsigned step = 0; step < dev->ecc_steps; step++) {
         uint8_t *chunk = data + (size_t)step * ecc->step_size;
-        uint8_t *read_ecc = dev->ecc_read + step * bytes;
-        const uint8_t *calc_ecc = dev->ecc_calc + step * bytes;
+        uint8_t *read_ecc = nk_nand_ecc_read(dev) + step * bytes;
+        const uint8_t *calc_ecc = nk_nand_ecc_calc(dev) + step * bytes;
         if (memcmp(read_ecc, calc_ecc, bytes) == 0)
             continue; /* clean: the common case costs one compare */
         int corrected = ecc->ops->correct(ecc, chunk, read_ecc, calc_ecc);
@@ -495,7 +493,7 @@ int nk_ecc_correct_page(struct nk_nand *dev, uint8_t *data, uint8_t *oob)
         nk_account_step(dev, corrected, &max_bitflips, &failed);
     }
     if (ecc_changed)
-        nk_oob_ecc_set(&dev->layout, oob, dev->ecc_read, dev->ecc_total);
+        nk_oob_ecc_set(&dev->layout, oob, nk_nand_ecc_read(dev), dev->ecc_total);
     return nk_read_result(dev, max_bitflips, failed);
 }
 
@@ -546,7 +544,7 @@ static int nk_read_controller_ecc(struct nk_nand *dev, uint32_t page, uint8_t *d
                                     dev->ecc.step_size);
         if (!err)
             dev->ecc.ops->calculate(&dev->ecc, NULL,
-                                    dev->ecc_calc + step * dev->ecc.bytes_per_step);
+                                    nk_nand_ecc_calc(dev) + step * dev->ecc.bytes_per_step);
     }
     if (!err)
         err = nk_chip_read_data(&dev->chip, scratch, nk_nand_oob_size(dev));
@@ -563,7 +561,7 @@ int nk_nand_read_page_unlocked(struct nk_nand *dev, uint32_t page, uint8_t *data
         return err;
     const uint32_t page_size = nk_nand_page_size(dev);
     uint32_t oob_size = nk_nand_oob_size(dev);
-    uint8_t *scratch = dev->page_buf + page_size;
+    uint8_t *scratch = nk_nand_page_buf(dev) + page_size;
     dev->last_bitflips = 0;
 
     if (!data) {
@@ -620,7 +618,7 @@ int nk_nand_read_page_unlocked(struct nk_nand *dev, uint32_t page, uint8_t *data
         oob_size = x[1].len;
         for (unsigned step = 0; step < dev->ecc_steps; step++)
             dev->ecc.ops->calculate(&dev->ecc, data + (size_t)step * dev->ecc.step_size,
-                                    dev->ecc_calc + step * dev->ecc.bytes_per_step);
+                                    nk_nand_ecc_calc(dev) + step * dev->ecc.bytes_per_step);
     }
     dev->stats.bytes_read += page_size + oob_size;
     int result = nk_ecc_correct_page(dev, data, scratch);
@@ -672,11 +670,11 @@ static int nk_program_controller_ecc(struct nk_nand *dev, uint32_t page, const u
                                      dev->ecc.step_size);
         if (!err)
             dev->ecc.ops->calculate(&dev->ecc, NULL,
-                                    dev->ecc_calc + step * dev->ecc.bytes_per_step);
+                                    nk_nand_ecc_calc(dev) + step * dev->ecc.bytes_per_step);
     }
     if (err)
         return err;
-    nk_oob_ecc_set(&dev->layout, scratch, dev->ecc_calc, dev->ecc_total);
+    nk_oob_ecc_set(&dev->layout, scratch, nk_nand_ecc_calc(dev), dev->ecc_total);
     err = nk_chip_write_data(&dev->chip, scratch, nk_nand_oob_size(dev));
     if (!err)
         err = nk_chip_program_finish(&dev->chip, false);
@@ -699,7 +697,7 @@ int nk_nand_program_page_unlocked(struct nk_nand *dev, uint32_t page, const uint
         return 0;
 
     const uint32_t page_size = nk_nand_page_size(dev), oob_size = nk_nand_oob_size(dev);
-    uint8_t *scratch = dev->page_buf + page_size;
+    uint8_t *scratch = nk_nand_page_buf(dev) + page_size;
     bool use_ecc = mode != NK_OOB_RAW && data &&
                    (dev->ecc.placement == NK_ECC_PLACEMENT_SOFTWARE ||
                     dev->ecc.placement == NK_ECC_PLACEMENT_CONTROLLER);
@@ -726,8 +724,8 @@ int nk_nand_program_page_unlocked(struct nk_nand *dev, uint32_t page, const uint
         if (use_ecc) {
             for (unsigned step = 0; step < dev->ecc_steps; step++)
                 dev->ecc.ops->calculate(&dev->ecc, data + (size_t)step * dev->ecc.step_size,
-                                        dev->ecc_calc + step * dev->ecc.bytes_per_step);
-            nk_oob_ecc_set(&dev->layout, scratch, dev->ecc_calc, dev->ecc_total);
+                                        nk_nand_ecc_calc(dev) + step * dev->ecc.bytes_per_step);
+            nk_oob_ecc_set(&dev->layout, scratch, nk_nand_ecc_calc(dev), dev->ecc_total);
         }
         struct nk_xfer x[2];
         unsigned count = 0;

@@ -15,6 +15,29 @@
 /* Flags of the unlocked workers. */
 #define NK_IO_ALLOW_RESERVED 0x1u /* the BBT code writing its own blocks */
 
+/* Whether `dev` is open (nk_nand_open() succeeded, nk_nand_close() not yet). */
+static inline bool nk_nand_is_open(const struct nk_nand *dev)
+{
+    return dev->scratch != NULL;
+}
+
+/* The device's scratch buffers, carved from the caller's workspace in the
+ * order NK_NAND_WORKSPACE_SIZE() counts them: a page with its OOB
+ * (page_size + oob_size bytes), then the ECC code computed over data and
+ * the code as read from the OOB (oob_size bytes each). */
+static inline uint8_t *nk_nand_page_buf(const struct nk_nand *dev)
+{
+    return (uint8_t *)dev->scratch;
+}
+static inline uint8_t *nk_nand_ecc_calc(const struct nk_nand *dev)
+{
+    return nk_nand_page_buf(dev) + dev->chip.info.page_size + dev->chip.info.oob_size;
+}
+static inline uint8_t *nk_nand_ecc_read(const struct nk_nand *dev)
+{
+    return nk_nand_ecc_calc(dev) + dev->chip.info.oob_size;
+}
+
 /* The workers behind the public calls, without lock and clock; for code
  * inside the device layer that already holds the lock. */
 int nk_nand_read_page_unlocked(struct nk_nand *dev, uint32_t page, uint8_t *data, uint8_t *oob,
@@ -36,7 +59,7 @@ int nk_check_writable(struct nk_nand *dev, const char *what, uint32_t where);
 int nk_check_not_bad(struct nk_nand *dev, uint32_t block, const char *what, unsigned flags);
 
 /* Software ECC of a page read: corrects `data` with the code computed into
- * dev->ecc_calc and the full OOB as read in `oob`; the bitflip contract. */
+ * nk_nand_ecc_calc(dev) and the full OOB as read in `oob`; the bitflip contract. */
 int nk_ecc_correct_page(struct nk_nand *dev, uint8_t *data, uint8_t *oob);
 
 /* Hands the full OOB scratch to the caller's `oob` per mode. */

@@ -1,51 +1,80 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Partitions: bounds-checked, partition-relative views of a device.
+ * Partitions: bounds-checked, partition-relative views of a device or of an
+ * array of chips (every call goes to the array when there is one).
  */
-#include "nandkit/part.h"
+#include <string.h>
 
 #include "nand/nand_internal.h"
 #include "nandkit/error.h"
+#include "nandkit/part.h"
 
-/* First block of the BBT area (the device's end when there is none). */
-static uint32_t nk_part_bbt_start(const struct nk_nand *dev)
+/* Where the partition's messages go: the array's diag or the device's. */
+static struct nk_diag *nk_part_diag(struct nk_part *part)
 {
-    return nk_nand_blocks(dev) - nk_nand_bbt_reserved_blocks(dev);
+    return part->array ? &part->array->diag : &part->dev->diag;
 }
 
-int nk_part_init(struct nk_part *part, struct nk_nand *dev, const char *name, uint32_t first_block,
-                 uint32_t block_count, unsigned flags)
+static int nk_part_describe(struct nk_part *part, struct nk_diag *diag, const char *name,
+                            uint32_t first_block, uint32_t block_count, uint32_t blocks,
+                            uint32_t reserved, unsigned flags)
 {
     const char *label = name ? name : "(unnamed)";
-    uint32_t blocks = nk_nand_blocks(dev);
-    uint32_t limit = (flags & NK_PART_ALLOW_BBT_AREA) ? blocks : nk_part_bbt_start(dev);
+    uint32_t limit = (flags & NK_PART_ALLOW_BBT_AREA) ? blocks : blocks - reserved;
     if (first_block >= limit)
-        return nk_diag_set(&dev->diag, -NK_EINVAL,
+        return nk_diag_set(diag, -NK_EINVAL,
                            "partition '%s' starts at block %u, beyond the last usable block %u",
                            label, first_block, limit ? limit - 1 : 0);
     if (block_count == 0)
         block_count = limit - first_block;
     if (block_count > limit - first_block)
-        return nk_diag_set(&dev->diag, -NK_EINVAL,
+        return nk_diag_set(diag, -NK_EINVAL,
                            "partition '%s' (blocks %u..%u) overlaps %s (usable blocks end at %u)",
                            label, first_block, first_block + block_count - 1,
                            limit < blocks ? "the BBT area" : "the end of the device", limit - 1);
-    part->dev = dev;
     part->name = name;
     part->first_block = first_block;
     part->block_count = block_count;
     part->read_only = (flags & NK_PART_READ_ONLY) != 0;
+    part->move_loaded = false;
+    return 0;
+}
+
+int nk_part_init(struct nk_part *part, struct nk_nand *dev, const char *name, uint32_t first_block,
+                 uint32_t block_count, unsigned flags)
+{
+    int err = nk_part_describe(part, &dev->diag, name, first_block, block_count,
+                               nk_nand_blocks(dev), nk_nand_bbt_reserved_blocks(dev), flags);
+    if (err)
+        return err;
+    part->dev = dev;
+    part->array = NULL;
+    return 0;
+}
+
+int nk_part_init_array(struct nk_part *part, struct nk_nand_array *array, const char *name,
+                       uint32_t first_block, uint32_t block_count, unsigned flags)
+{
+    if (!array->count)
+        return nk_diag_set(&array->diag, -NK_EINVAL, "partition '%s' on an empty array",
+                           name ? name : "(unnamed)");
+    int err = nk_part_describe(part, &array->diag, name, first_block, block_count, array->blocks,
+                               nk_nand_array_reserved_blocks(array), flags);
+    if (err)
+        return err;
+    part->dev = array->chips[0];
+    part->array = array;
     return 0;
 }
 
 int nk_part_check_overlap(const struct nk_part *part, const struct nk_part *other)
 {
-    if (part->dev != other->dev)
+    if (part->dev != other->dev || part->array != other->array)
         return 0;
     uint32_t a_end = part->first_block + part->block_count;
     uint32_t b_end = other->first_block + other->block_count;
     if (part->first_block < b_end && other->first_block < a_end)
-        return nk_diag_set(&part->dev->diag, -NK_EINVAL,
+        return nk_diag_set(nk_part_diag((struct nk_part *)part), -NK_EINVAL,
                            "partitions '%s' (blocks %u..%u) and '%s' (blocks %u..%u) overlap",
                            part->name ? part->name : "?", part->first_block, a_end - 1,
                            other->name ? other->name : "?", other->first_block, b_end - 1);
@@ -55,7 +84,7 @@ int nk_part_check_overlap(const struct nk_part *part, const struct nk_part *othe
 static int nk_part_check_page(struct nk_part *part, uint32_t page)
 {
     if (page >= nk_part_pages(part))
-        return nk_diag_set(&part->dev->diag, -NK_EINVAL,
+        return nk_diag_set(nk_part_diag(part), -NK_EINVAL,
                            "page %u out of range: partition '%s' has %u pages", page,
                            part->name ? part->name : "?", nk_part_pages(part));
     return 0;
@@ -64,7 +93,7 @@ static int nk_part_check_page(struct nk_part *part, uint32_t page)
 static int nk_part_check_block(struct nk_part *part, uint32_t block)
 {
     if (block >= part->block_count)
-        return nk_diag_set(&part->dev->diag, -NK_EINVAL,
+        return nk_diag_set(nk_part_diag(part), -NK_EINVAL,
                            "block %u out of range: partition '%s' has %u blocks", block,
                            part->name ? part->name : "?", part->block_count);
     return 0;
@@ -73,62 +102,82 @@ static int nk_part_check_block(struct nk_part *part, uint32_t block)
 static int nk_part_check_writable(struct nk_part *part)
 {
     if (part->read_only)
-        return nk_diag_set(&part->dev->diag, -NK_EROFS, "partition '%s' is read-only",
+        return nk_diag_set(nk_part_diag(part), -NK_EROFS, "partition '%s' is read-only",
                            part->name ? part->name : "?");
     return 0;
 }
 
 static uint32_t nk_part_first_page(const struct nk_part *part)
 {
-    return part->first_block * part->dev->chip.info.pages_per_block;
+    return part->first_block * nk_part_pages_per_block(part);
 }
 
 int nk_part_read_page(struct nk_part *part, uint32_t page, uint8_t *data, uint8_t *oob,
                       enum nk_oob_mode mode)
 {
+    part->move_loaded = false;
     int err = nk_part_check_page(part, page);
     if (err)
         return err;
-    return nk_nand_read_page(part->dev, nk_part_first_page(part) + page, data, oob, mode);
+    page += nk_part_first_page(part);
+    if (part->array)
+        return nk_nand_array_read_page(part->array, page, data, oob, mode);
+    return nk_nand_read_page(part->dev, page, data, oob, mode);
 }
 
 int nk_part_program_page(struct nk_part *part, uint32_t page, const uint8_t *data,
                          const uint8_t *oob, enum nk_oob_mode mode)
 {
+    part->move_loaded = false;
     int err = nk_part_check_page(part, page);
     if (!err)
         err = nk_part_check_writable(part);
     if (err)
         return err;
-    return nk_nand_program_page(part->dev, nk_part_first_page(part) + page, data, oob, mode);
+    page += nk_part_first_page(part);
+    if (part->array)
+        return nk_nand_array_program_page(part->array, page, data, oob, mode);
+    return nk_nand_program_page(part->dev, page, data, oob, mode);
 }
 
 int nk_part_erase_block(struct nk_part *part, uint32_t block)
 {
+    part->move_loaded = false;
     int err = nk_part_check_block(part, block);
     if (!err)
         err = nk_part_check_writable(part);
     if (err)
         return err;
-    return nk_nand_erase_block(part->dev, part->first_block + block);
+    block += part->first_block;
+    if (part->array)
+        return nk_nand_array_erase_block(part->array, block);
+    return nk_nand_erase_block(part->dev, block);
 }
 
 int nk_part_block_is_bad(struct nk_part *part, uint32_t block)
 {
+    part->move_loaded = false; /* may read the markers */
     int err = nk_part_check_block(part, block);
     if (err)
         return err;
-    return nk_nand_block_is_bad(part->dev, part->first_block + block);
+    block += part->first_block;
+    if (part->array)
+        return nk_nand_array_block_is_bad(part->array, block);
+    return nk_nand_block_is_bad(part->dev, block);
 }
 
 int nk_part_block_mark_bad(struct nk_part *part, uint32_t block)
 {
+    part->move_loaded = false;
     int err = nk_part_check_block(part, block);
     if (!err)
         err = nk_part_check_writable(part);
     if (err)
         return err;
-    return nk_nand_block_mark_bad(part->dev, part->first_block + block);
+    block += part->first_block;
+    if (part->array)
+        return nk_nand_array_block_mark_bad(part->array, block);
+    return nk_nand_block_mark_bad(part->dev, block);
 }
 
 /* Size knob NK_NO_MULTIPAGE (docs/porting.md): no multi-page paths, page
@@ -138,7 +187,7 @@ static int nk_part_check_range(struct nk_part *part, uint32_t first_page, uint32
 {
     uint32_t pages = nk_part_pages(part);
     if (count == 0 || first_page >= pages || count > pages - first_page)
-        return nk_diag_set(&part->dev->diag, -NK_EINVAL,
+        return nk_diag_set(nk_part_diag(part), -NK_EINVAL,
                            "pages %u..+%u out of range: partition '%s' has %u pages", first_page,
                            count, part->name ? part->name : "?", pages);
     return 0;
@@ -147,27 +196,34 @@ static int nk_part_check_range(struct nk_part *part, uint32_t first_page, uint32
 int nk_part_read_pages(struct nk_part *part, uint32_t first_page, uint32_t count, uint8_t *data,
                        uint8_t *oob, enum nk_oob_mode mode)
 {
+    part->move_loaded = false;
     int err = nk_part_check_range(part, first_page, count);
     if (err)
         return err;
-    return nk_nand_read_pages(part->dev, nk_part_first_page(part) + first_page, count, data, oob,
-                              mode);
+    first_page += nk_part_first_page(part);
+    if (part->array)
+        return nk_nand_array_read_pages(part->array, first_page, count, data, oob, mode);
+    return nk_nand_read_pages(part->dev, first_page, count, data, oob, mode);
 }
 
 int nk_part_program_pages(struct nk_part *part, uint32_t first_page, uint32_t count,
                           const uint8_t *data, const uint8_t *oob, enum nk_oob_mode mode)
 {
+    part->move_loaded = false;
     int err = nk_part_check_range(part, first_page, count);
     if (!err)
         err = nk_part_check_writable(part);
     if (err)
         return err;
-    return nk_nand_program_pages(part->dev, nk_part_first_page(part) + first_page, count, data, oob,
-                                 mode);
+    first_page += nk_part_first_page(part);
+    if (part->array)
+        return nk_nand_array_program_pages(part->array, first_page, count, data, oob, mode);
+    return nk_nand_program_pages(part->dev, first_page, count, data, oob, mode);
 }
 
 int nk_part_move_page(struct nk_part *part, uint32_t from, uint32_t to)
 {
+    part->move_loaded = false;
     int err = nk_part_check_page(part, from);
     if (!err)
         err = nk_part_check_page(part, to);
@@ -176,7 +232,20 @@ int nk_part_move_page(struct nk_part *part, uint32_t from, uint32_t to)
     if (err)
         return err;
     uint32_t base = nk_part_first_page(part);
+    if (part->array)
+        return nk_nand_array_move_page(part->array, base + from, base + to);
     return nk_nand_move_page(part->dev, base + from, base + to);
+}
+
+/* The chip holding partition page `page` (already checked) and the page on
+ * it. */
+static struct nk_nand *nk_part_chip(const struct nk_part *part, uint32_t page, uint32_t *chip_page)
+{
+    page += nk_part_first_page(part);
+    if (part->array)
+        return nk_nand_array_chip_of(part->array, page, chip_page);
+    *chip_page = page;
+    return part->dev;
 }
 
 bool nk_part_can_copyback(const struct nk_part *part, uint32_t from, uint32_t to)
@@ -184,7 +253,50 @@ bool nk_part_can_copyback(const struct nk_part *part, uint32_t from, uint32_t to
     uint32_t pages = nk_part_pages(part);
     if (from >= pages || to >= pages)
         return false;
-    uint32_t base = nk_part_first_page(part);
-    return nk_nand_can_copyback(part->dev, base + from, base + to);
+    uint32_t from_chip, to_chip;
+    struct nk_nand *a = nk_part_chip(part, from, &from_chip);
+    struct nk_nand *b = nk_part_chip(part, to, &to_chip);
+    return a && a == b && nk_nand_can_copyback(a, from_chip, to_chip);
+}
+
+int nk_part_read_for_move(struct nk_part *part, uint32_t page, uint8_t *data, uint8_t *oob,
+                          enum nk_oob_mode mode)
+{
+    part->move_loaded = false;
+    uint32_t chip_page;
+    struct nk_nand *dev = NULL;
+    if (page < nk_part_pages(part) && data && mode != NK_OOB_RAW)
+        dev = nk_part_chip(part, page, &chip_page);
+    if (!dev || !nk_nand_has_copyback(dev))
+        return nk_part_read_page(part, page, data, oob, mode);
+    int result = nk_nand_copyback_load(dev, chip_page, data, oob, mode);
+    if (part->array) {
+        part->array->last_bitflips = nk_nand_last_bitflips(dev);
+        if (result < 0)
+            memcpy(part->array->diag.text, dev->diag.text, sizeof part->array->diag.text);
+    }
+    if (result >= 0) {
+        part->move_loaded = true;
+        part->move_corrected = result > 0;
+        part->move_page = page;
+    }
+    return result;
+}
+
+int nk_part_program_moved(struct nk_part *part, uint32_t from, uint32_t to, const uint8_t *data,
+                          const uint8_t *oob, enum nk_oob_mode mode)
+{
+    bool loaded = part->move_loaded && part->move_page == from;
+    bool corrected = part->move_corrected;
+    part->move_loaded = false;
+    if (!loaded || !data || !nk_part_can_copyback(part, from, to) || part->read_only)
+        return nk_part_program_page(part, to, data, oob, mode);
+    uint32_t from_chip, to_chip;
+    struct nk_nand *dev = nk_part_chip(part, from, &from_chip);
+    (void)nk_part_chip(part, to, &to_chip);
+    int err = nk_nand_copyback_program(dev, from_chip, to_chip, data, oob, mode, corrected);
+    if (err && part->array)
+        memcpy(part->array->diag.text, dev->diag.text, sizeof part->array->diag.text);
+    return err;
 }
 #endif

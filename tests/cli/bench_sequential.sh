@@ -20,6 +20,7 @@ expect 0 "K9F1G08U0A +1 chip +program +cache program .* 363\.5us .* 303\.0us" --
   "$nk" bench --sequential --chip K9F1G08U0A
 expect 0 "2 chips +read +interleaved .* 88\.5us .* 63\.5us" -- "$nk" bench --sequential --chip K9F1G08U0A
 expect 0 "1 chip +read +read cache .* 67\.4us .* 45\.3us" -- "$nk" bench --sequential
+expect 0 "2 chips +fs write +64 KiB writes .* 363\.5us .* 181\.8us" -- "$nk" bench --sequential --chip K9F1G08U0A
 expect 0 "pipelined commands: 80h\.\.15h 31h/3Fh 00h\.\.35h\+85h\.\.10h$" -- \
   "$nk" bench --sequential --chip MT29F2G08ABAEA
 expect 0 "K9F1208U0C +1 chip +program +page at a time" -- "$nk" bench --sequential

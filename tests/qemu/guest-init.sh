@@ -37,6 +37,20 @@ nandsim_unload() {
     while [ -c /dev/mtd0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 }
 
+# cli_error NAME PATTERN -- ARGS: `nandkit ARGS` ends with status 2 and one
+# line matching PATTERN.
+cli_error() {
+    name=$1 pattern=$2
+    shift 3
+    nandkit "$@" >/tmp/err.txt 2>&1
+    status=$?
+    if [ $status -eq 2 ] && [ "$(wc -l </tmp/err.txt)" -eq 1 ] && grep -q -- "$pattern" /tmp/err.txt; then
+        pass "$name" "nandkit $* -> 2: $(cat /tmp/err.txt)"
+    else
+        fail "$name" "nandkit $* -> $status: $(tr '\n' '|' </tmp/err.txt) (wanted 2 and one line '$pattern')"
+    fi
+}
+
 # ---- check 4 helpers: a tree, a build on /dev/mtd0, and two read-backs ------------
 fs_tree() {
     rm -rf /tmp/tree
@@ -134,6 +148,16 @@ if nandsim_load bbt=1 badblocks=5,10; then
         fi
     done
     nk_mtd_guest time /dev/mtd0
+
+    # Bad input on an MTD path: a missing device is named (not taken for an
+    # image file), the device describes itself (no --chip/--geometry), the
+    # mode is checked, and a layout the kernel's OOB layout cannot carry is
+    # refused by the mount naming both sides.
+    cli_error "cli-mtd-missing" "cannot open /dev/mtd7" -- info /dev/mtd7
+    cli_error "cli-mtd-chip" "/dev/mtd0 describes itself" -- info /dev/mtd0 --chip K9F1G08U0A
+    cli_error "cli-mtd-geometry" "/dev/mtd0 describes itself" -- badblocks /dev/mtd0 --geometry 2048,64,64
+    cli_error "cli-mtd-ecc-mode" "unknown --mtd-ecc 'hardware'" -- info /dev/mtd0 --mtd-ecc hardware
+    cli_error "cli-mtd-layout" "layout mkyaffs2 keeps its tags in OOB bytes 0-27; device's free OOB bytes start at byte 2 (kernel on 64-byte OOB)" -- ls /dev/mtd0 --layout mkyaffs2
 
     # Check 3: BBT agreement (read-only), and the CLI's view of it.
     nk_mtd_guest bbt /dev/mtd0 5,10

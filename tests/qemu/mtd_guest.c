@@ -313,7 +313,7 @@ static int nk_ecc_check(const char *path, const char *scheme)
     uint8_t *oob = malloc(oob_size);
     uint8_t *image = malloc((size_t)page_size + oob_size);
     uint8_t *dam = malloc((size_t)page_size + oob_size);
-    unsigned free_bytes = raw.nand.free_bytes;
+    unsigned free_bytes = nk_nand_free_oob_bytes(&raw.nand);
     uint64_t seed = hamming ? 100 : 200 + t;
     for (uint32_t p = 0; p < pages; p++) {
         nk_fill_random(data + (size_t)p * page_size, page_size, seed + p);
