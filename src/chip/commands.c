@@ -11,6 +11,8 @@
  * instead of emitting WAIT_READY, and after a read returns the chip to data
  * output with 00h.
  */
+#include <string.h>
+
 #include "chip/chip_internal.h"
 
 #include "nandkit/error.h"
@@ -80,13 +82,11 @@ static void nk_op_cmd(struct nk_oplist *ops, uint8_t cmd, uint32_t delay_ns)
 static void nk_op_addr(struct nk_oplist *ops, const uint8_t *cycles, unsigned count,
                        uint32_t delay_ns)
 {
-    struct nk_instr i;
-    i.type = NK_INSTR_ADDR;
-    i.delay_ns = delay_ns;
-    for (unsigned k = 0; k < count; k++)
-        i.u.addr.cycles[k] = cycles[k];
-    i.u.addr.count = (uint8_t)count;
-    nk_op_add(ops, i);
+    struct nk_instr *i = &ops->instrs[ops->count++];
+    i->type = NK_INSTR_ADDR;
+    i->delay_ns = delay_ns;
+    memcpy(i->u.addr.cycles, cycles, count);
+    i->u.addr.count = (uint8_t)count;
 }
 
 static int nk_op_exec(struct nk_chip *chip, const struct nk_oplist *ops)
