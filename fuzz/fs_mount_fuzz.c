@@ -16,7 +16,19 @@
  *               first 16 become the last 16 bytes of the page)
  *   then        the data bytes; the rest of the page stays 0xFF
  * Flags: bits 0..1 layout (linux, mkyaffs2, inband, linux), bit 2 no
- * summaries, bit 3 mount from a static pool of 24 KiB instead of the heap.
+ * summaries, bit 3 mount from a static pool of 24 KiB instead of the heap,
+ * bit 4 checkpoint mode, bit 5 (with bit 4) recompute the checkpoint's CRC.
+ *
+ * Checkpoint mode: page indexes are taken mod 48 (the last two blocks stay
+ * erased), the image is mounted read-write and unmounted, which
+ * writes nandkit's checkpoint of whatever the mount made of it; then the
+ * checkpoint stream is corrupted: the input's last byte n (mod 16) gives n
+ * triples before it (offset low, offset high, XOR mask) applied to the
+ * stream's bytes; with bit 5 its CRC is then made to match again, so the
+ * record checks are reached. The pages are written back with valid ECC and
+ * tags (erase, program), and the usual read-only mount and walk follow,
+ * then a read-write mount that makes a directory (the first write erases
+ * the checkpoint) and unmounts.
  * Records are programmed in page order (the last record for a page wins),
  * as NAND requires. fuzz/seeds/ holds seeds made from the fixtures by
  * fuzz/make_seeds.py.
@@ -26,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fs/fs_codec.h"
 #include "nandkit/error.h"
 #include "nandkit/fs.h"
 #include "nandkit/nand.h"
@@ -103,7 +116,8 @@ static void heap_free(void *ctx, void *ptr, size_t size)
 
 /* ----- building the image ------------------------------------------------------------ */
 
-static void build(struct fuzz_dev *d, enum nk_fs_layout layout, const uint8_t *in, size_t len)
+static void build(struct fuzz_dev *d, enum nk_fs_layout layout, const uint8_t *in, size_t len,
+                  uint32_t pages)
 {
     static const uint8_t *record_of[PAGES];
     static size_t record_len[PAGES];
@@ -114,8 +128,8 @@ static void build(struct fuzz_dev *d, enum nk_fs_layout layout, const uint8_t *i
         if (take > len) {
             take = len;
         }
-        record_of[in[0] % PAGES] = in;
-        record_len[in[0] % PAGES] = take;
+        record_of[in[0] % pages] = in;
+        record_len[in[0] % pages] = take;
         in += take;
         len -= take;
     }
@@ -147,6 +161,73 @@ static void build(struct fuzz_dev *d, enum nk_fs_layout layout, const uint8_t *i
                 memcpy(oob, r + 2, 28);
             nk_part_program_page(&d->part, p, data, oob, NK_OOB_AUTO);
         }
+    }
+}
+
+/* ----- corrupting the checkpoint ------------------------------------------------------ */
+
+static uint32_t crc32_of(uint32_t crc, const uint8_t *p, size_t len)
+{
+    crc = ~crc;
+    while (len--) {
+        crc ^= *p++;
+        for (unsigned k = 0; k < 8; k++)
+            crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+/* The checkpoint's pages (blocks whose first page has checkpoint tags, in
+ * order), their data and OOB read back, changed, and programmed again. */
+static void corrupt_checkpoint(struct fuzz_dev *d, enum nk_fs_layout layout, const uint8_t *corr,
+                               unsigned triples, bool fix_crc)
+{
+    static uint8_t pages[PAGES][PAGE], oobs[PAGES][OOB];
+    static uint32_t rows[PAGES];
+    uint32_t n = 0;
+    const uint32_t chunk = layout == NK_FS_LAYOUT_INBAND ? PAGE - 16 : PAGE;
+    for (uint32_t b = 0; b < BLOCKS; b++) {
+        for (uint32_t p = 0; p < PPB; p++) {
+            uint32_t row = b * PPB + p;
+            int err = nk_part_read_page(&d->part, row, pages[n], oobs[n], NK_OOB_AUTO);
+            if (err < 0 && err != -NK_EUCLEAN)
+                break;
+            struct nk_fs_tags tags;
+            const uint8_t *raw = layout == NK_FS_LAYOUT_INBAND ? pages[n] + PAGE - 16 : oobs[n];
+            int st = nk_fs_tags_decode(raw, layout != NK_FS_LAYOUT_INBAND, &tags);
+            if (st <= 0 || tags.seq != NK_FS_SEQ_CHECKPOINT)
+                break;
+            rows[n++] = row;
+        }
+    }
+    if (n == 0)
+        return;
+    uint32_t total = (uint32_t)pages[0][8] | (uint32_t)pages[0][9] << 8 |
+                     (uint32_t)pages[0][10] << 16 | (uint32_t)pages[0][11] << 24;
+    if (total > n * chunk)
+        total = n * chunk;
+    for (unsigned i = 0; i < triples && total; i++) {
+        uint32_t at = ((uint32_t)corr[3 * i] | (uint32_t)corr[3 * i + 1] << 8) % total;
+        pages[at / chunk][at % chunk] ^= corr[3 * i + 2];
+    }
+    if (fix_crc && total >= 4) {
+        uint32_t crc = 0;
+        for (uint32_t at = 0; at < total - 4; at += chunk) {
+            uint32_t len = total - 4 - at < chunk ? total - 4 - at : chunk;
+            crc = crc32_of(crc, pages[at / chunk], len);
+        }
+        for (uint32_t k = 0; k < 4; k++) {
+            uint32_t at = total - 4 + k;
+            pages[at / chunk][at % chunk] = (uint8_t)(crc >> (8 * k));
+        }
+    }
+    uint32_t last_block = NK_FS_NONE;
+    for (uint32_t i = 0; i < n; i++) {
+        if (rows[i] / PPB != last_block) {
+            last_block = rows[i] / PPB;
+            nk_part_erase_block(&d->part, last_block);
+        }
+        nk_part_program_page(&d->part, rows[i], pages[i], oobs[i], NK_OOB_AUTO);
     }
 }
 
@@ -220,7 +301,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
     enum nk_fs_layout layout =
         (flags & 3) == 3 ? NK_FS_LAYOUT_LINUX : (enum nk_fs_layout)(flags & 3);
     struct fuzz_dev *d = &devs[layout];
-    build(d, layout, in + 1, len - 1);
+    const uint8_t *corr = NULL;
+    unsigned triples = 0;
+    size_t records = len - 1;
+    if (flags & 16) {
+        triples = in[len - 1] % 16u;
+        if (len < 2 + 3u * triples)
+            triples = 0;
+        records = len - 1 - (len >= 2 ? 1 + 3u * triples : 0);
+        corr = in + 1 + records;
+    }
+    /* Checkpoint mode keeps the last two blocks erased: room for one. */
+    build(d, layout, in + 1, records, (flags & 16) ? PAGES - 2 * PPB : PAGES);
 
     struct nk_fs_config config;
     memset(&config, 0, sizeof config);
@@ -237,6 +329,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
     } else {
         config.allocator.alloc = heap_alloc;
         config.allocator.free = heap_free;
+    }
+
+    if (flags & 16) {
+        /* Checkpoint mode: a read-write mount and unmount write one. */
+        struct nk_fs_config rw = config;
+        rw.read_only = false;
+        rw.allocator.alloc = heap_alloc;
+        rw.allocator.free = heap_free;
+        struct nk_fs wfs;
+        if (nk_fs_mount(&wfs, &rw) != 0) {
+            if (wfs.ram_bytes != 0)
+                abort();
+            return 0;
+        }
+        nk_fs_unmount(&wfs);
+        if (wfs.ram_bytes != 0 || heap_in_use != 0)
+            abort();
+        corrupt_checkpoint(d, layout, corr, triples, (flags & 32) != 0);
     }
 
     for (uint32_t p = 0; p < 3; p++) {
@@ -262,5 +372,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t len)
     nk_fs_unmount(&fs);
     if (fs.ram_bytes != 0 || heap_in_use != 0)
         abort();
+    if (flags & 16) {
+        /* The first write after a checkpoint mount erases it first. */
+        config.read_only = false;
+        config.allocator.alloc = heap_alloc;
+        config.allocator.free = heap_free;
+        if (nk_fs_mount(&fs, &config) == 0) {
+            nk_fs_mkdir(&fs, "/ckpt-fuzz", 0755);
+            nk_fs_unmount(&fs);
+        }
+        if (fs.ram_bytes != 0 || heap_in_use != 0)
+            abort();
+    }
     return 0;
 }

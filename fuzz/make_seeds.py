@@ -19,7 +19,9 @@ the chunks of a few blocks, re-numbers their sequence numbers so that each
 8-page block is consistent (re-computing the tags ECC), keeps header chunks'
 first 512 bytes and data chunks' first bytes, and for the linux layout also
 writes a valid YAFFS2 block summary into some blocks, so the fuzzer starts
-from images that mount into real trees.
+from images that mount into real trees. Each of those seeds also comes in
+checkpoint mode (flags bits 4 and 5: nandkit's checkpoint written, then
+changed, with and without its CRC made to match).
 """
 import lzma
 import os
@@ -271,6 +273,14 @@ def main():
         with open(path, "wb") as f:
             f.write(seed)
         print(path, len(seed))
+        # Checkpoint mode (flags bit 4, bit 5 = CRC made to match): a few
+        # changed stream bytes appended as triples, their count last.
+        for mode, corr in ((0x10, b""), (0x30, bytes([0x44, 0x00, 0x01, 0x90, 0x00, 0x80]))):
+            ck = bytes([seed[0] | mode]) + seed[1:] + corr + bytes([len(corr) // 3])
+            ck_path = path + "-checkpoint-%x" % mode
+            with open(ck_path, "wb") as f:
+                f.write(ck)
+            print(ck_path, len(ck))
     for m, (name, layout, nblocks) in enumerate(extra):
         if name not in images:
             with lzma.open(os.path.join(fixtures, "yaffs2", name + ".img.xz")) as f:

@@ -194,6 +194,8 @@ struct nk_fs_config {
                        the periodic oldest-block choice (for comparison; the default policy is
                        cost-benefit by age, docs/fs-design.md section 7.6) */
     uint32_t object_buckets; /* object hash buckets, power of two; 0 = from the size */
+    bool no_checkpoint;      /* mount by scanning even when a checkpoint is on flash, and write
+                                none at unmount (docs/fs-design.md section 8) */
     nk_fs_report_fn report;  /* optional problem callback */
     void *report_ctx;
 };
@@ -232,6 +234,8 @@ struct nk_fs_mount_stats {
     uint32_t tags_corrected, tags_uncorrectable, tags_invalid, torn_chunks;
     uint32_t objects, files, dirs, symlinks, hardlinks, specials, orphans;
     uint32_t highest_seq;
+    uint32_t from_checkpoint;  /* 1: the state came from nandkit's checkpoint, no scan */
+    uint32_t checkpoint_pages; /* checkpoint pages read */
 };
 
 struct nk_fs_obj;
@@ -282,6 +286,7 @@ struct nk_fs {
     uint32_t gc_rotate;     /* collections since the last one chosen by age */
     uint64_t chunks_programmed, chunks_copied, blocks_collected, erases;
     uint32_t blocks_retired;
+    bool ckpt_valid; /* a checkpoint of this state is on flash (src/fs/checkpoint.c) */
 };
 
 /* Mounts the file system on config->part by scanning it. A config holding
@@ -316,9 +321,11 @@ int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config);
 uint32_t nk_fs_damaged(const struct nk_fs *fs);
 
 /* Flushes the write buffer and every open file's size (as nk_fs_sync()),
- * then releases all memory back to the allocator. Open handles become
- * invalid. Returns 0, -NK_EINVAL when not mounted, or the flush's error
- * (the memory is released anyway). */
+ * writes a checkpoint of the mounted state (unless config.no_checkpoint,
+ * read-only, or one is on flash already) so that the next mount need not
+ * scan, then releases all memory back to the allocator. Open handles become
+ * invalid. Returns 0, -NK_EINVAL when not mounted, or the flush's or the
+ * checkpoint's device error (the memory is released anyway). */
 int nk_fs_unmount(struct nk_fs *fs);
 
 /* Makes everything written so far durable: the write buffer and the size of
@@ -326,8 +333,18 @@ int nk_fs_unmount(struct nk_fs *fs);
  * (0 on a read-only mount: nothing to do). */
 int nk_fs_sync(struct nk_fs *fs);
 
+/* nk_fs_sync(), then writes a checkpoint as nk_fs_unmount() does, and stays
+ * mounted: a mount after a power cut from here on reads the checkpoint
+ * instead of scanning, until the next write, which erases the checkpoint
+ * before it programs anything (docs/fs-design.md section 8). Returns 0 or
+ * the sync's or the checkpoint's error. */
+int nk_fs_checkpoint(struct nk_fs *fs);
+
 /* Writes an empty file system on config->part (every good block erased,
- * then the root's header), as a build of an empty tree does. The partition
+ * then the root's header), as a build of an empty tree does, then a
+ * checkpoint saying that the other blocks are cleanly erased (a mount then
+ * does not erase them again before their first use; not written with
+ * config->no_checkpoint or when the memory for a mount is missing). The partition
  * must be open as for nk_fs_mount(). The builder and one page of workspace
  * come from config->allocator, or from config->pool, and go back before it
  * returns. Returns 0, -NK_EINVAL, -NK_EROFS, -NK_ENOSPC (no good block),
@@ -357,7 +374,9 @@ struct nk_fs_statfs {
     uint64_t bytes_avail;
     uint32_t blocks_erased;        /* erased blocks ready for allocation */
     uint32_t blocks_retired;       /* blocks retired since mount (program/erase failure) */
-    uint32_t erase_min, erase_max; /* erase counts seen since mount (RAM only) */
+    uint32_t erase_min, erase_max; /* per-block erase counts: from the checkpoint when the
+                                      mount read one, else seen since mount */
+    uint64_t erase_sum;            /* those counts added up over the good blocks */
     uint64_t chunks_programmed;    /* all programs since mount (data, headers, summaries, GC) */
     uint64_t chunks_copied;        /* by garbage collection */
     uint64_t blocks_collected;     /* garbage collections */

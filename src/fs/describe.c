@@ -48,7 +48,8 @@ static void nk_fs_describe_tags(struct nk_fs_text *t, int status, const struct n
               n_bytes, status == NK_FS_TAGS_CORRECTED ? " (tags ECC corrected one bit)" : "");
     nk_fs_text_add(t, line);
     if (seq == NK_FS_SEQ_CHECKPOINT) {
-        nk_fs_text_add(t, "meaning: YAFFS2 checkpoint data (ignored by nandkit's scan)");
+        nk_fs_text_add(t, "meaning: checkpoint data (YAFFS2's, or nandkit's, which its mount "
+                          "reads; a scan skips both)");
         return;
     }
     if (tags->extra) {

@@ -368,7 +368,51 @@ int nk_fs_create(struct nk_fs *fs, const struct nk_fs_where *w, const struct nk_
 
 /* ----- scan and resolve (scan.c, resolve.c) ----------------------------------------------- */
 
-int nk_fs_scan(struct nk_fs *fs);
+/* The scan; blocks below `surveyed` were surveyed already (by the search
+ * for a checkpoint). */
+int nk_fs_scan(struct nk_fs *fs, uint32_t surveyed);
+
+/* Step 1 of the scan for one block: its state from its marker and first
+ * readable tags. 0 or a device error. */
+int nk_fs_survey_block(struct nk_fs *fs, uint32_t block);
+
+/* Reads the tags of `page`: an nk_fs_tags_status, -NK_EBADMSG when they
+ * are unusable, or a device error. */
+int nk_fs_read_tags(struct nk_fs *fs, uint32_t page, struct nk_fs_tags *tags);
+
+/* Empties the mount's tables (objects, block states, live bits, counts) as
+ * a fresh mount has them: root and lost+found only. 0 or -NK_ENOMEM. */
+int nk_fs_tables_reset(struct nk_fs *fs);
+
+/* ----- checkpoint (checkpoint.c) ------------------------------------------------------------ */
+
+/* Blocks one checkpoint may take; a bigger state is not checkpointed. */
+#define NK_FS_CKPT_MAX_BLOCKS 16u
+
+/* Loads the state from nandkit's checkpoint instead of scanning. Returns 1
+ * when loaded (resolve follows as after a scan), 0 when there is none or
+ * anything about it is in doubt: the scan follows, and *surveyed says how
+ * many blocks from 0 the search surveyed already (all of them when there
+ * is no checkpoint; 0 after a doubtful one, whose reading reset the
+ * tables). Or a device error. */
+int nk_fs_checkpoint_load(struct nk_fs *fs, uint32_t *surveyed);
+
+/* Writes the mounted state as a checkpoint into erased blocks (after
+ * erasing any other checkpoint blocks). Writes nothing when read-only,
+ * disabled, already on flash, too big or without room. 0 or a device
+ * error. The caller has synced. */
+int nk_fs_checkpoint_write(struct nk_fs *fs);
+
+/* After nk_fs_format()'s build: mounts `fs` on the fresh file system,
+ * records the unwritten blocks as cleanly erased, writes a checkpoint and
+ * releases everything (mount.c). 0 or an error. */
+int nk_fs_format_checkpoint(struct nk_fs *fs, const struct nk_fs_config *config);
+
+/* Erases every checkpoint block (the invalidation; write.c). */
+int nk_fs_erase_checkpoints(struct nk_fs *fs);
+
+/* Erases `block` (nothing live in it): it is then ERASED, or retired. */
+int nk_fs_block_erase(struct nk_fs *fs, uint32_t block);
 int nk_fs_resolve(struct nk_fs *fs);
 
 /* ----- paths (path.c) ------------------------------------------------------------------------ */

@@ -241,6 +241,32 @@ static uint32_t nk_fs_bucket_count(const struct nk_fs *fs)
     return count;
 }
 
+static int nk_fs_init_tables(struct nk_fs *fs)
+{
+    memset(fs->block_info, 0, (size_t)fs->blocks * sizeof *fs->block_info);
+    memset(fs->chunk_bits, 0, ((size_t)fs->pages + 31) / 32 * sizeof(uint32_t));
+    fs->root = nk_fs_obj_get(fs, NK_FS_OBJ_ROOT);
+    fs->lost_found = nk_fs_obj_get(fs, NK_FS_OBJ_LOST_FOUND);
+    if (!fs->root || !fs->lost_found)
+        return nk_diag_set(&fs->diag, -NK_ENOMEM, "out of memory for the root directory");
+    fs->root->type = fs->lost_found->type = NK_FS_TYPE_DIR;
+    fs->root->parent_id = NK_FS_OBJ_ROOT;
+    fs->lost_found->parent_id = NK_FS_OBJ_ROOT;
+    return 0;
+}
+
+int nk_fs_tables_reset(struct nk_fs *fs)
+{
+    nk_fs_obj_free_all(fs);
+    fs->root = fs->lost_found = NULL;
+    memset(&fs->stats, 0, sizeof fs->stats);
+    memset(fs->problems, 0, sizeof fs->problems);
+    fs->free_chunks = 0;
+    fs->next_obj = 0;
+    fs->cached_page = NK_FS_NONE;
+    return nk_fs_init_tables(fs);
+}
+
 static int nk_fs_alloc_tables(struct nk_fs *fs)
 {
     fs->page_buf = nk_fs_mem_alloc(fs, fs->page_size);
@@ -257,20 +283,12 @@ static int nk_fs_alloc_tables(struct nk_fs *fs)
     }
     if (!fs->page_buf || !fs->oob_buf || !fs->block_info || !fs->chunk_bits || !fs->buckets)
         return nk_diag_set(&fs->diag, -NK_ENOMEM, "out of memory for the file-system tables");
-    memset(fs->block_info, 0, (size_t)fs->blocks * sizeof *fs->block_info);
-    memset(fs->chunk_bits, 0, ((size_t)fs->pages + 31) / 32 * sizeof(uint32_t));
-
-    fs->root = nk_fs_obj_get(fs, NK_FS_OBJ_ROOT);
-    fs->lost_found = nk_fs_obj_get(fs, NK_FS_OBJ_LOST_FOUND);
-    if (!fs->root || !fs->lost_found)
-        return nk_diag_set(&fs->diag, -NK_ENOMEM, "out of memory for the root directory");
-    fs->root->type = fs->lost_found->type = NK_FS_TYPE_DIR;
-    fs->root->parent_id = NK_FS_OBJ_ROOT;
-    fs->lost_found->parent_id = NK_FS_OBJ_ROOT;
-    return 0;
+    return nk_fs_init_tables(fs);
 }
 
-int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config)
+/* The mount up to the writer's set-up: the tables, from the checkpoint or
+ * the scan. On failure everything is released. */
+static int nk_fs_mount_tables(struct nk_fs *fs, const struct nk_fs_config *config)
 {
     memset(fs, 0, sizeof *fs);
     fs->cached_page = NK_FS_NONE;
@@ -286,8 +304,16 @@ int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config)
     int err = nk_fs_setup_geometry(fs);
     if (!err)
         err = nk_fs_alloc_tables(fs);
-    if (!err)
-        err = nk_fs_scan(fs);
+    if (!err) {
+        /* nandkit's checkpoint, when there is one beyond doubt; else the scan. */
+        uint32_t surveyed = 0;
+        int loaded = config->no_checkpoint ? 0 : nk_fs_checkpoint_load(fs, &surveyed);
+        if (loaded < 0)
+            err = nk_diag_set(&fs->diag, loaded, "reading the checkpoint failed: %s",
+                              nk_strerror(loaded));
+        else if (!loaded)
+            err = nk_fs_scan(fs, surveyed);
+    }
     if (!err)
         err = nk_fs_resolve(fs);
     /* A read-only partition mounts read-only, as Linux mounts a
@@ -300,6 +326,14 @@ int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config)
         nk_fs_release(fs);
         return err;
     }
+    return 0;
+}
+
+int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config)
+{
+    int err = nk_fs_mount_tables(fs, config);
+    if (err)
+        return err;
     fs->mounted = true;
     if (fs->writable) {
         err = nk_fs_write_recover(fs);
@@ -318,6 +352,37 @@ int nk_fs_unmount(struct nk_fs *fs)
     if (!fs->mounted)
         return -NK_EINVAL;
     int err = nk_fs_sync(fs);
+    if (!err)
+        err = nk_fs_checkpoint_write(fs);
+    nk_fs_release(fs);
+    return err;
+}
+
+int nk_fs_checkpoint(struct nk_fs *fs)
+{
+    int err = nk_fs_sync(fs);
+    if (!err)
+        err = nk_fs_checkpoint_write(fs);
+    return err;
+}
+
+int nk_fs_format_checkpoint(struct nk_fs *fs, const struct nk_fs_config *config)
+{
+    /* The builder has just erased every good block: the blocks it left
+     * unwritten are cleanly erased, which the checkpoint records. No
+     * recovery rewrite: nothing was cut. */
+    int err = nk_fs_mount_tables(fs, config);
+    if (err)
+        return err;
+    for (uint32_t b = 0; b < fs->blocks; b++) {
+        struct nk_fs_block *info = &fs->block_info[b];
+        if (info->state == NK_FS_BLOCK_EMPTY)
+            info->state = NK_FS_BLOCK_ERASED;
+        if (info->state != NK_FS_BLOCK_BAD)
+            info->erases = 1; /* counts start at the format, its erase included */
+    }
+    fs->mounted = true;
+    err = nk_fs_checkpoint_write(fs);
     nk_fs_release(fs);
     return err;
 }
@@ -371,6 +436,7 @@ int nk_fs_statfs(struct nk_fs *fs, struct nk_fs_statfs *st)
             st->erase_min = info->erases;
         if (info->erases > st->erase_max)
             st->erase_max = info->erases;
+        st->erase_sum += info->erases;
     }
     if (st->erase_min == 0xffffffffu)
         st->erase_min = 0;

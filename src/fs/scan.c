@@ -59,7 +59,7 @@ struct nk_fs_hdr_info {
 
 /* Reads the tags of `page` into `tags`. Returns an nk_fs_tags_status,
  * -NK_EBADMSG when they are unusable, or a device error. */
-static int nk_fs_read_tags(struct nk_fs *fs, uint32_t page, struct nk_fs_tags *tags)
+int nk_fs_read_tags(struct nk_fs *fs, uint32_t page, struct nk_fs_tags *tags)
 {
     int err;
     fs->stats.pages_tags_read++;
@@ -94,7 +94,7 @@ static int nk_fs_read_tags(struct nk_fs *fs, uint32_t page, struct nk_fs_tags *t
 
 /* ----- 1. survey ------------------------------------------------------------------- */
 
-static int nk_fs_survey_block(struct nk_fs *fs, uint32_t block)
+int nk_fs_survey_block(struct nk_fs *fs, uint32_t block)
 {
     struct nk_fs_block *info = &fs->block_info[block];
     if (!fs->config.no_bad_block_markers) {
@@ -589,12 +589,12 @@ static int nk_fs_scan_block(struct nk_fs *fs, struct nk_fs_scan *scan, uint32_t 
     return 0;
 }
 
-int nk_fs_scan(struct nk_fs *fs)
+int nk_fs_scan(struct nk_fs *fs, uint32_t surveyed)
 {
     struct nk_fs_scan scan;
     memset(&scan, 0, sizeof scan);
     int err = 0;
-    for (uint32_t b = 0; b < fs->blocks && !err; b++)
+    for (uint32_t b = surveyed; b < fs->blocks && !err; b++)
         err = nk_fs_survey_block(fs, b);
     if (err)
         return nk_diag_set(&fs->diag, err, "reading block states failed: %s", nk_strerror(err));

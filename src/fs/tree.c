@@ -736,5 +736,18 @@ int nk_fs_format(const struct nk_fs_config *config, enum nk_fs_layout layout)
         err = nk_fs_build_finish(b, NULL);
     allocator.free(allocator.ctx, b, sizeof *b);
     allocator.free(allocator.ctx, ws, need);
-    return err;
+    if (err || config->no_checkpoint)
+        return err;
+    /* A checkpoint saying the other blocks are cleanly erased; the mount
+     * behind it draws from the same memory (without it: no checkpoint). */
+    struct nk_fs *fs = allocator.alloc(allocator.ctx, sizeof *fs);
+    if (!fs)
+        return 0;
+    struct nk_fs_config mc = *config;
+    nk_fs_config_layout(&mc, layout);
+    mc.allocator = allocator;
+    mc.read_only = false;
+    err = nk_fs_format_checkpoint(fs, &mc);
+    allocator.free(allocator.ctx, fs, sizeof *fs);
+    return err == -NK_ENOMEM ? 0 : err;
 }

@@ -85,8 +85,8 @@ int nk_fs_write_init(struct nk_fs *fs)
         if (info->state == NK_FS_BLOCK_BAD)
             continue;
         fs->usable_chunks += per_block;
-        if (info->state == NK_FS_BLOCK_EMPTY)
-            fs->erased_blocks++;
+        if (info->state == NK_FS_BLOCK_EMPTY || info->state == NK_FS_BLOCK_ERASED)
+            fs->erased_blocks++; /* ERASED: a checkpoint says its erase completed */
         else
             info->flags |= NK_FS_BLK_CLOSED; /* partly written ones too: never written again */
     }
@@ -176,6 +176,13 @@ static uint32_t nk_fs_pick_erased(const struct nk_fs *fs)
 
 static int nk_fs_open_block(struct nk_fs *fs)
 {
+    if (fs->stats.blocks_checkpoint) {
+        /* Every write erases the checkpoint first (nk_fs_make_room());
+         * this keeps it so for any path to a first program. */
+        int err = nk_fs_erase_checkpoints(fs);
+        if (err)
+            return err;
+    }
     for (;;) {
         uint32_t block = nk_fs_pick_erased(fs);
         if (block == NK_FS_NONE)
@@ -632,8 +639,14 @@ int nk_fs_write_recover(struct nk_fs *fs)
     return err < 0 ? err : 0;
 }
 
-static int nk_fs_erase_checkpoints(struct nk_fs *fs)
+int nk_fs_block_erase(struct nk_fs *fs, uint32_t block)
 {
+    return nk_fs_erase(fs, block);
+}
+
+int nk_fs_erase_checkpoints(struct nk_fs *fs)
+{
+    fs->ckpt_valid = false;
     for (uint32_t b = 0; b < fs->blocks; b++) {
         if (fs->block_info[b].state == NK_FS_BLOCK_CHECKPOINT) {
             int err = nk_fs_erase(fs, b);
@@ -655,8 +668,9 @@ int nk_fs_make_room(struct nk_fs *fs, uint32_t pages, uint32_t new_live, bool de
         return 0;
     int err = 0;
     if (fs->stats.blocks_checkpoint) {
-        /* A YAFFS2 checkpoint describes the tree before this write: it
-         * must go first, as YAFFS2 does. */
+        /* A checkpoint (YAFFS2's or nandkit's) describes the tree before
+         * this write: it must go first, as YAFFS2 does, before anything
+         * else is programmed. */
         err = nk_fs_erase_checkpoints(fs);
         if (err)
             return err;
