@@ -4,35 +4,70 @@
 # core and for the minimal core of a small system (READ ID + legacy table,
 # device layer, Hamming, BBT, partitions; knobs in docs/porting.md), and the
 # minimal core as linked into the Cortex-M4 example (--gc-sections: only
-# what the application calls).
+# what the application calls). Every build is -Werror.
 #
-# usage: scripts/size-report.sh [BUILD_DIR]     (default build-size)
+# usage: scripts/size-report.sh [--knobs] [BUILD_DIR [LIMIT]]
+#   BUILD_DIR  default build-size
+#   LIMIT      bytes: exit 1 when the minimal core (sum of its objects) is larger
+#   --knobs    also build with each knob alone and print the bytes it saves
 set -euo pipefail
 cd "$(dirname "$0")/.."
+knobs=0
+if [ "${1:-}" = --knobs ]; then
+  knobs=1
+  shift
+fi
 out=${1:-build-size}
+limit=${2:-0}
 toolchain=$PWD/cmake/arm-none-eabi.cmake
 minimal=(-DNANDKIT_BCH=OFF -DNANDKIT_PARAM_PAGES=OFF -DNANDKIT_CHIP_MODELS=K9F1G08U0A
-         -DNANDKIT_DIAG_TEXT=OFF -DNANDKIT_FS=OFF)
+         -DNANDKIT_DIAG_TEXT=OFF -DNANDKIT_FS=OFF -DNANDKIT_MULTIPAGE=OFF -DNANDKIT_HAMMING_FAST=OFF)
 
 build_core() { # DIR CMAKE_ARGS...
   local dir=$1; shift
+  # Objects of an earlier configuration would be counted too: start clean.
+  rm -rf "$dir"
   cmake -S . -B "$dir" -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DNANDKIT_CORE_ONLY=ON \
-        -DCMAKE_BUILD_TYPE=MinSizeRel "$@" >/dev/null
+        -DCMAKE_BUILD_TYPE=MinSizeRel -DNANDKIT_WERROR=ON "$@" >/dev/null
   cmake --build "$dir" -j "$(nproc)" >/dev/null
 }
 
 build_core "$out/full"
 build_core "$out/minimal" "${minimal[@]}"
+# The example application linked with the minimal configuration.
+rm -rf "$out/example"
 cmake -S examples/cortex-m4 -B "$out/example" -DCMAKE_TOOLCHAIN_FILE="$toolchain" \
-      -DCMAKE_BUILD_TYPE=MinSizeRel -DNANDKIT_FS=OFF >/dev/null
+      -DCMAKE_BUILD_TYPE=MinSizeRel -DNANDKIT_WERROR=ON "${minimal[@]}" >/dev/null
 cmake --build "$out/example" -j "$(nproc)" >/dev/null
 
-python3 - "$out" <<'PY'
+# One knob at a time against the full core (NANDKIT_MULTIPAGE=OFF needs the
+# file system off: against the core without it).
+knob_runs=()
+if [ "$knobs" = 1 ]; then
+  build_core "$out/knob-nofs-base" -DNANDKIT_FS=OFF
+  i=0
+  for knob in -DNANDKIT_BCH=OFF -DNANDKIT_PARAM_PAGES=OFF -DNANDKIT_CHIP_MODELS=K9F1G08U0A \
+              -DNANDKIT_DIAG_TEXT=OFF -DNANDKIT_HAMMING_FAST=OFF -DNANDKIT_FS=OFF \
+              -DNANDKIT_FS_BUILDER=OFF -DNANDKIT_FS_CHECK=OFF "-DNANDKIT_MULTIPAGE=OFF"; do
+    i=$((i + 1))
+    if [ "$knob" = -DNANDKIT_MULTIPAGE=OFF ]; then
+      build_core "$out/knob-$i" -DNANDKIT_FS=OFF "$knob"
+      knob_runs+=("$knob|$out/knob-$i|$out/knob-nofs-base")
+    else
+      build_core "$out/knob-$i" "$knob"
+      knob_runs+=("$knob|$out/knob-$i|$out/full")
+    fi
+  done
+fi
+
+python3 - "$out" "$limit" "${knob_runs[@]}" <<'PY'
 import collections, os, re, subprocess, sys
 
-out = sys.argv[1]
-LAYERS = ["base", "chip", "hamming", "bch", "engine+layout", "nand+badblock", "bbt+part", "fs"]
-MINIMAL = ["base", "chip", "hamming", "engine+layout", "nand+badblock", "bbt+part"]
+out, limit, knob_runs = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+LAYERS = ["base", "chip", "hamming", "bch", "engine+layout", "nand+badblock", "multipage+array",
+          "bbt+part", "fs"]
+MINIMAL = ["base", "chip", "hamming", "engine+layout", "nand+badblock", "multipage+array",
+           "bbt+part"]
 
 
 def layer_of(directory, name):
@@ -44,6 +79,8 @@ def layer_of(directory, name):
         return "bch"
     if directory == "ecc":
         return "engine+layout"
+    if name in ("multipage", "array"):
+        return "multipage+array"
     return "nand+badblock" if name in ("nand", "badblock") else "bbt+part"
 
 
@@ -97,4 +134,12 @@ print("%-15s %10d %10d" % ("minimal core", full_min, mini_min))
 linked = linked_core(os.path.join(out, "example", "nand_fmc.map"))
 print("minimal-core total: %d bytes (%.1f KB) compiled with the knobs; %d bytes (%.1f KB) "
       "linked into examples/cortex-m4 (goal: 12 KB)" % (mini_min, mini_min / 1024, linked, linked / 1024))
+for run in knob_runs:
+    knob, build, base = run.split("|")
+    saved = sum(layer_sizes(base).values()) - sum(layer_sizes(build).values())
+    print("knob %-36s saves %6d bytes%s" % (knob[2:], saved,
+                                           " (against the core without FS)" if "nofs" in base else ""))
+if limit and mini_min > limit:
+    print("size-report: the minimal core is %d bytes, over the limit of %d" % (mini_min, limit))
+    sys.exit(1)
 PY

@@ -9,13 +9,18 @@
 # recursion goes into the smaller factor only (degree <= half), so at most
 # 1 + ceil(log2(t_max / 4)) frames.
 #
-# usage: scripts/stack-report.sh [T_MAX] [LIMIT]
-#   T_MAX  NK_BCH_T_MAX to build with (default 8, the cross-build default)
-#   LIMIT  bytes: exit 1 when the mount chain exceeds it (default: none)
+# usage: scripts/stack-report.sh [T_MAX] [LIMIT] [ANY_LIMIT]
+#   T_MAX      NK_BCH_T_MAX to build with (default 8, the cross-build default)
+#   LIMIT      bytes: exit 1 when the chain of a listed entry point (mount,
+#              open, page read/program, table attach, identify, file read,
+#              fsck) exceeds it (default: none)
+#   ANY_LIMIT  bytes: exit 1 when the deepest chain of any function at all
+#              exceeds it (default: none)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 t_max=${1:-8}
 limit=${2:-0}
+any_limit=${3:-0}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -29,10 +34,10 @@ for src in src/*/*.c examples/cortex-m4/fmc_port.c; do
     -Iexamples/cortex-m4 -fstack-usage -fcallgraph-info=su -c "$src" -o "$obj"
 done
 
-python3 - "$work" "$t_max" "$limit" <<'PY'
+python3 - "$work" "$t_max" "$limit" "$any_limit" <<'PY'
 import glob, os, re, sys
 
-work, t_max, limit = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+work, t_max, limit, any_limit = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 M_MAX = 15
 RECURSION = {"nk_bta_split": 1 + ((t_max + 3) // 4 - 1).bit_length()}
 ROOTS = ["nk_fs_mount", "nk_nand_open", "nk_bbt_attach", "nk_fs_file_read", "nk_nand_read_page",
@@ -101,22 +106,47 @@ def worst(title, stack=()):
 
 print("Cortex-M4 worst stack chains (NK_BCH_T_MAX=%d; arm-none-eabi-gcc -Os; "
       "ports and allocator callbacks: the FMC example port)" % t_max)
-mount_total = 0
+listed_root, listed_total = None, -1
 for root in ROOTS:
     titles = by_name.get(root, [])
     if not titles:
         continue
     total, chain = worst(titles[0])
-    if root == "nk_fs_mount":
-        mount_total = total
+    if total > listed_total:
+        listed_root, listed_total = root, total
     print("  %-22s %6d bytes" % (root, total))
-total, chain = worst(by_name["nk_fs_mount"][0])
-print("worst chain of nk_fs_mount (%d bytes):" % total)
-for title, frame, times in chain:
-    name = title.split(":")[-1]
-    print("  %6d  %s%s  (%s)" % (frame * times, name, " x%d" % times if times > 1 else "",
-                                 where.get(title, "?").split("/")[-1]))
-if limit and mount_total > limit:
-    print("stack-report: nk_fs_mount needs %d bytes, over the limit of %d" % (mount_total, limit))
-    sys.exit(1)
+# Any function at all (every public call, not only the ones listed): the
+# deepest chain of the whole call graph.
+worst_root, worst_total = listed_root, listed_total
+for title in sorted(frames):
+    total, _ = worst(title)
+    if total > worst_total:
+        worst_root, worst_total = title.split(":")[-1], total
+print("  %-22s %6d bytes  (deepest of any function)" % (worst_root, worst_total))
+for root in dict.fromkeys([listed_root, worst_root]):
+    total, chain = worst(by_name[root][0])
+    print("worst chain, from %s (%d bytes):" % (root, total))
+    for title, frame, times in chain:
+        name = title.split(":")[-1]
+        print("  %6d  %s%s  (%s)" % (frame * times, name, " x%d" % times if times > 1 else "",
+                                     where.get(title, "?").split("/")[-1]))
+if limit:
+    # Entry points (functions nothing here calls) whose chain passes LIMIT.
+    called = set()
+    for source, targets in edges.items():
+        for target, site in targets:
+            called.update(t for t in resolve(target, source, site) if t != source)
+    over = sorted(((worst(t)[0], t.split(":")[-1]) for t in frames
+                   if t not in called and worst(t)[0] > limit), reverse=True)
+    if over:
+        print("entry points over %d bytes: %s" % (limit, ", ".join("%s %d" % (n, b) for b, n in over)))
+failed = False
+if limit and listed_total > limit:
+    print("stack-report: %s needs %d bytes, over the limit of %d" % (listed_root, listed_total, limit))
+    failed = True
+if any_limit and worst_total > any_limit:
+    print("stack-report: %s needs %d bytes, over the limit of %d for any function"
+          % (worst_root, worst_total, any_limit))
+    failed = True
+sys.exit(1 if failed else 0)
 PY

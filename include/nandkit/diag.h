@@ -58,10 +58,19 @@ int nk_diag_unevaluated(const char *format, ...);
     ((void)sizeof nk_diag_unevaluated(__VA_ARGS__), nk_diag_code((diag), (err)))
 #endif
 
+/* The formatter stays while anything formats text: the messages, or the file
+ * system (object names, fsck's report). A build with both size knobs
+ * NK_NO_DIAG_TEXT and NK_NO_FS leaves it out (docs/porting.md). */
+#if !defined(NK_NO_DIAG_TEXT) || !defined(NK_NO_FS)
+#define NK_HAVE_FORMAT 1
+#endif
+
+#ifdef NK_HAVE_FORMAT
 /* As nk_diag_set() but into a plain buffer of `size` bytes; returns the
  * length written (excluding the NUL, truncated to fit). */
 size_t nk_format(char *buf, size_t size, const char *format, ...) NK_PRINTF_FORMAT(3, 4);
 size_t nk_vformat(char *buf, size_t size, const char *format, va_list args);
+#endif
 
 #ifdef __cplusplus
 }

@@ -149,7 +149,8 @@ size_t nk_nand_default_workspace_size(const struct nk_chip_info *info);
 size_t nk_nand_bbt_workspace_size(const struct nk_chip_info *info);
 
 /* Name of the engine nk_nand_open() picks for `info` when none is given
- * ("hamming256", "on-die", "bch4-512", ...), in `buf` (16 bytes is enough). */
+ * ("hamming256", "on-die", "bch4-512", ...), in `buf` (16 bytes is enough).
+ * Not in a build with both NK_NO_DIAG_TEXT and NK_NO_FS (docs/porting.md). */
 const char *nk_nand_default_ecc_name(const struct nk_chip_info *info, char *buf, size_t size);
 
 /* Whether `ecc` is at least as strong as `info` requires (ONFI, JEDEC or

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#ifdef NK_HAVE_FORMAT
 struct nk_out {
     char *buf;
     size_t size;
@@ -139,6 +140,8 @@ size_t nk_format(char *buf, size_t size, const char *format, ...)
     va_end(args);
     return n;
 }
+
+#endif
 
 void nk_diag_clear(struct nk_diag *diag)
 {

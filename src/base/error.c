@@ -1,44 +1,48 @@
 /* SPDX-License-Identifier: MIT */
 #include "nandkit/error.h"
 
-struct nk_error_text {
-    int code;
-    const char *text;
+#ifndef NK_NO_DIAG_TEXT
+/* The codes in one byte each and their texts one after another, each ended by
+ * a NUL: no pointer per entry. */
+static const unsigned char nk_error_codes[] = {
+    NK_EPERM,     NK_ENOENT,    NK_EIO,     NK_EBADF,  NK_ENOMEM,  NK_EBUSY,        NK_EEXIST,
+    NK_EXDEV,     NK_ENODEV,    NK_ENOTDIR, NK_EISDIR, NK_EINVAL,  NK_ENFILE,       NK_EMFILE,
+    NK_EFBIG,     NK_ENOSPC,    NK_EROFS,   NK_EMLINK, NK_ERANGE,  NK_ENAMETOOLONG, NK_ENOSYS,
+    NK_ENOTEMPTY, NK_ELOOP,     NK_ENODATA, NK_EPROTO, NK_EBADMSG, NK_EOVERFLOW,    NK_EILSEQ,
+    NK_ENOTSUP,   NK_ETIMEDOUT, NK_EUCLEAN,
 };
 
-static const struct nk_error_text nk_error_texts[] = {
-    {NK_EPERM, "operation not permitted"},
-    {NK_ENOENT, "no such file or directory"},
-    {NK_EIO, "I/O error"},
-    {NK_EBADF, "bad handle"},
-    {NK_ENOMEM, "out of memory"},
-    {NK_EBUSY, "busy"},
-    {NK_EEXIST, "already exists"},
-    {NK_EXDEV, "cross-device link"},
-    {NK_ENODEV, "no such device"},
-    {NK_ENOTDIR, "not a directory"},
-    {NK_EISDIR, "is a directory"},
-    {NK_EINVAL, "invalid argument"},
-    {NK_ENFILE, "too many open objects"},
-    {NK_EMFILE, "too many open handles"},
-    {NK_EFBIG, "file too large"},
-    {NK_ENOSPC, "no space left"},
-    {NK_EROFS, "read-only"},
-    {NK_EMLINK, "too many links"},
-    {NK_ERANGE, "out of range"},
-    {NK_ENAMETOOLONG, "name too long"},
-    {NK_ENOSYS, "not implemented"},
-    {NK_ENOTEMPTY, "directory not empty"},
-    {NK_ELOOP, "too many symbolic links"},
-    {NK_ENODATA, "no data"},
-    {NK_EPROTO, "protocol error"},
-    {NK_EBADMSG, "uncorrectable ECC error"},
-    {NK_EOVERFLOW, "value too large"},
-    {NK_EILSEQ, "corrupted structure"},
-    {NK_ENOTSUP, "not supported"},
-    {NK_ETIMEDOUT, "timed out"},
-    {NK_EUCLEAN, "corrected bitflips at threshold (scrub)"},
-};
+static const char nk_error_texts[] = "operation not permitted\0"
+                                     "no such file or directory\0"
+                                     "I/O error\0"
+                                     "bad handle\0"
+                                     "out of memory\0"
+                                     "busy\0"
+                                     "already exists\0"
+                                     "cross-device link\0"
+                                     "no such device\0"
+                                     "not a directory\0"
+                                     "is a directory\0"
+                                     "invalid argument\0"
+                                     "too many open objects\0"
+                                     "too many open handles\0"
+                                     "file too large\0"
+                                     "no space left\0"
+                                     "read-only\0"
+                                     "too many links\0"
+                                     "out of range\0"
+                                     "name too long\0"
+                                     "not implemented\0"
+                                     "directory not empty\0"
+                                     "too many symbolic links\0"
+                                     "no data\0"
+                                     "protocol error\0"
+                                     "uncorrectable ECC error\0"
+                                     "value too large\0"
+                                     "corrupted structure\0"
+                                     "not supported\0"
+                                     "timed out\0"
+                                     "corrected bitflips at threshold (scrub)\0";
 
 const char *nk_strerror(int err)
 {
@@ -46,9 +50,22 @@ const char *nk_strerror(int err)
         err = -err;
     if (err == 0)
         return "success";
-    for (unsigned i = 0; i < sizeof nk_error_texts / sizeof nk_error_texts[0]; i++) {
-        if (nk_error_texts[i].code == err)
-            return nk_error_texts[i].text;
+    const char *text = nk_error_texts;
+    for (unsigned i = 0; i < sizeof nk_error_codes; i++) {
+        if (nk_error_codes[i] == err)
+            return text;
+        while (*text++)
+            ;
     }
     return "unknown error";
 }
+
+#else
+/* Size knob NK_NO_DIAG_TEXT (docs/porting.md): no texts; the code itself is
+ * what identifies an error. */
+const char *nk_strerror(int err)
+{
+    return err ? "error" : "success";
+}
+
+#endif

@@ -21,6 +21,10 @@ const char *nk_chip_vendor_name(uint8_t manufacturer_id);
 /* Sets bbm_pages/bbm_offset from the manufacturer's factory-marker rule. */
 void nk_chip_apply_bbm_rule(struct nk_chip_info *info);
 
+/* Does a parameter page of `len` bytes pass its CRC (over bytes 0..len-3,
+ * stored LE in the last 2)? */
+bool nk_param_crc_ok(const uint8_t *page, uint32_t len);
+
 /* Index of the highest set bit of `v` (0 for 0 and 1). */
 static inline unsigned nk_chip_log2(uint32_t v)
 {

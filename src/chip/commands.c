@@ -11,6 +11,8 @@
  * instead of emitting WAIT_READY, and after a read returns the chip to data
  * output with 00h.
  */
+#include <string.h>
+
 #include "chip/chip_internal.h"
 
 #include "nandkit/error.h"
@@ -55,9 +57,9 @@ static uint32_t nk_tccs(const struct nk_chip *chip)
  * (at least 1 ms so a slow port never trips on rounding). */
 static uint32_t nk_timeout_us(uint32_t max_ns, uint32_t typ_ns)
 {
-    uint64_t ns = max_ns ? max_ns : (uint64_t)typ_ns * 10u;
-    uint64_t us = ns / 1000u + 1000u;
-    return us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+    /* 32-bit arithmetic (no 64-bit division on a small core): 10x typical
+     * in µs is typ_ns / 100; neither sum can pass UINT32_MAX. */
+    return (max_ns ? max_ns / 1000u : typ_ns / 100u) + 1000u;
 }
 
 /* ----- instruction list builder ------------------------------------------- */
@@ -80,19 +82,30 @@ static void nk_op_cmd(struct nk_oplist *ops, uint8_t cmd, uint32_t delay_ns)
 static void nk_op_addr(struct nk_oplist *ops, const uint8_t *cycles, unsigned count,
                        uint32_t delay_ns)
 {
-    struct nk_instr i;
-    i.type = NK_INSTR_ADDR;
-    i.delay_ns = delay_ns;
-    for (unsigned k = 0; k < count; k++)
-        i.u.addr.cycles[k] = cycles[k];
-    i.u.addr.count = (uint8_t)count;
-    nk_op_add(ops, i);
+    struct nk_instr *i = &ops->instrs[ops->count++];
+    i->type = NK_INSTR_ADDR;
+    i->delay_ns = delay_ns;
+    memcpy(i->u.addr.cycles, cycles, count);
+    i->u.addr.count = (uint8_t)count;
 }
 
 static int nk_op_exec(struct nk_chip *chip, const struct nk_oplist *ops)
 {
     struct nk_op op = {ops->instrs, ops->count, chip->chip_select};
     return chip->ctrl->ops->exec_op(chip->ctrl->ctx, &op);
+}
+
+/* A short fixed sequence: only its own instructions on the stack, not a
+ * whole list. */
+static int nk_exec_list(struct nk_chip *chip, const struct nk_instr *instrs, unsigned count)
+{
+    struct nk_op op = {instrs, count, chip->chip_select};
+    return chip->ctrl->ops->exec_op(chip->ctrl->ctx, &op);
+}
+
+static int nk_exec_one(struct nk_chip *chip, const struct nk_instr *instr)
+{
+    return nk_exec_list(chip, instr, 1);
 }
 
 static bool nk_has_rb(const struct nk_chip *chip)
@@ -105,8 +118,13 @@ static bool nk_has_rb(const struct nk_chip *chip)
 static int nk_poll_ready(struct nk_chip *chip, uint32_t timeout_us, uint8_t *status)
 {
     uint32_t poll_ns = NK_T(chip, tWC_ns) + NK_T(chip, tWHR_ns) + NK_T(chip, tRC_ns);
-    uint64_t polls = (uint64_t)timeout_us * 1000u / poll_ns + 2u;
-    for (uint64_t n = 0; n < polls; n++) {
+    /* timeout_us * 1000 / poll_ns + 2 without 64-bit division, saturating
+     * (only a part claiming cycles of a few ns could get there). */
+    uint32_t whole = timeout_us / poll_ns;
+    uint32_t polls = whole > (UINT32_MAX - 2000u) / 1000u
+                         ? UINT32_MAX
+                         : whole * 1000u + timeout_us % poll_ns * 1000u / poll_ns + 2u;
+    for (uint32_t n = 0; n < polls; n++) {
         int err = nk_chip_read_status(chip, status);
         if (err)
             return err;
@@ -211,15 +229,19 @@ int nk_chip_reset(struct nk_chip *chip)
 
 int nk_chip_read_id(struct nk_chip *chip, uint8_t address, uint8_t *buf, unsigned len)
 {
-    struct nk_oplist ops = {.count = 0};
-    nk_op_cmd(&ops, NK_CMD_READID, 0);
-    nk_op_addr(&ops, &address, 1, NK_T(chip, tWHR_ns));
-    struct nk_instr in = nk_instr_data_in(buf, len, 0);
-    in.u.in.flags = NK_INSTR_FORCE_8BIT;
-    nk_op_add(&ops, in);
-    return nk_op_exec(chip, &ops);
+    struct nk_instr instrs[3] = {nk_instr_cmd(NK_CMD_READID, 0), nk_instr_cmd(0, 0),
+                                 nk_instr_data_in(buf, len, 0)};
+    instrs[1].type = NK_INSTR_ADDR;
+    instrs[1].delay_ns = NK_T(chip, tWHR_ns);
+    instrs[1].u.addr.cycles[0] = address;
+    instrs[1].u.addr.count = 1;
+    instrs[2].u.in.flags = NK_INSTR_FORCE_8BIT;
+    return nk_exec_list(chip, instrs, 3);
 }
 
+/* Size knob NK_NO_PARAM_PAGES: READ PARAMETER PAGE and GET FEATURES serve only
+ * the parameter-page identification (onfi.c, identify.c). */
+#ifndef NK_NO_PARAM_PAGES
 /* `cmd` + one address cycle, a busy period, then `len` bytes out: the shape
  * of READ PARAMETER PAGE and GET FEATURES. */
 static int nk_chip_busy_read(struct nk_chip *chip, uint8_t cmd, uint8_t address,
@@ -248,21 +270,24 @@ int nk_chip_read_param(struct nk_chip *chip, uint8_t address, uint8_t *buf, uint
                              nk_timeout_us(NK_T(chip, tR_max_ns), NK_T(chip, tR_ns)), buf, len);
 }
 
+#endif
+
 int nk_chip_read_status(struct nk_chip *chip, uint8_t *status)
 {
-    struct nk_oplist ops = {.count = 0};
-    nk_op_cmd(&ops, NK_CMD_STATUS, NK_T(chip, tWHR_ns));
-    struct nk_instr in = nk_instr_data_in(status, 1, 0);
-    in.u.in.flags = NK_INSTR_FORCE_8BIT;
-    nk_op_add(&ops, in);
-    return nk_op_exec(chip, &ops);
+    struct nk_instr instrs[2] = {nk_instr_cmd(NK_CMD_STATUS, NK_T(chip, tWHR_ns)),
+                                 nk_instr_data_in(status, 1, 0)};
+    instrs[1].u.in.flags = NK_INSTR_FORCE_8BIT;
+    return nk_exec_list(chip, instrs, 2);
 }
 
+#ifndef NK_NO_PARAM_PAGES
 int nk_chip_get_features(struct nk_chip *chip, uint8_t address, uint8_t params[4])
 {
     return nk_chip_busy_read(chip, NK_CMD_GET_FEATURES, address,
                              nk_timeout_us(0, NK_T(chip, tR_ns)), params, 4);
 }
+
+#endif
 
 int nk_chip_set_features(struct nk_chip *chip, uint8_t address, const uint8_t params[4])
 {
@@ -280,23 +305,33 @@ int nk_chip_set_features(struct nk_chip *chip, uint8_t address, const uint8_t pa
 
 /* ----- read ------------------------------------------------------------------ */
 
-/* Adds the command and address cycles that load `row` and point at `column`. */
+/* Small page: adds the pointer command that selects `column`'s area. Fills
+ * `cycles` with the address of `row` and `column` (small page: the column
+ * within the area) and returns the cycle count. */
+static unsigned nk_op_pointer(struct nk_chip *chip, struct nk_oplist *ops, uint32_t row,
+                              uint32_t column, uint8_t *cycles)
+{
+    if (nk_small_page(chip)) {
+        uint32_t in_area;
+        nk_op_cmd(ops, nk_small_pointer(chip, column, &in_area), 0);
+        column = in_area;
+    }
+    return nk_addr_cycles(chip, row, column, true, cycles);
+}
+
+/* Adds the command and address cycles that load `row` and point at `column`
+ * (small page: pointer + address; large page: 00h + address + 30h). */
 static void nk_op_read_setup(struct nk_chip *chip, struct nk_oplist *ops, uint32_t row,
                              uint32_t column)
 {
     uint8_t cycles[NK_MAX_ADDR_CYCLES];
-    if (nk_small_page(chip)) {
-        uint32_t in_area;
-        uint8_t pointer = nk_small_pointer(chip, column, &in_area);
-        unsigned n = nk_addr_cycles(chip, row, in_area, true, cycles);
-        nk_op_cmd(ops, pointer, 0);
-        nk_op_addr(ops, cycles, n, NK_T(chip, tWB_ns));
-        return;
-    }
-    unsigned n = nk_addr_cycles(chip, row, column, true, cycles);
-    nk_op_cmd(ops, NK_CMD_READ0, 0);
-    nk_op_addr(ops, cycles, n, 0);
-    nk_op_cmd(ops, NK_CMD_READSTART, NK_T(chip, tWB_ns));
+    bool small = nk_small_page(chip);
+    unsigned n = nk_op_pointer(chip, ops, row, column, cycles);
+    if (!small)
+        nk_op_cmd(ops, NK_CMD_READ0, 0);
+    nk_op_addr(ops, cycles, n, small ? NK_T(chip, tWB_ns) : 0);
+    if (!small)
+        nk_op_cmd(ops, NK_CMD_READSTART, NK_T(chip, tWB_ns));
 }
 
 int nk_chip_read_start(struct nk_chip *chip, uint32_t row, uint32_t column)
@@ -316,26 +351,30 @@ int nk_chip_read_start(struct nk_chip *chip, uint32_t row, uint32_t column)
 
 int nk_chip_read_data(struct nk_chip *chip, uint8_t *buf, uint32_t len)
 {
-    struct nk_oplist ops = {.count = 0};
-    nk_op_add(&ops, nk_instr_data_in(buf, len, 0));
-    return nk_op_exec(chip, &ops);
+    struct nk_instr in = nk_instr_data_in(buf, len, 0);
+    return nk_exec_one(chip, &in);
 }
 
 int nk_chip_read_resume(struct nk_chip *chip)
 {
+    struct nk_instr cmd = nk_instr_cmd(NK_CMD_READ0, 0);
+    return nk_exec_one(chip, &cmd);
+}
+
+/* A change-column alone: 05h..E0h (read) or 85h (program); `what` names it. */
+static int nk_chip_column(struct nk_chip *chip, uint8_t first, uint8_t last, uint32_t column,
+                          const char *what)
+{
+    if (nk_small_page(chip))
+        return nk_diag_set(&chip->diag, -NK_ENOTSUP, "small-page part has no random data %s", what);
     struct nk_oplist ops = {.count = 0};
-    nk_op_cmd(&ops, NK_CMD_READ0, 0);
+    nk_op_column(chip, &ops, first, last, column);
     return nk_op_exec(chip, &ops);
 }
 
 int nk_chip_read_column(struct nk_chip *chip, uint32_t column)
 {
-    if (nk_small_page(chip))
-        return nk_diag_set(&chip->diag, -NK_ENOTSUP,
-                           "small-page part has no random data out (05h)");
-    struct nk_oplist ops = {.count = 0};
-    nk_op_column(chip, &ops, NK_CMD_RNDOUT, NK_CMD_RNDOUTSTART, column);
-    return nk_op_exec(chip, &ops);
+    return nk_chip_column(chip, NK_CMD_RNDOUT, NK_CMD_RNDOUTSTART, column, "out (05h)");
 }
 
 int nk_chip_read_page(struct nk_chip *chip, uint32_t row, const struct nk_xfer *xfers,
@@ -401,15 +440,7 @@ static void nk_op_program_setup(struct nk_chip *chip, struct nk_oplist *ops, uin
                                 uint32_t column)
 {
     uint8_t cycles[NK_MAX_ADDR_CYCLES];
-    unsigned n;
-    if (nk_small_page(chip)) {
-        uint32_t in_area;
-        uint8_t pointer = nk_small_pointer(chip, column, &in_area);
-        nk_op_cmd(ops, pointer, 0);
-        n = nk_addr_cycles(chip, row, in_area, true, cycles);
-    } else {
-        n = nk_addr_cycles(chip, row, column, true, cycles);
-    }
+    unsigned n = nk_op_pointer(chip, ops, row, column, cycles);
     nk_op_cmd(ops, NK_CMD_SEQIN, 0);
     nk_op_addr(ops, cycles, n, NK_T(chip, tADL_ns));
 }
@@ -451,18 +482,13 @@ int nk_chip_program_start(struct nk_chip *chip, uint32_t row, uint32_t column)
 
 int nk_chip_write_data(struct nk_chip *chip, const uint8_t *buf, uint32_t len)
 {
-    struct nk_oplist ops = {.count = 0};
-    nk_op_add(&ops, nk_instr_data_out(buf, len, 0));
-    return nk_op_exec(chip, &ops);
+    struct nk_instr out = nk_instr_data_out(buf, len, 0);
+    return nk_exec_one(chip, &out);
 }
 
 int nk_chip_write_column(struct nk_chip *chip, uint32_t column)
 {
-    if (nk_small_page(chip))
-        return nk_diag_set(&chip->diag, -NK_ENOTSUP, "small-page part has no random data in (85h)");
-    struct nk_oplist ops = {.count = 0};
-    nk_op_column(chip, &ops, NK_CMD_RNDIN, 0, column);
-    return nk_op_exec(chip, &ops);
+    return nk_chip_column(chip, NK_CMD_RNDIN, 0, column, "in (85h)");
 }
 
 static uint8_t nk_program_confirm(const struct nk_chip *chip, bool cache)
@@ -553,6 +579,9 @@ void nk_chip_attach(struct nk_chip *chip, const struct nk_ctrl *ctrl, unsigned c
     nk_diag_clear(&chip->diag);
 }
 
+/* Size knob NK_NO_MULTIPAGE (docs/porting.md): the sequences below serve only
+ * the multi-page paths, page moves and chip arrays. */
+#ifndef NK_NO_MULTIPAGE
 /* ----- pipelined sequences: cache program, read cache, copy-back, overlap ------------ */
 
 /* Adds `setup` (80h, or 85h for copy-back) + full address, then the pieces
@@ -719,3 +748,4 @@ int nk_chip_copyback_program(struct nk_chip *chip, uint32_t row, const struct nk
     nk_op_wait(chip, &ops, nk_program_timeout(chip));
     return nk_finish_busy(chip, &ops, nk_program_timeout(chip), "copy-back program", row);
 }
+#endif

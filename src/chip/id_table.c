@@ -351,26 +351,28 @@ static const struct nk_device_code nk_device_codes[] = {
 };
 #endif
 
-struct nk_vendor {
-    uint8_t id;
-    const char *name;
-};
-
-static const struct nk_vendor nk_vendors[] = {
-    {0x01, "AMD/Spansion"}, {0x04, "Fujitsu"},  {0x07, "Renesas"}, {0x20, "ST Micro"},
-    {0x2c, "Micron"},       {0x8f, "National"}, {0x98, "Toshiba"}, {0xad, "Hynix"},
-    {0xc2, "Macronix"},     {0xc8, "ESMT"},     {0xec, "Samsung"}, {0xef, "Winbond"},
-    {0x9b, "ATO"},          {0x92, "EON"},
-};
+/* Needed for the generic device codes and for messages only. */
+#if !defined(NK_CHIP_MODELS_CHOSEN) || !defined(NK_NO_DIAG_TEXT)
+/* Manufacturer ids in one byte each and their names one after another, each
+ * ended by a NUL: no pointer per entry. */
+static const uint8_t nk_vendor_ids[] = {0x01, 0x04, 0x07, 0x20, 0x2c, 0x8f, 0x98,
+                                        0xad, 0xc2, 0xc8, 0xec, 0xef, 0x9b, 0x92};
+static const char nk_vendor_names[] = "AMD/Spansion\0Fujitsu\0Renesas\0ST Micro\0Micron\0"
+                                      "National\0Toshiba\0Hynix\0Macronix\0ESMT\0Samsung\0"
+                                      "Winbond\0ATO\0EON";
 
 const char *nk_chip_vendor_name(uint8_t manufacturer_id)
 {
-    for (unsigned i = 0; i < sizeof nk_vendors / sizeof nk_vendors[0]; i++) {
-        if (nk_vendors[i].id == manufacturer_id)
-            return nk_vendors[i].name;
+    const char *name = nk_vendor_names;
+    for (unsigned i = 0; i < sizeof nk_vendor_ids; i++) {
+        if (nk_vendor_ids[i] == manufacturer_id)
+            return name;
+        while (*name++)
+            ;
     }
     return "unknown";
 }
+#endif
 
 const struct nk_chip_info *nk_chip_table_entry(unsigned index)
 {
@@ -429,6 +431,8 @@ static const struct nk_chip_info *nk_model_by_id(const uint8_t *id, unsigned id_
     return NULL;
 }
 
+/* Needed after a parameter page only. */
+#ifndef NK_NO_PARAM_PAGES
 bool nk_chip_table_refine(struct nk_chip_info *info)
 {
     const struct nk_chip_info *model = nk_model_by_id(info->id, info->id_len);
@@ -449,7 +453,10 @@ bool nk_chip_table_refine(struct nk_chip_info *info)
         info->max_bad_blocks = model->max_bad_blocks;
     return true;
 }
+#endif
 
+/* Needed after a parameter page and for the generic device codes. */
+#if !defined(NK_NO_PARAM_PAGES) || !defined(NK_CHIP_MODELS_CHOSEN)
 /* The manufacturer's factory bad-block rule: which pages and which OOB byte
  * carry the marker (Samsung, Hynix, Toshiba, Macronix SLC: pages 0 and 1;
  * Samsung and Hynix MLC: the last page; everyone else: page 0; byte 0 on
@@ -466,6 +473,7 @@ void nk_chip_apply_bbm_rule(struct nk_chip_info *info)
     else
         info->bbm_pages = NK_BBM_FIRST_PAGE;
 }
+#endif
 
 #ifndef NK_CHIP_MODELS_CHOSEN
 /* Row cycles needed to address `pages` pages. */
@@ -500,7 +508,9 @@ int nk_chip_lookup_id(const uint8_t *id, unsigned id_len, struct nk_chip_info *i
     memset(info, 0, sizeof *info);
     memcpy(info->id, id, id_len < sizeof info->id ? id_len : sizeof info->id);
     info->id_len = (uint8_t)(id_len < sizeof info->id ? id_len : sizeof info->id);
-    nk_format(info->vendor, sizeof info->vendor, "%s", nk_chip_vendor_name(id[0]));
+    const char *vendor = nk_chip_vendor_name(id[0]);
+    for (unsigned i = 0; vendor[i] && i + 1 < sizeof info->vendor; i++)
+        info->vendor[i] = vendor[i];
     uint64_t size = (uint64_t)code->size_mib << 20;
     info->bits_per_cell = 1;
     info->luns = 1;
@@ -530,8 +540,10 @@ int nk_chip_lookup_id(const uint8_t *id, unsigned id_len, struct nk_chip_info *i
     info->blocks = (uint32_t)(size / block_bytes);
     info->row_cycles = nk_row_cycles_for(info->blocks * info->pages_per_block);
     nk_chip_apply_bbm_rule(info);
+#ifdef NK_HAVE_FORMAT /* size knobs: without the formatter the model name stays empty */
     nk_format(info->model, sizeof info->model, "NAND %uMiB (ID %02x %02x)", code->size_mib, id[0],
               id[1]);
+#endif
     return 0;
 #endif
 }

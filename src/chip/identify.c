@@ -3,8 +3,8 @@
  * Identification: RESET, READ ID (twice), then the ONFI parameter page, the
  * JEDEC parameter page, or the legacy ID table, in that order.
  *
- * Stack use: up to 1.6 KiB while reading parameter page copies (3 x 512 bytes
- * for JEDEC), only during identification.
+ * Stack use: two copies of a parameter page at a time (2 x 512 bytes for
+ * JEDEC), only during identification.
  */
 #include <string.h>
 
@@ -31,29 +31,58 @@ static uint8_t nk_id_length(const uint8_t *id, unsigned len)
 /* Size knob NK_NO_PARAM_PAGES (docs/porting.md): no ONFI/JEDEC parameter
  * pages, identification by the legacy READ ID table alone. */
 #ifndef NK_NO_PARAM_PAGES
-static int nk_identify_onfi(struct nk_chip *chip)
+/* Reads the parameter page at `address` (copies of `len` bytes) into `page`:
+ * the first of the three copies whose CRC holds, else their bitwise majority
+ * when its CRC holds, as nk_param_page_select() picks from all three. Two
+ * copies are held at a time (`page` and `scratch`); the third is voted in
+ * piece by piece as it streams. Returns 0, an I/O error, or -NK_EBADMSG. */
+static int nk_read_param_page(struct nk_chip *chip, uint8_t address, uint32_t len, uint8_t *page,
+                              uint8_t *scratch)
 {
-    uint8_t raw[NK_PARAM_COPIES * NK_ONFI_PAGE];
-    uint8_t page[NK_ONFI_PAGE];
-    int err = nk_chip_read_param(chip, 0x00, raw, sizeof raw);
+    int err = nk_chip_read_param(chip, address, page, len);
+    if (err || nk_param_crc_ok(page, len))
+        return err;
+    err = nk_chip_read_data(chip, scratch, len);
     if (err)
         return err;
-    int used = nk_param_page_select(raw, NK_PARAM_COPIES, NK_ONFI_PAGE, page);
-    if (used < 0)
-        return nk_diag_set(&chip->diag, -NK_EBADMSG,
+    if (!nk_param_crc_ok(scratch, len)) {
+        for (uint32_t at = 0; at < len; at += 32) {
+            uint8_t third[32];
+            uint32_t n = len - at < sizeof third ? len - at : (uint32_t)sizeof third;
+            err = nk_chip_read_data(chip, third, n);
+            if (err)
+                return err;
+            const uint8_t *copies[3] = {page + at, scratch + at, third};
+            nk_onfi_majority(copies, NK_PARAM_COPIES, n, page + at); /* bytewise: in place */
+            memcpy(scratch + at, third, n);
+        }
+        if (!nk_param_crc_ok(scratch, len))
+            return nk_param_crc_ok(page, len) ? 0 : -NK_EBADMSG;
+    }
+    memcpy(page, scratch, len);
+    return 0;
+}
+
+static int nk_identify_onfi(struct nk_chip *chip)
+{
+    uint8_t page[NK_ONFI_PAGE], ext[NK_ONFI_PAGE];
+    int err = nk_read_param_page(chip, 0x00, NK_ONFI_PAGE, page, ext);
+    if (err == -NK_EBADMSG)
+        return nk_diag_set(&chip->diag, err,
                            "ONFI parameter page unreadable: all 3 copies fail the CRC and the "
                            "bitwise majority vote does not recover it");
+    if (err)
+        return err;
 
     /* ONFI 2.1+: an extended parameter page follows the copies when the ECC
      * requirement byte says so. Read it through a small window. */
-    uint8_t ext[NK_ONFI_PAGE];
     uint32_t ext_len = (uint32_t)(page[12] | page[13] << 8) * 16u;
     unsigned copies = page[14] >= NK_PARAM_COPIES ? page[14] : NK_PARAM_COPIES;
     bool have_ext = false;
     if (page[112] == 0xff && ext_len >= 48 && ext_len <= sizeof ext) {
-        err = nk_chip_read_param(chip, 0x00, raw, sizeof raw);
-        for (unsigned c = NK_PARAM_COPIES; !err && c < copies; c++)
-            err = nk_chip_read_data(chip, raw, NK_ONFI_PAGE);
+        err = nk_chip_read_param(chip, 0x00, ext, NK_ONFI_PAGE);
+        for (unsigned c = 1; !err && c < copies; c++)
+            err = nk_chip_read_data(chip, ext, NK_ONFI_PAGE);
         for (unsigned c = 0; !err && c < NK_PARAM_COPIES && !have_ext; c++) {
             err = nk_chip_read_data(chip, ext, ext_len);
             have_ext = !err && memcmp(ext + 2, "EPPS", 4) == 0 &&
@@ -69,15 +98,14 @@ static int nk_identify_onfi(struct nk_chip *chip)
 
 static int nk_identify_jedec(struct nk_chip *chip)
 {
-    uint8_t raw[NK_PARAM_COPIES * NK_JEDEC_PAGE];
-    uint8_t page[NK_JEDEC_PAGE];
-    int err = nk_chip_read_param(chip, 0x40, raw, sizeof raw);
-    if (err)
-        return err;
-    if (nk_param_page_select(raw, NK_PARAM_COPIES, NK_JEDEC_PAGE, page) < 0)
-        return nk_diag_set(&chip->diag, -NK_EBADMSG,
+    uint8_t page[NK_JEDEC_PAGE], scratch[NK_JEDEC_PAGE];
+    int err = nk_read_param_page(chip, 0x40, NK_JEDEC_PAGE, page, scratch);
+    if (err == -NK_EBADMSG)
+        return nk_diag_set(&chip->diag, err,
                            "JEDEC parameter page unreadable: all 3 copies fail the CRC and the "
                            "bitwise majority vote does not recover it");
+    if (err)
+        return err;
     return nk_jedec_parse(page, &chip->info, &chip->diag);
 }
 

@@ -45,7 +45,7 @@ static uint32_t nk_le32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static bool nk_param_crc_ok(const uint8_t *page, uint32_t len)
+bool nk_param_crc_ok(const uint8_t *page, uint32_t len)
 {
     return nk_onfi_crc16(NK_ONFI_CRC_SEED, page, len - 2) == nk_le16(page + len - 2);
 }

@@ -642,7 +642,9 @@ int nk_bch_init(struct nk_bch *bch, unsigned step_size, unsigned t, unsigned fla
 
 /* Odd syndromes S_j, j = 2i+1, of the code difference `diff` (ecc_bytes
  * bytes, pad bits already cleared), into syn[2i]; even ones are squares. */
-static void nk_bch_syndromes(const struct nk_bch *bch, const uint8_t *diff, uint16_t *syn)
+/* Out of line (as the locator): their arrays stay off the root finder's stack. */
+static NK_NOINLINE void nk_bch_syndromes(const struct nk_bch *bch, const uint8_t *diff,
+                                         uint16_t *syn)
 {
     const struct nk_bch_tables *tb = nk_bch_tables(bch);
     unsigned t = bch->t, m = tb->m;
@@ -687,8 +689,8 @@ static void nk_bch_syndromes(const struct nk_bch *bch, const uint8_t *diff, uint
  * even discrepancies (always zero for binary codes). The degree bookkeeping
  * follows lib/bch so that beyond-t patterns are judged the same way.
  * Returns the locator's degree, or -1 when it exceeds t. */
-static int nk_bch_locator(const struct nk_bch_tables *gf, const uint16_t *syn, unsigned t,
-                          uint16_t *elp)
+static NK_NOINLINE int nk_bch_locator(const struct nk_bch_tables *gf, const uint16_t *syn,
+                                      unsigned t, uint16_t *elp)
 {
     uint16_t prev[NK_BCH_LOCATOR_MAX], saved[NK_BCH_LOCATOR_MAX];
     unsigned deg = 0, prev_deg = 0;
@@ -747,28 +749,36 @@ nk_bch_decode(const struct nk_bch *bch, uint8_t *data, const uint8_t *read_ecc,
               const uint8_t *calc_ecc, unsigned *errloc)
 {
     const struct nk_bch_tables *tb = nk_bch_tables(bch);
-    uint8_t diff[NK_ECC_MAX_BYTES_PER_STEP];
-    unsigned last = bch->ecc_bytes - 1u;
-    for (unsigned i = 0; i < last; i++)
-        diff[i] = (uint8_t)(read_ecc[i] ^ calc_ecc[i]);
-    diff[last] = (uint8_t)((read_ecc[last] ^ calc_ecc[last]) & (0xffu << tb->pad_bits));
-
-    uint16_t syn[2 * NK_BCH_T_MAX];
+    /* The arrays live in nested blocks so that the compiler can share their
+     * stack: only the locator and its roots are alive during the root
+     * finder, the deepest call of a read. */
     uint16_t elp[NK_BCH_LOCATOR_MAX];
-    uint16_t roots[NK_BCH_T_MAX];
-    nk_bch_syndromes(bch, diff, syn);
-    int deg = nk_bch_locator(tb, syn, bch->t, elp);
+    int deg;
+    {
+        uint16_t syn[2 * NK_BCH_T_MAX];
+        {
+            uint8_t diff[NK_ECC_MAX_BYTES_PER_STEP];
+            unsigned last = bch->ecc_bytes - 1u;
+            for (unsigned i = 0; i < last; i++)
+                diff[i] = (uint8_t)(read_ecc[i] ^ calc_ecc[i]);
+            diff[last] = (uint8_t)((read_ecc[last] ^ calc_ecc[last]) & (0xffu << tb->pad_bits));
+            nk_bch_syndromes(bch, diff, syn);
+        }
+        deg = nk_bch_locator(tb, syn, bch->t, elp);
+    }
     if (deg < 0)
         return -NK_EBADMSG;
     if (deg == 0)
         return 0; /* the difference is a codeword remainder: nothing to fix */
+    uint16_t roots[NK_BCH_T_MAX];
     if (nk_bch_find_roots(tb, elp, (unsigned)deg, roots) != (unsigned)deg)
         return -NK_EBADMSG;
 
     /* Root r = 1/X with X = alpha^power; power counts from the last code
-     * bit. Every location must lie inside data || code. */
+     * bit. Every location must lie inside data || code. Each root is
+     * replaced by its bit number (below the code length, 2^m - 1 < 2^15). */
     unsigned nbits = 8u * bch->step_size + bch->ecc_bits;
-    unsigned bits[NK_BCH_T_MAX];
+    uint16_t *bits = roots;
     for (int i = 0; i < deg; i++) {
         if (!roots[i])
             return -NK_EBADMSG; /* cannot happen: the locator's constant is 1 */
@@ -777,7 +787,7 @@ nk_bch_decode(const struct nk_bch *bch, uint8_t *data, const uint8_t *read_ecc,
         if (power >= nbits)
             return -NK_EBADMSG;
         unsigned from_start = nbits - 1u - power;
-        bits[i] = (from_start & ~7u) | (7u - (from_start & 7u));
+        bits[i] = (uint16_t)((from_start & ~7u) | (7u - (from_start & 7u)));
     }
     for (int i = 0; i < deg; i++) {
         if (bits[i] < 8u * bch->step_size)

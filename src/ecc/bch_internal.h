@@ -14,8 +14,10 @@
 
 #if defined(__GNUC__)
 #define NK_ALWAYS_INLINE inline __attribute__((always_inline))
+#define NK_NOINLINE __attribute__((noinline))
 #else
 #define NK_ALWAYS_INLINE inline
+#define NK_NOINLINE
 #endif
 
 /* Limits of this implementation. */

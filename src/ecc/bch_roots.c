@@ -281,8 +281,8 @@ static void nk_poly_mod(const struct nk_bch_tables *gf, struct nk_poly *a, const
 }
 
 /* q = a / b (exact division expected); a is destroyed. */
-static void nk_poly_div(const struct nk_bch_tables *gf, struct nk_poly *a, const struct nk_poly *b,
-                        struct nk_poly *q)
+static NK_NOINLINE void nk_poly_div(const struct nk_bch_tables *gf, struct nk_poly *a,
+                                    const struct nk_poly *b, struct nk_poly *q)
 {
     q->deg = a->deg - b->deg;
     memset(q->c, 0, sizeof q->c);
@@ -307,9 +307,10 @@ static void nk_poly_make_monic(const struct nk_bch_tables *gf, struct nk_poly *p
 }
 
 /* gcd(a, b), made monic; works in place on both and returns whichever of
- * them holds the result. */
-static const struct nk_poly *nk_poly_gcd(const struct nk_bch_tables *gf, struct nk_poly *a,
-                                         struct nk_poly *b)
+ * them holds the result. Out of line, like the division and the trace: their
+ * work arrays stay off the stack of the splitting recursion. */
+static NK_NOINLINE struct nk_poly *nk_poly_gcd(const struct nk_bch_tables *gf, struct nk_poly *a,
+                                               struct nk_poly *b)
 {
     while (!nk_poly_is_zero(b)) {
         nk_poly_mod(gf, a, b);
@@ -333,13 +334,11 @@ struct nk_logpoly {
 
 struct nk_bta {
     const struct nk_bch_tables *gf;
-    unsigned deg;            /* v = deg f */
-    unsigned half;           /* ceil(v/2): x^(2i) needs reducing from i = half on */
-    uint16_t f[NK_POLY_MAX]; /* monic f, f[v] = 1 */
+    unsigned deg;      /* v = deg f */
+    unsigned half;     /* ceil(v/2): x^(2i) needs reducing from i = half on */
+    const uint16_t *f; /* monic f, f[v] = 1 (read while preparing only) */
     struct nk_logpoly square[NK_BCH_T_MAX / 2 + 1]; /* x^(2i) mod f, i >= half */
     struct nk_logpoly power[NK_BCH_M_MAX + 1];      /* x^(2^i) mod f */
-    uint16_t trace[NK_BCH_M_MAX][NK_BCH_LANES_MAX]; /* Tr(alpha^k x) mod f */
-    uint32_t trace_ready;
 };
 
 /* Coefficient arrays are processed in blocks of 8 lanes so the hot loops
@@ -409,8 +408,8 @@ static inline void nk_lanes_clear(uint16_t *acc, unsigned v)
 
 /* out = in^2 mod f: squares each coefficient (the Frobenius map has no cross
  * terms) and folds the even powers at or above v back with the table. */
-static void nk_bta_square(const struct nk_bta *bta, const struct nk_logpoly *in,
-                          struct nk_logpoly *out)
+static NK_NOINLINE void nk_bta_square(const struct nk_bta *bta, const struct nk_logpoly *in,
+                                      struct nk_logpoly *out)
 {
     const struct nk_bch_tables *gf = bta->gf;
     unsigned v = bta->deg, n = gf->n, half = bta->half;
@@ -433,7 +432,7 @@ static void nk_bta_square(const struct nk_bta *bta, const struct nk_logpoly *in,
     nk_logpoly_from(gf, out, acc, v);
 }
 
-static void nk_bta_prepare(struct nk_bta *bta)
+static NK_NOINLINE void nk_bta_prepare(struct nk_bta *bta)
 {
     const struct nk_bch_tables *gf = bta->gf;
     unsigned v = bta->deg;
@@ -459,13 +458,13 @@ static void nk_bta_prepare(struct nk_bta *bta)
     }
 }
 
-static const uint16_t *nk_bta_trace(struct nk_bta *bta, unsigned k)
+/* out = Tr(alpha^k x) mod f, as a polynomial. Computed when asked (m
+ * multiply-adds of a few lanes): no cache of traces on the stack. */
+static NK_NOINLINE void nk_bta_trace(const struct nk_bta *bta, unsigned k, struct nk_poly *out)
 {
-    uint16_t *t = bta->trace[k];
-    if (bta->trace_ready & (1u << k))
-        return t;
     const struct nk_bch_tables *gf = bta->gf;
     unsigned v = bta->deg;
+    uint16_t t[NK_BCH_LANES_MAX];
     nk_lanes_clear(t, v);
     unsigned e = k; /* log of alpha^(k 2^i) */
     for (unsigned i = 0; i < gf->m; i++) {
@@ -474,72 +473,71 @@ static const uint16_t *nk_bta_trace(struct nk_bta *bta, unsigned k)
         if (e >= gf->n)
             e -= gf->n;
     }
-    bta->trace_ready |= 1u << k;
-    return t;
+    out->deg = v - 1;
+    memcpy(out->c, t, v * sizeof t[0]);
+    nk_poly_trim(out);
 }
 
-/* Roots of g, a monic factor of f, trying traces from alpha^k up. Each
- * split recurses into the smaller factor and loops on the larger, so the
- * recursion is at most log2(t / 4) + 1 frames deep (the stack bound that
+/* Roots of g, a monic factor of f, trying traces from alpha^k up; g is the
+ * caller's and is used up. Each split recurses into the smaller factor (in
+ * place: no copy per frame) and loops on the larger, so the recursion is at
+ * most log2(t / 4) + 1 frames deep (the stack bound that
  * scripts/stack-report.sh checks). */
-static unsigned nk_bta_split(struct nk_bta *bta, const struct nk_poly *g0, unsigned k,
+static unsigned nk_bta_split(const struct nk_bta *bta, struct nk_poly *g, unsigned k,
                              uint16_t *roots)
 {
     const struct nk_bch_tables *gf = bta->gf;
-    struct nk_poly g = *g0;
     unsigned total = 0;
-    while (g.deg > 4) {
+    while (g->deg > 4) {
         if (k >= gf->m)
             return total; /* cannot happen for distinct roots in the field */
-        struct nk_poly a, b;
-        const uint16_t *t = nk_bta_trace(bta, k);
-        b.deg = bta->deg - 1;
-        memcpy(b.c, t, bta->deg * sizeof t[0]);
-        nk_poly_trim(&b);
-        if (g.deg < bta->deg)
-            nk_poly_mod(gf, &b, &g);
-        a = g;
-        const struct nk_poly *h = nk_poly_gcd(gf, &a, &b);
+        struct nk_poly a, b, q;
+        nk_bta_trace(bta, k, &b);
+        if (g->deg < bta->deg)
+            nk_poly_mod(gf, &b, g);
+        a = *g;
+        struct nk_poly *h = nk_poly_gcd(gf, &a, &b);
         k++;
-        if (h->deg == 0 || h->deg == g.deg)
+        if (h->deg == 0 || h->deg == g->deg)
             continue; /* alpha^(k-1) gives every root the same trace */
-        struct nk_poly q, factor = *h;
-        a = g; /* h may point into a or b: copied first; a is the dividend */
-        nk_poly_div(gf, &a, &factor, &q);
-        bool factor_smaller = factor.deg <= q.deg;
-        const struct nk_poly *smaller = factor_smaller ? &factor : &q;
+        struct nk_poly *dividend = h == &a ? &b : &a; /* the one h is not in */
+        *dividend = *g;
+        nk_poly_div(gf, dividend, h, &q);
+        bool factor_smaller = h->deg <= q.deg;
+        struct nk_poly *smaller = factor_smaller ? h : &q;
+        unsigned want = smaller->deg;
         unsigned found = nk_bta_split(bta, smaller, k, roots + total);
         total += found;
-        if (found != smaller->deg)
+        if (found != want)
             return total;
-        g = factor_smaller ? q : factor;
+        *g = factor_smaller ? q : *h; /* the larger factor, untouched */
     }
-    return total + (g.deg ? nk_roots_small(gf, g.c, g.deg, roots + total) : 0);
+    return total + (g->deg ? nk_roots_small(gf, g->c, g->deg, roots + total) : 0);
 }
 
 static unsigned nk_roots_bta(const struct nk_bch_tables *gf, const uint16_t *poly, unsigned deg,
                              uint16_t *roots)
 {
+    struct nk_poly f; /* monic; the splitting below uses it up */
+    f.deg = deg;
+    for (unsigned j = 0; j <= deg; j++)
+        f.c[j] = (uint16_t)nk_gf_div(gf, poly[j], poly[deg]);
     struct nk_bta bta;
     bta.gf = gf;
     bta.deg = deg;
-    bta.trace_ready = 0;
-    for (unsigned j = 0; j <= deg; j++)
-        bta.f[j] = (uint16_t)nk_gf_div(gf, poly[j], poly[deg]);
+    bta.f = f.c;
     nk_bta_prepare(&bta);
 
     /* x^(2^i) mod f for i = 0..m; f splits into distinct linear factors
      * exactly when x^(2^m) = x mod f. */
-    uint16_t x[NK_BCH_LANES_MAX] = {0, 1};
-    nk_logpoly_from(gf, &bta.power[0], x, deg);
+    {
+        uint16_t x[NK_BCH_LANES_MAX] = {0, 1};
+        nk_logpoly_from(gf, &bta.power[0], x, deg);
+    }
     for (unsigned i = 0; i < gf->m; i++)
         nk_bta_square(&bta, &bta.power[i], &bta.power[i + 1]);
-    if (memcmp(bta.power[gf->m].log, bta.power[0].log, deg * sizeof x[0]) != 0)
+    if (memcmp(bta.power[gf->m].log, bta.power[0].log, deg * sizeof f.c[0]) != 0)
         return 0;
-
-    struct nk_poly f;
-    f.deg = deg;
-    memcpy(f.c, bta.f, (deg + 1) * sizeof f.c[0]);
     return nk_bta_split(&bta, &f, 0, roots);
 }
 

@@ -22,6 +22,51 @@
 #include "nandkit/ecc.h"
 #include "nandkit/error.h"
 
+#ifdef NK_HAMMING_SMALL
+/* Size knob NK_HAMMING_SMALL (docs/porting.md): one byte at a time, no
+ * tables. Bit k of `rows` is the parity of the bytes whose index has bit k
+ * set (the odd row parity of address bit k), because it is the XOR of the
+ * indexes of the bytes of odd parity. Same codes, slower. */
+static unsigned nk_parity8(unsigned b)
+{
+    b ^= b >> 4;
+    return (0x6996u >> (b & 0xfu)) & 1u;
+}
+
+void nk_hamming_calculate(const uint8_t *data, unsigned step_size, bool sm_order, uint8_t ecc[3])
+{
+    unsigned sum = 0, rows = 0;
+    for (unsigned i = 0; i < step_size; i++) {
+        sum ^= data[i];
+        if (nk_parity8(data[i]))
+            rows ^= i;
+    }
+    unsigned total = nk_parity8(sum);
+    /* Row parities rp15..rp0: rp(2k+1) is bit k of `rows`, rp(2k) the rest
+     * of the total. Column parities (inverted in bits 7..2 of the third
+     * byte): cp0, cp2, cp4 over the bits that 0x55, 0x33, 0x0f select, and
+     * each odd one the rest of the total. */
+    unsigned rp = 0, col = total;
+    for (unsigned k = 0; k < 8; k++) {
+        unsigned odd = rows >> k & 1u;
+        rp |= (odd << 1 | (odd ^ total)) << (2 * k);
+    }
+    static const uint8_t masks[3] = {0x55u, 0x33u, 0x0fu};
+    for (unsigned k = 0; k < 3; k++) {
+        unsigned even = nk_parity8(sum & masks[k]);
+        col |= ((even ^ 1u) | (even ^ total ^ 1u) << 1) << (2 + 2 * k);
+    }
+    unsigned last = col | 3u;
+    if (step_size == 512) {
+        unsigned rp17 = rows >> 8 & 1u;
+        last = (col & 0xfcu) | (rp17 ^ 1u) << 1 | (rp17 ^ total ^ 1u);
+    }
+    ecc[0] = (uint8_t) ~(sm_order ? rp : rp >> 8);
+    ecc[1] = (uint8_t) ~(sm_order ? rp >> 8 : rp);
+    ecc[2] = (uint8_t)last;
+}
+
+#else
 /* Inverted column parities of a byte, as Linux stores them in bits 7..2 of
  * the third code byte (cp5 cp4 cp3 cp2 cp1 cp0), with the byte's own parity
  * in bit 0: one lookup yields both the column code and the step's total
@@ -168,23 +213,14 @@ void nk_hamming_calculate(const uint8_t *data, unsigned step_size, bool sm_order
     }
     ecc[2] = (uint8_t)last;
 }
+#endif /* NK_HAMMING_SMALL */
 
 /* Odd bits (1, 3, 5, 7) of a byte gathered into a nibble: the part of an
- * address a single-bit error syndrome points at. */
-static const uint8_t nk_hamming_odd_bits[256] = {
-#define NK_ODD(b) (uint8_t)(((b) >> 1 & 1u) | ((b) >> 2 & 2u) | ((b) >> 3 & 4u) | ((b) >> 4 & 8u))
-#define NK_ODD4(n) NK_ODD(n), NK_ODD((n) + 1u), NK_ODD((n) + 2u), NK_ODD((n) + 3u)
-#define NK_ODD16(n) NK_ODD4(n), NK_ODD4((n) + 4u), NK_ODD4((n) + 8u), NK_ODD4((n) + 12u)
-#define NK_ODD64(n) NK_ODD16(n), NK_ODD16((n) + 16u), NK_ODD16((n) + 32u), NK_ODD16((n) + 48u)
-    NK_ODD64(0u),
-    NK_ODD64(64u),
-    NK_ODD64(128u),
-    NK_ODD64(192u),
-#undef NK_ODD64
-#undef NK_ODD16
-#undef NK_ODD4
-#undef NK_ODD
-};
+ * address a single-bit error syndrome points at (only on a correction). */
+static unsigned nk_hamming_odd_bits(unsigned b)
+{
+    return (b >> 1 & 1u) | (b >> 2 & 2u) | (b >> 3 & 4u) | (b >> 4 & 8u);
+}
 
 int nk_hamming_correct(uint8_t *data, unsigned step_size, bool sm_order, const uint8_t read_ecc[3],
                        const uint8_t calc_ecc[3])
@@ -208,10 +244,10 @@ int nk_hamming_correct(uint8_t *data, unsigned step_size, bool sm_order, const u
      * are not checked, as Linux does not check them. */
     unsigned pairs = step_size == 512 ? 0x555555u : 0x545555u;
     if (((syndrome ^ syndrome >> 1) & pairs) == pairs) {
-        unsigned byte = (unsigned)nk_hamming_odd_bits[hi] << 4 | nk_hamming_odd_bits[lo];
+        unsigned byte = (unsigned)nk_hamming_odd_bits(hi) << 4 | nk_hamming_odd_bits(lo);
         if (step_size == 512)
             byte |= (col >> 1 & 1u) << 8;
-        data[byte] ^= (uint8_t)(1u << nk_hamming_odd_bits[col >> 2]);
+        data[byte] ^= (uint8_t)(1u << nk_hamming_odd_bits(col >> 2));
         return 1;
     }
 
@@ -222,29 +258,25 @@ int nk_hamming_correct(uint8_t *data, unsigned step_size, bool sm_order, const u
     return -NK_EBADMSG;
 }
 
-/* Two ops tables, one per byte order, so the engine carries no state. */
+/* Two ops tables, one per byte order, with the same functions: the table an
+ * engine points at tells the order, so the engine carries no state. */
+static const struct nk_ecc_ops nk_hamming_sm_ops;
+
+static bool nk_hamming_sm(const struct nk_ecc_engine *engine)
+{
+    return engine->ops == &nk_hamming_sm_ops;
+}
+
 static void nk_hamming_engine_calculate(const struct nk_ecc_engine *engine, const uint8_t *data,
                                         uint8_t *ecc)
 {
-    nk_hamming_calculate(data, engine->step_size, false, ecc);
+    nk_hamming_calculate(data, engine->step_size, nk_hamming_sm(engine), ecc);
 }
 
 static int nk_hamming_engine_correct(const struct nk_ecc_engine *engine, uint8_t *data,
                                      const uint8_t *read_ecc, const uint8_t *calc_ecc)
 {
-    return nk_hamming_correct(data, engine->step_size, false, read_ecc, calc_ecc);
-}
-
-static void nk_hamming_sm_engine_calculate(const struct nk_ecc_engine *engine, const uint8_t *data,
-                                           uint8_t *ecc)
-{
-    nk_hamming_calculate(data, engine->step_size, true, ecc);
-}
-
-static int nk_hamming_sm_engine_correct(const struct nk_ecc_engine *engine, uint8_t *data,
-                                        const uint8_t *read_ecc, const uint8_t *calc_ecc)
-{
-    return nk_hamming_correct(data, engine->step_size, true, read_ecc, calc_ecc);
+    return nk_hamming_correct(data, engine->step_size, nk_hamming_sm(engine), read_ecc, calc_ecc);
 }
 
 static const struct nk_ecc_ops nk_hamming_ops = {
@@ -253,8 +285,8 @@ static const struct nk_ecc_ops nk_hamming_ops = {
 };
 
 static const struct nk_ecc_ops nk_hamming_sm_ops = {
-    .calculate = nk_hamming_sm_engine_calculate,
-    .correct = nk_hamming_sm_engine_correct,
+    .calculate = nk_hamming_engine_calculate,
+    .correct = nk_hamming_engine_correct,
 };
 
 int nk_ecc_hamming_init(struct nk_ecc_engine *engine, unsigned step_size, bool sm_order)
@@ -262,11 +294,9 @@ int nk_ecc_hamming_init(struct nk_ecc_engine *engine, unsigned step_size, bool s
     if (step_size != 256 && step_size != 512)
         return -NK_EINVAL;
     memset(engine, 0, sizeof *engine);
+    static const char names[4][14] = {"hamming256", "hamming256-sm", "hamming512", "hamming512-sm"};
     engine->ops = sm_order ? &nk_hamming_sm_ops : &nk_hamming_ops;
-    if (step_size == 256)
-        engine->name = sm_order ? "hamming256-sm" : "hamming256";
-    else
-        engine->name = sm_order ? "hamming512-sm" : "hamming512";
+    engine->name = names[(step_size == 512 ? 2 : 0) + (sm_order ? 1 : 0)];
     engine->step_size = (uint16_t)step_size;
     engine->bytes_per_step = 3;
     engine->strength = 1;

@@ -123,29 +123,34 @@ int nk_oob_layout_default(struct nk_oob_layout *layout, unsigned page_size, unsi
     return nk_oob_layout_large(layout, oob_size, ecc_total);
 }
 
+/* Region `i` of the ECC regions followed by the free ones. */
+static const struct nk_oob_region *nk_region(const struct nk_oob_layout *layout, unsigned i)
+{
+    return i < layout->ecc_count ? &layout->ecc[i] : &layout->free[i - layout->ecc_count];
+}
+
 int nk_oob_layout_check(const struct nk_oob_layout *layout, unsigned oob_size, unsigned ecc_total)
 {
-    uint8_t used[4096 / 8];
+    /* Every pair of regions compared (at most 2 x NK_OOB_MAX_REGIONS): no
+     * bitmap of the OOB on the stack. */
     unsigned ecc_bytes = 0;
     if (oob_size > 4096 || layout->ecc_count > NK_OOB_MAX_REGIONS ||
         layout->free_count > NK_OOB_MAX_REGIONS)
         return -NK_EINVAL;
-    memset(used, 0, sizeof used);
-    for (unsigned pass = 0; pass < 2; pass++) {
-        const struct nk_oob_region *regions = pass ? layout->free : layout->ecc;
-        unsigned count = pass ? layout->free_count : layout->ecc_count;
-        for (unsigned r = 0; r < count; r++) {
-            unsigned end = (unsigned)regions[r].offset + regions[r].length;
-            if (end > oob_size)
+    unsigned count = (unsigned)layout->ecc_count + layout->free_count;
+    for (unsigned i = 0; i < count; i++) {
+        const struct nk_oob_region *a = nk_region(layout, i);
+        unsigned end = (unsigned)a->offset + a->length;
+        if (end > oob_size)
+            return -NK_EINVAL;
+        for (unsigned j = 0; j < i; j++) {
+            const struct nk_oob_region *b = nk_region(layout, j);
+            if (a->length && b->length && a->offset < (unsigned)b->offset + b->length &&
+                b->offset < end)
                 return -NK_EINVAL;
-            for (unsigned b = regions[r].offset; b < end; b++) {
-                if (used[b / 8] & (1u << (b % 8)))
-                    return -NK_EINVAL;
-                used[b / 8] |= (uint8_t)(1u << (b % 8));
-            }
-            if (!pass)
-                ecc_bytes += regions[r].length;
         }
+        if (i < layout->ecc_count)
+            ecc_bytes += a->length;
     }
     return ecc_bytes >= ecc_total ? 0 : -NK_EINVAL;
 }

@@ -102,6 +102,7 @@ size_t nk_nand_default_workspace_size(const struct nk_chip_info *info)
     return nk_nand_workspace_size(info) + nk_ecc_plan_tables(&plan);
 }
 
+#ifdef NK_HAVE_FORMAT /* size knobs (docs/porting.md): no formatter, no name */
 const char *nk_nand_default_ecc_name(const struct nk_chip_info *info, char *buf, size_t size)
 {
     struct nk_ecc_plan plan = nk_ecc_plan_for(info);
@@ -113,6 +114,7 @@ const char *nk_nand_default_ecc_name(const struct nk_chip_info *info, char *buf,
         nk_format(buf, size, "bch%u-%u", plan.strength, plan.step);
     return buf;
 }
+#endif
 
 /* Fills dev->ecc with the planned engine; BCH tables go after the device's
  * buffers in the workspace. */

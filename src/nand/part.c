@@ -9,6 +9,14 @@
 #include "nandkit/error.h"
 #include "nandkit/part.h"
 
+/* Size knob NK_NO_MULTIPAGE (docs/porting.md): no chip arrays, every
+ * partition is on one device. */
+#ifdef NK_NO_MULTIPAGE
+#define NK_PART_ON_ARRAY(part) ((void)(part), false)
+#else
+#define NK_PART_ON_ARRAY(part) ((part)->array != NULL)
+#endif
+
 /* Where the partition's messages go: the array's diag or the device's. */
 static struct nk_diag *nk_part_diag(struct nk_part *part)
 {
@@ -52,6 +60,7 @@ int nk_part_init(struct nk_part *part, struct nk_nand *dev, const char *name, ui
     return 0;
 }
 
+#ifndef NK_NO_MULTIPAGE
 int nk_part_init_array(struct nk_part *part, struct nk_nand_array *array, const char *name,
                        uint32_t first_block, uint32_t block_count, unsigned flags)
 {
@@ -66,6 +75,7 @@ int nk_part_init_array(struct nk_part *part, struct nk_nand_array *array, const 
     part->array = array;
     return 0;
 }
+#endif
 
 int nk_part_check_overlap(const struct nk_part *part, const struct nk_part *other)
 {
@@ -120,7 +130,7 @@ int nk_part_read_page(struct nk_part *part, uint32_t page, uint8_t *data, uint8_
     if (err)
         return err;
     page += nk_part_first_page(part);
-    if (part->array)
+    if (NK_PART_ON_ARRAY(part))
         return nk_nand_array_read_page(part->array, page, data, oob, mode);
     return nk_nand_read_page(part->dev, page, data, oob, mode);
 }
@@ -135,7 +145,7 @@ int nk_part_program_page(struct nk_part *part, uint32_t page, const uint8_t *dat
     if (err)
         return err;
     page += nk_part_first_page(part);
-    if (part->array)
+    if (NK_PART_ON_ARRAY(part))
         return nk_nand_array_program_page(part->array, page, data, oob, mode);
     return nk_nand_program_page(part->dev, page, data, oob, mode);
 }
@@ -149,7 +159,7 @@ int nk_part_erase_block(struct nk_part *part, uint32_t block)
     if (err)
         return err;
     block += part->first_block;
-    if (part->array)
+    if (NK_PART_ON_ARRAY(part))
         return nk_nand_array_erase_block(part->array, block);
     return nk_nand_erase_block(part->dev, block);
 }
@@ -161,7 +171,7 @@ int nk_part_block_is_bad(struct nk_part *part, uint32_t block)
     if (err)
         return err;
     block += part->first_block;
-    if (part->array)
+    if (NK_PART_ON_ARRAY(part))
         return nk_nand_array_block_is_bad(part->array, block);
     return nk_nand_block_is_bad(part->dev, block);
 }
@@ -175,11 +185,14 @@ int nk_part_block_mark_bad(struct nk_part *part, uint32_t block)
     if (err)
         return err;
     block += part->first_block;
-    if (part->array)
+    if (NK_PART_ON_ARRAY(part))
         return nk_nand_array_block_mark_bad(part->array, block);
     return nk_nand_block_mark_bad(part->dev, block);
 }
 
+/* Size knob NK_NO_MULTIPAGE (docs/porting.md): no multi-page paths, page
+ * moves or copy-back. */
+#ifndef NK_NO_MULTIPAGE
 static int nk_part_check_range(struct nk_part *part, uint32_t first_page, uint32_t count)
 {
     uint32_t pages = nk_part_pages(part);
@@ -198,7 +211,7 @@ int nk_part_read_pages(struct nk_part *part, uint32_t first_page, uint32_t count
     if (err)
         return err;
     first_page += nk_part_first_page(part);
-    if (part->array)
+    if (NK_PART_ON_ARRAY(part))
         return nk_nand_array_read_pages(part->array, first_page, count, data, oob, mode);
     return nk_nand_read_pages(part->dev, first_page, count, data, oob, mode);
 }
@@ -213,7 +226,7 @@ int nk_part_program_pages(struct nk_part *part, uint32_t first_page, uint32_t co
     if (err)
         return err;
     first_page += nk_part_first_page(part);
-    if (part->array)
+    if (NK_PART_ON_ARRAY(part))
         return nk_nand_array_program_pages(part->array, first_page, count, data, oob, mode);
     return nk_nand_program_pages(part->dev, first_page, count, data, oob, mode);
 }
@@ -229,7 +242,7 @@ int nk_part_move_page(struct nk_part *part, uint32_t from, uint32_t to)
     if (err)
         return err;
     uint32_t base = nk_part_first_page(part);
-    if (part->array)
+    if (NK_PART_ON_ARRAY(part))
         return nk_nand_array_move_page(part->array, base + from, base + to);
     return nk_nand_move_page(part->dev, base + from, base + to);
 }
@@ -239,7 +252,7 @@ int nk_part_move_page(struct nk_part *part, uint32_t from, uint32_t to)
 static struct nk_nand *nk_part_chip(const struct nk_part *part, uint32_t page, uint32_t *chip_page)
 {
     page += nk_part_first_page(part);
-    if (part->array)
+    if (NK_PART_ON_ARRAY(part))
         return nk_nand_array_chip_of(part->array, page, chip_page);
     *chip_page = page;
     return part->dev;
@@ -296,3 +309,4 @@ int nk_part_program_moved(struct nk_part *part, uint32_t from, uint32_t to, cons
         memcpy(part->array->diag.text, dev->diag.text, sizeof part->array->diag.text);
     return err;
 }
+#endif
