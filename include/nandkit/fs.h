@@ -290,13 +290,15 @@ struct nk_fs {
     struct nk_fs_obj *wbuf_obj;
     uint32_t wbuf_chunk;
     bool wbuf_dirty, in_gc;
-    bool move_pending;      /* GC: move_from is read (or programmed) by copy-back */
-    uint32_t move_from;     /* GC: the page being moved */
-    uint8_t *sum_buf;       /* summary entries of the allocation block (12 B per page) */
-    uint8_t *copy_buf;      /* one page for GC copies and headers */
-    struct nk_fs_dir *dirs; /* open directory handles */
-    uint32_t gc_rotate;     /* collections since the last one chosen by age */
-    uint32_t wear_moves;    /* collections chosen by static wear levelling */
+    bool move_pending;            /* GC: move_from is read (or programmed) by copy-back */
+    uint8_t edit_depth;           /* header edits taken from `edits` */
+    uint32_t move_from;           /* GC: the page being moved */
+    uint8_t *sum_buf;             /* summary entries of the allocation block (12 B per page) */
+    uint8_t *copy_buf;            /* one page for GC copies and headers */
+    struct nk_fs_hdr_edit *edits; /* headers being edited, taken last-in first-out */
+    struct nk_fs_dir *dirs;       /* open directory handles */
+    uint32_t gc_rotate;           /* collections since the last one chosen by age */
+    uint32_t wear_moves;          /* collections chosen by static wear levelling */
     uint64_t chunks_programmed, chunks_copied, blocks_collected, erases;
     uint32_t blocks_retired;
     bool ckpt_valid; /* a checkpoint of this state is on flash (src/fs/checkpoint.c) */

@@ -336,8 +336,19 @@ struct nk_fs_hdr_edit {
     bool was_shrink;      /* the loaded header's shrink flag (cleared in hdr) */
     uint32_t was_shadows; /* the loaded header's shadowed id (cleared in hdr) */
 };
+/* Edits live in the mounted fs, not on the stack (each is 568 B): a call
+ * takes one, and gives it back on every return path, last taken first
+ * given. Unlinking a name of a file with hard links holds two, nothing
+ * holds more. Take returns NULL when every slot is held (or the mount is
+ * read-only); give of anything but the last one taken is ignored and
+ * leaves the depth, so a test sees the imbalance. */
+#define NK_FS_EDIT_SLOTS 2
+struct nk_fs_hdr_edit *nk_fs_edit_take(struct nk_fs *fs);
+void nk_fs_edit_give(struct nk_fs *fs, struct nk_fs_hdr_edit *edit);
 int nk_fs_hdr_load(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edit *edit);
 int nk_fs_hdr_store(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edit *edit);
+/* Writes `obj`'s header again as it is (size and attributes from RAM). */
+int nk_fs_hdr_rewrite(struct nk_fs *fs, struct nk_fs_obj *obj);
 /* Writes `hdr` as `obj`'s new header (type, parent, size and link filled in
  * from `obj`). Its name and alias may point into the fs's read page
  * (fs->page_buf): the header is encoded before anything else is read. */

@@ -14,6 +14,19 @@
 
 /* ----- headers -------------------------------------------------------------------------- */
 
+struct nk_fs_hdr_edit *nk_fs_edit_take(struct nk_fs *fs)
+{
+    if (!fs->edits || fs->edit_depth >= NK_FS_EDIT_SLOTS)
+        return NULL;
+    return &fs->edits[fs->edit_depth++];
+}
+
+void nk_fs_edit_give(struct nk_fs *fs, struct nk_fs_hdr_edit *edit)
+{
+    if (fs->edit_depth && edit == &fs->edits[fs->edit_depth - 1])
+        fs->edit_depth--;
+}
+
 int nk_fs_hdr_load(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edit *edit)
 {
     memset(edit, 0, sizeof *edit);
@@ -51,6 +64,18 @@ int nk_fs_hdr_load(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edi
 int nk_fs_hdr_store(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edit *edit)
 {
     return nk_fs_hdr_write(fs, obj, &edit->hdr);
+}
+
+int nk_fs_hdr_rewrite(struct nk_fs *fs, struct nk_fs_obj *obj)
+{
+    struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);
+    if (!edit)
+        return -NK_ENOMEM;
+    int err = nk_fs_hdr_load(fs, obj, edit);
+    if (!err)
+        err = nk_fs_hdr_store(fs, obj, edit);
+    nk_fs_edit_give(fs, edit);
+    return err;
 }
 
 int nk_fs_hdr_write(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header *hdr)
@@ -257,22 +282,27 @@ int nk_fs_create(struct nk_fs *fs, const struct nk_fs_where *w, const struct nk_
     else if (n->type == NK_FS_TYPE_DIR)
         obj->u.children = NULL;
 
-    struct nk_fs_hdr_edit edit;
-    memset(&edit, 0, sizeof edit);
-    edit.hdr.name = edit.name;
-    edit.hdr.alias = edit.alias;
-    memcpy(edit.name, w->name, w->len);
-    edit.hdr.name_len = (uint16_t)w->len;
-    edit.hdr.mode =
+    struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);
+    if (!edit) {
+        nk_fs_obj_free(fs, obj);
+        return -NK_ENOMEM;
+    }
+    memset(edit, 0, sizeof *edit);
+    edit->hdr.name = edit->name;
+    edit->hdr.alias = edit->alias;
+    memcpy(edit->name, w->name, w->len);
+    edit->hdr.name_len = (uint16_t)w->len;
+    edit->hdr.mode =
         n->type == NK_FS_TYPE_SPECIAL ? n->mode : (n->mode & 07777u) | nk_fs_type_mode(n->type);
     if (n->type == NK_FS_TYPE_SYMLINK)
-        edit.hdr.mode = NK_FS_S_IFLNK | 0777u;
-    edit.hdr.rdev = n->rdev;
+        edit->hdr.mode = NK_FS_S_IFLNK | 0777u;
+    edit->hdr.rdev = n->rdev;
     if (n->alias_len) {
-        memcpy(edit.alias, n->alias, n->alias_len);
-        edit.hdr.alias_len = (uint16_t)n->alias_len;
+        memcpy(edit->alias, n->alias, n->alias_len);
+        edit->hdr.alias_len = (uint16_t)n->alias_len;
     }
-    err = nk_fs_hdr_store(fs, obj, &edit);
+    err = nk_fs_hdr_store(fs, obj, edit);
+    nk_fs_edit_give(fs, edit);
     if (err) {
         nk_fs_obj_free(fs, obj);
         return err;
@@ -388,10 +418,14 @@ static struct nk_fs_obj *nk_fs_any_link(const struct nk_fs *fs, const struct nk_
  * deleted directory, or in the unlinked one while a handle holds it. */
 static int nk_fs_delete(struct nk_fs *fs, struct nk_fs_obj *obj)
 {
-    struct nk_fs_hdr_edit edit;
-    int err = nk_fs_hdr_load(fs, obj, &edit);
-    if (err)
+    struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);
+    if (!edit)
+        return -NK_ENOMEM;
+    int err = nk_fs_hdr_load(fs, obj, edit);
+    if (err) {
+        nk_fs_edit_give(fs, edit);
         return err;
+    }
     bool open = obj->type == NK_FS_TYPE_FILE && obj->opens > 0;
     if (!open)
         obj->wflags &= (uint8_t)~NK_FS_W_UNLINKED;
@@ -400,8 +434,9 @@ static int nk_fs_delete(struct nk_fs *fs, struct nk_fs_obj *obj)
     obj->parent_id = open ? NK_FS_OBJ_UNLINKED : NK_FS_OBJ_DELETED;
     if (!open && obj->type == NK_FS_TYPE_FILE)
         obj->size = 0;
-    edit.hdr.shrink = obj->type == NK_FS_TYPE_FILE && !open;
-    err = nk_fs_hdr_store(fs, obj, &edit);
+    edit->hdr.shrink = obj->type == NK_FS_TYPE_FILE && !open;
+    err = nk_fs_hdr_store(fs, obj, edit);
+    nk_fs_edit_give(fs, edit);
     if (err) {
         obj->parent_id = old_parent;
         obj->size = old_size;
@@ -439,19 +474,30 @@ static int nk_fs_remove_name(struct nk_fs *fs, struct nk_fs_obj *obj)
             /* The file takes over the link's name (shadowing the link
              * object), then the link object is deleted: YAFFS2's way, and
              * atomic through the shadow. */
-            struct nk_fs_hdr_edit own, theirs;
-            err = nk_fs_hdr_load(fs, link, &theirs);
+            struct nk_fs_hdr_edit *own = nk_fs_edit_take(fs);
+            struct nk_fs_hdr_edit *theirs = nk_fs_edit_take(fs);
+            err = own && theirs ? 0 : -NK_ENOMEM;
             if (!err)
-                err = nk_fs_hdr_load(fs, obj, &own);
-            if (err)
+                err = nk_fs_hdr_load(fs, link, theirs);
+            if (!err)
+                err = nk_fs_hdr_load(fs, obj, own);
+            if (!err) {
+                memcpy(own->name, theirs->name, theirs->hdr.name_len);
+                own->hdr.name_len = theirs->hdr.name_len;
+                own->hdr.shadows = link->id;
+            }
+            if (theirs)
+                nk_fs_edit_give(fs, theirs);
+            if (err) {
+                if (own)
+                    nk_fs_edit_give(fs, own);
                 return err;
-            memcpy(own.name, theirs.name, theirs.hdr.name_len);
-            own.hdr.name_len = theirs.hdr.name_len;
-            own.hdr.shadows = link->id;
+            }
             uint32_t old_parent = obj->parent_id;
             struct nk_fs_obj *link_dir = nk_fs_obj_find(fs, link->parent_id);
             obj->parent_id = link->parent_id;
-            err = nk_fs_hdr_store(fs, obj, &own);
+            err = nk_fs_hdr_store(fs, obj, own);
+            nk_fs_edit_give(fs, own);
             if (err) {
                 obj->parent_id = old_parent;
                 return err;
@@ -578,16 +624,21 @@ int nk_fs_rename(struct nk_fs *fs, const char *from, const char *to)
             return err;
         dst = NULL;
     }
-    struct nk_fs_hdr_edit edit;
-    err = nk_fs_hdr_load(fs, src, &edit);
-    if (err)
+    struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);
+    if (!edit)
+        return -NK_ENOMEM;
+    err = nk_fs_hdr_load(fs, src, edit);
+    if (err) {
+        nk_fs_edit_give(fs, edit);
         return err;
-    memcpy(edit.name, w.name, w.len);
-    edit.hdr.name_len = (uint16_t)w.len;
-    edit.hdr.shadows = dst ? dst->id : 0;
+    }
+    memcpy(edit->name, w.name, w.len);
+    edit->hdr.name_len = (uint16_t)w.len;
+    edit->hdr.shadows = dst ? dst->id : 0;
     uint32_t old_parent = src->parent_id;
     src->parent_id = w.dir->id;
-    err = nk_fs_hdr_store(fs, src, &edit);
+    err = nk_fs_hdr_store(fs, src, edit);
+    nk_fs_edit_give(fs, edit);
     src->parent_id = old_parent;
     if (err)
         return err;
@@ -624,25 +675,29 @@ static int nk_fs_set_attr(struct nk_fs *fs, const char *path, const struct nk_fs
     err = nk_fs_make_room(fs, 1, obj->hdr_page == NK_FS_NONE ? 1 : 0, false);
     if (err)
         return err;
-    struct nk_fs_hdr_edit edit;
-    err = nk_fs_hdr_load(fs, obj, &edit);
-    if (err)
-        return err;
-    if (c->mode)
-        edit.hdr.mode = (edit.hdr.mode & NK_FS_S_IFMT) | (c->mode_bits & 07777u);
-    if (c->owner) {
-        if (c->uid != NK_FS_NONE)
-            edit.hdr.uid = c->uid;
-        if (c->gid != NK_FS_NONE)
-            edit.hdr.gid = c->gid;
+    struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);
+    if (!edit)
+        return -NK_ENOMEM;
+    err = nk_fs_hdr_load(fs, obj, edit);
+    if (!err) {
+        if (c->mode)
+            edit->hdr.mode = (edit->hdr.mode & NK_FS_S_IFMT) | (c->mode_bits & 07777u);
+        if (c->owner) {
+            if (c->uid != NK_FS_NONE)
+                edit->hdr.uid = c->uid;
+            if (c->gid != NK_FS_NONE)
+                edit->hdr.gid = c->gid;
+        }
+        if (c->times) {
+            edit->hdr.atime = c->atime;
+            edit->hdr.mtime = c->mtime;
+            if (edit->hdr.ctime < c->mtime)
+                edit->hdr.ctime = c->mtime;
+        }
+        err = nk_fs_hdr_store(fs, obj, edit);
     }
-    if (c->times) {
-        edit.hdr.atime = c->atime;
-        edit.hdr.mtime = c->mtime;
-        if (edit.hdr.ctime < c->mtime)
-            edit.hdr.ctime = c->mtime;
-    }
-    return nk_fs_hdr_store(fs, obj, &edit);
+    nk_fs_edit_give(fs, edit);
+    return err;
 }
 
 int nk_fs_chmod(struct nk_fs *fs, const char *path, uint32_t mode)
@@ -684,11 +739,8 @@ int nk_fs_sync(struct nk_fs *fs)
         if (!(obj->wflags & NK_FS_W_HDR_DIRTY))
             continue;
         err = nk_fs_make_room(fs, 1, 0, false);
-        struct nk_fs_hdr_edit edit;
         if (!err)
-            err = nk_fs_hdr_load(fs, obj, &edit);
-        if (!err)
-            err = nk_fs_hdr_store(fs, obj, &edit);
+            err = nk_fs_hdr_rewrite(fs, obj);
         if (err)
             return err;
     }

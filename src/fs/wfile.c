@@ -298,13 +298,18 @@ static int nk_fs_truncate_obj(struct nk_fs *fs, struct nk_fs_obj *obj, uint64_t 
     }
     bool shrink = size < obj->size;
     uint64_t old = obj->size;
-    struct nk_fs_hdr_edit edit;
-    err = nk_fs_hdr_load(fs, obj, &edit);
-    if (err)
+    struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);
+    if (!edit)
+        return -NK_ENOMEM;
+    err = nk_fs_hdr_load(fs, obj, edit);
+    if (err) {
+        nk_fs_edit_give(fs, edit);
         return err;
+    }
     obj->size = size;
-    edit.hdr.shrink = shrink;
-    err = nk_fs_hdr_store(fs, obj, &edit);
+    edit->hdr.shrink = shrink;
+    err = nk_fs_hdr_store(fs, obj, edit);
+    nk_fs_edit_give(fs, edit);
     if (err) {
         obj->size = old;
         return err;
@@ -339,11 +344,8 @@ int nk_fs_file_fsync(struct nk_fs_file *file)
         obj->wflags &= (uint8_t)~NK_FS_W_HDR_DIRTY; /* the data says the size */
     if (!err && (obj->wflags & NK_FS_W_HDR_DIRTY)) {
         err = nk_fs_make_room(fs, 1, 0, false);
-        struct nk_fs_hdr_edit edit;
         if (!err)
-            err = nk_fs_hdr_load(fs, obj, &edit);
-        if (!err)
-            err = nk_fs_hdr_store(fs, obj, &edit);
+            err = nk_fs_hdr_rewrite(fs, obj);
     }
     return err;
 }

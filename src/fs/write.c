@@ -68,7 +68,9 @@ int nk_fs_write_init(struct nk_fs *fs)
     fs->copy_buf = nk_fs_mem_alloc(fs, (size_t)fs->page_size + fs->oob_free + 1);
     fs->sum_buf = nk_fs_mem_alloc(fs, sum_bytes);
     fs->cold_sum = nk_fs_mem_alloc(fs, sum_bytes);
-    if (!fs->wbuf || !fs->copy_buf || !fs->sum_buf || !fs->cold_sum)
+    fs->edits = nk_fs_mem_alloc(fs, NK_FS_EDIT_SLOTS * sizeof *fs->edits);
+    fs->edit_depth = 0;
+    if (!fs->wbuf || !fs->copy_buf || !fs->sum_buf || !fs->cold_sum || !fs->edits)
         return nk_diag_set(&fs->diag, -NK_ENOMEM, "out of memory for the write buffers");
     fs->writable = true;
     fs->alloc_block = NK_FS_NONE;
@@ -101,6 +103,8 @@ int nk_fs_write_init(struct nk_fs *fs)
 
 void nk_fs_write_release(struct nk_fs *fs)
 {
+    nk_fs_mem_free(fs, fs->edits, NK_FS_EDIT_SLOTS * sizeof *fs->edits);
+    fs->edits = NULL;
     nk_fs_mem_free(fs, fs->cold_sum, (size_t)fs->pages_per_block * NK_FS_SUMMARY_ENTRY);
     nk_fs_mem_free(fs, fs->sum_buf, (size_t)fs->pages_per_block * NK_FS_SUMMARY_ENTRY);
     nk_fs_mem_free(fs, fs->copy_buf, (size_t)fs->page_size + fs->oob_free + 1);
