@@ -433,6 +433,63 @@ static void test_attributes_and_links_survive_a_remount(void **state)
     w_close(w);
 }
 
+/* Header edits live in two slots of the mounted fs: every call gives back
+ * what it took (a missing give leaves the depth above 0), and the nested
+ * case (a file's own name unlinked while links remain: two edits, then the
+ * link's deletion) fits in the two. */
+static void test_every_call_gives_back_its_header_edits(void **state)
+{
+    (void)state;
+    struct w *w = w_open(NK_FS_LAYOUT_LINUX, 2048, 64, 64, 16);
+    struct nk_fs *fs = &w->fs;
+    uint8_t data[3000];
+    pattern(data, sizeof data, 11);
+    assert_int_equal(fs->edit_depth, 0);
+    put(fs, "/f", data, sizeof data);
+    assert_int_equal(fs->edit_depth, 0);
+    assert_int_equal(nk_fs_mkdir(fs, "/d", 0755), 0);
+    assert_int_equal(nk_fs_symlink(fs, "/f", "/s"), 0);
+    assert_int_equal(nk_fs_mknod(fs, "/n", NK_FS_S_IFIFO | 0600, 0), 0);
+    assert_int_equal(nk_fs_chmod(fs, "/f", 0600), 0);
+    assert_int_equal(nk_fs_chown(fs, "/f", 7, 8), 0);
+    assert_int_equal(nk_fs_utimes(fs, "/f", 10, 20), 0);
+    assert_int_equal(fs->edit_depth, 0);
+    assert_int_equal(nk_fs_link(fs, "/f", "/g"), 0);
+    assert_int_equal(nk_fs_link(fs, "/f", "/h"), 0);
+    assert_int_equal(fs->edit_depth, 0);
+    /* Two edits at once, then the deletion of the link. */
+    assert_int_equal(nk_fs_unlink(fs, "/f"), 0);
+    assert_int_equal(fs->edit_depth, 0);
+    /* A rename onto a name of a file that has links. */
+    put(fs, "/e", data, 100);
+    assert_int_equal(nk_fs_rename(fs, "/e", "/g"), 0);
+    assert_int_equal(fs->edit_depth, 0);
+    expect_file(fs, "/g", data, 100);
+    expect_file(fs, "/h", data, sizeof data);
+    struct nk_fs_file file;
+    assert_int_equal(nk_fs_file_open(fs, &file, "/h", NK_FS_O_RDWR), 0);
+    assert_int_equal(nk_fs_file_truncate(&file, 1000), 0);
+    assert_int_equal(nk_fs_file_write(&file, data, 10), 10);
+    assert_int_equal(nk_fs_file_fsync(&file), 0);
+    assert_int_equal(nk_fs_unlink(fs, "/h"), 0);
+    assert_int_equal(fs->edit_depth, 0);
+    assert_int_equal(nk_fs_file_close(&file), 0);
+    assert_int_equal(nk_fs_rmdir(fs, "/d"), 0);
+    assert_int_equal(nk_fs_sync(fs), 0);
+    assert_int_equal(fs->edit_depth, 0);
+    /* Failing calls give back too. */
+    assert_int_equal(nk_fs_rename(fs, "/g", "/nodir/x"), -NK_ENOENT);
+    assert_int_equal(nk_fs_chmod(fs, "/missing", 0600), -NK_ENOENT);
+    assert_int_equal(fs->edit_depth, 0);
+    w_remount(w, false);
+    expect_file(fs, "/g", data, 100);
+    struct nk_fs_stat st;
+    assert_int_equal(nk_fs_stat(fs, "/h", &st), -NK_ENOENT);
+    assert_int_equal(nk_fs_stat(fs, "/g", &st), 0);
+    assert_int_equal(st.nlink, 1);
+    w_close(w);
+}
+
 /* ----- open files --------------------------------------------------------------------------- */
 
 static void test_an_unlinked_open_file_keeps_its_data_until_the_last_close(void **state)
@@ -837,6 +894,7 @@ int main(void)
         cmocka_unit_test(test_what_is_written_is_yaffs2_mkyaffs2_2k),
         cmocka_unit_test(test_errors_are_the_posix_ones),
         cmocka_unit_test(test_attributes_and_links_survive_a_remount),
+        cmocka_unit_test(test_every_call_gives_back_its_header_edits),
         cmocka_unit_test(test_an_unlinked_open_file_keeps_its_data_until_the_last_close),
         cmocka_unit_test(test_an_open_unlinked_file_is_gone_after_a_power_cut),
         cmocka_unit_test(test_directory_handles_survive_removals),
