@@ -40,8 +40,7 @@ static struct snap snap(struct fig *f)
 {
     struct nk_sim_counters c;
     nk_sim_counters(f->t.sim, &c);
-    struct snap s = {c.ops[NK_SIM_OP_PROGRAM] + c.ops[NK_SIM_OP_CACHE_PROGRAM] +
-                         c.ops[NK_SIM_OP_COPYBACK_PROGRAM],
+    struct snap s = {c.ops[NK_SIM_OP_PROGRAM] + c.ops[NK_SIM_OP_CACHE_PROGRAM],
                      c.ops[NK_SIM_OP_READ], c.ops[NK_SIM_OP_ERASE], nk_sim_time_ns(f->t.sim)};
     return s;
 }

@@ -152,8 +152,8 @@ static void nk_env_ops(struct nk_env *env, struct nk_fs_bench_ops *ops)
 {
     struct nk_sim_counters c;
     nk_sim_counters(env->sim, &c);
-    ops->programs = c.ops[NK_SIM_OP_PROGRAM] + c.ops[NK_SIM_OP_CACHE_PROGRAM] +
-                    c.ops[NK_SIM_OP_COPYBACK_PROGRAM];
+    /* Copy-back programs are among NK_SIM_OP_PROGRAM already. */
+    ops->programs = c.ops[NK_SIM_OP_PROGRAM] + c.ops[NK_SIM_OP_CACHE_PROGRAM];
     ops->erases = c.ops[NK_SIM_OP_ERASE];
     ops->page_reads = env->page_reads;
     ops->oob_reads = env->oob_reads;

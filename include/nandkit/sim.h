@@ -139,7 +139,8 @@ enum nk_sim_op_kind {
     NK_SIM_OP_RANDOM_IN,        /* 85h change write column */
     NK_SIM_OP_CACHE_READ,       /* 31h/3Fh: next page to the cache register */
     NK_SIM_OP_COPYBACK_READ,    /* 00h..35h: page load for a copy-back */
-    NK_SIM_OP_COPYBACK_PROGRAM, /* 85h..10h: program of the loaded page */
+    NK_SIM_OP_COPYBACK_PROGRAM, /* 85h..10h: program of the loaded page (also counted in
+                                   NK_SIM_OP_PROGRAM: a program, whatever loaded its data) */
     NK_SIM_OP_KIND_COUNT
 };
 
