@@ -166,17 +166,6 @@ static void build(struct fuzz_dev *d, enum nk_fs_layout layout, const uint8_t *i
 
 /* ----- corrupting the checkpoint ------------------------------------------------------ */
 
-static uint32_t crc32_of(uint32_t crc, const uint8_t *p, size_t len)
-{
-    crc = ~crc;
-    while (len--) {
-        crc ^= *p++;
-        for (unsigned k = 0; k < 8; k++)
-            crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
-    }
-    return ~crc;
-}
-
 /* The checkpoint's pages (blocks whose first page has checkpoint tags, in
  * order), their data and OOB read back, changed, and programmed again. */
 static void corrupt_checkpoint(struct fuzz_dev *d, enum nk_fs_layout layout, const uint8_t *corr,
@@ -214,7 +203,7 @@ static void corrupt_checkpoint(struct fuzz_dev *d, enum nk_fs_layout layout, con
         uint32_t crc = 0;
         for (uint32_t at = 0; at < total - 4; at += chunk) {
             uint32_t len = total - 4 - at < chunk ? total - 4 - at : chunk;
-            crc = crc32_of(crc, pages[at / chunk], len);
+            crc = nk_fs_crc32(crc, pages[at / chunk], len);
         }
         for (uint32_t k = 0; k < 4; k++) {
             uint32_t at = total - 4 + k;

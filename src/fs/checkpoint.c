@@ -32,19 +32,6 @@
 #define NK_FS_CKPT_RUN_REC 12u
 #define NK_FS_CKPT_WEAR_SLACK 16u /* erases a checkpoint block may be ahead of the least worn */
 
-/* ----- CRC-32 (IEEE 802.3, reflected) ------------------------------------------------ */
-
-static uint32_t nk_fs_crc32(uint32_t crc, const uint8_t *p, size_t len)
-{
-    crc = ~crc;
-    while (len--) {
-        crc ^= *p++;
-        for (unsigned k = 0; k < 8; k++)
-            crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
-    }
-    return ~crc;
-}
-
 /* ----- the stream over checkpoint pages ------------------------------------------------ */
 
 struct nk_fs_ckpt_io {

@@ -85,14 +85,14 @@ void nk_fs_chunk_header_tags(const struct nk_fs_header *hdr, uint32_t obj_id, bo
 /* ----- page check word ------------------------------------------------------------------ */
 
 /* CRC-32 (IEEE, reflected), four bits at a time: a 64-byte table. */
-static uint32_t nk_fs_crc32(const uint8_t *p, uint32_t n)
+uint32_t nk_fs_crc32(uint32_t crc, const uint8_t *p, size_t len)
 {
     static const uint32_t nibble[16] = {0x00000000u, 0x1db71064u, 0x3b6e20c8u, 0x26d930acu,
                                         0x76dc4190u, 0x6b6b51f4u, 0x4db26158u, 0x5005713cu,
                                         0xedb88320u, 0xf00f9344u, 0xd6d6a3e8u, 0xcb61b38cu,
                                         0x9b64c2b0u, 0x86d3d2d4u, 0xa00ae278u, 0xbdbdf21cu};
-    uint32_t crc = 0xffffffffu;
-    for (uint32_t i = 0; i < n; i++) {
+    crc = ~crc;
+    for (size_t i = 0; i < len; i++) {
         crc ^= p[i];
         crc = (crc >> 4) ^ nibble[crc & 15u];
         crc = (crc >> 4) ^ nibble[crc & 15u];
@@ -102,14 +102,14 @@ static uint32_t nk_fs_crc32(const uint8_t *p, uint32_t n)
 
 void nk_fs_check_stamp(const uint8_t *data, uint32_t data_bytes, uint8_t *check)
 {
-    nk_fs_put_le32(check, nk_fs_crc32(data, data_bytes));
+    nk_fs_put_le32(check, nk_fs_crc32(0, data, data_bytes));
 }
 
 bool nk_fs_check_fails(const uint8_t *data, uint32_t data_bytes, const uint8_t *check)
 {
     if ((check[0] & check[1] & check[2] & check[3]) == 0xff)
         return false; /* none: a page of mkyaffs2image or of the image builder */
-    return nk_fs_get_le32(check) != nk_fs_crc32(data, data_bytes);
+    return nk_fs_get_le32(check) != nk_fs_crc32(0, data, data_bytes);
 }
 
 /* ----- block summaries ------------------------------------------------------------------ */

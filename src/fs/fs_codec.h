@@ -99,4 +99,9 @@ int nk_fs_header_decode(const uint8_t *chunk, size_t len, bool inband, struct nk
  * -NK_EINVAL (short buffer, name or alias too long). */
 int nk_fs_header_encode(const struct nk_fs_header *hdr, uint8_t *chunk, size_t len);
 
+/* CRC-32 (IEEE 802.3, reflected) of `len` bytes at `p`, continuing `crc`
+ * (0 to start): the checkpoint's check and the page check word of the
+ * mkyaffs2 layout. */
+uint32_t nk_fs_crc32(uint32_t crc, const uint8_t *p, size_t len);
+
 #endif
