@@ -405,7 +405,10 @@ int nk_nand_array_move_page(struct nk_nand_array *array, uint32_t from, uint32_t
 
 /* ----- blocks ----------------------------------------------------------------------- */
 
-int nk_nand_array_erase_block(struct nk_nand_array *array, uint32_t block)
+/* Applies `op` (erase or mark bad) to logical block `block`: on the one
+ * chip that holds it, or on every chip of a stripe (the first error wins). */
+static int nk_array_block_op(struct nk_nand_array *array, uint32_t block,
+                             int (*op)(struct nk_nand *dev, uint32_t block))
 {
     if (block >= array->blocks)
         return nk_diag_set(&array->diag, -NK_EINVAL,
@@ -413,19 +416,24 @@ int nk_nand_array_erase_block(struct nk_nand_array *array, uint32_t block)
     uint32_t chip_blocks = nk_nand_blocks(array->chips[0]);
     if (array->mapping == NK_NAND_ARRAY_CONCAT) {
         struct nk_nand *dev = array->chips[block / chip_blocks];
-        int err = nk_nand_erase_block(dev, block % chip_blocks);
+        int err = op(dev, block % chip_blocks);
         nk_array_take_diag(array, dev, err);
         return err;
     }
     int result = 0;
     for (unsigned c = 0; c < array->count; c++) {
-        int err = nk_nand_erase_block(array->chips[c], block);
+        int err = op(array->chips[c], block);
         if (err && !result) {
             result = err;
             nk_array_take_diag(array, array->chips[c], err);
         }
     }
     return result;
+}
+
+int nk_nand_array_erase_block(struct nk_nand_array *array, uint32_t block)
+{
+    return nk_array_block_op(array, block, nk_nand_erase_block);
 }
 
 int nk_nand_array_block_is_bad(struct nk_nand_array *array, uint32_t block)
@@ -446,23 +454,5 @@ int nk_nand_array_block_is_bad(struct nk_nand_array *array, uint32_t block)
 
 int nk_nand_array_block_mark_bad(struct nk_nand_array *array, uint32_t block)
 {
-    if (block >= array->blocks)
-        return nk_diag_set(&array->diag, -NK_EINVAL,
-                           "block %u out of range: the array has %u blocks", block, array->blocks);
-    uint32_t chip_blocks = nk_nand_blocks(array->chips[0]);
-    if (array->mapping == NK_NAND_ARRAY_CONCAT) {
-        struct nk_nand *dev = array->chips[block / chip_blocks];
-        int err = nk_nand_block_mark_bad(dev, block % chip_blocks);
-        nk_array_take_diag(array, dev, err);
-        return err;
-    }
-    int result = 0;
-    for (unsigned c = 0; c < array->count; c++) {
-        int err = nk_nand_block_mark_bad(array->chips[c], block);
-        if (err && !result) {
-            result = err;
-            nk_array_take_diag(array, array->chips[c], err);
-        }
-    }
-    return result;
+    return nk_array_block_op(array, block, nk_nand_block_mark_bad);
 }
