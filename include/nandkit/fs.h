@@ -309,9 +309,10 @@ struct nk_fs {
  * the OOB free bytes with their ECC), read-write. The partition must be open
  * with the ECC engine and OOB layout of the image's layout (see
  * nk_fs_layout_device()). A read-only mount writes nothing. A read-write
- * mount writes up to two chunks (collecting a block first when there is no
+ * mount may write a few chunks (collecting a block first when there is no
  * room): the chunk in the last written page of each of the two newest
- * partly written blocks (the two blocks a writer keeps open) is written
+ * partly written blocks (the two blocks a writer keeps open), and the live
+ * chunk in the last page of any other partly written block, is written
  * again (a power cut may have left that page weak). Blocks found partly written are never written
  * again, and erased blocks are erased once more before their first use, in case a power cut
  * interrupted their last erase. A read-only partition (or device) always

@@ -750,12 +750,14 @@ int nk_fs_collect(struct nk_fs *fs, uint32_t victim)
 
 /* The chunk in the last written page of `block` is written again (see
  * nk_fs_write_recover()). */
-static int nk_fs_recover_block(struct nk_fs *fs, uint32_t block)
+static int nk_fs_recover_block(struct nk_fs *fs, uint32_t block, bool suspect)
 {
     const struct nk_fs_block *info = &fs->block_info[block];
     if (info->state != NK_FS_BLOCK_IN_USE || info->written == 0)
         return 0; /* collected meanwhile */
     uint32_t page = block * fs->pages_per_block + info->written - 1u;
+    if (!suspect && !nk_fs_page_live(fs, page))
+        return 0;
     int err = nk_fs_make_room(fs, 1, 0, true);
     if (err == -NK_ENOSPC) {
         /* No room: the block is moved by the first call that writes. */
@@ -765,17 +767,18 @@ static int nk_fs_recover_block(struct nk_fs *fs, uint32_t block)
     if (err)
         return err;
     fs->in_gc = true;
-    err = nk_fs_move_page(fs, page, true);
+    err = nk_fs_move_page(fs, page, suspect);
     fs->in_gc = false;
     return err < 0 ? err : 0;
 }
 
 int nk_fs_write_recover(struct nk_fs *fs)
 {
-    /* Only the two newest partly written blocks can hold a page a power
-     * cut interrupted: the allocation block (the newest) and the cold
-     * block, which is above every other partly written block (older ones
-     * were handled by the mount after their own cut). That last page can
+    /* The two newest partly written blocks can hold a page a power cut
+     * interrupted: the allocation block (the newest) and the cold block,
+     * which is above every other partly written block (older ones were
+     * handled by the mount after their own cut, unless that mount was cut:
+     * see below). That last page can
      * read clean now and fade after a few reads or a second: the chunk in
      * it is written again now, while it still reads; the block itself is
      * collected later. */
@@ -798,7 +801,20 @@ int nk_fs_write_recover(struct nk_fs *fs)
     for (unsigned i = 0; i < 2; i++) {
         if (newest[i] == NK_FS_NONE)
             break;
-        int err = nk_fs_recover_block(fs, newest[i]);
+        int err = nk_fs_recover_block(fs, newest[i], true);
+        if (err)
+            return err;
+    }
+    /* A mount cut during its own recovery leaves the older weak page below
+     * the blocks that recovery opened: the live chunk in the last page of
+     * every other partly written block is written again too (once: the
+     * copy supersedes it). */
+    for (uint32_t b = 0; b < fs->blocks; b++) {
+        const struct nk_fs_block *info = &fs->block_info[b];
+        if (b == newest[0] || b == newest[1] || info->state != NK_FS_BLOCK_IN_USE ||
+            info->written == 0 || info->written >= fs->pages_per_block)
+            continue;
+        int err = nk_fs_recover_block(fs, b, false);
         if (err)
             return err;
     }
