@@ -342,25 +342,38 @@ static int nk_put_run(int argc, char **argv)
 
 /* ----- rm, mkdir, mv, chmod ---------------------------------------------------------------- */
 
+/* One change to the image at `path`: opens it, runs `op`, names `path` in
+ * the error, and saves (or leaves the image as it was). */
+static int nk_fswrite_one(const char *cmd, struct nk_fswrite_args *a, const char *path,
+                          int (*op)(struct nk_tool_fs *t, const struct nk_fswrite_args *a,
+                                    const char *path))
+{
+    struct nk_tool_fs t;
+    struct nk_tool_save save;
+    int status = nk_fswrite_open(&t, &a->opts, &save);
+    if (status)
+        return status;
+    int err = op(&t, a, path);
+    if (err)
+        status = nk_fswrite_fail(&t, cmd, path, err);
+    return nk_fswrite_finish(&t, &save, cmd, path, status);
+}
+
+static int nk_rm_op(struct nk_tool_fs *t, const struct nk_fswrite_args *a, const char *path)
+{
+    (void)a;
+    struct nk_fs_stat st;
+    int err = nk_fs_lstat(&t->fs, path, &st);
+    if (!err)
+        err = st.type == NK_FS_TYPE_DIR ? nk_fs_rmdir(&t->fs, path) : nk_fs_unlink(&t->fs, path);
+    return err;
+}
+
 static int nk_rm_run(int argc, char **argv)
 {
     struct nk_fswrite_args a;
     int status = nk_fswrite_parse(argc, argv, "rm", 2, "IMAGE and PATH", false, &a);
-    if (status)
-        return status;
-    const char *path = a.args[0];
-    struct nk_tool_fs t;
-    struct nk_tool_save save;
-    status = nk_fswrite_open(&t, &a.opts, &save);
-    if (status)
-        return status;
-    struct nk_fs_stat st;
-    int err = nk_fs_lstat(&t.fs, path, &st);
-    if (!err)
-        err = st.type == NK_FS_TYPE_DIR ? nk_fs_rmdir(&t.fs, path) : nk_fs_unlink(&t.fs, path);
-    if (err)
-        status = nk_fswrite_fail(&t, "rm", path, err);
-    return nk_fswrite_finish(&t, &save, "rm", path, status);
+    return status ? status : nk_fswrite_one("rm", &a, a.args[0], nk_rm_op);
 }
 
 /* Creates every missing directory on the way to `path`. */
@@ -392,22 +405,16 @@ static int nk_mkdir_parents(struct nk_tool_fs *t, const char *path, uint32_t mod
     return 0;
 }
 
+static int nk_mkdir_op(struct nk_tool_fs *t, const struct nk_fswrite_args *a, const char *path)
+{
+    return a->parents ? nk_mkdir_parents(t, path, a->mode) : nk_fs_mkdir(&t->fs, path, a->mode);
+}
+
 static int nk_mkdir_run(int argc, char **argv)
 {
     struct nk_fswrite_args a;
     int status = nk_fswrite_parse(argc, argv, "mkdir", 2, "IMAGE and PATH", true, &a);
-    if (status)
-        return status;
-    const char *path = a.args[0];
-    struct nk_tool_fs t;
-    struct nk_tool_save save;
-    status = nk_fswrite_open(&t, &a.opts, &save);
-    if (status)
-        return status;
-    int err = a.parents ? nk_mkdir_parents(&t, path, a.mode) : nk_fs_mkdir(&t.fs, path, a.mode);
-    if (err)
-        status = nk_fswrite_fail(&t, "mkdir", path, err);
-    return nk_fswrite_finish(&t, &save, "mkdir", path, status);
+    return status ? status : nk_fswrite_one("mkdir", &a, a.args[0], nk_mkdir_op);
 }
 
 static int nk_mv_run(int argc, char **argv)
@@ -437,25 +444,20 @@ static int nk_mv_run(int argc, char **argv)
     return nk_fswrite_finish(&t, &save, "mv", to, status);
 }
 
+static int nk_chmod_op(struct nk_tool_fs *t, const struct nk_fswrite_args *a, const char *path)
+{
+    return nk_fs_chmod(&t->fs, path, a->mode);
+}
+
 static int nk_chmod_run(int argc, char **argv)
 {
     struct nk_fswrite_args a;
     int status = nk_fswrite_parse(argc, argv, "chmod", 3, "IMAGE, OCTAL_MODE and PATH", false, &a);
     if (status)
         return status;
-    uint32_t mode;
-    if (!nk_fswrite_parse_mode(a.args[0], &mode))
+    if (!nk_fswrite_parse_mode(a.args[0], &a.mode))
         return nk_tool_fail("chmod: bad mode '%s': octal permission bits 0 to 07777", a.args[0]);
-    const char *path = a.args[1];
-    struct nk_tool_fs t;
-    struct nk_tool_save save;
-    status = nk_fswrite_open(&t, &a.opts, &save);
-    if (status)
-        return status;
-    int err = nk_fs_chmod(&t.fs, path, mode);
-    if (err)
-        status = nk_fswrite_fail(&t, "chmod", path, err);
-    return nk_fswrite_finish(&t, &save, "chmod", path, status);
+    return nk_fswrite_one("chmod", &a, a.args[1], nk_chmod_op);
 }
 
 /* The five commands: name, summary, and nk_NAME_run / nk_NAME_help above. */
