@@ -31,6 +31,8 @@ static size_t nk_fs_pool_round(size_t size)
 
 void nk_fs_pool_init(struct nk_fs_pool *pool, void *buffer, size_t size)
 {
+    if (!pool)
+        return;
     memset(pool, 0, sizeof *pool);
     uintptr_t start = (uintptr_t)buffer;
     uintptr_t aligned = (start + NK_FS_POOL_ALIGN - 1) & ~(uintptr_t)(NK_FS_POOL_ALIGN - 1);

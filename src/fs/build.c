@@ -122,6 +122,8 @@ static int nk_fs_build_setup(struct nk_fs_builder *b, void *workspace, size_t si
 int nk_fs_build_begin(struct nk_fs_builder *b, const struct nk_fs_build_config *config,
                       void *workspace, size_t size)
 {
+    if (!b)
+        return -NK_EINVAL;
     memset(b, 0, sizeof *b);
     b->block = NK_FS_NONE;
     b->next_seq = NK_FS_SEQ_LOWEST;
@@ -456,6 +458,8 @@ static int nk_fs_build_not_open(struct nk_fs_builder *b)
 int nk_fs_build_builtin(struct nk_fs_builder *b, uint32_t obj_id,
                         const struct nk_fs_build_attr *attr)
 {
+    if (!b)
+        return -NK_EINVAL;
     if (b->failed)
         return b->failed;
     int err = nk_fs_build_not_open(b);
@@ -487,6 +491,8 @@ int nk_fs_build_builtin(struct nk_fs_builder *b, uint32_t obj_id,
 int nk_fs_build_object(struct nk_fs_builder *b, const struct nk_fs_build_entry *entry,
                        uint32_t *obj_id)
 {
+    if (!b)
+        return -NK_EINVAL;
     if (b->failed)
         return b->failed;
     if (!entry)
@@ -595,6 +601,8 @@ static int nk_fs_build_file_check(struct nk_fs_builder *b)
 
 int nk_fs_build_data(struct nk_fs_builder *b, const void *data, size_t len)
 {
+    if (!b || (!data && len))
+        return -NK_EINVAL;
     int err = nk_fs_build_file_check(b);
     if (err)
         return err;
@@ -625,6 +633,8 @@ int nk_fs_build_data(struct nk_fs_builder *b, const void *data, size_t len)
 
 int nk_fs_build_file_end(struct nk_fs_builder *b)
 {
+    if (!b)
+        return -NK_EINVAL;
     int err = nk_fs_build_file_check(b);
     if (err)
         return err;
@@ -657,6 +667,8 @@ int nk_fs_build_file_end(struct nk_fs_builder *b)
 
 int nk_fs_build_finish(struct nk_fs_builder *b, struct nk_fs_build_stats *stats)
 {
+    if (!b)
+        return -NK_EINVAL;
     int err = b->failed;
     if (!err)
         err = nk_fs_build_not_open(b);

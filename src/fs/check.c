@@ -170,6 +170,8 @@ static void nk_fs_check_duplicates(struct nk_fs_checker *c, struct nk_fs_obj *di
 
 int nk_fs_check(struct nk_fs *fs, struct nk_fs_check_result *result)
 {
+    if (!fs || !result || !fs->mounted)
+        return -NK_EINVAL;
     memset(result, 0, sizeof *result);
     if (!fs || !fs->mounted)
         return -NK_EINVAL;
@@ -223,6 +225,8 @@ static const char *const nk_fs_header_faults[] = {"", "unusable name", "type dif
 
 size_t nk_fs_problem_format(const struct nk_fs_problem *p, char *buf, size_t size)
 {
+    if (!p || !buf || !size)
+        return 0;
     /* uint32_t is unsigned long on some targets: print through unsigned. */
     const unsigned obj = p->obj_id, chunk = p->chunk_id, other = p->other;
     char where[48] = "";

@@ -9,6 +9,8 @@
 
 int nk_fs_dir_open(struct nk_fs *fs, struct nk_fs_dir *dir, const char *path)
 {
+    if (!fs || !dir || !path || !fs->mounted)
+        return -NK_EINVAL;
     memset(dir, 0, sizeof *dir);
     struct nk_fs_obj *obj;
     int err = nk_fs_path_lookup(fs, path, true, &obj);
@@ -29,6 +31,8 @@ int nk_fs_dir_read(struct nk_fs_dir *dir, struct nk_fs_dirent *entry)
 {
     if (!dir || !dir->open || !dir->fs->mounted)
         return -NK_EBADF;
+    if (!entry)
+        return -NK_EINVAL;
     struct nk_fs_obj *obj = dir->next;
     if (!obj)
         return 0;
@@ -46,6 +50,8 @@ int nk_fs_dir_stat(struct nk_fs_dir *dir, struct nk_fs_stat *st)
 {
     if (!dir || !dir->open || !dir->fs->mounted)
         return -NK_EBADF;
+    if (!st)
+        return -NK_EINVAL;
     if (!dir->last)
         return -NK_EINVAL;
     return nk_fs_obj_stat(dir->fs, dir->last, st);

@@ -210,6 +210,8 @@ int nk_fs_file_stat(struct nk_fs_file *file, struct nk_fs_stat *st)
 {
     if (!nk_fs_file_ok(file))
         return -NK_EBADF;
+    if (!st)
+        return -NK_EINVAL;
     return nk_fs_obj_stat(file->fs, file->named, st);
 }
 

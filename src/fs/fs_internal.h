@@ -107,6 +107,12 @@ struct nk_fs_obj {
 #define NK_FS_W_SIZE_IN_DATA                                                                       \
     0x04u /* the newest data chunk ends at the size: a mount                                       \
              reads the size from it, no header needed */
+#define NK_FS_W_SHADOWED                                                                           \
+    0x08u /* scan: a newer header renamed over it; resolve keeps it only when hard links still     \
+             lead to it */
+#define NK_FS_W_DISPLACED                                                                          \
+    0x10u /* a file whose own name was renamed over while hard links to it remain: reachable only  \
+             through them, in no directory, until a read-write mount gives it a link's name */
 
 /* ----- memory (alloc.c) ----------------------------------------------------------------- */
 
@@ -276,6 +282,11 @@ void nk_fs_write_release(struct nk_fs *fs);
 /* After a read-write mount: writes again the chunk in the last page of every
  * partly written block (a power cut may have left it weak). */
 int nk_fs_write_recover(struct nk_fs *fs);
+
+/* Gives every displaced file (NK_FS_W_DISPLACED) the name of one of its hard
+ * links, as the rename that displaced it would have done next. 0 or an
+ * error (-NK_ENOSPC leaves them displaced: still right in RAM). */
+int nk_fs_settle_displaced(struct nk_fs *fs);
 
 /* Before a write: erases checkpoint blocks on the first one, moves data off
  * failing or suspect blocks, and collects garbage until `pages` programs fit

@@ -8,6 +8,8 @@
 
 void nk_fs_config_layout(struct nk_fs_config *config, enum nk_fs_layout layout)
 {
+    if (!config)
+        return;
     config->tags_offset = 0;
     config->no_tags_ecc = false;
     switch (layout) {
@@ -32,6 +34,8 @@ static const char *const nk_fs_layout_names[] = {"linux", "mkyaffs2", "inband"};
 
 int nk_fs_layout_parse(const char *name, enum nk_fs_layout *layout)
 {
+    if (!name || !layout)
+        return -NK_EINVAL;
     for (unsigned i = 0; name && i < sizeof nk_fs_layout_names / sizeof nk_fs_layout_names[0];
          i++) {
         if (strcmp(name, nk_fs_layout_names[i]) == 0) {
@@ -348,12 +352,18 @@ static int nk_fs_mount_tables(struct nk_fs *fs, const struct nk_fs_config *confi
 
 int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config)
 {
+    if (!fs)
+        return -NK_EINVAL;
     int err = nk_fs_mount_tables(fs, config);
     if (err)
         return err;
     fs->mounted = true;
     if (fs->writable) {
         err = nk_fs_write_recover(fs);
+        if (!err)
+            err = nk_fs_settle_displaced(fs);
+        if (err == -NK_ENOSPC)
+            err = 0; /* displaced files stay reachable through their links */
         if (err) {
             nk_diag_set(&fs->diag, err, "rewriting the chunks a power cut may have left weak: %s",
                         nk_strerror(err));
@@ -366,6 +376,8 @@ int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config)
 
 int nk_fs_unmount(struct nk_fs *fs)
 {
+    if (!fs)
+        return -NK_EINVAL;
     if (!fs->mounted)
         return -NK_EINVAL;
     int err = nk_fs_sync(fs);
@@ -377,6 +389,8 @@ int nk_fs_unmount(struct nk_fs *fs)
 
 int nk_fs_checkpoint(struct nk_fs *fs)
 {
+    if (!fs || !fs->mounted)
+        return -NK_EINVAL;
     int err = nk_fs_sync(fs);
     if (!err)
         err = nk_fs_checkpoint_write(fs);
@@ -406,6 +420,13 @@ int nk_fs_format_checkpoint(struct nk_fs *fs, const struct nk_fs_config *config)
 
 void nk_fs_ram_usage(const struct nk_fs *fs, size_t *now, size_t *peak)
 {
+    if (!fs) {
+        if (now)
+            *now = 0;
+        if (peak)
+            *peak = 0;
+        return;
+    }
     if (now)
         *now = fs->ram_bytes;
     if (peak)
@@ -414,6 +435,8 @@ void nk_fs_ram_usage(const struct nk_fs *fs, size_t *now, size_t *peak)
 
 int nk_fs_statfs(struct nk_fs *fs, struct nk_fs_statfs *st)
 {
+    if (!fs || !st)
+        return -NK_EINVAL;
     memset(st, 0, sizeof *st);
     if (!fs->mounted)
         return -NK_EINVAL;

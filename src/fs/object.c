@@ -233,7 +233,7 @@ static uint32_t nk_fs_type_bits(const struct nk_fs_obj *obj, uint32_t stored_mod
 
 static uint32_t nk_fs_link_count(const struct nk_fs *fs, const struct nk_fs_obj *file)
 {
-    uint32_t links = 1, bucket = 0;
+    uint32_t links = (file->wflags & NK_FS_W_DISPLACED) ? 0 : 1, bucket = 0;
     if (!(file->flags & NK_FS_OBJ_LINKED))
         return links;
     for (const struct nk_fs_obj *o = nk_fs_obj_next(fs, NULL, &bucket); o;
@@ -293,6 +293,8 @@ int nk_fs_obj_stat(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_stat *s
 
 uint32_t nk_fs_damaged(const struct nk_fs *fs)
 {
+    if (!fs)
+        return 0;
     return fs->stats.tags_uncorrectable;
 }
 

@@ -122,6 +122,8 @@ int nk_fs_path_lookup_len(struct nk_fs *fs, const char *path, size_t len, struct
 
 int nk_fs_stat(struct nk_fs *fs, const char *path, struct nk_fs_stat *st)
 {
+    if (!fs || !path || !st || !fs->mounted)
+        return -NK_EINVAL;
     struct nk_fs_obj *obj;
     int err = nk_fs_path_lookup(fs, path, true, &obj);
     if (err)
@@ -131,6 +133,8 @@ int nk_fs_stat(struct nk_fs *fs, const char *path, struct nk_fs_stat *st)
 
 int nk_fs_lstat(struct nk_fs *fs, const char *path, struct nk_fs_stat *st)
 {
+    if (!fs || !path || !st || !fs->mounted)
+        return -NK_EINVAL;
     struct nk_fs_obj *obj;
     int err = nk_fs_path_lookup(fs, path, false, &obj);
     if (err)
@@ -140,6 +144,8 @@ int nk_fs_lstat(struct nk_fs *fs, const char *path, struct nk_fs_stat *st)
 
 int nk_fs_readlink(struct nk_fs *fs, const char *path, char *buf, size_t size)
 {
+    if (!fs || !path || !buf || !fs->mounted)
+        return -NK_EINVAL;
     struct nk_fs_obj *obj;
     int err = nk_fs_path_lookup(fs, path, false, &obj);
     if (err)

@@ -43,12 +43,35 @@ static void nk_fs_link_hardlinks(struct nk_fs *fs)
         if (obj->type != NK_FS_TYPE_HARDLINK)
             continue;
         struct nk_fs_obj *target = nk_fs_obj_find(fs, obj->u.equiv_id);
-        if (target && target->type == NK_FS_TYPE_FILE) {
+        bool gone = target && (target->wflags & NK_FS_W_SHADOWED) &&
+                    !(target->flags & NK_FS_OBJ_VALID);
+        if (target && target->type == NK_FS_TYPE_FILE && !gone) {
             target->flags |= NK_FS_OBJ_LINKED;
         } else {
             obj->flags |= NK_FS_OBJ_DANGLING;
             nk_fs_report(fs, NK_FS_PROBLEM_DANGLING_HARDLINK, obj->hdr_page, obj->id, 0,
                          obj->u.equiv_id);
+        }
+    }
+}
+
+/* Objects renamed over: a file that hard links lead to is displaced (it
+ * lives on through them, in no directory); everything else is dead. */
+static void nk_fs_settle_shadowed(struct nk_fs *fs)
+{
+    for (uint32_t b = 0; b <= fs->bucket_mask; b++) {
+        struct nk_fs_obj *obj = fs->buckets[b];
+        while (obj) {
+            struct nk_fs_obj *next = obj->hash_next;
+            if (obj->wflags & NK_FS_W_SHADOWED) {
+                obj->wflags &= (uint8_t)~NK_FS_W_SHADOWED;
+                if ((obj->flags & NK_FS_OBJ_VALID) && obj->type == NK_FS_TYPE_FILE &&
+                    (obj->flags & NK_FS_OBJ_LINKED))
+                    obj->wflags |= NK_FS_W_DISPLACED;
+                else
+                    nk_fs_obj_free(fs, obj);
+            }
+            obj = next;
         }
     }
 }
@@ -148,7 +171,7 @@ int nk_fs_resolve(struct nk_fs *fs)
         obj->shrink_limit = 0; /* scan-only */
         if (obj == fs->root || obj == fs->lost_found)
             continue;
-        if (!(obj->flags & NK_FS_OBJ_VALID))
+        if (!(obj->flags & NK_FS_OBJ_VALID) && !(obj->wflags & NK_FS_W_SHADOWED))
             nk_fs_adopt_headerless(fs, obj);
         if (obj->type == NK_FS_TYPE_UNKNOWN)
             obj->type = NK_FS_TYPE_FILE;
@@ -162,15 +185,20 @@ int nk_fs_resolve(struct nk_fs *fs)
     fs->lost_found->flags |= NK_FS_OBJ_ROOTED;
 
     nk_fs_link_hardlinks(fs);
+    nk_fs_settle_shadowed(fs);
 
     for (struct nk_fs_obj *obj = nk_fs_obj_next(fs, NULL, &bucket); obj;
-         obj = nk_fs_obj_next(fs, obj, &bucket))
-        nk_fs_root_chain(fs, obj);
+         obj = nk_fs_obj_next(fs, obj, &bucket)) {
+        if (obj->wflags & NK_FS_W_DISPLACED)
+            obj->flags |= NK_FS_OBJ_ROOTED; /* in no directory */
+        else
+            nk_fs_root_chain(fs, obj);
+    }
 
     /* Directory lists, live chunks, counts. */
     for (struct nk_fs_obj *obj = nk_fs_obj_next(fs, NULL, &bucket); obj;
          obj = nk_fs_obj_next(fs, obj, &bucket)) {
-        if (obj != fs->root) {
+        if (obj != fs->root && !(obj->wflags & NK_FS_W_DISPLACED)) {
             struct nk_fs_obj *parent = nk_fs_obj_find(fs, obj->parent_id);
             obj->sibling = parent->u.children;
             parent->u.children = obj;

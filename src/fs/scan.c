@@ -278,8 +278,11 @@ static int nk_fs_header_info(struct nk_fs *fs, struct nk_fs_obj *obj, const stru
 }
 
 /* Object `id` was renamed over (shadowed) by a newer header: unless
- * something newer of it was seen already, it is gone, with all its older
- * chunks. */
+ * something newer of it was seen already, it is gone with all its older
+ * chunks — or, when it is a file that hard links still lead to, it lives on
+ * through them (the rename's second header, which gives it a link's name,
+ * was cut off). Which of the two is known only after the scan (resolve), so
+ * its older header and chunks are still taken. */
 static int nk_fs_shadow(struct nk_fs *fs, uint32_t id)
 {
     if (id < NK_FS_OBJ_FIRST_USER || id > NK_FS_OBJ_MAX || nk_fs_obj_find(fs, id))
@@ -289,8 +292,7 @@ static int nk_fs_shadow(struct nk_fs *fs, uint32_t id)
     struct nk_fs_obj *obj = nk_fs_obj_get(fs, id);
     if (!obj)
         return -NK_ENOMEM;
-    obj->flags |= NK_FS_OBJ_VALID | NK_FS_OBJ_DEAD;
-    obj->shrink_limit = 0;
+    obj->wflags |= NK_FS_W_SHADOWED;
     return 0;
 }
 

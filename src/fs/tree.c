@@ -332,6 +332,8 @@ static int nk_fs_where_new(struct nk_fs *fs, const char *path, struct nk_fs_wher
 
 int nk_fs_mkdir(struct nk_fs *fs, const char *path, uint32_t mode)
 {
+    if (!fs || !path || !fs->mounted)
+        return -NK_EINVAL;
     struct nk_fs_where w;
     int err = nk_fs_where_new(fs, path, &w);
     if (err)
@@ -342,6 +344,8 @@ int nk_fs_mkdir(struct nk_fs *fs, const char *path, uint32_t mode)
 
 int nk_fs_symlink(struct nk_fs *fs, const char *target, const char *path)
 {
+    if (!fs || !target || !path || !fs->mounted)
+        return -NK_EINVAL;
     struct nk_fs_where w;
     int err = nk_fs_where_new(fs, path, &w);
     if (err)
@@ -359,6 +363,8 @@ int nk_fs_symlink(struct nk_fs *fs, const char *target, const char *path)
 
 int nk_fs_mknod(struct nk_fs *fs, const char *path, uint32_t mode, uint32_t rdev)
 {
+    if (!fs || !path || !fs->mounted)
+        return -NK_EINVAL;
     struct nk_fs_where w;
     int err = nk_fs_where_new(fs, path, &w);
     if (err)
@@ -376,6 +382,8 @@ int nk_fs_mknod(struct nk_fs *fs, const char *path, uint32_t mode, uint32_t rdev
 
 int nk_fs_link(struct nk_fs *fs, const char *existing, const char *path)
 {
+    if (!fs || !existing || !path || !fs->mounted)
+        return -NK_EINVAL;
     struct nk_fs_obj *obj;
     int err = nk_fs_path_lookup(fs, existing, true, &obj);
     if (err)
@@ -464,54 +472,83 @@ int nk_fs_delete_unlinked(struct nk_fs *fs, struct nk_fs_obj *obj)
     return err;
 }
 
+/* `file` takes over the name of its hard link `link` (its header with the
+ * link's name and parent, shadowing the link object), then the link object
+ * is deleted: YAFFS2's way, and atomic through the shadow. `file` may be in
+ * a directory or displaced (in none). */
+static int nk_fs_take_link_name(struct nk_fs *fs, struct nk_fs_obj *file, struct nk_fs_obj *link)
+{
+    struct nk_fs_hdr_edit *own = nk_fs_edit_take(fs);
+    struct nk_fs_hdr_edit *theirs = nk_fs_edit_take(fs);
+    int err = own && theirs ? 0 : -NK_ENOMEM;
+    if (!err)
+        err = nk_fs_hdr_load(fs, link, theirs);
+    if (!err)
+        err = nk_fs_hdr_load(fs, file, own);
+    if (!err) {
+        memcpy(own->name, theirs->name, theirs->hdr.name_len);
+        own->hdr.name_len = theirs->hdr.name_len;
+        own->hdr.shadows = link->id;
+    }
+    if (theirs)
+        nk_fs_edit_give(fs, theirs);
+    if (err) {
+        if (own)
+            nk_fs_edit_give(fs, own);
+        return err;
+    }
+    uint32_t old_parent = file->parent_id;
+    struct nk_fs_obj *link_dir = nk_fs_obj_find(fs, link->parent_id);
+    file->parent_id = link->parent_id;
+    err = nk_fs_hdr_store(fs, file, own);
+    nk_fs_edit_give(fs, own);
+    file->parent_id = old_parent;
+    if (err)
+        return err;
+    if (!(file->wflags & NK_FS_W_DISPLACED))
+        nk_fs_dir_unhook(fs, file);
+    file->wflags &= (uint8_t)~NK_FS_W_DISPLACED;
+    nk_fs_dir_unhook(fs, link);
+    nk_fs_dir_hook(fs, link_dir, file);
+    file->name_hash = link->name_hash;
+    if (link->flags & NK_FS_OBJ_HASHED)
+        file->flags |= NK_FS_OBJ_HASHED;
+    else
+        file->flags &= (uint8_t)~NK_FS_OBJ_HASHED;
+    err = nk_fs_delete(fs, link);
+    if (!nk_fs_any_link(fs, file))
+        file->flags &= (uint8_t)~NK_FS_OBJ_LINKED;
+    return err;
+}
+
+int nk_fs_settle_displaced(struct nk_fs *fs)
+{
+    for (;;) {
+        struct nk_fs_obj *file = NULL, *link = NULL;
+        uint32_t bucket = 0;
+        for (struct nk_fs_obj *obj = nk_fs_obj_next(fs, NULL, &bucket); obj && !file;
+             obj = nk_fs_obj_next(fs, obj, &bucket)) {
+            if ((obj->wflags & NK_FS_W_DISPLACED) && (link = nk_fs_any_link(fs, obj)) != NULL)
+                file = obj;
+        }
+        if (!file)
+            return 0;
+        int err = nk_fs_make_room(fs, 2, 0, true);
+        if (!err)
+            err = nk_fs_take_link_name(fs, file, link);
+        if (err)
+            return err;
+    }
+}
+
 /* Removes the name `obj` (in its directory). */
 static int nk_fs_remove_name(struct nk_fs *fs, struct nk_fs_obj *obj)
 {
     int err;
     if (obj->type == NK_FS_TYPE_FILE) {
         struct nk_fs_obj *link = nk_fs_any_link(fs, obj);
-        if (link) {
-            /* The file takes over the link's name (shadowing the link
-             * object), then the link object is deleted: YAFFS2's way, and
-             * atomic through the shadow. */
-            struct nk_fs_hdr_edit *own = nk_fs_edit_take(fs);
-            struct nk_fs_hdr_edit *theirs = nk_fs_edit_take(fs);
-            err = own && theirs ? 0 : -NK_ENOMEM;
-            if (!err)
-                err = nk_fs_hdr_load(fs, link, theirs);
-            if (!err)
-                err = nk_fs_hdr_load(fs, obj, own);
-            if (!err) {
-                memcpy(own->name, theirs->name, theirs->hdr.name_len);
-                own->hdr.name_len = theirs->hdr.name_len;
-                own->hdr.shadows = link->id;
-            }
-            if (theirs)
-                nk_fs_edit_give(fs, theirs);
-            if (err) {
-                if (own)
-                    nk_fs_edit_give(fs, own);
-                return err;
-            }
-            uint32_t old_parent = obj->parent_id;
-            struct nk_fs_obj *link_dir = nk_fs_obj_find(fs, link->parent_id);
-            obj->parent_id = link->parent_id;
-            err = nk_fs_hdr_store(fs, obj, own);
-            nk_fs_edit_give(fs, own);
-            if (err) {
-                obj->parent_id = old_parent;
-                return err;
-            }
-            obj->parent_id = old_parent;
-            nk_fs_dir_unhook(fs, obj);
-            nk_fs_dir_unhook(fs, link);
-            nk_fs_dir_hook(fs, link_dir, obj);
-            obj->name_hash = link->name_hash;
-            err = nk_fs_delete(fs, link);
-            if (!nk_fs_any_link(fs, obj))
-                obj->flags &= (uint8_t)~NK_FS_OBJ_LINKED;
-            return err;
-        }
+        if (link)
+            return nk_fs_take_link_name(fs, obj, link);
     }
     nk_fs_dir_unhook(fs, obj);
     err = nk_fs_delete(fs, obj);
@@ -523,8 +560,27 @@ static int nk_fs_remove_name(struct nk_fs *fs, struct nk_fs_obj *obj)
     return err;
 }
 
+/* True when the last component of `path` is "." or "..": a name that
+ * refers to a directory by its place, not one that can be removed or
+ * renamed (POSIX: EINVAL). */
+static bool nk_fs_names_by_dot(const char *path)
+{
+    size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/')
+        len--;
+    size_t start = len;
+    while (start > 0 && path[start - 1] != '/')
+        start--;
+    size_t n = len - start;
+    return (n == 1 && path[start] == '.') || (n == 2 && path[start] == '.' && path[start + 1] == '.');
+}
+
 int nk_fs_unlink(struct nk_fs *fs, const char *path)
 {
+    if (!fs || !path)
+        return -NK_EINVAL;
+    if (nk_fs_names_by_dot(path))
+        return -NK_EINVAL;
     struct nk_fs_obj *obj;
     int err = nk_fs_path_lookup(fs, path, false, &obj);
     if (err)
@@ -541,6 +597,8 @@ int nk_fs_unlink(struct nk_fs *fs, const char *path)
 
 int nk_fs_rmdir(struct nk_fs *fs, const char *path)
 {
+    if (!fs || !path || nk_fs_names_by_dot(path))
+        return -NK_EINVAL;
     struct nk_fs_obj *obj;
     int err = nk_fs_path_lookup(fs, path, false, &obj);
     if (err)
@@ -575,6 +633,8 @@ static bool nk_fs_is_under(struct nk_fs *fs, struct nk_fs_obj *dir, const struct
 
 int nk_fs_rename(struct nk_fs *fs, const char *from, const char *to)
 {
+    if (!fs || !from || !to || nk_fs_names_by_dot(from) || nk_fs_names_by_dot(to))
+        return -NK_EINVAL;
     struct nk_fs_obj *src;
     int err = nk_fs_path_lookup(fs, from, false, &src);
     if (err)
@@ -616,14 +676,11 @@ int nk_fs_rename(struct nk_fs *fs, const char *from, const char *to)
     err = nk_fs_make_room(fs, 4, 0, true);
     if (err)
         return err;
-    if (dst && dst->type == NK_FS_TYPE_FILE && nk_fs_any_link(fs, dst)) {
-        /* The replaced file lives on under a link's name: two steps (see
-         * docs/fs-design.md: not atomic across a cut between them). */
-        err = nk_fs_remove_name(fs, dst);
-        if (err)
-            return err;
-        dst = NULL;
-    }
+    /* A replaced file that hard links lead to lives on under a link's
+     * name: the rename's header shadows it (the commit), then it takes a
+     * link's name. A mount between the two finds it displaced and reachable
+     * through its links, and a read-write mount writes the second header. */
+    bool displace = dst && dst->type == NK_FS_TYPE_FILE && nk_fs_any_link(fs, dst);
     struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);
     if (!edit)
         return -NK_ENOMEM;
@@ -648,7 +705,12 @@ int nk_fs_rename(struct nk_fs *fs, const char *from, const char *to)
     src->flags |= NK_FS_OBJ_HASHED;
     if (dst) {
         nk_fs_dir_unhook(fs, dst);
-        err = nk_fs_delete(fs, dst);
+        if (displace) {
+            dst->wflags |= NK_FS_W_DISPLACED;
+            err = nk_fs_take_link_name(fs, dst, nk_fs_any_link(fs, dst));
+        } else {
+            err = nk_fs_delete(fs, dst);
+        }
     }
     return err;
 }
@@ -702,6 +764,8 @@ static int nk_fs_set_attr(struct nk_fs *fs, const char *path, const struct nk_fs
 
 int nk_fs_chmod(struct nk_fs *fs, const char *path, uint32_t mode)
 {
+    if (!fs || !path || !fs->mounted)
+        return -NK_EINVAL;
     if (mode & ~07777u)
         return -NK_EINVAL;
     struct nk_fs_attr_change c = {.mode = true, .mode_bits = mode};
@@ -710,12 +774,16 @@ int nk_fs_chmod(struct nk_fs *fs, const char *path, uint32_t mode)
 
 int nk_fs_chown(struct nk_fs *fs, const char *path, uint32_t uid, uint32_t gid)
 {
+    if (!fs || !path || !fs->mounted)
+        return -NK_EINVAL;
     struct nk_fs_attr_change c = {.owner = true, .uid = uid, .gid = gid};
     return nk_fs_set_attr(fs, path, &c);
 }
 
 int nk_fs_utimes(struct nk_fs *fs, const char *path, uint64_t atime, uint64_t mtime)
 {
+    if (!fs || !path || !fs->mounted)
+        return -NK_EINVAL;
     struct nk_fs_attr_change c = {.times = true, .atime = atime, .mtime = mtime};
     return nk_fs_set_attr(fs, path, &c);
 }
@@ -724,6 +792,8 @@ int nk_fs_utimes(struct nk_fs *fs, const char *path, uint64_t atime, uint64_t mt
 
 int nk_fs_sync(struct nk_fs *fs)
 {
+    if (!fs || !fs->mounted)
+        return -NK_EINVAL;
     if (!fs || !fs->mounted)
         return -NK_EINVAL;
     if (!fs->writable)
@@ -749,6 +819,8 @@ int nk_fs_sync(struct nk_fs *fs)
 
 int nk_fs_format(const struct nk_fs_config *config, enum nk_fs_layout layout)
 {
+    if (!config)
+        return -NK_EINVAL;
     if (!config || !config->part)
         return -NK_EINVAL;
     struct nk_fs_build_config bc;

@@ -353,6 +353,8 @@ int nk_fs_file_fsync(struct nk_fs_file *file)
 int nk_fs_file_open_mode(struct nk_fs *fs, struct nk_fs_file *file, const char *path,
                          uint32_t flags, uint32_t mode)
 {
+    if (!file || !path)
+        return -NK_EINVAL;
     memset(file, 0, sizeof *file);
     const uint32_t known =
         NK_FS_O_ACCMODE | NK_FS_O_CREAT | NK_FS_O_EXCL | NK_FS_O_TRUNC | NK_FS_O_APPEND;

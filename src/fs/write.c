@@ -704,7 +704,11 @@ static int nk_fs_move_page(struct nk_fs *fs, uint32_t page, bool suspect)
     if (!err)
         err = nk_fs_obj_header(fs, obj, &hdr);
     if (!err) {
-        if (hdr.shadows && nk_fs_obj_find(fs, hdr.shadows))
+        /* A shadow whose object lives on would kill it in a copy newer
+         * than its header; one whose object is gone, or displaced (the
+         * rename's second header not yet written), must go on shadowing. */
+        const struct nk_fs_obj *shadowed = hdr.shadows ? nk_fs_obj_find(fs, hdr.shadows) : NULL;
+        if (shadowed && !(shadowed->wflags & NK_FS_W_DISPLACED))
             hdr.shadows = 0;
         err = nk_fs_hdr_write(fs, obj, &hdr);
     }
