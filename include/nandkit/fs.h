@@ -249,9 +249,13 @@ struct nk_fs {
     uint32_t page_size, oob_free, chunk_bytes, pages_per_block, blocks, pages;
     uint8_t map_bits; /* bits per chunk-map entry */
     uint8_t summary_chunks;
-    /* OOB offset of the page check word written where there is no data ECC
-     * (mkyaffs2 layout), 0 = none (docs/fs-design.md 7.5). */
+    /* OOB offset of the page check word the writer puts after the tags
+     * where the OOB has room, 0 = none (docs/fs-design.md 7.5). Without a
+     * data ECC every read checks it; with one, only the reads that decide
+     * whether a page a power cut may have torn is whole. */
     uint16_t data_check;
+    bool check_every_read; /* no data ECC: the word is the only check */
+    bool check_suspect;    /* the read in progress is of such a page */
     uint8_t *page_buf; /* page_size bytes */
     uint8_t *oob_buf;  /* oob_free bytes */
     uint32_t cached_page;

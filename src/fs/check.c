@@ -29,7 +29,9 @@ static int nk_fs_check_read(struct nk_fs_checker *c, uint32_t page)
     struct nk_fs *fs = c->fs;
     fs->cached_page = NK_FS_NONE;
     uint64_t corrected_before = fs->ecc_corrected_reads;
+    fs->check_suspect = true; /* a page check word must agree too */
     int err = nk_fs_page_load(fs, page);
+    fs->check_suspect = false;
     c->result->chunks_read++;
     if (!err && fs->ecc_corrected_reads != corrected_before) {
         c->result->chunks_corrected++;

@@ -78,7 +78,7 @@ static int nk_fs_page_read_checked(struct nk_fs *fs, uint32_t page, uint8_t *dat
     int err = fs->move_pending && fs->move_from == page
                   ? nk_part_read_for_move(fs->part, page, data, fs->oob_buf, NK_OOB_AUTO)
                   : nk_part_read_page(fs->part, page, data, fs->oob_buf, NK_OOB_AUTO);
-    if (err >= 0 && fs->data_check &&
+    if (err >= 0 && fs->data_check && (fs->check_every_read || fs->check_suspect) &&
         nk_fs_check_fails(data, fs->chunk_bytes, fs->oob_buf + fs->data_check))
         return -NK_EBADMSG;
     return err;
@@ -201,6 +201,7 @@ static int nk_fs_setup_geometry(struct nk_fs *fs)
     fs->pages = fs->blocks * fs->pages_per_block;
 
     fs->data_check = 0;
+    fs->check_every_read = false;
     if (config->tags_place == NK_FS_TAGS_INBAND) {
         fs->chunk_bytes = fs->page_size - NK_FS_TAGS_BYTES;
     } else if (config->tags_place == NK_FS_TAGS_OOB) {
@@ -209,11 +210,13 @@ static int nk_fs_setup_geometry(struct nk_fs *fs)
         if (err)
             return err;
         unsigned need = NK_FS_TAGS_BYTES + (config->no_tags_ecc ? 0u : NK_FS_TAGS_ECC_BYTES);
-        /* Without a data ECC a torn page can carry good tags: the writer
-         * adds a check word after them when the OOB has room. */
-        if (nk_part_ecc_placement(part) == NK_ECC_PLACEMENT_NONE &&
-            (unsigned)config->tags_offset + need + 4u <= fs->oob_free)
+        /* A torn page can carry good tags: without a data ECC nothing else
+         * shows it, and a 1-bit Hamming code may take 3 or more flipped
+         * bits in one step for one and "correct" them. The writer adds a
+         * check word after the tags when the OOB has room. */
+        if ((unsigned)config->tags_offset + need + 4u <= fs->oob_free)
             fs->data_check = (uint16_t)(config->tags_offset + need);
+        fs->check_every_read = nk_part_ecc_placement(part) == NK_ECC_PLACEMENT_NONE;
     } else {
         return nk_diag_set(&fs->diag, -NK_EINVAL, "unknown tags placement %d",
                            (int)config->tags_place);

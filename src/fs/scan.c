@@ -603,7 +603,9 @@ static int nk_fs_scan_block(struct nk_fs *fs, struct nk_fs_scan *scan, uint32_t 
          * its tags may look fine while its data is not. */
         struct nk_fs_page_tags *last = written ? &scan->pages[written - 1] : NULL;
         if (last && last->state == NK_FS_PAGE_OK && nk_fs_can_check_torn(fs)) {
+            fs->check_suspect = true; /* the check word too, where the page has one */
             int err = nk_fs_page_load(fs, base + written - 1);
+            fs->check_suspect = false;
             if (err == -NK_EIO) {
                 last->state = NK_FS_PAGE_BAD;
                 fs->stats.torn_chunks++;

@@ -661,7 +661,9 @@ static int nk_fs_move_page(struct nk_fs *fs, uint32_t page, bool suspect)
         fs->cached_page = NK_FS_NONE;
     fs->move_pending = true; /* read by copy-back load where the chip has one */
     fs->move_from = page;
+    fs->check_suspect = suspect; /* copied only when it is whole, check word included */
     int err = nk_fs_page_read(fs, page, fs->copy_buf);
+    fs->check_suspect = false;
     fs->move_pending = false;
     if (err == -NK_EIO)
         return 1;
@@ -701,8 +703,11 @@ static int nk_fs_move_page(struct nk_fs *fs, uint32_t page, bool suspect)
     /* Decoded in place (name and alias stay in the read page): no copy of
      * the header on the stack of a collection that a mount can start. */
     struct nk_fs_header hdr;
-    if (!err)
+    if (!err) {
         err = nk_fs_obj_header(fs, obj, &hdr);
+        if (err == -NK_EIO)
+            return 1; /* read once, then not again: a fading page stays where it is */
+    }
     if (!err) {
         /* A shadow whose object lives on would kill it in a copy newer
          * than its header; one whose object is gone, or displaced (the

@@ -29,6 +29,8 @@ struct m_inode {
     uint32_t size, cap;
     uint32_t nlink;
     uint32_t mode;
+    uint32_t uid, gid;
+    uint64_t mtime;
     int opens;
 };
 
@@ -40,6 +42,8 @@ struct m_node {
     int inode;
     char target[48];
     uint32_t mode;
+    uint32_t uid, gid; /* directories */
+    uint64_t mtime;    /* directories */
 };
 
 struct model {
@@ -206,6 +210,12 @@ static inline int m_check_node(const struct model *m, struct nk_fs *fs, int i, u
                      (unsigned)n->mode);
             return -1;
         }
+        if (i > 1 && (st.uid != n->uid || st.gid != n->gid || st.mtime != n->mtime)) {
+            snprintf(why, why_size, "%s: owner %u:%u mtime %llu, expected %u:%u %llu", path,
+                     (unsigned)st.uid, (unsigned)st.gid, (unsigned long long)st.mtime,
+                     (unsigned)n->uid, (unsigned)n->gid, (unsigned long long)n->mtime);
+            return -1;
+        }
         struct nk_fs_dir d;
         if (nk_fs_dir_open(fs, &d, path)) {
             snprintf(why, why_size, "%s: opendir", path);
@@ -240,6 +250,12 @@ static inline int m_check_node(const struct model *m, struct nk_fs *fs, int i, u
         return 0;
     }
     const struct m_inode *in = &m->in[n->inode];
+    if (st.uid != in->uid || st.gid != in->gid || st.mtime != in->mtime) {
+        snprintf(why, why_size, "%s: owner %u:%u mtime %llu, expected %u:%u %llu", path,
+                 (unsigned)st.uid, (unsigned)st.gid, (unsigned long long)st.mtime,
+                 (unsigned)in->uid, (unsigned)in->gid, (unsigned long long)in->mtime);
+        return -1;
+    }
     if ((st.mode & NK_FS_S_IFMT) != NK_FS_S_IFREG || st.size != in->size || st.nlink != in->nlink ||
         (st.mode & 07777) != in->mode) {
         snprintf(why, why_size, "%s: mode %o size %llu nlink %u, expected %o %u %u", path,
@@ -271,9 +287,31 @@ static inline int m_check_node(const struct model *m, struct nk_fs *fs, int i, u
 static inline int m_check(const struct model *m, struct nk_fs *fs, char *why, size_t why_size)
 {
     static uint8_t buf[1u << 20];
+    uint32_t ino_of[M_INODES] = {0}; /* the fs's inode number of each model inode */
     for (int i = 0; i < M_NODES; i++) {
         if (m->n[i].used && m_check_node(m, fs, i, buf, why, why_size))
             return -1;
+        if (!m->n[i].used || m->n[i].type != NK_FS_TYPE_FILE)
+            continue;
+        /* Hard links: every name of one inode has one inode number, and
+         * names of different inodes have different ones. */
+        char path[M_PATH];
+        m_path(m, i, path);
+        struct nk_fs_stat st;
+        nk_fs_lstat(fs, path, &st);
+        int ino = m->n[i].inode;
+        for (int j = 0; j < M_INODES; j++) {
+            if (j != ino && ino_of[j] == st.ino) {
+                snprintf(why, why_size, "%s: inode %u is another file's", path, (unsigned)st.ino);
+                return -1;
+            }
+        }
+        if (ino_of[ino] && ino_of[ino] != st.ino) {
+            snprintf(why, why_size, "%s: inode %u, its other names %u", path, (unsigned)st.ino,
+                     (unsigned)ino_of[ino]);
+            return -1;
+        }
+        ino_of[ino] = st.ino;
     }
     why[0] = '\0';
     return 0;
