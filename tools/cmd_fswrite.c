@@ -149,11 +149,24 @@ static int nk_fswrite_finish(struct nk_tool_fs *t, struct nk_tool_save *save, co
             status = nk_fswrite_fail(t, command, path, err);
     }
     bool power_cut = t->image.sim && !nk_sim_powered(t->image.sim);
-    int err_close = t->image.sim ? nk_sim_close(t->image.sim) : 0;
+    /* Written out here (not in the close) to learn why a write failed: a
+     * full host disk is named as such, and the image as the user gave it. */
+    struct nk_diag why[1] = {{""}};
+    int err_close = t->image.sim ? nk_sim_sync(t->image.sim, why) : 0;
+    int host_errno = errno;
+    if (t->image.sim && nk_sim_close(t->image.sim) && !err_close)
+        err_close = -NK_EIO;
     t->image.sim = NULL;
     nk_tool_fs_close(t);
     if (err_close && (!status || power_cut)) {
-        status = nk_tool_error("saving the image failed: %s", nk_strerror(err_close));
+        if (err_close == -NK_EIO && (host_errno == ENOSPC || host_errno == EDQUOT))
+            status = nk_tool_error("saving %s failed: no space left on the host disk (%s)",
+                                   save->name ? save->name : "the image",
+                                   strerror(host_errno));
+        else
+            status = nk_tool_error("saving %s failed: %s",
+                                   save->name ? save->name : "the image",
+                                   why->text[0] ? why->text : nk_strerror(err_close));
     } else if (save->tmp && (!status || power_cut)) {
         int commit = nk_tool_save_commit(save);
         if (commit)

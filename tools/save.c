@@ -126,11 +126,22 @@ static void nk_save_remove_stale(const char *target)
         size_t prefix_len = strlen(prefix);
         struct dirent *e;
         while ((e = readdir(dir)) != NULL) {
-            if (strncmp(e->d_name, prefix, prefix_len) != 0 ||
-                strlen(e->d_name) != prefix_len + 6)
+            size_t len = strlen(e->d_name);
+            if (strncmp(e->d_name, prefix, prefix_len) != 0 || len < prefix_len + 6)
                 continue;
             char *path = nk_tool_path_dup(dir_name, e->d_name);
-            if (path && nk_tool_lock_is_stale(path)) {
+            if (path && len > prefix_len + 6) {
+                /* The sidecar of a temporary image that is gone. */
+                const char *rest = e->d_name + prefix_len + 6;
+                struct stat st;
+                path[strlen(path) - strlen(rest)] = '\0';
+                bool orphan = (strcmp(rest, ".nksim") == 0 || strcmp(rest, ".nksim.tmp") == 0) &&
+                              lstat(path, &st) != 0 && errno == ENOENT;
+                free(path);
+                path = orphan ? nk_tool_path_dup(dir_name, e->d_name) : NULL;
+                if (path)
+                    unlink(path);
+            } else if (path && nk_tool_lock_is_stale(path)) {
                 char sidecar[4096], sidecar_tmp[4096 + 8];
                 if (nk_sim_sidecar_path(path, sidecar, sizeof sidecar)) {
                     snprintf(sidecar_tmp, sizeof sidecar_tmp, "%s.tmp", sidecar);
@@ -156,9 +167,10 @@ int nk_tool_save_begin(struct nk_tool_save *save, const char *target, bool copy)
                             target);
     /* A symlink to the image: the image it names is replaced, beside it. */
     char *real = realpath(target, NULL);
+    save->name = strdup(target);
     save->target = real ? real : strdup(target);
     save->tmp = save->target ? nk_save_concat(save->target, ".nktmp-XXXXXX") : NULL;
-    if (!save->target || !save->tmp) {
+    if (!save->name || !save->target || !save->tmp) {
         nk_tool_save_abort(save);
         return nk_tool_error("out of memory");
     }
@@ -236,13 +248,14 @@ int nk_tool_save_commit(struct nk_tool_save *save)
         status = nk_tool_error("cannot set the mode of %s: %s", save->tmp, strerror(errno));
     else if (nk_save_fsync_path(save->tmp, O_RDONLY) ||
              (sidecar && nk_save_fsync_path(from, O_RDONLY)))
-        status = nk_save_copy_failed(save->target, errno);
+        status = nk_save_copy_failed(save->name, errno);
     else if (rename(save->tmp, save->target))
         status =
-            nk_tool_error("cannot rename %s to %s: %s", save->tmp, save->target, strerror(errno));
+            nk_tool_error("cannot save %s: renaming %s over it failed: %s", save->name, save->tmp,
+                          strerror(errno));
     else if (sidecar && rename(from, to))
         status = nk_tool_error("%s is written, but its sidecar is not: cannot rename %s to %s: %s",
-                               save->target, from, to, strerror(errno));
+                               save->name, from, to, strerror(errno));
     if (!status) {
         /* The renames themselves last only once the directory is on disk. */
         char *copy = strdup(save->target);
@@ -270,6 +283,7 @@ void nk_tool_save_abort(struct nk_tool_save *save)
     }
     free(save->tmp);
     free(save->target);
+    free(save->name);
     memset(save, 0, sizeof *save);
 }
 

@@ -13,7 +13,8 @@
 #include <stddef.h>
 
 struct nk_tool_save {
-    char *target; /* the file the user's path names (a symlink resolved) */
+    char *name;   /* the user's path, for messages */
+    char *target; /* the file it names (a symlink resolved) */
     char *tmp;    /* the temporary image beside it */
     bool sidecar; /* a TMP.nksim was made (copied from TARGET.nksim) */
     unsigned mode; /* the permission bits the image gets at the commit */
