@@ -505,6 +505,16 @@ static int nk_chmod_run(int argc, char **argv)
     return nk_fswrite_one("chmod", &a, a.args[1], nk_chmod_op);
 }
 
+int nk_tool_fs_recover(struct nk_tool_image_opts *opts)
+{
+    struct nk_tool_fs t;
+    struct nk_tool_save save;
+    int status = nk_fswrite_open(&t, opts, &save);
+    if (status)
+        return status;
+    return nk_fswrite_finish(&t, &save, "fsck --repair", opts->path, 0);
+}
+
 /* The five commands: name, summary, and nk_NAME_run / nk_NAME_help above. */
 #define NK_FSWRITE_COMMAND(cmd, text)                                                              \
     const struct nk_tool_command nk_cmd_##cmd = {                                                  \
