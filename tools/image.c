@@ -328,6 +328,11 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
         return status;
     if (nk_tool_path_is_mtd(opts->path))
         return nk_tool_image_open_mtd(image, opts);
+    struct stat st;
+    if (opts->path && stat(opts->path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)))
+        return nk_tool_fail("%s is a %s device, not an MTD one: nandkit works on image files and "
+                            "on /dev/mtdN (the MTD character devices)",
+                            opts->path, S_ISCHR(st.st_mode) ? "character" : "block");
     status = nk_tool_params_from_opts(opts, &image->params);
     if (status)
         return status;

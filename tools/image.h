@@ -166,6 +166,11 @@ bool nk_tool_path_is_mtd(const char *path);
 /* Opens the MTD device `opts->path` as the image, as nk_tool_image_open(). */
 int nk_tool_image_open_mtd(struct nk_tool_image *image, const struct nk_tool_image_opts *opts);
 
+/* --noecc on /dev/mtdN: pages move raw (MTD_OPS_RAW) in every --mtd-ecc
+ * mode, the kernel's ECC bypassed; nothing for image files. Returns 0, or
+ * prints one line and returns exit status 1. */
+int nk_tool_image_raw_io(struct nk_tool_image *image);
+
 /* Closes what nk_tool_image_open_mtd() opened (nothing when image->mtd is NULL). */
 void nk_tool_image_close_mtd(struct nk_tool_image *image);
 
