@@ -36,6 +36,7 @@ static void nk_write_help(FILE *out)
             "                          the OOB is programmed (no data, no ECC code: as Linux\n"
             "                          writes an OOB alone)\n"
             "  -N, --noskipbad         write into bad blocks too, instead of skipping them\n"
+            "                          (image files only)\n"
             "  -k, --skip-all-ffs      leave pages that are all 0xFF (data, and OOB with --oob)\n"
             "                          unprogrammed: they stay erased, free for a later write\n"
             "  -b, --blockalign N      1, 2 or 4: skip bad blocks in groups of N blocks aligned\n"
@@ -195,6 +196,13 @@ static int nk_write_run(int argc, char **argv)
     if (status) {
         fclose(input);
         return status;
+    }
+    if (noskipbad && image.mtd) {
+        fclose(input);
+        nk_tool_image_close(&image);
+        return nk_tool_fail("--noskipbad: %s reports the blocks of the kernel's own bad-block "
+                            "table as bad, and nandkit never programs those",
+                            opts.path);
     }
     if (noecc) {
         status = nk_tool_image_raw_io(&image);
