@@ -23,11 +23,11 @@ static void nk_badblocks_help(FILE *out)
             "nothing is written to the image or device, and no sidecar is created. With\n"
             "--write-bbt it writes the tables when they are missing (or rebuilt by --scan),\n"
             "and says which blocks it wrote.\n\n"
-            "On /dev/mtdN the kernel keeps the bad-block state (and, where it has one, its\n"
-            "own table on flash, in blocks it reports bad): the list is the kernel's\n"
-            "(MEMGETBADBLOCK), --mark BLOCK asks the kernel to retire the block\n"
-            "(MEMSETBADBLOCK: it writes the marker and updates its table), and nandkit writes\n"
-            "no table of its own there (--write-bbt is accepted and does nothing more).\n\n"
+            "On /dev/mtdN the kernel keeps the bad-block state (and, with an on-flash table,\n"
+            "its own table in the last blocks): --mark BLOCK asks the kernel to retire the\n"
+            "block (MEMSETBADBLOCK: it writes the marker and updates its table), nandkit\n"
+            "writes no table there, and the list is read as by default, writing nothing\n"
+            "(--write-bbt adds nothing to --mark, and alone it is refused).\n\n"
             "Options:\n" NK_TOOL_IMAGE_HELP
             "  --scan                  ignore the tables on flash; rebuild them from the markers\n"
             "  -w, --write-bbt         write the tables (into the last good blocks of the last 4)\n"
@@ -51,66 +51,30 @@ static const char *nk_state_name(int state)
     }
 }
 
-/* /dev/mtdN: the kernel's view, and --mark through the kernel, which keeps
- * its own table in blocks nandkit never writes. */
-static int nk_badblocks_mtd(struct nk_tool_image_opts *opts, bool mark, uint64_t mark_block,
-                            bool json)
+/* /dev/mtdN: --mark through the kernel (MEMSETBADBLOCK), which writes the
+ * marker and its own table, in blocks nandkit never writes. Returns 0 or
+ * an exit status after one line. */
+static int nk_badblocks_mtd_mark(struct nk_tool_image_opts *opts, uint64_t block, bool json)
 {
-    opts->read_only = !mark;
+    struct nk_tool_image_opts writable = *opts;
+    writable.read_only = false;
     struct nk_tool_image image;
-    int status = nk_tool_flash_open(&image, opts, json);
+    int status = nk_tool_flash_open(&image, &writable, json);
     if (status)
         return status;
-    struct nk_nand *nand = &image.nand;
-    uint32_t blocks = nk_nand_blocks(nand);
-    if (mark && mark_block >= blocks) {
-        nk_tool_image_close(&image);
-        return nk_tool_fail("--mark %llu out of range: %s has %u blocks",
-                            (unsigned long long)mark_block, opts->path, blocks);
-    }
-    if (mark) {
-        int err = nk_nand_block_mark_bad(nand, (uint32_t)mark_block);
-        if (err) {
-            status = nk_tool_error("--mark %llu: the kernel refused (MEMSETBADBLOCK): %s",
-                                   (unsigned long long)mark_block, nk_tool_image_error(&image, err));
-            nk_tool_image_close(&image);
-            return status;
-        }
-    }
-    unsigned count = 0;
-    if (json)
-        printf("{\"blocks\":%u,\"source\":\"kernel\",\"marked\":", blocks);
-    if (json && mark)
-        printf("%llu,\"bad\":[", (unsigned long long)mark_block);
-    else if (json)
-        printf("null,\"bad\":[");
-    else
-        printf("source       the kernel (MEMGETBADBLOCK)%s\n",
-               mark ? "; --mark went through MEMSETBADBLOCK" : "");
-    for (uint32_t b = 0; b < blocks; b++) {
-        int bad = nk_nand_block_is_bad(nand, b);
-        if (bad < 0) {
-            if (json)
-                printf("]}\n");
-            status = nk_tool_error("checking block %u: %s", b, nk_tool_image_error(&image, bad));
-            nk_tool_image_close(&image);
-            return status;
-        }
-        if (!bad)
-            continue;
-        if (json)
-            printf("%s{\"block\":%u,\"kind\":\"bad\"}", count ? "," : "", b);
-        else
-            printf("bad block    %u\n", b);
-        count++;
-    }
-    if (json)
-        printf("]}\n");
-    else
-        printf("total        %u bad of %u blocks (the kernel's table blocks included)\n", count,
-               blocks);
+    uint32_t blocks = nk_nand_blocks(&image.nand);
+    if (block >= blocks)
+        status = nk_tool_fail("--mark %llu out of range: %s has %u blocks",
+                              (unsigned long long)block, opts->path, blocks);
+    int err = status ? 0 : nk_nand_block_mark_bad(&image.nand, (uint32_t)block);
+    if (err)
+        status = nk_tool_error("--mark %llu: the kernel refused (MEMSETBADBLOCK): %s",
+                               (unsigned long long)block, nk_tool_image_error(&image, err));
+    else if (!status && !json)
+        printf("marked       block %llu bad through the kernel (MEMSETBADBLOCK)\n",
+               (unsigned long long)block);
     nk_tool_image_close(&image);
-    return 0;
+    return status;
 }
 
 /* Closes the simulator (its last write back checked) and puts the copy in
@@ -175,13 +139,19 @@ static int nk_badblocks_run(int argc, char **argv)
     if (write_bbt && dry_run_given)
         return nk_tool_fail("badblocks: --write-bbt and --dry-run contradict each other");
     if (nk_tool_path_is_mtd(opts.path)) {
-        if (config.force_scan)
-            return nk_tool_fail("--scan: the kernel keeps the bad-block state of %s; nandkit "
-                                "rebuilds no table there",
+        /* The kernel keeps the bad-block state of /dev/mtdN: a block is
+         * retired through it, and nandkit writes no table there. */
+        if (write_bbt && !mark)
+            return nk_tool_fail("--write-bbt: the kernel keeps the bad-block table of %s; "
+                                "nandkit writes none there (--mark BLOCK retires a block "
+                                "through the kernel)",
                                 opts.path);
-        if (mark && dry_run_given)
-            return nk_tool_fail("badblocks: --mark and --dry-run contradict each other");
-        return nk_badblocks_mtd(&opts, mark, mark_block, json);
+        if (mark) {
+            int status = nk_badblocks_mtd_mark(&opts, mark_block, json);
+            if (status)
+                return status;
+        }
+        mark = write_bbt = false;
     }
     if (mark && !write_bbt)
         return nk_tool_fail("--mark %llu writes the bad-block table: add --write-bbt",
