@@ -705,13 +705,16 @@ static int nk_sim_image_open(struct nk_sim *sim, const struct nk_sim_config *con
         sim->file_size = 0;
         int err = nk_sim_factory_bad(sim, config, why);
         /* Factory-bad blocks go into the file with their markers, so that a
-         * copy of the image without its sidecar still shows them; the
-         * erased blocks around them stay holes. */
-        bool any_bad = false;
-        for (uint32_t b = 0; !err && b < sim->params.chip.blocks && !any_bad; b++)
-            any_bad = (sim->blocks[b].flags & NK_SIM_BLOCK_FACTORY_BAD) != 0;
-        if (!err && (config->full_image || any_bad))
-            err = nk_sim_file_fill_to(sim, chip_bytes);
+         * copy of the image without its sidecar still shows them: the file
+         * ends with the last of them, the erased blocks before it holes. */
+        uint64_t end = 0;
+        for (uint32_t b = 0; !err && b < sim->params.chip.blocks; b++)
+            if (sim->blocks[b].flags & NK_SIM_BLOCK_FACTORY_BAD)
+                end = (uint64_t)(b + 1) * sim->block_bytes;
+        if (!err && config->full_image)
+            end = chip_bytes;
+        if (!err && end)
+            err = nk_sim_file_fill_to(sim, end);
         if (err)
             return err == -NK_EIO
                        ? nk_diag_set(why, err, "cannot write image %s: %s", path, strerror(errno))
