@@ -9,11 +9,11 @@
 
 #include "flashio.h"
 #include "image.h"
+#include "lock.h"
 #include "nandkit/error.h"
 #include "nkbench.h"
 #include "save.h"
 #include "seqbench.h"
-#include "lock.h"
 #include "tool.h"
 
 enum nk_bench_ecc {

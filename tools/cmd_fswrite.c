@@ -161,11 +161,9 @@ static int nk_fswrite_finish(struct nk_tool_fs *t, struct nk_tool_save *save, co
     if (err_close && (!status || power_cut)) {
         if (err_close == -NK_EIO && (host_errno == ENOSPC || host_errno == EDQUOT))
             status = nk_tool_error("saving %s failed: no space left on the host disk (%s)",
-                                   save->name ? save->name : "the image",
-                                   strerror(host_errno));
+                                   save->name ? save->name : "the image", strerror(host_errno));
         else
-            status = nk_tool_error("saving %s failed: %s",
-                                   save->name ? save->name : "the image",
+            status = nk_tool_error("saving %s failed: %s", save->name ? save->name : "the image",
                                    why->text[0] ? why->text : nk_strerror(err_close));
     } else if (save->tmp && (!status || power_cut)) {
         int commit = nk_tool_save_commit(save);
@@ -369,8 +367,8 @@ static int nk_put_run(int argc, char **argv)
     else if (err && err != -NK_ENOENT)
         status = nk_fswrite_fail(&t, "put", path, err);
     if (!status) {
-        err = nk_put_temp_name(&t, parent, strrchr(path, '/') ? strrchr(path, '/') + 1 : path,
-                               temp, sizeof temp);
+        err = nk_put_temp_name(&t, parent, strrchr(path, '/') ? strrchr(path, '/') + 1 : path, temp,
+                               sizeof temp);
         if (err)
             status = nk_fswrite_fail(&t, "put", path, err);
     }

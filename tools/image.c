@@ -337,7 +337,10 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
     if (status)
         return status;
     /* A symlink to the image: its sidecar is the one beside the image. */
-    char *real_path = opts->path ? realpath(opts->path, NULL) : NULL;
+    struct stat link;
+    char *real_path = opts->path && lstat(opts->path, &link) == 0 && S_ISLNK(link.st_mode)
+                          ? realpath(opts->path, NULL)
+                          : NULL;
 
     struct nk_sim_config config;
     memset(&config, 0, sizeof config);

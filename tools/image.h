@@ -85,11 +85,11 @@ enum {
     "  --seed S                seed of every simulated fault (default 1)\n"                        \
     "  --power-cut-after N     lose power at flash operation N (writes only)\n"                    \
     "  --mtd-ecc kernel|nandkit  /dev/mtdN: the kernel corrects (default), or raw access\n"        \
-    "                          with nandkit's twin of the kernel's ECC\n"                        \
-    "  --wait                  wait while another nandkit command uses the image (else\n"         \
-    "                          refused with exit status 1: writers lock it exclusively,\n"       \
-    "                          readers shared)\n"                                                 \
-    "  --force                 write an image file even when its mode says read-only\n"          \
+    "                          with nandkit's twin of the kernel's ECC\n"                          \
+    "  --wait                  wait while another nandkit command uses the image (else\n"          \
+    "                          refused with exit status 1: writers lock it exclusively,\n"         \
+    "                          readers shared)\n"                                                  \
+    "  --force                 write an image file even when its mode says read-only\n"            \
     "                          (refused otherwise, root included)\n"
 
 void nk_tool_image_opts_init(struct nk_tool_image_opts *opts);

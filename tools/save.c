@@ -166,7 +166,8 @@ int nk_tool_save_begin(struct nk_tool_save *save, const char *target, bool copy)
                             "/dev/mtdN through its own backend",
                             target);
     /* A symlink to the image: the image it names is replaced, beside it. */
-    char *real = realpath(target, NULL);
+    struct stat link;
+    char *real = lstat(target, &link) == 0 && S_ISLNK(link.st_mode) ? realpath(target, NULL) : NULL;
     save->name = strdup(target);
     save->target = real ? real : strdup(target);
     save->tmp = save->target ? nk_save_concat(save->target, ".nktmp-XXXXXX") : NULL;
@@ -250,9 +251,8 @@ int nk_tool_save_commit(struct nk_tool_save *save)
              (sidecar && nk_save_fsync_path(from, O_RDONLY)))
         status = nk_save_copy_failed(save->name, errno);
     else if (rename(save->tmp, save->target))
-        status =
-            nk_tool_error("cannot save %s: renaming %s over it failed: %s", save->name, save->tmp,
-                          strerror(errno));
+        status = nk_tool_error("cannot save %s: renaming %s over it failed: %s", save->name,
+                               save->tmp, strerror(errno));
     else if (sidecar && rename(from, to))
         status = nk_tool_error("%s is written, but its sidecar is not: cannot rename %s to %s: %s",
                                save->name, from, to, strerror(errno));

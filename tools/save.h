@@ -13,10 +13,10 @@
 #include <stddef.h>
 
 struct nk_tool_save {
-    char *name;   /* the user's path, for messages */
-    char *target; /* the file it names (a symlink resolved) */
-    char *tmp;    /* the temporary image beside it */
-    bool sidecar; /* a TMP.nksim was made (copied from TARGET.nksim) */
+    char *name;    /* the user's path, for messages */
+    char *target;  /* the file it names (a symlink resolved) */
+    char *tmp;     /* the temporary image beside it */
+    bool sidecar;  /* a TMP.nksim was made (copied from TARGET.nksim) */
     unsigned mode; /* the permission bits the image gets at the commit */
 };
 

@@ -704,17 +704,8 @@ static int nk_sim_image_open(struct nk_sim *sim, const struct nk_sim_config *con
             return nk_diag_set(why, -NK_EIO, "cannot create image %s: %s", path, strerror(errno));
         sim->file_size = 0;
         int err = nk_sim_factory_bad(sim, config, why);
-        /* Factory-bad blocks go into the file with their markers, so that a
-         * copy of the image without its sidecar still shows them: the file
-         * ends with the last of them, the erased blocks before it holes. */
-        uint64_t end = 0;
-        for (uint32_t b = 0; !err && b < sim->params.chip.blocks; b++)
-            if (sim->blocks[b].flags & NK_SIM_BLOCK_FACTORY_BAD)
-                end = (uint64_t)(b + 1) * sim->block_bytes;
         if (!err && config->full_image)
-            end = chip_bytes;
-        if (!err && end)
-            err = nk_sim_file_fill_to(sim, end);
+            err = nk_sim_file_fill_to(sim, chip_bytes);
         if (err)
             return err == -NK_EIO
                        ? nk_diag_set(why, err, "cannot write image %s: %s", path, strerror(errno))

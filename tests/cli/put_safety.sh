@@ -140,6 +140,26 @@ if command -v flock > /dev/null; then
     wait "$holder" 2> /dev/null
 fi
 
+# killed_puts_leave_no_copy_for_good: kill -9 while the temporary copy
+# exists, three times; the next write removes every copy left.
+new_image kill.img
+head -c 3000000 /dev/urandom > big3
+killed=0
+for i in 1 2 3; do
+    "$NK" put kill.img big3 "/k$i" $G > /dev/null 2>&1 &
+    pid=$!
+    while kill -0 "$pid" 2> /dev/null; do
+        if compgen -G "kill.img.nktmp-*" > /dev/null; then
+            kill -9 "$pid" 2> /dev/null && killed=$((killed + 1))
+            break
+        fi
+    done
+    wait "$pid" 2> /dev/null
+done
+"$NK" mkdir kill.img /after $G 2> err || fail "mkdir after killed puts: $(cat err)"
+compgen -G "kill.img.nktmp-*" > /dev/null && fail "killed puts left copies for good: $(ls kill.img.nktmp-*)"
+echo "killed puts: $killed of 3 killed while their copy existed"
+
 # a_geometry_that_disagrees_with_the_sidecar_is_refused_before_writing
 "$NK" sim create g.img --geometry 2048,64,64,256 > /dev/null 2>&1 || fail "sim create g.img"
 "$NK" mkimage src g.img --geometry 2048,64,64,256 --no-progress > /dev/null 2>&1 || fail "mkimage g.img"
