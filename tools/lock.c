@@ -108,14 +108,21 @@ int nk_tool_lock(const char *path, bool exclusive)
                 return nk_tool_error("cannot lock %s: %s", path, strerror(e));
             }
         }
+        /* The command that held the lock may have renamed a new image over
+         * the path (flock() drops a shared lock before it takes the
+         * exclusive one): then this lock is on a file no one reads any more. */
+        bool replaced = stat(path, &now) != 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino;
         if (held) {
             close(fd);
             held->exclusive = true;
-            return 0;
+            if (!replaced)
+                return 0;
+            flock(held->fd, LOCK_UN);
+            close(held->fd);
+            *held = nk_locks[--nk_lock_count];
+            continue;
         }
-        /* The command that held the lock may have renamed a new image over
-         * the path: then this lock is on a file no one reads any more. */
-        if (stat(path, &now) != 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino) {
+        if (replaced) {
             close(fd);
             continue;
         }
