@@ -23,12 +23,17 @@ static void nk_badblocks_help(FILE *out)
             "nothing is written to the image or device, and no sidecar is created. With\n"
             "--write-bbt it writes the tables when they are missing (or rebuilt by --scan),\n"
             "and says which blocks it wrote.\n\n"
+            "On /dev/mtdN the kernel keeps the bad-block state (and, with an on-flash table,\n"
+            "its own table in the last blocks): --mark BLOCK asks the kernel to retire the\n"
+            "block (MEMSETBADBLOCK: it writes the marker and updates its table), nandkit\n"
+            "writes no table there, and the list is read as by default, writing nothing\n"
+            "(--write-bbt adds nothing to --mark, and alone it is refused).\n\n"
             "Options:\n" NK_TOOL_IMAGE_HELP
             "  --scan                  ignore the tables on flash; rebuild them from the markers\n"
             "  -w, --write-bbt         write the tables (into the last good blocks of the last 4)\n"
             "  --dry-run               change nothing on flash (the default; kept for scripts)\n"
             "  --mark BLOCK            retire BLOCK (marker + new table version; needs\n"
-            "                          --write-bbt)\n"
+            "                          --write-bbt on an image file)\n"
             "  -j, --json              machine-readable output\n");
 }
 
@@ -44,6 +49,32 @@ static const char *nk_state_name(int state)
     default:
         return "good";
     }
+}
+
+/* /dev/mtdN: --mark through the kernel (MEMSETBADBLOCK), which writes the
+ * marker and its own table, in blocks nandkit never writes. Returns 0 or
+ * an exit status after one line. */
+static int nk_badblocks_mtd_mark(struct nk_tool_image_opts *opts, uint64_t block, bool json)
+{
+    struct nk_tool_image_opts writable = *opts;
+    writable.read_only = false;
+    struct nk_tool_image image;
+    int status = nk_tool_flash_open(&image, &writable, json);
+    if (status)
+        return status;
+    uint32_t blocks = nk_nand_blocks(&image.nand);
+    if (block >= blocks)
+        status = nk_tool_fail("--mark %llu out of range: %s has %u blocks",
+                              (unsigned long long)block, opts->path, blocks);
+    int err = status ? 0 : nk_nand_block_mark_bad(&image.nand, (uint32_t)block);
+    if (err)
+        status = nk_tool_error("--mark %llu: the kernel refused (MEMSETBADBLOCK): %s",
+                               (unsigned long long)block, nk_tool_image_error(&image, err));
+    else if (!status && !json)
+        printf("marked       block %llu bad through the kernel (MEMSETBADBLOCK)\n",
+               (unsigned long long)block);
+    nk_tool_image_close(&image);
+    return status;
 }
 
 /* Closes the simulator (its last write back checked) and puts the copy in
@@ -107,6 +138,21 @@ static int nk_badblocks_run(int argc, char **argv)
         return nk_tool_fail("badblocks: unexpected argument '%s'", argv[optind]);
     if (write_bbt && dry_run_given)
         return nk_tool_fail("badblocks: --write-bbt and --dry-run contradict each other");
+    if (nk_tool_path_is_mtd(opts.path)) {
+        /* The kernel keeps the bad-block state of /dev/mtdN: a block is
+         * retired through it, and nandkit writes no table there. */
+        if (write_bbt && !mark)
+            return nk_tool_fail("--write-bbt: the kernel keeps the bad-block table of %s; "
+                                "nandkit writes none there (--mark BLOCK retires a block "
+                                "through the kernel)",
+                                opts.path);
+        if (mark) {
+            int status = nk_badblocks_mtd_mark(&opts, mark_block, json);
+            if (status)
+                return status;
+        }
+        mark = write_bbt = false;
+    }
     if (mark && !write_bbt)
         return nk_tool_fail("--mark %llu writes the bad-block table: add --write-bbt",
                             (unsigned long long)mark_block);

@@ -9,6 +9,7 @@
 
 #include "flashio.h"
 #include "image.h"
+#include "lock.h"
 #include "nandkit/error.h"
 #include "nkbench.h"
 #include "save.h"
@@ -102,6 +103,8 @@ static int nk_bench_sim_run(const struct nk_bench_options *o, enum nk_bench_ecc 
 {
     struct nk_sim_params params;
     int status = nk_tool_params_from_opts(&o->image, &params);
+    if (!status)
+        status = nk_tool_lock(o->image.path, true); /* the benchmark writes the image */
     if (status)
         return status;
     struct nk_sim_config config;

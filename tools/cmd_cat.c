@@ -14,7 +14,8 @@ static void nk_cat_help(FILE *out)
             "usage: nandkit cat IMAGE PATH (--geometry P,O,N[,B] | --chip NAME) [--layout L]\n\n"
             "Mounts the YAFFS2 file system in IMAGE read-only and writes file PATH (symlinks\n"
             "and hard links followed) to standard output. Data that fails the ECC is never\n"
-            "written: the command stops with an error instead.\n\n"
+            "written: the bytes before the first unreadable chunk are, then the command\n"
+            "stops with an error naming the byte offset.\n\n"
             "Options:\n" NK_TOOL_IMAGE_HELP
             "\nExit status: 0 written, 1 not found or unreadable, 2 bad input.\n");
 }
@@ -52,7 +53,20 @@ static int nk_cat_run(int argc, char **argv)
     uint8_t *buf = malloc(CHUNK);
     int32_t n = 0;
     uint64_t done = 0;
-    while (buf && (n = nk_fs_file_read(&file, buf, CHUNK)) > 0) {
+    struct nk_fs_statfs sf;
+    uint32_t chunk_bytes = nk_fs_statfs(&t.fs, &sf) == 0 && sf.chunk_bytes ? sf.chunk_bytes : 512;
+    bool piecewise = false;
+    while (buf) {
+        /* After a failed read, one chunk at a time: every byte before the
+         * unreadable chunk is written before the error. */
+        size_t want = piecewise ? chunk_bytes - (size_t)(done % chunk_bytes) : CHUNK;
+        n = nk_fs_file_read(&file, buf, want);
+        if (n < 0 && !piecewise) {
+            piecewise = true;
+            continue;
+        }
+        if (n <= 0)
+            break;
         if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n) {
             n = -NK_EIO;
             break;

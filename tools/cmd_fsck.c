@@ -13,7 +13,7 @@ static void nk_fsck_help(FILE *out)
 {
     fprintf(out,
             "usage: nandkit fsck IMAGE (--geometry P,O,N[,B] | --chip NAME) [--layout L]\n"
-            "                    [--quiet] [--json]\n\n"
+            "                    [--repair] [--quiet] [--json]\n\n"
             "Mounts the YAFFS2 file system in IMAGE read-only and checks it: tags that fail\n"
             "their ECC or make no sense, torn pages, blocks with bad sequence numbers, object\n"
             "headers that fail the data ECC or hold an unknown type or an unusable name, data\n"
@@ -22,10 +22,18 @@ static void nk_fsck_help(FILE *out)
             "and the data ECC of every live chunk. Stale chunks, checkpoint blocks and\n"
             "factory-bad blocks are normal and not problems. A problem about an object names\n"
             "its path when the object is reachable from the root.\n\n"
-            "Options:\n" NK_TOOL_IMAGE_HELP "  -q, --quiet             only the summary line\n"
+            "A power cut while a page was being programmed (or a block erased) leaves that\n"
+            "page unreadable: such traces of an interrupted write are problems of their own\n"
+            "kind. Nothing complete was in them, so nothing is lost, and the next read-write\n"
+            "mount (any writing command, or --repair) makes the image clean.\n\n"
+            "Options:\n" NK_TOOL_IMAGE_HELP
+            "  -r, --repair            first run a read-write mount's recovery (as after a\n"
+            "                          power cut) and save the image, then check it\n"
+            "  -q, --quiet             only the summary line\n"
             "  -j, --json              machine-readable report\n\n"
-            "Exit status: 0 clean, 1 problems found (each reported on its own line), 2 bad\n"
-            "input.\n");
+            "Exit status: 0 clean, 1 damage found (each problem reported on its own line),\n"
+            "2 bad input, 3 no damage but traces of an interrupted write (power loss; the\n"
+            "next read-write mount or fsck --repair clears them).\n");
 }
 
 struct nk_fsck {
@@ -117,15 +125,19 @@ static int nk_fsck_run(int argc, char **argv)
     static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
                                             {"quiet", no_argument, NULL, 'q'},
                                             {"json", no_argument, NULL, 'j'},
+                                            {"repair", no_argument, NULL, 'r'},
                                             {NULL, 0, NULL, 0}};
     struct nk_tool_image_opts opts;
     nk_tool_image_opts_init(&opts);
     struct nk_fsck f;
     memset(&f, 0, sizeof f);
     int opt;
+    bool repair = false;
     optind = 1;
-    while ((opt = nk_tool_getopt(argc, argv, "qj", options, &opts, "fsck")) > 0) {
-        if (opt == 'q')
+    while ((opt = nk_tool_getopt(argc, argv, "qjr", options, &opts, "fsck")) > 0) {
+        if (opt == 'r')
+            repair = true;
+        else if (opt == 'q')
             f.quiet = true;
         else if (opt == 'j')
             f.json = true;
@@ -138,6 +150,11 @@ static int nk_fsck_run(int argc, char **argv)
         return nk_tool_fail("fsck needs one IMAGE (see nandkit fsck --help)");
     opts.path = argv[optind];
 
+    if (repair) {
+        int status = nk_tool_fs_recover(&opts);
+        if (status)
+            return status;
+    }
     struct nk_tool_fs t;
     int status = nk_tool_fs_open(&t, &opts, nk_fsck_report, &f);
     if (status) {
@@ -162,9 +179,17 @@ static int nk_fsck_run(int argc, char **argv)
     nk_fsck_name_add(&f, NK_FS_OBJ_ROOT, "/");
     nk_fsck_walk(&f, &t.fs, "/", 0);
     const struct nk_fs_mount_stats *s = &t.fs.stats;
+    /* Each trace of an interrupted write the mount met is one problem it
+     * counted as torn; only problems beyond those are damage. */
+    bool traces_only = result.problem_total > 0 && result.problem_total <= s->torn_chunks;
     if (f.json) {
         printf("{\"image\":");
         nk_tool_json_string(stdout, opts.path);
+        printf(",\"verdict\":\"%s\",\"interrupted_write_traces\":%u",
+               result.problem_total == 0 ? "clean"
+               : traces_only             ? "interrupted-write"
+                                         : "damaged",
+               s->torn_chunks);
         printf(",\"problem_total\":%u,\"blocks\":{\"in_use\":%u,\"empty\":%u,"
                "\"checkpoint\":%u,\"bad\":%u,\"junk\":%u},\"objects\":{\"total\":%u,"
                "\"files\":%u,\"directories\":%u,\"symlinks\":%u,\"hard_links\":%u,"
@@ -227,12 +252,19 @@ static int nk_fsck_run(int argc, char **argv)
         }
         if (!f.quiet)
             nk_tool_fs_list_at_risk(&t, stdout);
-        printf("%s: %u problem%s\n", opts.path, result.problem_total,
-               result.problem_total == 1 ? "" : "s");
+        if (traces_only)
+            printf("%s: %u problem%s, %s of a write cut by power loss: nothing lost (the next "
+                   "read-write mount or fsck --repair clears %s)\n",
+                   opts.path, result.problem_total, result.problem_total == 1 ? "" : "s",
+                   result.problem_total == 1 ? "the trace" : "all traces",
+                   result.problem_total == 1 ? "it" : "them");
+        else
+            printf("%s: %u problem%s\n", opts.path, result.problem_total,
+                   result.problem_total == 1 ? "" : "s");
     }
     nk_tool_fs_close(&t);
     nk_fsck_free(&f);
-    return result.problem_total ? 1 : 0;
+    return result.problem_total == 0 ? 0 : traces_only ? 3 : 1;
 }
 
 const struct nk_tool_command nk_cmd_fsck = {

@@ -35,13 +35,14 @@ static void nk_put_help(FILE *out)
 {
     fprintf(out, "usage: nandkit put IMAGE HOST_FILE PATH (--geometry P,O,N[,B] | --chip NAME)\n"
                  "                   [--layout L] [--power-cut-after N --seed S]\n\n"
-                 "Copies HOST_FILE into the YAFFS2 file system of IMAGE as file PATH, replacing\n"
-                 "a file already there, atomically: the data goes to a temporary name in PATH's\n"
-                 "directory (.NAME.nkput), is made durable (fsync), gets HOST_FILE's permission\n"
-                 "bits and times, and is renamed over PATH. After a power cut at any point PATH\n"
-                 "is absent (when it was), the old file, or the whole new one; the temporary\n"
-                 "name may be left behind, and the next put to PATH removes "
-                 "it.\n\n" NK_FSWRITE_OPTIONS_HELP);
+                 "Copies HOST_FILE (a regular file) into the YAFFS2 file system of IMAGE as file\n"
+                 "PATH, replacing a file already there, atomically: the data goes to a temporary\n"
+                 "name in PATH's directory that names nothing yet (.NAME.nkput, or .nkput-N when\n"
+                 "that exists or would pass 255 bytes), is made durable (fsync), gets HOST_FILE's\n"
+                 "permission bits and times, and is renamed over PATH. After a power cut at any\n"
+                 "point PATH is absent (when it was), the old file, or the whole new one; the\n"
+                 "temporary file may be left behind (nandkit rm removes it: put never deletes a\n"
+                 "file it did not make in this run).\n\n" NK_FSWRITE_OPTIONS_HELP);
 }
 
 static void nk_rm_help(FILE *out)
@@ -114,13 +115,19 @@ static int nk_fswrite_open(struct nk_tool_fs *t, struct nk_tool_image_opts *opts
     const char *user_path = opts->path;
     if (!nk_tool_path_is_mtd(opts->path)) {
         struct nk_sim_params params;
+        bool has_sidecar = false;
         int status = nk_tool_params_from_opts(opts, &params);
+        if (!status)
+            status = nk_tool_image_check_sidecar(opts->path, &params, &has_sidecar);
         if (!status)
             status = nk_tool_save_begin(save, opts->path, true);
         if (status)
             return status;
         opts->path = save->tmp;
         opts->write_through = true;
+        /* An image without a sidecar stays one: nothing new is written
+         * beside it that later commands would have to agree with. */
+        opts->no_sidecar = !has_sidecar;
     }
     int status = nk_tool_fs_open_writable(t, opts);
     opts->path = user_path;
@@ -142,11 +149,22 @@ static int nk_fswrite_finish(struct nk_tool_fs *t, struct nk_tool_save *save, co
             status = nk_fswrite_fail(t, command, path, err);
     }
     bool power_cut = t->image.sim && !nk_sim_powered(t->image.sim);
-    int err_close = t->image.sim ? nk_sim_close(t->image.sim) : 0;
+    /* Written out here (not in the close) to learn why a write failed: a
+     * full host disk is named as such, and the image as the user gave it. */
+    struct nk_diag why[1] = {{""}};
+    int err_close = t->image.sim ? nk_sim_sync(t->image.sim, why) : 0;
+    int host_errno = errno;
+    if (t->image.sim && nk_sim_close(t->image.sim) && !err_close)
+        err_close = -NK_EIO;
     t->image.sim = NULL;
     nk_tool_fs_close(t);
     if (err_close && (!status || power_cut)) {
-        status = nk_tool_error("saving the image failed: %s", nk_strerror(err_close));
+        if (err_close == -NK_EIO && (host_errno == ENOSPC || host_errno == EDQUOT))
+            status = nk_tool_error("saving %s failed: no space left on the host disk (%s)",
+                                   save->name ? save->name : "the image", strerror(host_errno));
+        else
+            status = nk_tool_error("saving %s failed: %s", save->name ? save->name : "the image",
+                                   why->text[0] ? why->text : nk_strerror(err_close));
     } else if (save->tmp && (!status || power_cut)) {
         int commit = nk_tool_save_commit(save);
         if (commit)
@@ -221,27 +239,53 @@ static int nk_fswrite_parse(int argc, char **argv, const char *command, int posi
 
 /* ----- put ---------------------------------------------------------------------------- */
 
-/* Splits `path` into its directory and the temporary name beside the file. */
-static int nk_put_temp_name(const char *path, char *out, size_t size)
+/* The directory part of `path` into `out` ("" for the root). Returns -1 when
+ * `path` does not end in a file name. */
+static int nk_put_parent(const char *path, char *out, size_t size)
 {
     const char *slash = strrchr(path, '/');
     const char *name = slash ? slash + 1 : path;
     if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
         return -1;
     int dir_len = slash ? (int)(slash - path) : 0;
-    int n = snprintf(out, size, "%.*s/.%s.nkput", dir_len, path, name);
-    return n > 0 && (size_t)n < size ? 0 : -1;
+    int n = snprintf(out, size, "%.*s", dir_len, path);
+    return n >= 0 && (size_t)n < size ? 0 : -1;
 }
 
+/* A temporary name in `parent` that names nothing yet: .NAME.nkput when it
+ * fits in a name, else (or when that exists) .nkput-N. Never an existing
+ * object: a user's file of that name is left alone. */
+static int nk_put_temp_name(struct nk_tool_fs *t, const char *parent, const char *name, char *out,
+                            size_t size)
+{
+    struct nk_fs_stat st;
+    for (unsigned i = 0; i < 1000; i++) {
+        int n = i == 0 ? snprintf(out, size, "%s/.%s.nkput", parent, name)
+                       : snprintf(out, size, "%s/.nkput-%u", parent, i);
+        if (n < 0 || (size_t)n >= size)
+            return -NK_ENAMETOOLONG;
+        if (i == 0 && strlen(name) + 7 > NK_FS_NAME_MAX)
+            continue;
+        int err = nk_fs_lstat(&t->fs, out, &st);
+        if (err == -NK_ENOENT)
+            return 0;
+        if (err)
+            return err;
+    }
+    return -NK_EEXIST;
+}
+
+/* Copies `host` (open as `fd`) into the new file `temp`; errors name `path`,
+ * the name the user gave. */
 static int nk_put_copy(struct nk_tool_fs *t, int fd, const char *host, const char *temp,
-                       const struct stat *st)
+                       const char *path, const struct stat *st)
 {
     struct nk_fs_file file;
     int err =
         nk_fs_file_open_mode(&t->fs, &file, temp, NK_FS_O_WRONLY | NK_FS_O_CREAT | NK_FS_O_EXCL,
                              (uint32_t)st->st_mode & 07777u);
     if (err)
-        return nk_fswrite_fail(t, "put", temp, err);
+        return nk_fswrite_fail(t, "put", path, err);
     enum { CHUNK = 64 * 1024 };
     uint8_t *buf = malloc(CHUNK);
     int status = buf ? 0 : nk_tool_error("out of memory");
@@ -256,7 +300,7 @@ static int nk_put_copy(struct nk_tool_fs *t, int fd, const char *host, const cha
             break;
         int32_t n = nk_fs_file_write(&file, buf, (size_t)got);
         if (n != (int32_t)got) {
-            status = nk_fswrite_fail(t, "put", temp, n < 0 ? n : -NK_ENOSPC);
+            status = nk_fswrite_fail(t, "put", path, n < 0 ? n : -NK_ENOSPC);
             break;
         }
         done += (uint64_t)got;
@@ -267,15 +311,15 @@ static int nk_put_copy(struct nk_tool_fs *t, int fd, const char *host, const cha
     if (!status) {
         err = nk_fs_file_fsync(&file);
         if (err)
-            status = nk_fswrite_fail(t, "put", temp, err);
+            status = nk_fswrite_fail(t, "put", path, err);
     }
     err = nk_fs_file_close(&file);
     if (err && !status)
-        status = nk_fswrite_fail(t, "put", temp, err);
+        status = nk_fswrite_fail(t, "put", path, err);
     if (!status) {
         err = nk_fs_utimes(&t->fs, temp, (uint64_t)st->st_atime, (uint64_t)st->st_mtime);
         if (err)
-            status = nk_fswrite_fail(t, "put", temp, err);
+            status = nk_fswrite_fail(t, "put", path, err);
     }
     return status;
 }
@@ -287,10 +331,11 @@ static int nk_put_run(int argc, char **argv)
     if (status)
         return status;
     const char *host = a.args[0], *path = a.args[1];
-    char temp[NK_FS_NAME_MAX + 4096];
-    if (nk_put_temp_name(path, temp, sizeof temp) != 0)
+    char parent[4096], temp[4096 + NK_FS_NAME_MAX + 8];
+    if (nk_put_parent(path, parent, sizeof parent) != 0)
         return nk_tool_fail("put: bad PATH '%s': it must name a file", path);
-    int fd = open(host, O_RDONLY);
+    /* Without blocking: a FIFO named as HOST_FILE must not hang the open. */
+    int fd = open(host, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return nk_tool_fail("put: cannot open HOST_FILE %s: %s", host, strerror(errno));
     struct stat st;
@@ -298,6 +343,7 @@ static int nk_put_run(int argc, char **argv)
         close(fd);
         return nk_tool_fail("put: HOST_FILE %s is not a regular file", host);
     }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 
     struct nk_tool_fs t;
     struct nk_tool_save save;
@@ -307,9 +353,6 @@ static int nk_put_run(int argc, char **argv)
         return status;
     }
     struct nk_fs_stat existing;
-    char parent[sizeof temp];
-    snprintf(parent, sizeof parent, "%s", temp);
-    *strrchr(parent, '/') = '\0';
     int err = nk_fs_stat(&t.fs, parent[0] ? parent : "/", &existing);
     if (err == 0 && existing.type != NK_FS_TYPE_DIR)
         err = -NK_ENOTDIR;
@@ -323,14 +366,14 @@ static int nk_put_run(int argc, char **argv)
         status = nk_tool_fail("put: PATH '%s' is a directory in the image", path);
     else if (err && err != -NK_ENOENT)
         status = nk_fswrite_fail(&t, "put", path, err);
-    /* A temporary file left by an earlier cut goes first. */
     if (!status) {
-        err = nk_fs_unlink(&t.fs, temp);
-        if (err && err != -NK_ENOENT)
-            status = nk_fswrite_fail(&t, "put", temp, err);
+        err = nk_put_temp_name(&t, parent, strrchr(path, '/') ? strrchr(path, '/') + 1 : path, temp,
+                               sizeof temp);
+        if (err)
+            status = nk_fswrite_fail(&t, "put", path, err);
     }
     if (!status)
-        status = nk_put_copy(&t, fd, host, temp, &st);
+        status = nk_put_copy(&t, fd, host, temp, path, &st);
     close(fd);
     if (!status) {
         err = nk_fs_rename(&t.fs, temp, path);
@@ -458,6 +501,16 @@ static int nk_chmod_run(int argc, char **argv)
     if (!nk_fswrite_parse_mode(a.args[0], &a.mode))
         return nk_tool_fail("chmod: bad mode '%s': octal permission bits 0 to 07777", a.args[0]);
     return nk_fswrite_one("chmod", &a, a.args[1], nk_chmod_op);
+}
+
+int nk_tool_fs_recover(struct nk_tool_image_opts *opts)
+{
+    struct nk_tool_fs t;
+    struct nk_tool_save save;
+    int status = nk_fswrite_open(&t, opts, &save);
+    if (status)
+        return status;
+    return nk_fswrite_finish(&t, &save, "fsck --repair", opts->path, 0);
 }
 
 /* The five commands: name, summary, and nk_NAME_run / nk_NAME_help above. */

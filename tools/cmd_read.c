@@ -30,7 +30,9 @@ static void nk_read_help(FILE *out)
         "  dumpbad   read them like any other block\n\n"
         "Options:\n"
         "  -s, --start OFFSET      first byte (default 0)\n"
-        "  -l, --length BYTES      how much page data (default: to the end)\n"
+        "  -l, --length BYTES      how much page data (default, or 0: to the end; with\n"
+        "                          padbad or dumpbad a range past the end stops there,\n"
+        "                          as nanddump)\n"
         "  -f, --file FILE         output file, replaced whole when the read succeeds\n"
         "  -o, --oob               each page's OOB after its data\n"
         "  -n, --noecc             raw pages, no ECC correction\n"
@@ -66,9 +68,9 @@ static int nk_read_option(void *ctx, int opt, const char *arg)
     case 's':
         return nk_tool_parse_start(arg, &a->start);
     case 'l':
-        if (!nk_tool_parse_size(arg, &a->length) || a->length == 0)
+        if (!nk_tool_parse_size(arg, &a->length))
             return nk_tool_fail("bad --length '%s': expected bytes (e.g. 4096, 2MiB)", arg);
-        a->have_length = true;
+        a->have_length = a->length != 0; /* 0: to the end, as nanddump */
         return 0;
     case 'f':
         a->file = arg;
@@ -126,6 +128,13 @@ static int nk_read_run(int argc, char **argv)
     status = nk_tool_flash_open(&image, &opts, quiet);
     if (status)
         return status;
+    if (noecc) {
+        status = nk_tool_image_raw_io(&image);
+        if (status) {
+            nk_tool_image_close(&image);
+            return status;
+        }
+    }
     struct nk_nand *nand = &image.nand;
     uint32_t page_size = nk_nand_page_size(nand), oob_size = nk_nand_oob_size(nand);
     uint32_t ppb = nk_nand_pages_per_block(nand), pages = nk_nand_pages(nand);
@@ -147,11 +156,14 @@ static int nk_read_run(int argc, char **argv)
         fprintf(stderr, "nandkit: --length %llu rounded up to %llu pages\n",
                 (unsigned long long)length, (unsigned long long)want_pages);
     if (bb != NK_BB_SKIP && start / page_size + want_pages > pages) {
-        nk_tool_image_close(&image);
-        return nk_tool_fail("--start 0x%llx + --length 0x%llx runs past the end of the device "
-                            "(0x%llx bytes)",
-                            (unsigned long long)start, (unsigned long long)length,
-                            (unsigned long long)device_bytes);
+        /* As nanddump: a range past the end is read to the end. */
+        want_pages = pages - start / page_size;
+        if (!quiet)
+            fprintf(stderr,
+                    "nandkit: --start 0x%llx + --length 0x%llx runs past the end of the device: "
+                    "read to its end (0x%llx bytes)\n",
+                    (unsigned long long)start, (unsigned long long)length,
+                    (unsigned long long)device_bytes);
     }
 
     struct nk_tool_outfile out;

@@ -161,6 +161,32 @@ static int nk_sim_write_full(struct nk_sim *sim, const char *image, struct nk_di
     return err;
 }
 
+/* Puts the factory-bad blocks of a new chip into its image file, markers and
+ * the factory's junk as the simulator models them, so that a copy of the
+ * image without its sidecar still shows them: each is touched through the
+ * simulator (its first byte poked back as it reads), which makes it part of
+ * the file at close; the erased blocks before it become holes. */
+static int nk_sim_create_write_bad(struct nk_sim *sim)
+{
+    const struct nk_chip_info *c = &nk_sim_params(sim)->chip;
+    for (uint32_t b = 0; b < c->blocks; b++) {
+        struct nk_sim_block_state state;
+        int err = nk_sim_block_get(sim, b, &state);
+        if (err)
+            return err;
+        if (!(state.flags & NK_SIM_BLOCK_FACTORY_BAD))
+            continue;
+        uint8_t byte;
+        uint32_t row = b * c->pages_per_block;
+        err = nk_sim_page_peek(sim, row, 0, &byte, 1);
+        if (!err)
+            err = nk_sim_page_poke(sim, row, 0, &byte, 1);
+        if (err)
+            return err;
+    }
+    return 0;
+}
+
 static int nk_sim_create(int argc, char **argv)
 {
     static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
@@ -259,6 +285,8 @@ static int nk_sim_create(int argc, char **argv)
     free(bad_list);
     if (!err && full)
         err = nk_sim_write_full(sim, save.tmp, why);
+    else if (!err)
+        err = nk_sim_create_write_bad(sim);
     if (err)
         nk_tool_save_abort(&save);
     if (err == -NK_EINVAL) /* a part the simulator cannot model: bad input */

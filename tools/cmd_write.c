@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* nandkit write: a file onto an image or /dev/mtdN, skipping bad blocks, as nandwrite does. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,8 @@ static void nk_write_help(FILE *out)
             "page data then OOB for each page (a raw image, e.g. from nandkit read --oob or\n"
             "nanddump --oob). Pages are written through the layout's ECC (the ECC bytes of the\n"
             "OOB are computed) unless --noecc, which writes every byte as given. START is in\n"
-            "bytes (decimal, 0x hex, or KiB/MiB/GiB) and must be page aligned.\n\n"
+            "bytes (decimal, 0x hex, or KiB/MiB/GiB) and must be page aligned. INPUT - reads\n"
+            "standard input (to its end, before the first program).\n\n"
             "Options:\n"
             "  -s, --start OFFSET      where to start (default 0)\n"
             "  -p, --pad               pad a short last page with 0xFF (else INPUT must be a\n"
@@ -34,6 +36,7 @@ static void nk_write_help(FILE *out)
             "                          the OOB is programmed (no data, no ECC code: as Linux\n"
             "                          writes an OOB alone)\n"
             "  -N, --noskipbad         write into bad blocks too, instead of skipping them\n"
+            "                          (image files only)\n"
             "  -k, --skip-all-ffs      leave pages that are all 0xFF (data, and OOB with --oob)\n"
             "                          unprogrammed: they stay erased, free for a later write\n"
             "  -b, --blockalign N      1, 2 or 4: skip bad blocks in groups of N blocks aligned\n"
@@ -53,6 +56,51 @@ static bool nk_write_all_ff(const uint8_t *buf, size_t len)
         if (buf[i] != 0xff)
             return false;
     return true;
+}
+
+/* Opens INPUT: a regular file, or "-" for standard input (a pipe as
+ * nandwrite reads it), copied first into an unnamed temporary file so that
+ * its size is known before anything is programmed. A FIFO or device named
+ * as INPUT is refused without blocking. Returns 0 or an exit status. */
+static int nk_write_open_input(const char *path, FILE **out)
+{
+    if (strcmp(path, "-") != 0) {
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0)
+            return nk_tool_fail("cannot open INPUT '%s': %s", path, strerror(errno));
+        struct stat st;
+        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+            close(fd);
+            return nk_tool_fail("INPUT '%s' is not a regular file (give - to read standard "
+                                "input)",
+                                path);
+        }
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+        *out = fdopen(fd, "rb");
+        if (!*out) {
+            close(fd);
+            return nk_tool_error("cannot open INPUT '%s': %s", path, strerror(errno));
+        }
+        return 0;
+    }
+    FILE *copy = tmpfile();
+    if (!copy)
+        return nk_tool_error("cannot buffer standard input: %s", strerror(errno));
+    char buf[1 << 16];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, stdin)) > 0) {
+        if (fwrite(buf, 1, n, copy) != n) {
+            int e = errno;
+            fclose(copy);
+            return nk_tool_error("cannot buffer standard input: %s", strerror(e));
+        }
+    }
+    if (ferror(stdin) || fflush(copy) != 0 || fseek(copy, 0, SEEK_SET) != 0) {
+        fclose(copy);
+        return nk_tool_error("reading standard input failed");
+    }
+    *out = copy;
+    return 0;
 }
 
 /* write's own options. */
@@ -132,13 +180,14 @@ static int nk_write_run(int argc, char **argv)
                             "--noskipbad",
                             (unsigned long long)align);
 
-    FILE *input = fopen(input_path, "rb");
-    if (!input)
-        return nk_tool_fail("cannot open INPUT '%s': %s", input_path, strerror(errno));
+    FILE *input = NULL;
+    int status_in = nk_write_open_input(input_path, &input);
+    if (status_in)
+        return status_in;
     struct stat st;
-    if (fstat(fileno(input), &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fstat(fileno(input), &st) != 0) {
         fclose(input);
-        return nk_tool_fail("INPUT '%s' is not a regular file", input_path);
+        return nk_tool_error("cannot stat INPUT '%s': %s", input_path, strerror(errno));
     }
     uint64_t input_size = (uint64_t)st.st_size;
 
@@ -147,6 +196,21 @@ static int nk_write_run(int argc, char **argv)
     if (status) {
         fclose(input);
         return status;
+    }
+    if (noskipbad && image.mtd) {
+        fclose(input);
+        nk_tool_image_close(&image);
+        return nk_tool_fail("--noskipbad: %s reports the blocks of the kernel's own bad-block "
+                            "table as bad, and nandkit never programs those",
+                            opts.path);
+    }
+    if (noecc) {
+        status = nk_tool_image_raw_io(&image);
+        if (status) {
+            fclose(input);
+            nk_tool_image_close(&image);
+            return status;
+        }
     }
     struct nk_nand *nand = &image.nand;
     uint32_t page_size = nk_nand_page_size(nand), oob_size = nk_nand_oob_size(nand);

@@ -63,6 +63,12 @@ int nk_tool_fs_open_writable(struct nk_tool_fs *t, struct nk_tool_image_opts *op
 
 void nk_tool_fs_close(struct nk_tool_fs *t);
 
+/* What a read-write mount does to an image after a power cut, and nothing
+ * else (tools/cmd_fswrite.c): mounts `opts` read-write (its recovery runs),
+ * unmounts and saves, as the writing commands do. Returns 0 or the exit
+ * status after one line. */
+int nk_tool_fs_recover(struct nk_tool_image_opts *opts);
+
 /* "drwxr-xr-x"-style rendering of an st_mode into `out` (11 bytes). */
 void nk_tool_mode_string(uint32_t mode, char out[11]);
 

@@ -7,7 +7,9 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "lock.h"
 #include "nandkit/error.h"
 #include "tool.h"
 
@@ -46,6 +48,12 @@ int nk_tool_image_option(struct nk_tool_image_opts *opts, int opt, const char *a
         opts->bit_error_rate = rate;
         return 1;
     }
+    case NK_OPT_WAIT:
+        nk_tool_lock_set_wait(true);
+        return 1;
+    case NK_OPT_FORCE:
+        nk_tool_lock_set_force(true);
+        return 1;
     case NK_OPT_FORCE_ECC:
         opts->force_ecc = true;
         return 1;
@@ -314,16 +322,30 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
                             opts->ecc, opts->path);
     if (nk_tool_path_is_mtd(opts->path) && opts->bit_error_rate > 0.0)
         return nk_tool_fail("--bit-error-rate is for simulated chips, not %s", opts->path);
-    if (nk_tool_path_is_mtd(opts->path))
-        return nk_tool_image_open_mtd(image, opts);
-    int status = nk_tool_params_from_opts(opts, &image->params);
+    /* Readers share the image, a writer has it alone, until the command ends. */
+    int status = nk_tool_lock(opts->path, !opts->read_only);
     if (status)
         return status;
+    if (nk_tool_path_is_mtd(opts->path))
+        return nk_tool_image_open_mtd(image, opts);
+    struct stat st;
+    if (opts->path && stat(opts->path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)))
+        return nk_tool_fail("%s is a %s device, not an MTD one: nandkit works on image files and "
+                            "on /dev/mtdN (the MTD character devices)",
+                            opts->path, S_ISCHR(st.st_mode) ? "character" : "block");
+    status = nk_tool_params_from_opts(opts, &image->params);
+    if (status)
+        return status;
+    /* A symlink to the image: its sidecar is the one beside the image. */
+    struct stat link;
+    char *real_path = opts->path && lstat(opts->path, &link) == 0 && S_ISLNK(link.st_mode)
+                          ? realpath(opts->path, NULL)
+                          : NULL;
 
     struct nk_sim_config config;
     memset(&config, 0, sizeof config);
     config.params = &image->params;
-    config.image_path = opts->path;
+    config.image_path = real_path ? real_path : opts->path;
     config.read_only = opts->read_only;
     config.seed = opts->seed;
     config.factory_bad_blocks = 0;
@@ -331,6 +353,7 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
     config.write_through = opts->write_through;
     struct nk_diag why[1] = {{""}};
     int err = nk_sim_open(&image->sim, &config, why);
+    free(real_path);
     if (err)
         return nk_tool_fail("%s", why->text[0] ? why->text : nk_strerror(err));
     if (opts->bit_error_rate > 0.0) {
@@ -419,6 +442,28 @@ void nk_tool_image_close(struct nk_tool_image *image)
     nk_tool_ecc_free(&image->ecc_named);
     image->sim = NULL;
     image->workspace = NULL;
+}
+
+int nk_tool_image_check_sidecar(const char *path, const struct nk_sim_params *params,
+                                bool *has_sidecar)
+{
+    char sidecar[4096];
+    *has_sidecar = false;
+    if (!path || !nk_sim_sidecar_path(path, sidecar, sizeof sidecar) || access(sidecar, F_OK) != 0)
+        return 0;
+    *has_sidecar = true;
+    struct nk_sim_params side;
+    struct nk_diag why[1] = {{""}};
+    if (nk_sim_sidecar_part(path, &side, why) != 0)
+        return nk_tool_fail("%s", why->text[0] ? why->text : "unreadable sidecar");
+    const struct nk_chip_info *a = &params->chip, *b = &side.chip;
+    if (a->page_size == b->page_size && a->oob_size == b->oob_size &&
+        a->pages_per_block == b->pages_per_block && a->blocks == b->blocks)
+        return 0;
+    return nk_tool_fail("the geometry given (%u+%u bytes x %u pages x %u blocks) disagrees with "
+                        "%s, whose sidecar %s describes %u+%u x %u x %u: nothing written",
+                        a->page_size, a->oob_size, a->pages_per_block, a->blocks, path, sidecar,
+                        b->page_size, b->oob_size, b->pages_per_block, b->blocks);
 }
 
 void nk_tool_hexdump(FILE *out, const uint8_t *data, uint32_t len, uint32_t base)

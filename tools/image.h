@@ -50,6 +50,8 @@ enum {
     NK_OPT_FORCE_ECC,
     NK_OPT_ECC,
     NK_OPT_BIT_ERROR_RATE,
+    NK_OPT_WAIT,
+    NK_OPT_FORCE,
     NK_OPT_FIRST_FREE /* commands number their own options from here */
 };
 
@@ -62,6 +64,7 @@ enum {
         {"force-ecc", no_argument, NULL, NK_OPT_FORCE_ECC},                                        \
         {"ecc", required_argument, NULL, NK_OPT_ECC},                                              \
         {"bit-error-rate", required_argument, NULL, NK_OPT_BIT_ERROR_RATE},                        \
+        {"wait", no_argument, NULL, NK_OPT_WAIT}, {"force", no_argument, NULL, NK_OPT_FORCE},      \
     {                                                                                              \
         "power-cut-after", required_argument, NULL, NK_OPT_POWER_CUT                               \
     }
@@ -82,7 +85,12 @@ enum {
     "  --seed S                seed of every simulated fault (default 1)\n"                        \
     "  --power-cut-after N     lose power at flash operation N (writes only)\n"                    \
     "  --mtd-ecc kernel|nandkit  /dev/mtdN: the kernel corrects (default), or raw access\n"        \
-    "                          with nandkit's twin of the kernel's ECC\n"
+    "                          with nandkit's twin of the kernel's ECC\n"                          \
+    "  --wait                  wait while another nandkit command uses the image (else\n"          \
+    "                          refused with exit status 1: writers lock it exclusively,\n"         \
+    "                          readers shared)\n"                                                  \
+    "  --force                 write an image file even when its mode says read-only\n"            \
+    "                          (refused otherwise, root included)\n"
 
 void nk_tool_image_opts_init(struct nk_tool_image_opts *opts);
 
@@ -158,12 +166,24 @@ bool nk_tool_path_is_mtd(const char *path);
 /* Opens the MTD device `opts->path` as the image, as nk_tool_image_open(). */
 int nk_tool_image_open_mtd(struct nk_tool_image *image, const struct nk_tool_image_opts *opts);
 
+/* --noecc on /dev/mtdN: pages move raw (MTD_OPS_RAW) in every --mtd-ecc
+ * mode, the kernel's ECC bypassed; nothing for image files. Returns 0, or
+ * prints one line and returns exit status 1. */
+int nk_tool_image_raw_io(struct nk_tool_image *image);
+
 /* Closes what nk_tool_image_open_mtd() opened (nothing when image->mtd is NULL). */
 void nk_tool_image_close_mtd(struct nk_tool_image *image);
 
 /* Fills `params` from --chip or --geometry (plus the image size for a missing
  * block count). Returns 0 or an exit status after printing the problem. */
 int nk_tool_params_from_opts(const struct nk_tool_image_opts *opts, struct nk_sim_params *params);
+
+/* Before a command writes the image file `path` with `params` (from --chip or
+ * --geometry): refuses (one line naming the image, exit status 2) a
+ * geometry that disagrees with the image's sidecar. Sets *has_sidecar.
+ * Returns 0 when they agree or there is no sidecar. */
+int nk_tool_image_check_sidecar(const char *path, const struct nk_sim_params *params,
+                                bool *has_sidecar);
 
 /* Prints `len` bytes as a hex dump with offsets starting at `base`. */
 void nk_tool_hexdump(FILE *out, const uint8_t *data, uint32_t len, uint32_t base);

@@ -7,6 +7,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "image.h"
 #include "nandkit/error.h"
@@ -16,9 +18,20 @@
 #include "nandkit/mtd.h"
 #endif
 
+/* The character-device major number Linux gives every /dev/mtdN
+ * (MTD_CHAR_MAJOR in include/uapi/linux/major.h). */
+#define NK_TOOL_MTD_CHAR_MAJOR 90
+
 bool nk_tool_path_is_mtd(const char *path)
 {
-    return path && strncmp(path, "/dev/mtd", 8) == 0;
+    if (!path)
+        return false;
+    if (strncmp(path, "/dev/mtd", 8) == 0)
+        return true;
+    /* Another name for one (a udev link such as /dev/mtd/by-name/X). */
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISCHR(st.st_mode) &&
+           major(st.st_rdev) == NK_TOOL_MTD_CHAR_MAJOR;
 }
 
 #ifdef NANDKIT_HAVE_MTD
@@ -89,6 +102,14 @@ int nk_tool_image_open_mtd(struct nk_tool_image *image, const struct nk_tool_ima
     return 0;
 }
 
+int nk_tool_image_raw_io(struct nk_tool_image *image)
+{
+    if (!image->mtd)
+        return 0;
+    int err = nk_mtd_set_raw_io(image->mtd, true);
+    return err ? nk_tool_error("--noecc: the kernel refused raw access: %s", nk_strerror(err)) : 0;
+}
+
 void nk_tool_image_close_mtd(struct nk_tool_image *image)
 {
     nk_mtd_close(image->mtd);
@@ -111,6 +132,12 @@ int nk_tool_image_open_mtd(struct nk_tool_image *image, const struct nk_tool_ima
 {
     (void)image;
     return nk_tool_fail("%s: this nandkit was built without the Linux MTD backend", opts->path);
+}
+
+int nk_tool_image_raw_io(struct nk_tool_image *image)
+{
+    (void)image;
+    return 0;
 }
 
 void nk_tool_image_close_mtd(struct nk_tool_image *image)

@@ -191,10 +191,14 @@ static int nk_man_write(const char *dir, const char *page, const char *summary, 
     nk_man_escape(out, summary, strlen(summary));
     fputc('\n', out);
     nk_man_body(out, help);
-    fputs(
-        ".SH EXIT STATUS\n0 on success; 1 when an operation failed; 2 on bad input, with one line "
-        "naming the bad value.\n.SH SEE ALSO\n",
-        out);
+    fputs(".SH EXIT STATUS\n0 on success; 1 when an operation failed (an image in use by another "
+          "nandkit command included, unless \\-\\-wait); 2 on bad input, with one line naming the "
+          "bad value; 3 from fsck only: no damage, traces of a write cut by power loss.\n"
+          ".SH FILES\nIMAGE.nksim, the simulator's sidecar beside an image file; "
+          "IMAGE.nktmp\\-XXXXXX, the temporary copy a writing command works in (one a killed "
+          "command left is removed by the next). A command that writes an image holds an exclusive "
+          "flock(2) on it while it runs, one that reads a shared one.\n.SH SEE ALSO\n",
+          out);
     nk_man_escape(out, see_also, strlen(see_also));
     fputc('\n', out);
     if (fclose(out) != 0)

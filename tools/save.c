@@ -2,15 +2,19 @@
 #define _GNU_SOURCE /* SEEK_DATA, SEEK_HOLE, copy_file_range() */
 #include "save.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fsimage.h"
+#include "lock.h"
 #include "nandkit/sim.h"
 #include "tool.h"
 
@@ -71,6 +75,16 @@ static int nk_save_copy_sparse(int in, int out, off_t size)
     return ftruncate(out, size);
 }
 
+/* One line for a copy of the image that failed with `err`: a full disk
+ * says so in words. */
+static int nk_save_copy_failed(const char *target, int err)
+{
+    if (err == ENOSPC || err == EDQUOT)
+        return nk_tool_error("cannot write %s: no space left on the host disk beside it (%s)",
+                             target, strerror(err));
+    return nk_tool_error("cannot write %s: its temporary copy failed: %s", target, strerror(err));
+}
+
 /* Copies the file `from` to the new file `to` (created here). */
 static int nk_save_copy_file(const char *from, const char *to)
 {
@@ -97,6 +111,53 @@ static int nk_save_copy_file(const char *from, const char *to)
     return status;
 }
 
+/* Removes TARGET.nktmp-XXXXXX files (and their sidecars) that no process
+ * holds locked: what a command killed while saving leaves. Called with
+ * TARGET locked exclusively, so no command is making one meanwhile. */
+static void nk_save_remove_stale(const char *target)
+{
+    char *dir_copy = strdup(target), *base_copy = strdup(target);
+    const char *dir_name = dir_copy ? dirname(dir_copy) : NULL;
+    DIR *dir = dir_name && base_copy ? opendir(dir_name) : NULL;
+    if (dir) {
+        const char *base = basename(base_copy);
+        char prefix[NAME_MAX + 16];
+        snprintf(prefix, sizeof prefix, "%s.nktmp-", base);
+        size_t prefix_len = strlen(prefix);
+        struct dirent *e;
+        while ((e = readdir(dir)) != NULL) {
+            size_t len = strlen(e->d_name);
+            if (strncmp(e->d_name, prefix, prefix_len) != 0 || len < prefix_len + 6)
+                continue;
+            char *path = nk_tool_path_dup(dir_name, e->d_name);
+            if (path && len > prefix_len + 6) {
+                /* The sidecar of a temporary image that is gone. */
+                const char *rest = e->d_name + prefix_len + 6;
+                struct stat st;
+                path[strlen(path) - strlen(rest)] = '\0';
+                bool orphan = (strcmp(rest, ".nksim") == 0 || strcmp(rest, ".nksim.tmp") == 0) &&
+                              lstat(path, &st) != 0 && errno == ENOENT;
+                free(path);
+                path = orphan ? nk_tool_path_dup(dir_name, e->d_name) : NULL;
+                if (path)
+                    unlink(path);
+            } else if (path && nk_tool_lock_is_stale(path)) {
+                char sidecar[4096], sidecar_tmp[4096 + 8];
+                if (nk_sim_sidecar_path(path, sidecar, sizeof sidecar)) {
+                    snprintf(sidecar_tmp, sizeof sidecar_tmp, "%s.tmp", sidecar);
+                    unlink(sidecar_tmp);
+                    unlink(sidecar);
+                }
+                unlink(path);
+            }
+            free(path);
+        }
+        closedir(dir);
+    }
+    free(dir_copy);
+    free(base_copy);
+}
+
 int nk_tool_save_begin(struct nk_tool_save *save, const char *target, bool copy)
 {
     memset(save, 0, sizeof *save);
@@ -104,44 +165,60 @@ int nk_tool_save_begin(struct nk_tool_save *save, const char *target, bool copy)
         return nk_tool_fail("%s is not a regular file: an image is written to a file, or to "
                             "/dev/mtdN through its own backend",
                             target);
-    save->target = strdup(target);
-    save->tmp = nk_save_concat(target, ".nktmp-XXXXXX");
-    if (!save->target || !save->tmp) {
+    /* A symlink to the image: the image it names is replaced, beside it. */
+    struct stat link;
+    char *real = lstat(target, &link) == 0 && S_ISLNK(link.st_mode) ? realpath(target, NULL) : NULL;
+    save->name = strdup(target);
+    save->target = real ? real : strdup(target);
+    save->tmp = save->target ? nk_save_concat(save->target, ".nktmp-XXXXXX") : NULL;
+    if (!save->name || !save->target || !save->tmp) {
         nk_tool_save_abort(save);
         return nk_tool_error("out of memory");
     }
+    int status = nk_tool_lock(target, true);
+    if (status) {
+        nk_tool_save_abort(save);
+        return status;
+    }
+    struct stat st;
+    bool exists = stat(save->target, &st) == 0;
+    if (exists)
+        nk_save_remove_stale(save->target);
     int fd = mkostemp(save->tmp, O_CLOEXEC);
     if (fd < 0) {
-        int status = nk_tool_error("cannot write %s: no temporary file beside it: %s", target,
-                                   strerror(errno));
+        status = nk_tool_error("cannot write %s: no temporary file beside it: %s", target,
+                               strerror(errno));
         free(save->tmp);
         save->tmp = NULL;
         nk_tool_save_abort(save);
         return status;
     }
-    struct stat st;
-    int status = 0;
-    if (copy && stat(target, &st) == 0) {
-        /* The same permissions and (when allowed) owner as the file it replaces. */
-        if (fchmod(fd, st.st_mode & 07777) || (fchown(fd, st.st_uid, st.st_gid) && errno != EPERM))
+    /* Locked at once, so that no other command takes it for a stale one. */
+    nk_tool_lock(save->tmp, true);
+    mode_t mask = umask(0);
+    umask(mask);
+    save->mode = 0666 & ~mask;
+    if (copy && exists) {
+        /* The same permissions and (when allowed) owner as the file it
+         * replaces; the mode is set at the commit, so that the copy stays
+         * writable while the command works on it. */
+        save->mode = st.st_mode & 07777;
+        if (fchmod(fd, 0600) || (fchown(fd, st.st_uid, st.st_gid) && errno != EPERM))
             status = nk_tool_error("cannot set the mode of %s: %s", save->tmp, strerror(errno));
-        int in = status ? -1 : open(target, O_RDONLY | O_CLOEXEC);
+        int in = status ? -1 : open(save->target, O_RDONLY | O_CLOEXEC);
         if (!status && in < 0)
             status = nk_tool_error("cannot read %s: %s", target, strerror(errno));
         if (!status && nk_save_copy_sparse(in, fd, st.st_size))
-            status = nk_tool_error("cannot copy %s to %s: %s", target, save->tmp, strerror(errno));
+            status = nk_save_copy_failed(target, errno);
         if (in >= 0)
             close(in);
-    } else {
-        mode_t mask = umask(0);
-        umask(mask);
-        if (fchmod(fd, 0666 & ~mask))
-            status = nk_tool_error("cannot set the mode of %s: %s", save->tmp, strerror(errno));
+    } else if (fchmod(fd, 0600)) {
+        status = nk_tool_error("cannot set the mode of %s: %s", save->tmp, strerror(errno));
     }
     if (close(fd) && !status)
-        status = nk_tool_error("cannot write %s: %s", save->tmp, strerror(errno));
+        status = nk_save_copy_failed(target, errno);
     char from[4096], to[4096];
-    if (!status && copy && nk_sim_sidecar_path(target, from, sizeof from) &&
+    if (!status && copy && nk_sim_sidecar_path(save->target, from, sizeof from) &&
         nk_sim_sidecar_path(save->tmp, to, sizeof to) && access(from, F_OK) == 0) {
         save->sidecar = true;
         status = nk_save_copy_file(from, to);
@@ -168,14 +245,17 @@ int nk_tool_save_commit(struct nk_tool_save *save)
     bool sidecar = nk_sim_sidecar_path(save->tmp, from, sizeof from) &&
                    nk_sim_sidecar_path(save->target, to, sizeof to) && access(from, F_OK) == 0;
     int status = 0;
-    if (nk_save_fsync_path(save->tmp, O_RDONLY) || (sidecar && nk_save_fsync_path(from, O_RDONLY)))
-        status = nk_tool_error("cannot write %s: %s", save->tmp, strerror(errno));
+    if (chmod(save->tmp, save->mode))
+        status = nk_tool_error("cannot set the mode of %s: %s", save->tmp, strerror(errno));
+    else if (nk_save_fsync_path(save->tmp, O_RDONLY) ||
+             (sidecar && nk_save_fsync_path(from, O_RDONLY)))
+        status = nk_save_copy_failed(save->name, errno);
     else if (rename(save->tmp, save->target))
-        status =
-            nk_tool_error("cannot rename %s to %s: %s", save->tmp, save->target, strerror(errno));
+        status = nk_tool_error("cannot save %s: renaming %s over it failed: %s", save->name,
+                               save->tmp, strerror(errno));
     else if (sidecar && rename(from, to))
         status = nk_tool_error("%s is written, but its sidecar is not: cannot rename %s to %s: %s",
-                               save->target, from, to, strerror(errno));
+                               save->name, from, to, strerror(errno));
     if (!status) {
         /* The renames themselves last only once the directory is on disk. */
         char *copy = strdup(save->target);
@@ -203,6 +283,7 @@ void nk_tool_save_abort(struct nk_tool_save *save)
     }
     free(save->tmp);
     free(save->target);
+    free(save->name);
     memset(save, 0, sizeof *save);
 }
 

@@ -13,14 +13,21 @@
 #include <stddef.h>
 
 struct nk_tool_save {
-    char *target; /* the user's path */
-    char *tmp;    /* the temporary image beside it */
-    bool sidecar; /* a TMP.nksim was made (copied from TARGET.nksim) */
+    char *name;    /* the user's path, for messages */
+    char *target;  /* the file it names (a symlink resolved) */
+    char *tmp;     /* the temporary image beside it */
+    bool sidecar;  /* a TMP.nksim was made (copied from TARGET.nksim) */
+    unsigned mode; /* the permission bits the image gets at the commit */
 };
 
-/* Creates the temporary file beside `target`: a sparse copy of `target` when
- * `copy` (and of TARGET.nksim when there is one), else empty. Returns 0, or
- * prints one line naming the file and returns exit status 1. */
+/* Creates the temporary file beside `target` (a symlink is followed: the
+ * file it names is replaced, the link stays): a sparse copy of `target`
+ * when `copy` (and of TARGET.nksim when there is one), else empty. The
+ * target is locked exclusively first (tools/lock.h), and temporary files
+ * of an earlier command that was killed (no process holds their lock) are
+ * removed. The temporary file stays writable by its owner until the
+ * commit gives it the target's mode. Returns 0, or prints one line naming
+ * the file and returns exit status 1. */
 int nk_tool_save_begin(struct nk_tool_save *save, const char *target, bool copy);
 
 /* Makes the temporary file and its sidecar durable and renames them over

@@ -418,6 +418,20 @@ int nk_mtd_ecc_engine(struct nk_mtd *mtd, struct nk_ecc_engine *engine,
     return 0;
 }
 
+int nk_mtd_set_raw_io(struct nk_mtd *mtd, bool raw)
+{
+    if (mtd->mode == NK_MTD_MODE_RAW)
+        return 0;
+    /* The file mode covers what read()/MEMREADOOB64 do on older kernels;
+     * MEMREAD and MEMWRITE take MTD_OPS_RAW per request. */
+    unsigned long file_mode = raw ? MTD_FILE_MODE_RAW : MTD_FILE_MODE_NORMAL;
+    if (ioctl(mtd->fd, MTDFILEMODE, file_mode) != 0)
+        return nk_mtd_errno(errno);
+    mtd->raw_io = raw;
+    nk_mtd_port_reset(mtd);
+    return 0;
+}
+
 /* ----- bad blocks ----------------------------------------------------------------------- */
 
 int nk_mtd_block_is_bad(struct nk_mtd *mtd, uint32_t block)

@@ -34,6 +34,7 @@ struct nk_mtd {
     int fd;
     unsigned index; /* N of /dev/mtdN, for sysfs (-1u when unknown) */
     enum nk_mtd_mode mode;
+    bool raw_io; /* kernel-ECC mode, for now: pages move raw (nk_mtd_set_raw_io) */
     bool read_only;
     bool legacy_io;
     struct mtd_info_user info;
@@ -68,6 +69,13 @@ struct nk_mtd {
 
 /* The port's operations (mtd_port.c). */
 extern const struct nk_ctrl_ops nk_mtd_ctrl_ops;
+
+/* Whether page transfers bypass the kernel's ECC (MTD_OPS_RAW): raw mode,
+ * or kernel-ECC mode switched by nk_mtd_set_raw_io(). */
+static inline bool nk_mtd_transfers_raw(const struct nk_mtd *mtd)
+{
+    return mtd->mode == NK_MTD_MODE_RAW || mtd->raw_io;
+}
 
 /* Resets the chip-like state (as after FFh). */
 void nk_mtd_port_reset(struct nk_mtd *mtd);

@@ -61,7 +61,7 @@ static uint32_t nk_mtd_register_size(const struct nk_mtd *mtd)
 static void nk_mtd_load_status(struct nk_mtd *mtd)
 {
     mtd->status = nk_mtd_status_idle(mtd);
-    if (mtd->mode != NK_MTD_MODE_KERNEL_ECC)
+    if (nk_mtd_transfers_raw(mtd))
         return;
     if (mtd->last.uncorrectable_errors)
         mtd->status |= NK_STATUS_FAIL;
@@ -74,7 +74,7 @@ static int nk_mtd_fetch_page_legacy(struct nk_mtd *mtd)
 {
     uint64_t offset = nk_mtd_page_offset(mtd, mtd->row);
     struct mtd_ecc_stats before, after;
-    bool kernel_ecc = mtd->mode == NK_MTD_MODE_KERNEL_ECC;
+    bool kernel_ecc = !nk_mtd_transfers_raw(mtd);
     if (kernel_ecc && ioctl(mtd->fd, ECCGETSTATS, &before) != 0)
         return nk_diag_set(&mtd->diag, -NK_EIO, "ECCGETSTATS: %s", strerror(errno));
     ssize_t got = pread(mtd->fd, mtd->reg, mtd->info.writesize, (off_t)offset);
@@ -114,7 +114,7 @@ static int nk_mtd_fetch_page(struct nk_mtd *mtd)
         req.ooblen = mtd->info.oobsize;
         req.usr_data = (uint64_t)(uintptr_t)mtd->reg;
         req.usr_oob = (uint64_t)(uintptr_t)(mtd->reg + mtd->info.writesize);
-        req.mode = mtd->mode == NK_MTD_MODE_RAW ? MTD_OPS_RAW : MTD_OPS_PLACE_OOB;
+        req.mode = nk_mtd_transfers_raw(mtd) ? MTD_OPS_RAW : MTD_OPS_PLACE_OOB;
         err = 0;
         if (ioctl(mtd->fd, MEMREAD, &req) != 0) {
             if (errno == ENOTTY || errno == EOPNOTSUPP) {
@@ -197,7 +197,7 @@ static void nk_mtd_program(struct nk_mtd *mtd)
         req.ooblen = mtd->info.oobsize;
         req.usr_oob = (uint64_t)(uintptr_t)(mtd->reg + page);
     }
-    req.mode = mtd->mode == NK_MTD_MODE_RAW ? MTD_OPS_RAW : MTD_OPS_PLACE_OOB;
+    req.mode = nk_mtd_transfers_raw(mtd) ? MTD_OPS_RAW : MTD_OPS_PLACE_OOB;
     mtd->counters.programs++;
     if (ioctl(mtd->fd, MEMWRITE, &req) != 0) {
         int error = errno;

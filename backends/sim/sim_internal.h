@@ -282,8 +282,6 @@ void nk_sim_array_erased(struct nk_sim *sim, uint32_t block);
 /* Virtual content of a never-written page (0xFF, or a factory-bad pattern). */
 void nk_sim_array_virtual_page(const struct nk_sim *sim, uint32_t row, uint8_t *dst);
 int nk_sim_array_sync(struct nk_sim *sim, struct nk_diag *why);
-/* The part an image's sidecar describes (open without preset/params). */
-int nk_sim_sidecar_part(const char *image_path, struct nk_sim_params *params, struct nk_diag *why);
 
 static inline uint8_t *nk_sim_block_page(const struct nk_sim *sim, const struct nk_sim_block *b,
                                          uint32_t page)

@@ -100,6 +100,12 @@ const struct nk_ctrl *nk_mtd_ctrl(struct nk_mtd *mtd);
  * MTD name. No READ ID data (id_len 0), no timings (all 0). */
 const struct nk_chip_info *nk_mtd_chip_info(const struct nk_mtd *mtd);
 
+/* Kernel-ECC mode: with `raw`, page data and OOB move as on flash
+ * (MTD_OPS_RAW, the file in MTD_FILE_MODE_RAW), bypassing the kernel's ECC
+ * both ways, until called again without it; nothing to do in raw mode.
+ * Returns 0 or a negative error (the kernel refused the file mode). */
+int nk_mtd_set_raw_io(struct nk_mtd *mtd, bool raw);
+
 /* The mode the device was opened in. */
 enum nk_mtd_mode nk_mtd_mode(const struct nk_mtd *mtd);
 

@@ -406,6 +406,11 @@ void nk_sim_memory_get(const struct nk_sim *sim, struct nk_sim_memory *memory);
  * bytes. Returns buf, or NULL when it does not fit. */
 char *nk_sim_sidecar_path(const char *image_path, char *buf, size_t size);
 
+/* The part the sidecar of `image_path` describes, into `params` (what
+ * nk_sim_open() uses without a preset or params). Returns 0, or a negative
+ * error with the reason in `why` (no sidecar: -NK_EINVAL). */
+int nk_sim_sidecar_part(const char *image_path, struct nk_sim_params *params, struct nk_diag *why);
+
 #ifdef __cplusplus
 }
 #endif

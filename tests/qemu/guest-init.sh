@@ -123,6 +123,80 @@ fs_check() {
     fi
 }
 
+# ---- the mtd-utils style commands on /dev/mtd0 -------------------------------------
+BLOCK_BYTES=131072
+# flip_byte FILE OFFSET: XOR 0x01 into one byte of FILE, in place.
+flip_byte() {
+    v=$(dd if="$1" bs=1 skip="$2" count=1 2>/dev/null | od -An -tu1 | tr -d ' ')
+    printf "\\$(printf %o $((v ^ 1)))" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+
+# --noecc is raw both ways in the default --mtd-ecc kernel mode: a page
+# written with the kernel's ECC, read raw, one data bit flipped, written
+# back raw, reads back raw byte for byte (the kernel neither recomputed its
+# ECC bytes nor corrected the bit), and through the kernel's ECC as written.
+cli_noecc_raw() {
+    off=$((40 * BLOCK_BYTES))
+    head -c 2048 /dev/urandom >/tmp/p.bin
+    why=""
+    nandkit erase /dev/mtd0 $off 1 -q >/tmp/e.txt 2>&1 || why="$why erase: $(cat /tmp/e.txt);"
+    nandkit write /dev/mtd0 /tmp/p.bin -s $off -q >/tmp/e.txt 2>&1 || why="$why write: $(cat /tmp/e.txt);"
+    nandkit read /dev/mtd0 --noecc --oob -s $off -l 2048 -q -f /tmp/raw.bin 2>/tmp/e.txt || why="$why raw read: $(cat /tmp/e.txt);"
+    cp /tmp/raw.bin /tmp/raw2.bin
+    flip_byte /tmp/raw2.bin 100
+    nandkit erase /dev/mtd0 $off 1 -q >/tmp/e.txt 2>&1 || why="$why erase 2: $(cat /tmp/e.txt);"
+    nandkit write /dev/mtd0 /tmp/raw2.bin -s $off --noecc --oob -q >/tmp/e.txt 2>&1 || why="$why raw write: $(cat /tmp/e.txt);"
+    nandkit read /dev/mtd0 --noecc --oob -s $off -l 2048 -q -f /tmp/raw3.bin 2>/tmp/e.txt || why="$why raw read 2: $(cat /tmp/e.txt);"
+    cmp -s /tmp/raw2.bin /tmp/raw3.bin || why="$why the raw page read back differs from the one written raw ($(cmp -l /tmp/raw2.bin /tmp/raw3.bin | wc -l) bytes);"
+    nandkit read /dev/mtd0 -s $off -l 2048 -q -f /tmp/cor.bin 2>/tmp/e.txt || why="$why ECC read: $(cat /tmp/e.txt);"
+    cmp -s /tmp/p.bin /tmp/cor.bin || why="$why the kernel's ECC did not restore the flipped bit;"
+    if [ -z "$why" ]; then
+        pass "cli-noecc-raw" "--mtd-ecc kernel: a page with one flipped bit written and read with --noecc stays as written (2112 bytes), the kernel's ECC corrects it"
+    else
+        fail "cli-noecc-raw" "$why"
+    fi
+}
+
+# read: -l 0 is to the end, and --bb=padbad past the end stops there (nanddump);
+# write - reads standard input (nandwrite); a device that is not MTD says so.
+cli_dump_compat() {
+    last=$((1023 * BLOCK_BYTES))
+    why=""
+    nandkit read /dev/mtd0 -s $((1000 * BLOCK_BYTES)) -l 0 --bb=dumpbad --noecc -q -f /tmp/tail.bin 2>/tmp/e.txt || why="$why -l 0 dumpbad: $(cat /tmp/e.txt);"
+    [ "$(stat -c %s /tmp/tail.bin 2>/dev/null)" = $((24 * BLOCK_BYTES)) ] || why="$why -l 0 read $(stat -c %s /tmp/tail.bin) bytes, not 24 blocks;"
+    nandkit read /dev/mtd0 -s $last -l 1MiB --bb=padbad -q -f /tmp/pad.bin 2>/tmp/e.txt || why="$why padbad past the end: $(cat /tmp/e.txt);"
+    [ "$(stat -c %s /tmp/pad.bin 2>/dev/null)" = $BLOCK_BYTES ] || why="$why padbad past the end wrote $(stat -c %s /tmp/pad.bin) bytes, not one block;"
+    off=$((41 * BLOCK_BYTES))
+    head -c 4096 /dev/urandom >/tmp/s.bin
+    nandkit erase /dev/mtd0 $off 1 -q >/tmp/e.txt 2>&1 || why="$why erase: $(cat /tmp/e.txt);"
+    cat /tmp/s.bin | nandkit write /dev/mtd0 - -s $off -q >/tmp/e.txt 2>&1 || why="$why write -: $(cat /tmp/e.txt);"
+    nandkit read /dev/mtd0 -s $off -l 4096 -q -f /tmp/s2.bin 2>/tmp/e.txt || why="$why read back: $(cat /tmp/e.txt);"
+    cmp -s /tmp/s.bin /tmp/s2.bin || why="$why write - did not program standard input;"
+    if [ -z "$why" ]; then
+        pass "cli-nanddump-compat" "read -l 0 to the end, padbad past the end stops at it, write - from a pipe"
+    else
+        fail "cli-nanddump-compat" "$why"
+    fi
+    cli_error "cli-not-mtd" "/dev/null is a character device, not an MTD one" -- info /dev/null --geometry 2048,64,64,4
+}
+
+# badblocks --mark on a device whose kernel keeps an on-flash table: the
+# kernel marks the block (its sysfs count goes up by one) and rewrites its
+# own table; nandkit writes nothing into the table's blocks.
+cli_mark_kernel() {
+    before=$(cat /sys/class/mtd/mtd0/bad_blocks)
+    if nandkit badblocks /dev/mtd0 --mark 20 --write-bbt >/tmp/bb.txt 2>&1 &&
+        grep -q "marked       block 20 bad through the kernel" /tmp/bb.txt &&
+        grep -q "bad block    20 " /tmp/bb.txt &&
+        grep -q "main table   block 1023" /tmp/bb.txt &&
+        [ "$(cat /sys/class/mtd/mtd0/bad_blocks)" = $((before + 1)) ]; then
+        pass "cli-mark-kernel" "sysfs bad_blocks $before -> $(cat /sys/class/mtd/mtd0/bad_blocks); $(grep -E '^(main|mirror|total)' /tmp/bb.txt | tr -s ' ' | tr '\n' ';')"
+    else
+        fail "cli-mark-kernel" "sysfs bad_blocks $before -> $(cat /sys/class/mtd/mtd0/bad_blocks): $(tr '\n' '|' </tmp/bb.txt)"
+    fi
+    cli_error "cli-mtd-write-bbt" "the kernel keeps the bad-block table of /dev/mtd0" -- badblocks /dev/mtd0 --write-bbt
+}
+
 # ---- variant 1: Hamming, on-flash BBT, bad blocks 5 and 10 ---------------------
 if nandsim_load bbt=1 badblocks=5,10; then
     # Check 1: nandkit info (both modes) and bench.
@@ -179,6 +253,12 @@ if nandsim_load bbt=1 badblocks=5,10; then
     nk_mtd_guest fs /dev/mtd0 5,10
     fs_check nandkit-ecc nandkit kernel nandkit
     nk_mtd_guest fs /dev/mtd0 5,10
+
+    # The mtd-utils style commands as mtd-utils users expect them; the
+    # kernel's table changes last.
+    cli_noecc_raw
+    cli_dump_compat
+    cli_mark_kernel
     nandsim_unload
 fi
 
