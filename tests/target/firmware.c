@@ -8,10 +8,11 @@
  * and exits 1 through semihosting):
  *   bring-up (identify, bad-block table built on the first boot, found on
  *   the second), format, mkdir, a 300 KiB file and 20 small files written
- *   and read back, rename, unlink, checkpoint remount, a power cut during
- *   writes (the RAM struct dropped, a scan remount keeps every synced
- *   file), a read-only mount, and the in-band layout over BCH-8 with 8
- *   bitflips injected into every 512-byte step of every written page.
+ *   and read back, rename, unlink, checkpoint remount, power cuts during
+ *   writes and during the remount's recovery (the RAM struct dropped, a
+ *   scan remount keeps every synced file), a read-only mount, and the
+ *   in-band layout over BCH-8 with 8 bitflips injected into every 512-byte
+ *   step of every written page.
  * Measured, as "figure" lines (scripts/target-report.sh turns them into
  * the tables of docs/porting.md):
  *   fs RAM (nk_fs_ram_usage), the struct sizes, the device workspace bytes
@@ -281,6 +282,69 @@ static void fs_ram_figures(const char *layout)
     figure("fs_ram_peak", layout, peak);
 }
 
+/* Writes /cutN until the power goes after `cut` programs and erases, drops
+ * the file system's RAM, and mounts again by scanning (with `cut_mount`,
+ * the first remount loses the power too, after one program or erase of its
+ * own recovery). The tree, /synced, and of /cutN a prefix of what was
+ * written must be there; leaves the file system mounted. */
+static void power_cut(unsigned n, long cut, bool cut_mount)
+{
+    char name[8] = "/cut0";
+    name[4] = (char)('0' + n);
+    rn.power_left = cut;
+    struct nk_fs_file f;
+    int err = nk_fs_file_open(&fs, &f, name, NK_FS_O_WRONLY | NK_FS_O_CREAT);
+    for (int i = 0; !err && i < 100; i++) {
+        for (unsigned k = 0; k < 1000u; k++)
+            buf[k] = pattern(5, (uint32_t)i * 1000u + k);
+        int32_t done = nk_fs_file_write(&f, buf, 1000);
+        err = done < 0 ? (int)done : 0;
+    }
+    if (!err)
+        err = nk_fs_file_close(&f);
+    if (!rn.power_lost || err >= 0)
+        fail(__LINE__, "the writes meet the cut after this many programs and erases", (int)cut);
+    put("   cut after ");
+    target_put_uint((uint64_t)cut);
+    put(" programs and erases\n");
+    /* The power comes back; whatever the RAM held is gone. */
+    memset(&fs, 0, sizeof fs);
+    memset(fs_pool, 0, sizeof fs_pool);
+    rn.power_lost = false;
+    rn.power_left = -1;
+    if (cut_mount) {
+        rn.power_left = 1;
+        struct nk_fs_config config = fs_config(NK_FS_LAYOUT_LINUX, false);
+        int cut_err = nk_fs_mount(&fs, &config);
+        CHECK(cut_err == 0 || rn.power_lost);
+        put(rn.power_lost ? "   the remount lost the power during its recovery\n"
+                          : "   the remount wrote nothing before it was done\n");
+        rn.power_lost = false;
+        rn.power_left = -1;
+        memset(&fs, 0, sizeof fs);
+        memset(fs_pool, 0, sizeof fs_pool);
+    }
+    fs_mount(NK_FS_LAYOUT_LINUX, false);
+    CHECK(!fs.stats.from_checkpoint); /* the first write erased it: a scan */
+    check_tree();
+    check_file("/synced", 77, 5000);
+    if (n == 0)
+        fs_ram_figures("linux-scan");
+    /* /cutN may hold what reached the flash before the cut: a prefix of what was written. */
+    struct nk_fs_stat st;
+    if (nk_fs_stat(&fs, name, &st) == 0) {
+        CHECK(st.size <= 100000u);
+        CHECK_OK(nk_fs_file_open(&fs, &f, name, NK_FS_O_RDONLY));
+        for (uint32_t at = 0; at < st.size; at++) {
+            if (at % sizeof buf == 0)
+                CHECK_OK(nk_fs_file_read(&f, buf, sizeof buf));
+            if (buf[at % sizeof buf] != pattern(5, at))
+                fail(__LINE__, "a cut file keeps a prefix of what was written", (int)at);
+        }
+        CHECK_OK(nk_fs_file_close(&f));
+    }
+}
+
 static void file_system_linux(void)
 {
     put("-- linux layout (Hamming-256, tags in the OOB), 8 MiB partition\n");
@@ -316,42 +380,12 @@ static void file_system_linux(void)
     CHECK(fs.stats.from_checkpoint);
     check_tree();
 
-    put("-- power cut while writing, the RAM struct dropped, scan remount\n");
+    put("-- power cuts while writing (and during the remount), the RAM struct dropped, scan remounts\n");
     write_file("/synced", 77, 5000);
     CHECK_OK(nk_fs_sync(&fs));
-    rn.power_left = 3; /* programs and erases left */
-    struct nk_fs_file f;
-    int err = nk_fs_file_open(&fs, &f, "/cut", NK_FS_O_WRONLY | NK_FS_O_CREAT);
-    for (int i = 0; !err && i < 50; i++) {
-        for (unsigned k = 0; k < 1000u; k++)
-            buf[k] = pattern(5, (uint32_t)i * 1000u + k);
-        int32_t n = nk_fs_file_write(&f, buf, 1000);
-        err = n < 0 ? (int)n : 0;
-    }
-    CHECK(rn.power_lost && err < 0); /* the writes met the cut */
-    /* The power comes back; whatever the RAM held is gone. */
-    rn.power_lost = false;
-    rn.power_left = -1;
-    memset(&fs, 0, sizeof fs);
-    memset(fs_pool, 0, sizeof fs_pool);
-    fs_mount(NK_FS_LAYOUT_LINUX, false);
-    CHECK(!fs.stats.from_checkpoint); /* the first write erased it: a scan */
-    check_tree();
-    check_file("/synced", 77, 5000);
-    fs_ram_figures("linux-scan");
-    /* /cut may hold what reached the flash before the cut: a prefix of what was written. */
-    struct nk_fs_stat st;
-    if (nk_fs_stat(&fs, "/cut", &st) == 0) {
-        CHECK(st.size <= 50000u);
-        CHECK_OK(nk_fs_file_open(&fs, &f, "/cut", NK_FS_O_RDONLY));
-        for (uint32_t at = 0; at < st.size; at++) {
-            if (at % sizeof buf == 0)
-                CHECK_OK(nk_fs_file_read(&f, buf, sizeof buf));
-            if (buf[at % sizeof buf] != pattern(5, at))
-                fail(__LINE__, "a cut file keeps a prefix of what was written", (int)at);
-        }
-        CHECK_OK(nk_fs_file_close(&f));
-    }
+    static const long cuts[] = {0, 1, 2, 3, 5, 8, 13, 21, 34};
+    for (unsigned i = 0; i < sizeof cuts / sizeof cuts[0]; i++)
+        power_cut(i, cuts[i], i % 3u == 2u);
     CHECK_OK(nk_fs_unmount(&fs));
 
     put("-- read-only mount\n");
