@@ -39,7 +39,7 @@
 #define PSRAM_SIZE (16u * 1024u * 1024u)
 #define PART_BLOCKS 64u     /* 8 MiB of data */
 #define MEASURE_BLOCK 900u  /* scratch block of the per-page figures */
-#define MEASURE_PAGES 16u
+#define MEASURE_PAGES 32u
 
 /* The trapping build hands every buffer over one byte past an aligned
  * address: the headers promise that any alignment works, and an unaligned
