@@ -9,7 +9,10 @@
 # recursion goes into the smaller factor only (degree <= half), so at most
 # 1 + ceil(log2(t_max / 4)) frames.
 #
-# usage: scripts/stack-report.sh [T_MAX] [LIMIT] [ANY_LIMIT]
+# usage: scripts/stack-report.sh [--update DOC | --check DOC] [T_MAX] [LIMIT] [ANY_LIMIT]
+#   --update   write the table of worst chains into DOC (between
+#              "<!-- stack-report:chains -->" and "<!-- /stack-report:chains -->")
+#   --check    exit 1 when one of that table's figures is more than 10 % off
 #   T_MAX      NK_BCH_T_MAX to build with (default 8, the cross-build default)
 #   LIMIT      bytes: exit 1 when the chain of a listed entry point (mount,
 #              open, page read/program, table attach, identify, file read,
@@ -18,6 +21,11 @@
 #              exceeds it (default: none)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+docmode= doc=
+if [ "${1:-}" = --update ] || [ "${1:-}" = --check ]; then
+  docmode=${1#--} doc=$2
+  shift 2
+fi
 t_max=${1:-8}
 limit=${2:-0}
 any_limit=${3:-0}
@@ -34,10 +42,11 @@ for src in src/*/*.c examples/cortex-m4/fmc_port.c; do
     -Iexamples/cortex-m4 -fstack-usage -fcallgraph-info=su -c "$src" -o "$obj"
 done
 
-python3 - "$work" "$t_max" "$limit" "$any_limit" <<'PY'
+python3 - "$work" "$t_max" "$limit" "$any_limit" "$docmode" "$doc" <<'PY'
 import glob, os, re, sys
 
 work, t_max, limit, any_limit = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+docmode, doc = sys.argv[5], sys.argv[6]
 M_MAX = 15
 RECURSION = {"nk_bta_split": 1 + ((t_max + 3) // 4 - 1).bit_length()}
 ROOTS = ["nk_fs_mount", "nk_nand_open", "nk_bbt_attach", "nk_fs_file_read", "nk_nand_read_page",
@@ -130,6 +139,51 @@ for root in dict.fromkeys([listed_root, worst_root]):
         name = title.split(":")[-1]
         print("  %6d  %s%s  (%s)" % (frame * times, name, " x%d" % times if times > 1 else "",
                                      where.get(title, "?").split("/")[-1]))
+# The table of docs/porting.md, section 4: the listed entry points and the
+# file-system calls that rewrite an object header.
+LABELS = {"nk_fs_mount": " (loading a checkpoint)",
+          "nk_nand_open": " (identify with a JEDEC parameter page)",
+          "nk_nand_read_page": " (through BCH-%d)" % t_max}
+GROUPS = [["nk_fs_mount"], ["nk_nand_open"], ["nk_chip_identify"], ["nk_fs_file_read"],
+          ["nk_bbt_attach"], ["nk_nand_read_page"], ["nk_nand_program_page"], ["nk_bch_init"],
+          ["nk_fs_check"], ["nk_fs_link"], ["nk_fs_file_open"], ["nk_fs_rename"],
+          ["nk_fs_chmod", "nk_fs_chown", "nk_fs_utimes"], ["nk_fs_unlink", "nk_fs_rmdir"],
+          ["nk_fs_file_truncate"]]
+rows = ["| worst chain, bytes (`NK_BCH_T_MAX=%d`) | |" % t_max, "|---|---:|"]
+for group in GROUPS:
+    group = [g for g in group if g in by_name]
+    if not group:
+        continue
+    sizes = ["{:,}".format(worst(by_name[g][0])[0]).replace(",", " ") for g in group]
+    if len(set(sizes)) == 1:
+        sizes = sizes[:1]
+    rows.append("| %s%s | %s |" % (", ".join("`%s`" % g for g in group),
+                                   LABELS.get(group[0], "") if len(group) == 1 else "",
+                                   ", ".join(sizes)))
+rows.append("| deepest of any function: `%s` | %s |"
+            % (worst_root, "{:,}".format(worst_total).replace(",", " ")))
+table = "\n".join(rows) + "\n"
+doc_failed = False
+if doc:
+    text = open(doc).read()
+    m = re.search(r"(<!-- stack-report:chains -->\n)(.*?)(<!-- /stack-report:chains -->)", text, re.S)
+    if not m:
+        print("stack-report: %s has no stack-report:chains block" % doc)
+        doc_failed = True
+    elif docmode == "update":
+        open(doc, "w").write(text[:m.start(2)] + table + text[m.end(2):])
+        print("stack-report: the chains table written into %s" % doc)
+    else:
+        num = lambda t: [int(x.replace(" ", "")) for x in
+                         re.findall(r"(?<![\w.=-])\d{1,3}(?: \d{3})*(?![\w.])", t)]
+        have, want = num(m.group(2)), num(table)
+        off = [(h, w) for h, w in zip(have, want) if abs(h - w) > 0.1 * w]
+        if len(have) != len(want) or off:
+            print("stack-report: the chains table of %s is more than 10 %% off (%s); "
+                  "scripts/stack-report.sh --update %s %d" % (
+                      doc, ", ".join("%d documented, %d computed" % hw for hw in off[:4])
+                      or "%d figures, %d computed" % (len(have), len(want)), doc, t_max))
+            doc_failed = True
 if limit:
     # Entry points (functions nothing here calls) whose chain passes LIMIT.
     called = set()
@@ -148,5 +202,5 @@ if any_limit and worst_total > any_limit:
     print("stack-report: %s needs %d bytes, over the limit of %d for any function"
           % (worst_root, worst_total, any_limit))
     failed = True
-sys.exit(1 if failed else 0)
+sys.exit(1 if failed or doc_failed else 0)
 PY

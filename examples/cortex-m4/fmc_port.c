@@ -59,11 +59,10 @@ static int fmc_wait_ready(uint32_t timeout_us)
     /* R/B falls up to tWB (100 ns) after the command: the first poll must
      * not see "ready" from before it. */
     board_delay_us(1);
-    for (uint32_t waited = 0; !fmc_ready(); waited++) {
-        if (waited >= timeout_us)
-            return -NK_ETIMEDOUT;
-        board_delay_us(1);
-    }
+    uint32_t start = board_cycles();
+    while (!fmc_ready())
+        if (board_us_since(start) >= timeout_us)
+            return fmc_ready() ? 0 : -NK_ETIMEDOUT; /* ready just as time ran out counts */
     return 0;
 }
 
@@ -186,9 +185,3 @@ const struct nk_ctrl *board_nand_port(void)
     return &fmc_ctrl;
 }
 
-void board_delay_us(uint32_t us)
-{
-    /* ~168 cycles per microsecond; a real board uses the DWT cycle counter. */
-    for (volatile uint32_t n = us * 40u; n; n--) {
-    }
-}

@@ -66,11 +66,10 @@ static uint8_t read_cycle(void)
 static int wait_ready(uint32_t timeout_us)
 {
     board_delay_us(1); /* tWB: R/B falls up to 100 ns after the command */
-    for (uint32_t waited = 0; !(GPIO_IDR(GPIOB_BASE) & PIN_RB); waited++) {
-        if (waited >= timeout_us)
-            return -NK_ETIMEDOUT;
-        board_delay_us(1);
-    }
+    uint32_t start = board_cycles();
+    while (!(GPIO_IDR(GPIOB_BASE) & PIN_RB))
+        if (board_us_since(start) >= timeout_us)
+            return (GPIO_IDR(GPIOB_BASE) & PIN_RB) ? 0 : -NK_ETIMEDOUT;
     return 0;
 }
 
@@ -136,8 +135,3 @@ const struct nk_ctrl *board_nand_port(void)
     return &gpio_ctrl;
 }
 
-void board_delay_us(uint32_t us)
-{
-    for (volatile uint32_t n = us * 40u; n; n--) {
-    }
-}

@@ -85,8 +85,11 @@ struct nk_nand_config {
     const struct nk_ecc_engine *ecc;
     const struct nk_oob_layout *layout; /* NULL: Linux default for geometry and engine */
     /* At least nk_nand_workspace_size() bytes (explicit `ecc`) or
-     * nk_nand_default_workspace_size() (ECC chosen here), 4-byte aligned;
-     * NK_NAND_WORKSPACE_SIZE() sizes one before the chip is known. */
+     * nk_nand_default_workspace_size() (ECC chosen here), at any address
+     * (the device aligns what it places there: a uint8_t array will do; the
+     * Cortex-M3 target test hands it an odd address and traps every
+     * unaligned access); NK_NAND_WORKSPACE_SIZE() sizes one before the chip
+     * is known. */
     void *workspace;
     size_t workspace_size;
     /* Accept an `ecc` weaker than the chip's requirement (the "none" engine

@@ -817,6 +817,56 @@ int nk_fs_sync(struct nk_fs *fs)
     return 0;
 }
 
+#ifdef NK_NO_FS_BUILDER
+/* nk_fs_format() without the image builder (NANDKIT_FS_BUILDER=OFF): every
+ * good block erased here (one that fails is marked bad, where the layout has
+ * markers), the checkpoint of the erased partition, then a mount writes the
+ * root's header (a chmod of "/" to the builder's 0755) and its unmount the
+ * checkpoint: the same tree as the builder's format. */
+static int nk_fs_format_erase(const struct nk_fs_config *config, enum nk_fs_layout layout,
+                              struct nk_fs_allocator allocator)
+{
+    struct nk_fs_config mc = *config;
+    nk_fs_config_layout(&mc, layout);
+    mc.allocator = allocator;
+    mc.read_only = false;
+    struct nk_part *part = config->part;
+    if (nk_fs_io_read_only(part))
+        return -NK_EROFS;
+    uint32_t good = 0;
+    for (uint32_t block = 0; block < part->block_count; block++) {
+        int bad = mc.no_bad_block_markers ? 0 : nk_fs_io_is_bad(part, block);
+        if (bad < 0)
+            return bad;
+        if (bad)
+            continue;
+        int err = nk_fs_io_erase(part, block);
+        if (err == -NK_EIO && !mc.no_bad_block_markers)
+            err = nk_fs_io_mark_bad(part, block);
+        else if (!err)
+            good++;
+        if (err)
+            return err;
+    }
+    if (!good)
+        return -NK_ENOSPC;
+    struct nk_fs *fs = allocator.alloc(allocator.ctx, sizeof *fs);
+    if (!fs)
+        return -NK_ENOMEM;
+    int err = config->no_checkpoint ? 0 : nk_fs_format_checkpoint(fs, &mc);
+    if (!err)
+        err = nk_fs_mount(fs, &mc);
+    if (!err) {
+        err = nk_fs_chmod(fs, "/", 0755u);
+        int unmounted = nk_fs_unmount(fs);
+        if (!err)
+            err = unmounted;
+    }
+    allocator.free(allocator.ctx, fs, sizeof *fs);
+    return err;
+}
+#endif
+
 int nk_fs_format(const struct nk_fs_config *config, enum nk_fs_layout layout)
 {
     if (!config)
@@ -837,6 +887,9 @@ int nk_fs_format(const struct nk_fs_config *config, enum nk_fs_layout layout)
     }
     if (!allocator.alloc || !allocator.free)
         return -NK_EINVAL;
+#ifdef NK_NO_FS_BUILDER
+    return nk_fs_format_erase(config, layout, allocator);
+#else
     size_t need = nk_fs_build_workspace_size(config->part);
     void *ws = allocator.alloc(allocator.ctx, need);
     if (!ws)
@@ -870,4 +923,5 @@ int nk_fs_format(const struct nk_fs_config *config, enum nk_fs_layout layout)
     err = nk_fs_format_checkpoint(fs, &mc);
     allocator.free(allocator.ctx, fs, sizeof *fs);
     return err == -NK_ENOMEM ? 0 : err;
+#endif
 }
