@@ -869,8 +869,6 @@ static int nk_fs_format_erase(const struct nk_fs_config *config, enum nk_fs_layo
 
 int nk_fs_format(const struct nk_fs_config *config, enum nk_fs_layout layout)
 {
-    if (!config)
-        return -NK_EINVAL;
     if (!config || !config->part)
         return -NK_EINVAL;
     struct nk_fs_build_config bc;

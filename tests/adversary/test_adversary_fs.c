@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fs/fs_internal.h"
 #include "fs_testdev.h"
 #include "testutil.h"
 
@@ -441,6 +442,72 @@ static void test_dot_names_are_not_removed_or_renamed(void **state)
     free(r);
 }
 
+/* A header whose program a cut tore so that three bits of one 256-byte
+ * step stayed 1: the 1-bit Hamming code takes that for one flipped bit and
+ * "corrects" it into wrong bytes with good tags. The mount must not take it
+ * as the file's newest header (the chmod it carried never returned), and
+ * the read-write recovery must not write it back with a fresh, valid ECC. */
+static void test_miscorrected_torn_header_is_not_taken(void **state)
+{
+    (void)state;
+    struct rig *r = calloc(1, sizeof *r);
+    rig_open(r, NK_FS_LAYOUT_LINUX, 2048, 64, 9);
+    r->config.no_checkpoint = true; /* mounts scan, as after a cut */
+    assert_int_equal(nk_fs_format(&r->config, NK_FS_LAYOUT_LINUX), 0);
+    assert_int_equal(nk_fs_mount(&r->fs, &r->config), 0);
+    put_file(&r->fs, "/f", "the file");
+    assert_int_equal(nk_fs_chmod(&r->fs, "/f", 0600), 0);
+    struct nk_fs_stat st;
+    assert_int_equal(nk_fs_stat(&r->fs, "/f", &st), 0);
+    uint32_t page = nk_fs_obj_find(&r->fs, st.obj_id)->hdr_page;
+    assert_int_equal(nk_fs_unmount(&r->fs), 0);
+
+    /* Three bits that were to be programmed to 0 and stayed 1, chosen so
+     * that the Hamming code reports one corrected bit. */
+    uint8_t want[2048], got[2048], oob[64];
+    uint32_t row = page; /* the partition starts at block 0 */
+    assert_int_equal(nk_sim_page_peek(r->t.sim, row, 0, want, sizeof want), 0);
+    uint32_t zeros[256 * 8], nz = 0;
+    for (uint32_t bit = 0; bit < 256 * 8; bit++)
+        if (!(want[bit / 8] & (1u << (bit % 8))))
+            zeros[nz++] = bit;
+    assert_true(nz > 100);
+    uint64_t rng = 12345;
+    bool found = false;
+    uint8_t torn[2048];
+    for (unsigned attempt = 0; attempt < 200000 && !found; attempt++) {
+        memcpy(torn, want, sizeof torn);
+        for (unsigned k = 0; k < 3; k++) {
+            uint32_t bit = zeros[nk_test_splitmix64(&rng) % nz];
+            torn[bit / 8] |= (uint8_t)(1u << (bit % 8));
+        }
+        assert_int_equal(nk_sim_page_poke(r->t.sim, row, 0, torn, sizeof torn), 0);
+        int err = nk_part_read_page(&r->t.part, page, got, oob, NK_OOB_AUTO);
+        found = err >= 0 && memcmp(got, want, sizeof got) != 0;
+    }
+    assert_true(found);
+
+    assert_int_equal(nk_fs_mount(&r->fs, &r->config), 0);
+    assert_int_equal(nk_fs_stat(&r->fs, "/f", &st), 0);
+    assert_int_equal(st.mode & 07777, 0644); /* the chmod before the cut: not done */
+    char buf[64];
+    assert_non_null(read_file(&r->fs, "/f", buf, sizeof buf));
+    assert_string_equal(buf, "the file");
+    assert_int_equal(count_entries(&r->fs, "/"), 2); /* lost+found and f */
+    assert_int_equal(nk_fs_unmount(&r->fs), 0);
+    /* Mounted again after the recovery: still the header before. */
+    assert_int_equal(nk_fs_mount(&r->fs, &r->config), 0);
+    assert_int_equal(nk_fs_stat(&r->fs, "/f", &st), 0);
+    assert_int_equal(st.mode & 07777, 0644);
+    struct nk_fs_check_result cr;
+    assert_int_equal(nk_fs_check(&r->fs, &cr), 0);
+    for (int k = NK_FS_PROBLEM_HEADER_UNREADABLE; k < NK_FS_PROBLEM_KIND_COUNT; k++)
+        assert_int_equal(cr.problems[k], 0);
+    nk_fs_unmount(&r->fs);
+    nk_fs_testdev_close(&r->t);
+    free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -449,6 +516,7 @@ int main(void)
         cmocka_unit_test(test_hard_linked_file_survives_collection_of_the_rename),
         cmocka_unit_test(test_null_arguments_are_refused),
         cmocka_unit_test(test_dot_names_are_not_removed_or_renamed),
+        cmocka_unit_test(test_miscorrected_torn_header_is_not_taken),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
