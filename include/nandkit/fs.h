@@ -289,7 +289,12 @@ struct nk_fs {
     uint32_t reserve;       /* erased blocks kept back */
     uint32_t erased_blocks; /* erased (or to be re-erased) blocks ready for allocation */
     uint64_t live_chunks;   /* live header and data chunks */
-    uint64_t usable_chunks; /* good blocks x (pages - summary pages) */
+    uint64_t usable_chunks; /* good blocks x (pages - summary pages), less stuck blocks */
+    /* Objects with chunks in blocks that hold an unreadable live chunk (never
+     * erased): their deletion headers are carried forward by collections, so
+     * those blocks need not stay the oldest (docs/fs-design.md 7.7). */
+    uint32_t *stuck_ids;
+    uint32_t stuck_count, stuck_capacity;
     uint8_t *wbuf;          /* the write buffer: one chunk */
     struct nk_fs_obj *wbuf_obj;
     uint32_t wbuf_chunk;
@@ -506,8 +511,9 @@ int nk_fs_file_fsync(struct nk_fs_file *file);
  * failed ECC or no longer holds the expected data (position unchanged),
  * -NK_EBADF. Holes and bytes past a chunk's valid length read as zeros,
  * except on a damaged file system (nk_fs_damaged()): there a hole may be a
- * chunk whose tags were lost, and reading it is -NK_EIO (a read that
- * reaches a hole after some bytes returns those bytes first). */
+ * chunk whose tags were lost, and reading it is -NK_EIO. A read that reaches
+ * such a chunk or hole after some bytes returns those bytes first, as
+ * read(2) does; the next read fails. */
 int32_t nk_fs_file_read(struct nk_fs_file *file, void *buf, size_t len);
 
 /* As nk_fs_file_read() at `offset`, without using or moving the position. */

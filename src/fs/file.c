@@ -151,12 +151,12 @@ static int32_t nk_fs_read_at(struct nk_fs_file *file, uint8_t *buf, size_t len, 
                    (run = nk_fs_run_length(fs, obj, index, page, len - done)) > 1 &&
                    (err = nk_fs_run_read(fs, obj, index, page, run, buf + done)) <= 0) {
             if (err)
-                return err;
+                return done ? (int32_t)done : err; /* the bytes before it first, as read(2) */
             n = run * fs->chunk_bytes;
         } else {
             err = nk_fs_chunk_read(fs, obj, (uint32_t)index + 1, page, in_chunk, buf + done, n);
             if (err)
-                return err;
+                return done ? (int32_t)done : err;
         }
         done += n;
     }

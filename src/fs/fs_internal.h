@@ -51,6 +51,9 @@ enum nk_fs_block_state {
 #define NK_FS_BLK_RETIRE 0x04u /* a program failed: move its live data, then mark it bad */
 #define NK_FS_BLK_STUCK 0x08u  /* a live chunk cannot be read: never collected */
 #define NK_FS_BLK_CLOSED 0x10u /* no more pages are written into it */
+#define NK_FS_BLK_LISTED                                                                           \
+    0x20u /* stuck, and the objects of its chunks are in stuck_ids: it no longer holds the         \
+             oldest-block rule back */
 
 /* Per-block RAM: 12 bytes. */
 struct nk_fs_block {
@@ -282,6 +285,14 @@ void nk_fs_write_release(struct nk_fs *fs);
 /* After a read-write mount: writes again the chunk in the last page of every
  * partly written block (a power cut may have left it weak). */
 int nk_fs_write_recover(struct nk_fs *fs);
+
+/* Lists the objects of the chunks in stuck block `block` (see struct
+ * nk_fs.stuck_ids) and takes its pages out of the usable space. 0 or a
+ * device error; a full list leaves the block unlisted. */
+int nk_fs_list_stuck(struct nk_fs *fs, uint32_t block);
+
+/* Whether object `obj_id` has chunks in a listed stuck block. */
+bool nk_fs_stuck_has(const struct nk_fs *fs, uint32_t obj_id);
 
 /* Gives every displaced file (NK_FS_W_DISPLACED) the name of one of its hard
  * links, as the rename that displaced it would have done next. 0 or an

@@ -70,7 +70,11 @@ int nk_fs_write_init(struct nk_fs *fs)
     fs->cold_sum = nk_fs_mem_alloc(fs, sum_bytes);
     fs->edits = nk_fs_mem_alloc(fs, NK_FS_EDIT_SLOTS * sizeof *fs->edits);
     fs->edit_depth = 0;
-    if (!fs->wbuf || !fs->copy_buf || !fs->sum_buf || !fs->cold_sum || !fs->edits)
+    fs->stuck_capacity = 2u * fs->pages_per_block;
+    fs->stuck_count = 0;
+    fs->stuck_ids = nk_fs_mem_alloc(fs, (size_t)fs->stuck_capacity * sizeof *fs->stuck_ids);
+    if (!fs->wbuf || !fs->copy_buf || !fs->sum_buf || !fs->cold_sum || !fs->edits ||
+        !fs->stuck_ids)
         return nk_diag_set(&fs->diag, -NK_ENOMEM, "out of memory for the write buffers");
     fs->writable = true;
     fs->alloc_block = NK_FS_NONE;
@@ -98,6 +102,49 @@ int nk_fs_write_init(struct nk_fs *fs)
         else
             info->flags |= NK_FS_BLK_CLOSED; /* partly written ones too: never written again */
     }
+    for (uint32_t b = 0; b < fs->blocks; b++) {
+        int err = (fs->block_info[b].flags & NK_FS_BLK_STUCK) ? nk_fs_list_stuck(fs, b) : 0;
+        if (err)
+            return err;
+    }
+    return 0;
+}
+
+bool nk_fs_stuck_has(const struct nk_fs *fs, uint32_t obj_id)
+{
+    for (uint32_t i = 0; i < fs->stuck_count; i++)
+        if (fs->stuck_ids[i] == obj_id)
+            return true;
+    return false;
+}
+
+int nk_fs_list_stuck(struct nk_fs *fs, uint32_t block)
+{
+    struct nk_fs_block *info = &fs->block_info[block];
+    if (info->flags & NK_FS_BLK_LISTED)
+        return 0;
+    uint32_t kept = fs->stuck_count;
+    for (uint32_t p = 0; p < info->written; p++) {
+        struct nk_fs_tags tags;
+        int status = nk_fs_read_tags(fs, block * fs->pages_per_block + p, &tags);
+        if (status == -NK_EBADMSG || status == NK_FS_TAGS_UNWRITTEN)
+            continue; /* nothing a mount could take from it */
+        if (status < 0)
+            return status;
+        if (tags.obj_id < NK_FS_OBJ_FIRST_USER || tags.obj_id > NK_FS_OBJ_MAX ||
+            nk_fs_stuck_has(fs, tags.obj_id))
+            continue;
+        if (fs->stuck_count == fs->stuck_capacity) {
+            /* No room: the block keeps holding the oldest-block rule back. */
+            fs->stuck_count = kept;
+            return 0;
+        }
+        fs->stuck_ids[fs->stuck_count++] = tags.obj_id;
+    }
+    info->flags |= NK_FS_BLK_LISTED;
+    /* Never erased again: its pages are not space a write can use. */
+    uint32_t lost = nk_fs_data_pages(fs) - (info->live < nk_fs_data_pages(fs) ? info->live : 0u);
+    fs->usable_chunks = fs->usable_chunks > lost ? fs->usable_chunks - lost : 0;
     return 0;
 }
 
@@ -511,7 +558,8 @@ static uint32_t nk_fs_oldest(const struct nk_fs *fs)
     uint32_t best = NK_FS_NONE;
     for (uint32_t b = 0; b < fs->blocks; b++) {
         const struct nk_fs_block *info = &fs->block_info[b];
-        if (info->state != NK_FS_BLOCK_IN_USE || b == fs->alloc_block || b == fs->cold_block)
+        if (info->state != NK_FS_BLOCK_IN_USE || b == fs->alloc_block || b == fs->cold_block ||
+            (info->flags & NK_FS_BLK_LISTED))
             continue;
         if (best == NK_FS_NONE || info->seq < fs->block_info[best].seq)
             best = b;
@@ -682,11 +730,14 @@ static int nk_fs_move_page(struct nk_fs *fs, uint32_t page, bool suspect)
     struct nk_fs_obj *obj = nk_fs_header_owner(fs, page, &tags);
     if (!obj) {
         nk_fs_live_clear(fs, page);
-        if (suspect && tags.extra && !nk_fs_obj_find(fs, tags.obj_id) &&
+        if ((suspect || nk_fs_stuck_has(fs, tags.obj_id)) && tags.extra &&
+            !nk_fs_obj_find(fs, tags.obj_id) &&
             (tags.extra_parent_id == NK_FS_OBJ_DELETED ||
              tags.extra_parent_id == NK_FS_OBJ_UNLINKED)) {
             /* A deletion that may have been cut: written again, so that it
-             * cannot fade away under a later mount. */
+             * cannot fade away under a later mount. Likewise one whose
+             * object has chunks in a stuck block, which is never erased:
+             * the deletion must outlive it. */
             int64_t at = nk_fs_put_chunk(fs, &tags, fs->copy_buf);
             if (at < 0)
                 return (int)at;
@@ -733,22 +784,26 @@ int nk_fs_collect(struct nk_fs *fs, uint32_t victim)
     fs->in_gc = true;
     fs->gc_cold = true;
     int err = 0;
+    bool stuck = false;
     for (uint32_t p = 0; p < fs->pages_per_block && !err; p++) {
         err = nk_fs_move_page(fs, base + p, false);
         if (err == 1) {
             /* A live chunk that cannot be read stays where it is: its
-             * reads fail with EIO and fsck names its file. */
-            info->flags |= NK_FS_BLK_STUCK;
-            info->flags &= (uint8_t) ~(NK_FS_BLK_SCRUB | NK_FS_BLK_RETIRE);
-            fs->in_gc = false;
-            fs->gc_cold = false;
-            return 0;
+             * reads fail with EIO and fsck names its file. Everything
+             * else moves. */
+            stuck = true;
+            err = 0;
         }
     }
     fs->in_gc = false;
     fs->gc_cold = false;
     if (err)
         return err;
+    if (stuck) {
+        info->flags |= NK_FS_BLK_STUCK;
+        info->flags &= (uint8_t) ~(NK_FS_BLK_SCRUB | NK_FS_BLK_RETIRE);
+        return nk_fs_list_stuck(fs, victim);
+    }
     fs->blocks_collected++;
     if (info->flags & NK_FS_BLK_RETIRE) {
         nk_fs_retire(fs, victim, true);
