@@ -131,8 +131,19 @@ int nk_fs_list_stuck(struct nk_fs *fs, uint32_t block)
             continue; /* nothing a mount could take from it */
         if (status < 0)
             return status;
-        if (tags.obj_id < NK_FS_OBJ_FIRST_USER || tags.obj_id > NK_FS_OBJ_MAX ||
-            nk_fs_stuck_has(fs, tags.obj_id))
+        if (tags.obj_id < NK_FS_OBJ_FIRST_USER || tags.obj_id > NK_FS_OBJ_MAX)
+            continue;
+        const struct nk_fs_obj *obj = nk_fs_obj_find(fs, tags.obj_id);
+        if (obj && obj->type == NK_FS_TYPE_FILE && tags.chunk_id > 0 &&
+            (uint64_t)(tags.chunk_id - 1) * fs->chunk_bytes < obj->size &&
+            nk_fs_map_get(fs, obj, tags.chunk_id) == NK_FS_NONE) {
+            /* An old chunk in a hole of a live file: only the shrink header
+             * that made the hole keeps it dead, and only the oldest-block
+             * rule keeps that header. The block goes on holding it back. */
+            fs->stuck_count = kept;
+            return 0;
+        }
+        if (nk_fs_stuck_has(fs, tags.obj_id))
             continue;
         if (fs->stuck_count == fs->stuck_capacity) {
             /* No room: the block keeps holding the oldest-block rule back. */
