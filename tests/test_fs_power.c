@@ -40,6 +40,7 @@
 #include <time.h>
 
 #include "fs/fs_codec.h"
+#include "fs/fs_internal.h"
 #include "fs_model.h"
 #include "fs_testdev.h"
 #include "testutil.h"
@@ -781,6 +782,21 @@ static void run_campaign(uint64_t seed, unsigned steps, uint64_t stride, struct 
         uint64_t second = (cut * 7919u) % 40u;
         nk_sim_power_cut_after(p->t.sim, second);
         err = nk_fs_mkdir(&p->fs, "/recovery", 0700);
+        char write_why[400] = "";
+        if (err) {
+            struct nk_fs_statfs sf;
+            nk_fs_statfs(&p->fs, &sf);
+            if (getenv("NK_FS_POWER_DEBUG"))
+                for (uint32_t b = 0; b < p->fs.blocks; b++)
+                    printf("      block %2u state %u seq %u written %u live %u flags %x erases %u\n",
+                           (unsigned)b, p->fs.block_info[b].state, (unsigned)p->fs.block_info[b].seq,
+                           p->fs.block_info[b].written, p->fs.block_info[b].live,
+                           p->fs.block_info[b].flags, p->fs.block_info[b].erases);
+            snprintf(write_why, sizeof write_why,
+                     "%s; %llu bytes available, %u erased blocks, %llu live bytes",
+                     p->fs.diag.text, (unsigned long long)sf.bytes_avail,
+                     (unsigned)sf.blocks_erased, (unsigned long long)sf.bytes_live);
+        }
         if (err == 0)
             err = nk_fs_unmount(&p->fs);
         else
@@ -794,8 +810,8 @@ static void run_campaign(uint64_t seed, unsigned steps, uint64_t stride, struct 
             /* No second cut: the write after the recovery must work. */
             c->violations++;
             if (c->violations <= 10)
-                printf("    cut %llu: the first write after the recovery failed %d\n",
-                       (unsigned long long)cut, err);
+                printf("    cut %llu: the first write after the recovery failed %d (%s)\n",
+                       (unsigned long long)cut, err, write_why);
             prig_close(p);
             continue;
         }

@@ -624,12 +624,20 @@ static uint32_t nk_fs_pick_victim(struct nk_fs *fs, bool *urgent, bool wear_ok, 
     uint32_t best = NK_FS_NONE;
     uint64_t best_score = 0;
     const uint32_t per_block = nk_fs_data_pages(fs);
+    /* A victim's live chunks must fit where copies can go: with no erased
+     * block left, only a block with nothing live can be collected (erased
+     * at once), never one whose copies would find no page. */
+    uint64_t room = nk_fs_free_pages(fs);
+    if (fs->cold_block != NK_FS_NONE)
+        room += per_block - fs->cold_page;
     uint32_t most_erases = 0, youngest = NK_FS_NONE;
     for (uint32_t b = 0; b < fs->blocks; b++) {
         const struct nk_fs_block *info = &fs->block_info[b];
         if (info->state != NK_FS_BLOCK_BAD && info->erases > most_erases)
             most_erases = info->erases;
         if (!nk_fs_collectable(fs, b, oldest))
+            continue;
+        if (info->state == NK_FS_BLOCK_IN_USE && info->live > room)
             continue;
         if (info->state == NK_FS_BLOCK_IN_USE &&
             (youngest == NK_FS_NONE || info->erases < fs->block_info[youngest].erases))
@@ -656,7 +664,7 @@ static uint32_t nk_fs_pick_victim(struct nk_fs *fs, bool *urgent, bool wear_ok, 
         *wear = true;
         return youngest;
     }
-    if (oldest != NK_FS_NONE &&
+    if (oldest != NK_FS_NONE && fs->block_info[oldest].live <= room &&
         (best == NK_FS_NONE || (!fs->config.gc_greedy && ++fs->gc_rotate >= NK_FS_WEAR_INTERVAL))) {
         fs->gc_rotate = 0;
         return oldest;
