@@ -434,7 +434,9 @@ static int nk_fs_delete(struct nk_fs *fs, struct nk_fs_obj *obj)
     obj->parent_id = open ? NK_FS_OBJ_UNLINKED : NK_FS_OBJ_DELETED;
     if (!open && obj->type == NK_FS_TYPE_FILE)
         obj->size = 0;
-    edit->hdr.shrink = obj->type == NK_FS_TYPE_FILE && !open;
+    /* Every deletion is a shrink header, as YAFFS2 writes it: its scan flags
+     * the block from that bit alone and collects unflagged blocks first. */
+    edit->hdr.shrink = !open;
     err = nk_fs_hdr_store(fs, obj, edit);
     nk_fs_edit_give(fs, edit);
     if (err) {
