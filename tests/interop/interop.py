@@ -302,7 +302,7 @@ class Suite:
                 if op == "put_over" and files:
                     p = self.rng.choice(files)
                 else:
-                    p = "%s/n%d" % (self.rng.choice(dirs), step)
+                    p = "%s/n%d" % (self.rng.choice(dirs), self.hostfiles)
                     if p in model:
                         continue
                 data = self.data(self.rng.choice(self.sizes()))
@@ -327,7 +327,10 @@ class Suite:
                 self.nandkit("rm", img, p)
                 del model[p]
             elif op == "mkdir":
-                p = "%s/m%d" % (self.rng.choice(dirs), step)
+                p = "%s/m%d" % (self.rng.choice(dirs), self.hostfiles)
+                self.hostfiles += 1
+                if p in model:
+                    continue
                 self.nandkit("mkdir", img, p)
                 model[p] = {"type": "dir", "mode": 0o755}
                 dirs.append(p)
@@ -340,7 +343,9 @@ class Suite:
                     if model[dst].get("group") == model[src].get("group"):
                         continue  # POSIX: renaming a name onto another name of the same file is a no-op
                 else:
-                    dst = "%s/r%d" % (self.rng.choice(dirs), step)
+                    dst = "%s/r%d" % (self.rng.choice(dirs), self.hostfiles)
+                    if dst in model:
+                        continue
                 self.nandkit("mv", img, src, dst)
                 model[dst] = model.pop(src)
             elif op == "chmod":
@@ -367,6 +372,16 @@ class Suite:
         self.both(scen, img, model)
         r = self.nandkit("fsck", img, check=False)
         self.check(scen, "nandkit", "fsck exit", r.returncode, 0)
+        # both writers keep off the same blocks
+        for rnd in range(2):
+            lines = self.yaffs_ops(scen, img, model, 12)
+            r = self.run_yaffs(scen + " yaffs2-writes", img, lines, "--checkpoint", "off")
+            self.check(scen, "yaffs2", "apply exit", r.returncode, 0)
+            self.both("%s round %d after yaffs2" % (scen, rnd + 1), img, model)
+            self.cli_ops("%s round %d nandkit-writes" % (scen, rnd + 1), img, model, 6,
+                         compare_every=100)
+        r = self.nandkit("fsck", img, check=False)
+        self.check(scen, "nandkit", "fsck exit at the end", r.returncode, 0)
 
     # ---- YAFFS2 writes ----------------------------------------------------
     def yaffs_ops(self, scen, img, model, count, checkpoint="on", extra_ops=()):
@@ -503,13 +518,13 @@ class Suite:
                 if not cut:
                     continue
                 old, new = before.get(p), model.get(p)
-                if old and new and old.get("data") == new.get("data") and \
+                if p != "/repair" and old and new and old.get("data") == new.get("data") and \
                         old["type"] == new["type"] == "file":
                     self.check(scen, "nandkit", p + " untouched bytes kept",
                                m["data"] == old["data"], True)
             for p, old in before.items():
                 new = model.get(p)
-                if cut and new is not None and old["type"] == "file" and new["type"] == "file" \
+                if cut and p != "/repair" and new is not None and old["type"] == "file" and new["type"] == "file" \
                         and old["data"] == new["data"] and old["group"] == new["group"]:
                     self.check(scen, "nandkit", p + " untouched object kept", p in state, True)
             self.check(scen, "nandkit", "/repair written", state.get("/repair", {}).get("data"), rep)

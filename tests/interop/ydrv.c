@@ -134,6 +134,16 @@ int ydrv_open(struct ydrv *d, const char *path, enum ydrv_layout layout, uint32_
     }
     read_sidecar(d);
     read_bbt(d);
+    /* In the mkyaffs2 layout the sidecar stands for the bad-block table a
+     * reader must have (no markers): the table's last four blocks stay out
+     * of the file system, as nandkit keeps them (mkimage says so). */
+    int known_bad = 0;
+    for (uint32_t b = 0; b < blocks; b++)
+        known_bad |= d->bad[b] == 1;
+    if (layout == YDRV_MKYAFFS2 && known_bad)
+        for (uint32_t b = blocks >= 4 ? blocks - 4 : 0; b < blocks; b++)
+            if (d->bad[b] == 0)
+                d->bad[b] = 2;
     return 0;
 }
 

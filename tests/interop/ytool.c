@@ -48,7 +48,10 @@ static void usage(void)
 
 static const char *full(const char *path, char *buf, size_t size)
 {
-    snprintf(buf, size, "%s%s", MNT, strcmp(path, "/") == 0 ? "" : path);
+    if (snprintf(buf, size, "%s%s", MNT, strcmp(path, "/") == 0 ? "" : path) >= (int)size) {
+        fprintf(stderr, "nk_yaffs2: path too long: %s\n", path);
+        exit(2);
+    }
     return buf;
 }
 
@@ -69,8 +72,9 @@ static void json_str(FILE *f, const char *s)
 
 static int mkdirs(const char *path)
 {
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
+    char buf[8400];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return -1;
     for (char *p = buf + 1; *p; p++) {
         if (*p == '/') {
             *p = 0;
@@ -96,9 +100,11 @@ static void walk(const char *path, const char *out)
         return;
     }
     struct yaffs_dirent *e;
-    char names[512][256];
+    char (*names)[260] = malloc(1024 * sizeof *names);
+    if (!names)
+        abort();
     int n = 0;
-    while ((e = yaffs_readdir(dir)) != NULL && n < 512)
+    while ((e = yaffs_readdir(dir)) != NULL && n < 1024)
         snprintf(names[n++], sizeof names[0], "%s", e->d_name);
     yaffs_closedir(dir);
     for (int i = 0; i < n; i++) {
@@ -133,7 +139,7 @@ static void walk(const char *path, const char *out)
             json_str(stdout, target);
         }
         if ((st.st_mode & S_IFMT) == S_IFREG) {
-            char host[4096];
+            char host[8400];
             snprintf(host, sizeof host, "%s/data%s", out, child);
             mkdirs(host);
             int fd = yaffs_open(y, O_RDONLY, 0);
@@ -159,6 +165,7 @@ static void walk(const char *path, const char *out)
         if ((st.st_mode & S_IFMT) == S_IFDIR)
             walk(child, out);
     }
+    free(names);
 }
 
 static int do_mount(void)
