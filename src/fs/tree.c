@@ -508,7 +508,11 @@ static int nk_fs_remove_name(struct nk_fs *fs, struct nk_fs_obj *obj)
             nk_fs_dir_unhook(fs, obj);
             nk_fs_dir_unhook(fs, link);
             nk_fs_dir_hook(fs, link_dir, obj);
+            /* The link's hash only when it has one (a mount hashes lazily):
+             * a stale hash under the HASHED flag hides the name. */
             obj->name_hash = link->name_hash;
+            obj->flags = (uint8_t)((obj->flags & ~NK_FS_OBJ_HASHED) |
+                                   (link->flags & NK_FS_OBJ_HASHED));
             err = nk_fs_delete(fs, link);
             if (!nk_fs_any_link(fs, obj))
                 obj->flags &= (uint8_t)~NK_FS_OBJ_LINKED;
