@@ -163,6 +163,8 @@ class Suite:
                  "nlink": o.get("nlink"), "ino": o.get("ino"),
                  "target": o.get("link_target")}
             o["mode"] = "%o" % (int(o["mode"], 8) & 0o7777)
+            if p in objs:
+                self.fail(scen, "nandkit", p, "listed twice", "once")
             if o["type"] == "file":
                 try:
                     with open(out + p, "rb") as f:
@@ -513,6 +515,8 @@ class Suite:
             # After a cut the state is between `before` and `model`: take nandkit's
             # recovered reading as the state, and check that YAFFS2 agrees with it
             # and that every object both states share unchanged is intact.
+            # YAFFS2's own view of what its cut left, before nandkit touches it
+            self.read_yaffs(scen + " before recovery", img)
             rep = self.data(self.chunk + 5)
             self.nandkit("put", img, self.hostfile(rep), "/repair")
             n = self.read_nandkit(scen, img)
