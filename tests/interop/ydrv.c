@@ -179,8 +179,8 @@ static void power_lost(struct ydrv *d, const char *what, uint64_t where)
 {
     d->cut = 1;
     int err = ydrv_save(d);
-    printf("power cut in op %llu (%s %llu)\n", (unsigned long long)d->ops, what,
-           (unsigned long long)where);
+    printf("power cut in op %llu (%s %llu), during: %s\n", (unsigned long long)d->ops, what,
+           (unsigned long long)where, d->running ? d->running : "mount or unmount");
     fflush(stdout);
     exit(err ? 1 : 3);
 }

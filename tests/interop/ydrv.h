@@ -28,6 +28,7 @@ struct ydrv {
     uint32_t cut_data;   /* bytes of data a cut program lands (erase: half the block) */
     enum ydrv_cut_oob cut_oob;
     int cut;             /* power was lost: the flash is frozen */
+    const char *running; /* the operation under way (printed at a cut), or NULL */
     uint64_t programs, erases, ecc_fixed, ecc_failed;
 };
 

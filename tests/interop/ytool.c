@@ -346,9 +346,11 @@ int main(int argc, char **argv)
         lineno++;
         char copy[8192];
         snprintf(copy, sizeof copy, "%s", line);
+        copy[strcspn(copy, "\n")] = 0;
+        drv.running = copy;
         int r = apply_line(line);
+        drv.running = NULL;
         if (r != 0) {
-            copy[strcspn(copy, "\n")] = 0;
             printf("op %d failed: %s: %s\n", lineno, copy, strerror(-r));
             failures++;
         }
