@@ -399,6 +399,60 @@ class Suite:
     def scen_a_cli(self, img, model):
         self.cli_ops("A-cli", img, model, 40)
 
+    def scen_a_cli_cuts(self, img, model):
+        """nandkit put loses power at flash operation N, a recovering write
+        follows; put is atomic: the name holds the old file or the whole new one
+        (absent when it was absent), every other object is untouched, and both
+        readers agree."""
+        files = sorted(p for p in model if model[p]["type"] == "file")
+        for i, k in enumerate((1, 2, 3, 5, 8, 13)):
+            p = self.rng.choice(files) if i % 2 == 0 else "/cut%d" % i
+            old = model.get(p)
+            data = self.data(self.rng.choice(self.sizes()[3:]) * 3)
+            # --power-cut-after counts the mount's reads too: find the first
+            # operation after the mounts (on a copy), then cut k operations later
+            probe = os.path.join(self.tmp, "probe.img")
+            lo, hi = 1, 4096
+            while lo < hi:
+                mid = (lo + hi) // 2
+                for ext in ("", ".nksim"):
+                    if os.path.exists(img + ext):
+                        shutil.copyfile(img + ext, probe + ext)
+                r = self.nandkit("put", probe, self.hostfile(data), p, "--power-cut-after",
+                                 str(mid), "--seed", "1", check=False)
+                if b"mount failed" in r.stderr:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            n = lo + k
+            scen = "A-cli-cut%d-after-%d" % (i + 1, n)
+            r = self.nandkit("put", img, self.hostfile(data), p, "--power-cut-after", str(n),
+                             "--seed", str(i + 1), check=False)
+            self.nandkit("put", img, self.hostfile(b"r" * (i + 1)), "/repair-cli")
+            model["/repair-cli"] = {"type": "file", "mode": 0o644, "data": b"r" * (i + 1),
+                                    "group": "grep"}
+            n_objs = self.read_nandkit(scen, img)
+            if n_objs is None:
+                return
+            got = n_objs.get(p)
+            new = {"type": "file", "mode": 0o644, "data": data, "group": self.new_group()}
+            if got is not None and got.get("data") == data:
+                model[p] = new
+            elif old is not None:
+                self.check(scen, "nandkit", p + " old file or new after the cut",
+                           got is not None and got.get("data") == old["data"], True)
+            else:
+                self.check(scen, "nandkit", p + " absent or new after the cut", got, None)
+            stray = [q for q in n_objs if ".nkput" in q]
+            for q in stray:  # put's temporary name may be left behind (put --help)
+                o = n_objs[q]
+                model[q] = {"type": "file", "mode": int(o["mode"], 8), "data": o.get("data", b""),
+                            "group": self.new_group()}
+            self.check(scen, "nandkit", "put exit", r.returncode in (0, 1), True)
+            if os.environ.get("INTEROP_DEBUG"):
+                print(scen, p, "cut" if r.returncode else "no cut", r.stderr.decode()[:150])
+            self.both(scen, img, model)
+
     def scen_a_bad(self):
         scen = "A-factory-bad"
         model = self.random_model(12)
@@ -629,6 +683,7 @@ class Suite:
             if "A" in only:
                 img, model = self.scen_a_mkimage()
                 self.scen_a_cli(img, model)
+                self.scen_a_cli_cuts(img, model)
                 self.scen_a_bad()
             else:
                 img, model = self.scen_a_mkimage()
