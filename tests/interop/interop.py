@@ -31,6 +31,13 @@ YAFFS2 behaviours that differ from POSIX, and how the scenarios meet them
                           the link under one name, which YAFFS2 itself then lists twice: the
                           test requires nandkit to list it twice too (its fsck names it
                           duplicate-name) and both to agree from there on.
+  yaffs-resumes-partial-block  YAFFS2's scan goes on allocating in the block with the
+                          highest sequence number, after its last written page
+                          (core/yaffs_yaffs2.c:1171-1181), also when nandkit's power cut
+                          left that page torn: the torn page is then no longer the last
+                          of its block and nandkit's fsck counts it as tags-ecc damage.
+                          After YAFFS2 writes on a cut image, tags-ecc is not a failure
+                          of the fsck check; every object is still compared.
   yaffs-grow-truncate     YAFFS2 Direct loses a truncate that grows a file across
                           a remount (core/yaffs_guts.c yaffs_resize_file writes no
                           header for a grow): the model truncates only to shrink.
@@ -240,7 +247,7 @@ class Suite:
             for i in s:
                 self.check(scen, reader, "inode %s names one group" % i, seen.setdefault(i, g), g)
 
-    def fsck(self, scen, img):
+    def fsck(self, scen, img, torn_ok=False):
         """nandkit's fsck: no hard link to a missing object, ever; and, but after
         a power cut (torn pages are reported), no problem at all."""
         r = self.nandkit("fsck", img, check=False)
@@ -249,11 +256,19 @@ class Suite:
                     "dangling-hardlink" in l]
         self.check(scen, "nandkit", "fsck: hard links to missing objects", dangling, [])
         if not scen.startswith("C-"):
-            problems = [l for l in out.splitlines() if "problem" in l and " 0 problems" not in l]
-            self.check(scen, "nandkit", "fsck exit", (r.returncode, problems), (0, []))
+            problems = [l for l in out.splitlines() if "problem:" in l]
+            code = r.returncode
+            if torn_ok:  # yaffs-resumes-partial-block
+                torn = [l for l in problems if "tags-ecc" in l]
+                problems = [l for l in problems if "tags-ecc" not in l]
+                if torn and code == 1:
+                    print("      %s: fsck: %d tags-ecc page(s) (yaffs-resumes-partial-block)"
+                          % (scen, len(torn)))
+                    code = 0
+            self.check(scen, "nandkit", "fsck exit", (code, problems), (0, []))
 
-    def both(self, scen, img, model):
-        self.fsck(scen, img)
+    def both(self, scen, img, model, torn_ok=False):
+        self.fsck(scen, img, torn_ok)
         y = self.read_yaffs(scen, img)
         n = self.read_nandkit(scen, img)
         self.compare(scen, "yaffs2", y, model)
@@ -452,6 +467,13 @@ class Suite:
             if os.environ.get("INTEROP_DEBUG"):
                 print(scen, p, "cut" if r.returncode else "no cut", r.stderr.decode()[:150])
             self.both(scen, img, model)
+        # YAFFS2 writes after nandkit's cuts (yaffs-resumes-partial-block: it goes
+        # on writing in a block nandkit's cut left torn, so nandkit's fsck then
+        # counts the torn page among damaged ones; both readers must still agree)
+        lines = self.yaffs_ops("A-cli-cuts", img, model, 12)
+        r = self.run_yaffs("A-cli-cuts yaffs2-writes", img, lines, "--checkpoint", "off")
+        self.check("A-cli-cuts", "yaffs2", "apply exit", r.returncode, 0)
+        self.both("A-cli-cuts after yaffs2", img, model, torn_ok=True)
 
     def scen_a_bad(self):
         scen = "A-factory-bad"
@@ -683,7 +705,12 @@ class Suite:
             if "A" in only:
                 img, model = self.scen_a_mkimage()
                 self.scen_a_cli(img, model)
-                self.scen_a_cli_cuts(img, model)
+                cut_img = os.path.join(self.tmp, "acut.img")
+                for ext in ("", ".nksim"):
+                    if os.path.exists(img + ext):
+                        shutil.copyfile(img + ext, cut_img + ext)
+                cut_model = {p: dict(m) for p, m in model.items()}
+                self.scen_a_cli_cuts(cut_img, cut_model)
                 self.scen_a_bad()
             else:
                 img, model = self.scen_a_mkimage()

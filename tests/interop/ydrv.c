@@ -105,7 +105,8 @@ int ydrv_open(struct ydrv *d, const char *path, enum ydrv_layout layout, uint32_
     size_t size = (size_t)blocks * ppb * ROW_BYTES(d);
     d->flash = malloc(size);
     d->bad = calloc(blocks, 1);
-    if (!d->flash || !d->bad)
+    d->erased = calloc(blocks, 1);
+    if (!d->flash || !d->bad || !d->erased)
         return -ENOMEM;
     memset(d->flash, 0xFF, size);
     int fd = open(path, O_RDONLY);
@@ -147,8 +148,102 @@ int ydrv_open(struct ydrv *d, const char *path, enum ydrv_layout layout, uint32_
     return 0;
 }
 
+static uint32_t crc32_ieee(const uint8_t *p, size_t n)
+{
+    uint32_t crc = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; i++) {
+        crc ^= p[i];
+        for (int k = 0; k < 8; k++)
+            crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+/* A block erased here is what a completed erase leaves (docs/image-format.md,
+ * sidecar flags): its cut-program and cut-erase state goes (UNSTABLE,
+ * WEAK_ERASE, WEAK_PAGES and its weak-page entries), its erase count grows.
+ * The sidecar is rewritten whole with a new CRC. */
+static int save_sidecar(const struct ydrv *d)
+{
+    char path[4096], tmp[4200];
+    snprintf(path, sizeof path, "%s.nksim", d->path);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *in = malloc((size_t)size), *out = malloc((size_t)size);
+    if (!in || !out || fread(in, 1, (size_t)size, f) != (size_t)size || size < 84 ||
+        memcmp(in, "NKSIMCAR", 8) != 0) {
+        fclose(f);
+        free(in);
+        free(out);
+        return -EIO;
+    }
+    fclose(f);
+    uint32_t blocks = get32(in + 28), weak = get32(in + 44);
+    uint32_t entry = 32 + d->page + d->oob;
+    size_t head = 80 + 16 * (size_t)blocks;
+    if (blocks != d->blocks || head + (size_t)weak * entry + 4 != (size_t)size) {
+        free(in);
+        free(out);
+        return -EIO;
+    }
+    memcpy(out, in, head);
+    for (uint32_t b = 0; b < blocks; b++) {
+        uint8_t *rec = out + 80 + 16 * (size_t)b;
+        if (!d->erased[b])
+            continue;
+        put32(rec, get32(rec) + 1);
+        put32(rec + 4, 0);
+        rec[8] &= (uint8_t)~0x70; /* UNSTABLE, WEAK_ERASE, WEAK_PAGES */
+        rec[10] = 0;
+        put32(rec + 12, 0);
+    }
+    size_t at = head;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < weak; i++) {
+        const uint8_t *e = in + head + (size_t)i * entry;
+        if (d->erased[get32(e) / d->ppb])
+            continue;
+        memcpy(out + at, e, entry);
+        at += entry;
+        kept++;
+    }
+    put32(out + 44, kept);
+    put32(out + at, crc32_ieee(out, at));
+    at += 4;
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    f = fopen(tmp, "wb");
+    int err = f && fwrite(out, 1, at, f) == at ? 0 : -EIO;
+    if (f && fclose(f) != 0)
+        err = -EIO;
+    if (!err && rename(tmp, path) != 0)
+        err = -errno;
+    free(in);
+    free(out);
+    return err;
+}
+
 int ydrv_save(const struct ydrv *d)
 {
+    int serr = save_sidecar(d);
+    if (serr)
+        return serr;
     int fd = open(d->path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0)
         return -errno;
@@ -164,8 +259,10 @@ void ydrv_close(struct ydrv *d)
 {
     free(d->flash);
     free(d->bad);
+    free(d->erased);
     d->flash = NULL;
     d->bad = NULL;
+    d->erased = NULL;
 }
 
 static struct ydrv *drv_of(struct yaffs_dev *dev)
@@ -278,6 +375,7 @@ static int drv_erase(struct yaffs_dev *dev, int block)
         power_lost(d, "erase of block", (uint64_t)block);
     }
     memset(p, 0xFF, bytes);
+    d->erased[block] = 1;
     return YAFFS_OK;
 }
 

@@ -23,6 +23,7 @@ struct ydrv {
     uint32_t page, oob, ppb, blocks;
     uint8_t *flash;      /* blocks * ppb * (page + oob) bytes */
     uint8_t *bad;        /* one per block: 0 good, 1 bad, 2 reserved for the table */
+    uint8_t *erased;     /* one per block: erased here (the sidecar's cut state goes) */
     uint64_t ops;        /* programs and erases so far */
     uint64_t cut_at;     /* 0: never; else the op (1-based) that power is lost in */
     uint32_t cut_data;   /* bytes of data a cut program lands (erase: half the block) */
