@@ -629,6 +629,9 @@ class Suite:
             for p, o in n.items():
                 if p == "/lost+found" or p.startswith("/lost+found/"):
                     continue
+                if any(not ("!" <= c <= "~") for c in p):
+                    self.fail(scen, "nandkit", p, "listed", "no name that no writer wrote")
+                    continue
                 want = before.get(p) if cut else model.get(p)
                 if want is None:
                     want = model.get(p) or before.get(p)
