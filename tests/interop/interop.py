@@ -69,6 +69,7 @@ class Suite:
         self.failures = []
         self.rng = random.Random(args.seed)
         self.hostfiles = 0
+        self.cut_oob_modes = args.cut_oob.split(",")
 
     # ---- plumbing -------------------------------------------------------
     def geo(self, with_blocks=True):
@@ -599,6 +600,7 @@ class Suite:
     def scen_c(self, img, model):
         cuts = [("all", self.page), ("tags", 0), ("tags", self.page // 2 + 3), ("none", 0),
                 ("all", 7 * self.page // 8 + 3)]
+        cuts = [c for c in cuts if c[0] in self.cut_oob_modes]
         for i, (oob, data) in enumerate(cuts):
             scen = "C-cut%d-%s-%d" % (i + 1, oob, data)
             before = {p: dict(m) for p, m in model.items()}
@@ -741,6 +743,9 @@ def main():
     ap.add_argument("--page", type=int, choices=(2048, 4096), default=2048)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only", default="ABCD", help="scenarios to run (default ABCD)")
+    ap.add_argument("--cut-oob", default="all,tags,none",
+                    help="what of the OOB a YAFFS2 cut lands in scenario C: all, tags (the tags "
+                         "without their ECC and the data ECC), none; default all,tags,none")
     args = ap.parse_args()
     sys.exit(Suite(args).run(args.only))
 
