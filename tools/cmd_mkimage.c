@@ -599,8 +599,15 @@ static void nk_mkimage_summary(struct nk_mkimage *m, const struct nk_fs_build_st
            (unsigned long long)s->chunks_written, (unsigned long long)s->header_chunks,
            (unsigned long long)s->data_chunks, (unsigned long long)s->data_bytes, s->blocks_used,
            s->first_seq, s->last_seq);
-    printf("blocks: %u, %u bad skipped, %u retired, %u erased; %.2f s", s->blocks, s->blocks_bad,
-           s->blocks_retired, s->blocks_erased, nk_mkimage_elapsed(m));
+    /* The table's reserved blocks count among those skipped: say how many. */
+    uint32_t reserved = 0;
+    for (uint32_t b = 0; image->nand.bbt && b < s->blocks; b++)
+        reserved += nk_bbt_block_state(image->nand.bbt, b) == NK_BBT_RESERVED;
+    printf("blocks: %u, %u bad skipped", s->blocks, s->blocks_bad);
+    if (reserved && reserved <= s->blocks_bad)
+        printf(" (%u bad, %u kept for a bad-block table)", s->blocks_bad - reserved, reserved);
+    printf(", %u retired, %u erased; %.2f s", s->blocks_retired, s->blocks_erased,
+           nk_mkimage_elapsed(m));
     if (image->sim) /* what the same writes take on the simulated chip */
         printf(" (%.2f s of flash time on the %s model)", (double)nk_sim_time_ns(image->sim) / 1e9,
                image->params.chip.model);

@@ -359,19 +359,21 @@ int nk_tool_known_bad_attach(struct nk_tool_image *image, bool tags_at_oob0, boo
         nk_bbt_detach(&image->nand);
         return NK_TOOL_KNOWN_BAD_NONE;
     }
-    /* Tags at OOB 0: a scanned marker is real only if the simulator itself
-     * calls the block bad. */
-    bool agree = true;
-    for (uint32_t b = 0; b < nk_nand_blocks(&image->nand) && agree; b++) {
+    /* Tags at OOB 0: OOB byte 0 of a written page is tag data, so the
+     * scanned markers mean nothing there; the simulator's sidecar says which
+     * blocks are bad. The table's reserved blocks stay reserved (mkimage
+     * leaves them out). */
+    for (uint32_t b = 0; b < nk_nand_blocks(&image->nand); b++) {
         struct nk_sim_block_state state;
         bool sim_bad = nk_sim_block_get(image->sim, b, &state) == 0 &&
                        (state.flags & (NK_SIM_BLOCK_FACTORY_BAD | NK_SIM_BLOCK_WORN));
         int st = nk_bbt_block_state(bbt, b);
-        agree = sim_bad == (st == NK_BBT_FACTORY_BAD || st == NK_BBT_WORN);
-    }
-    if (!agree) {
-        nk_bbt_detach(&image->nand);
-        return NK_TOOL_KNOWN_BAD_NONE;
+        unsigned want = sim_bad ? (state.flags & NK_SIM_BLOCK_FACTORY_BAD ? NK_BBT_FACTORY_BAD
+                                                                           : NK_BBT_WORN)
+                        : st == NK_BBT_RESERVED ? NK_BBT_RESERVED
+                                                : NK_BBT_GOOD;
+        unsigned shift = (b & 3u) * 2u;
+        bbt->entries[b >> 2] = (uint8_t)((bbt->entries[b >> 2] & ~(3u << shift)) | (want << shift));
     }
     return NK_TOOL_KNOWN_BAD_SIMULATOR;
 }

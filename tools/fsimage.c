@@ -222,6 +222,16 @@ static int nk_tool_check_layout(struct nk_tool_fs *t, const struct nk_tool_image
     return 0;
 }
 
+/* Closes the image and frees the bad-block table attached to it. */
+static void nk_tool_fs_drop_image(struct nk_tool_fs *t)
+{
+    if (t->image.nand.bbt)
+        nk_bbt_detach(&t->image.nand);
+    nk_tool_image_close(&t->image);
+    free(t->bbt_memory);
+    t->bbt_memory = NULL;
+}
+
 static int nk_tool_fs_open_as(struct nk_tool_fs *t, struct nk_tool_image_opts *opts,
                               nk_fs_report_fn report, void *report_ctx, bool writable)
 {
@@ -246,6 +256,23 @@ static int nk_tool_fs_open_as(struct nk_tool_fs *t, struct nk_tool_image_opts *o
         nk_tool_warn_short_image(opts->path, block_bytes * info->blocks, (uint32_t)block_bytes);
     enum nk_fs_layout layout = t->image.layout;
     t->layout_name = nk_fs_layout_name(layout);
+    /* Readers and writers use what the device knows of its bad blocks, as
+     * mkimage does: in the mkyaffs2 layout OOB byte 0 holds tags, so only a
+     * table or the simulator's sidecar can tell. */
+    char sidecar[4096];
+    struct stat sidecar_st;
+    bool has_sidecar = opts->path && !opts->no_sidecar &&
+                       (size_t)snprintf(sidecar, sizeof sidecar, "%s.nksim", opts->path) <
+                           sizeof sidecar &&
+                       stat(sidecar, &sidecar_st) == 0;
+    int known = nk_tool_known_bad_attach(&t->image, layout == NK_FS_LAYOUT_MKYAFFS2, has_sidecar,
+                                         writable, &t->bbt, &t->bbt_memory);
+    if (known < 0) {
+        free(t->bbt_memory);
+        t->bbt_memory = NULL;
+        nk_tool_image_close(&t->image);
+        return -known;
+    }
     t->config.part = &t->image.part;
     t->config.allocator = nk_tool_heap_allocator();
     /* A writable mount writes at once: look read-only first, so a wrong
@@ -266,7 +293,7 @@ static int nk_tool_fs_open_as(struct nk_tool_fs *t, struct nk_tool_image_opts *o
         else
             status = nk_tool_error("mount failed: %s",
                                    t->fs.diag.text[0] ? t->fs.diag.text : nk_strerror(err));
-        nk_tool_image_close(&t->image);
+        nk_tool_fs_drop_image(t);
         return status;
     }
     t->mounted = true;
@@ -288,7 +315,7 @@ static int nk_tool_fs_open_as(struct nk_tool_fs *t, struct nk_tool_image_opts *o
                                    ? nk_tool_image_error(&t->image, err)
                                : t->fs.diag.text[0] ? t->fs.diag.text
                                                     : nk_strerror(err));
-        nk_tool_image_close(&t->image);
+        nk_tool_fs_drop_image(t);
         return status;
     }
     t->mounted = true;
@@ -311,7 +338,7 @@ void nk_tool_fs_close(struct nk_tool_fs *t)
     if (t->mounted)
         nk_fs_unmount(&t->fs);
     t->mounted = false;
-    nk_tool_image_close(&t->image);
+    nk_tool_fs_drop_image(t);
 }
 
 void nk_tool_mode_string(uint32_t mode, char out[11])

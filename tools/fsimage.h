@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "image.h"
+#include "nandkit/bbt.h"
 #include "nandkit/fs.h"
 
 #define NK_TOOL_FS_TAG_PROBLEMS 16
@@ -21,6 +22,10 @@ struct nk_tool_fs {
     struct nk_fs_config config;
     const char *layout_name;
     bool mounted;
+    /* The bad blocks the device knows besides its markers (a table, or the
+     * simulator's sidecar for tags at OOB 0): nk_tool_known_bad_attach(). */
+    struct nk_bbt bbt;
+    void *bbt_memory;
     /* The caller's report callback, and the pages whose tags the mount
      * could not use (to tell torn pages from a wrong layout). */
     nk_fs_report_fn report;

@@ -97,7 +97,8 @@ int nk_fs_read_tags(struct nk_fs *fs, uint32_t page, struct nk_fs_tags *tags)
 int nk_fs_survey_block(struct nk_fs *fs, uint32_t block)
 {
     struct nk_fs_block *info = &fs->block_info[block];
-    if (!fs->config.no_bad_block_markers) {
+    /* Without markers (mkyaffs2) a bad-block table or the kernel still knows. */
+    if (!fs->config.no_bad_block_markers || nk_fs_io_tracks_bad_blocks(fs->part)) {
         int bad = nk_part_block_is_bad(fs->part, block);
         if (bad < 0)
             return bad;

@@ -442,7 +442,9 @@ static int nk_fs_delete(struct nk_fs *fs, struct nk_fs_obj *obj)
     obj->parent_id = open ? NK_FS_OBJ_UNLINKED : NK_FS_OBJ_DELETED;
     if (!open && obj->type == NK_FS_TYPE_FILE)
         obj->size = 0;
-    edit->hdr.shrink = obj->type == NK_FS_TYPE_FILE && !open;
+    /* Every deletion is a shrink header, as YAFFS2 writes it: its scan flags
+     * the block from that bit alone and collects unflagged blocks first. */
+    edit->hdr.shrink = !open;
     err = nk_fs_hdr_store(fs, obj, edit);
     nk_fs_edit_give(fs, edit);
     if (err) {
@@ -510,11 +512,10 @@ static int nk_fs_take_link_name(struct nk_fs *fs, struct nk_fs_obj *file, struct
     file->wflags &= (uint8_t)~NK_FS_W_DISPLACED;
     nk_fs_dir_unhook(fs, link);
     nk_fs_dir_hook(fs, link_dir, file);
+    /* The link's hash only when it has one (a mount hashes lazily): a
+     * stale hash under the HASHED flag hides the name. */
     file->name_hash = link->name_hash;
-    if (link->flags & NK_FS_OBJ_HASHED)
-        file->flags |= NK_FS_OBJ_HASHED;
-    else
-        file->flags &= (uint8_t)~NK_FS_OBJ_HASHED;
+    file->flags = (uint8_t)((file->flags & ~NK_FS_OBJ_HASHED) | (link->flags & NK_FS_OBJ_HASHED));
     err = nk_fs_delete(fs, link);
     if (!nk_fs_any_link(fs, file))
         file->flags &= (uint8_t)~NK_FS_OBJ_LINKED;
