@@ -509,6 +509,14 @@ static int nk_fs_read_summary(struct nk_fs *fs, struct nk_fs_scan *scan, uint32_
     return 1;
 }
 
+static bool nk_fs_all_ff(const uint8_t *p, uint32_t len)
+{
+    for (uint32_t i = 0; i < len; i++)
+        if (p[i] != 0xff)
+            return false;
+    return true;
+}
+
 /* Whether the last written page of a block can be checked for a torn
  * program: the tags are in the OOB and the data has an ECC. */
 static bool nk_fs_can_check_torn(const struct nk_fs *fs)
@@ -607,6 +615,11 @@ static int nk_fs_scan_block(struct nk_fs *fs, struct nk_fs_scan *scan, uint32_t 
             fs->check_suspect = true; /* the check word too, where the page has one */
             int err = nk_fs_page_load(fs, base + written - 1);
             fs->check_suspect = false;
+            /* A header is never all 0xFF (its type word would be): its tags
+             * landed and its data did not, which its ECC (all 0xFF too)
+             * cannot tell. */
+            if (!err && last->tags.chunk_id == 0 && nk_fs_all_ff(fs->page_buf, fs->chunk_bytes))
+                err = -NK_EIO;
             if (err == -NK_EIO) {
                 last->state = NK_FS_PAGE_BAD;
                 fs->stats.torn_chunks++;
