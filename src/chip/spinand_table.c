@@ -16,7 +16,8 @@
 
 /* Fields every SPI-NAND part here shares: SLC, 2 column and 3 row address
  * bytes (as PAGE READ and READ FROM CACHE send them), the factory marker at
- * OOB byte 0 of the first page of a block, partial programs per page. */
+ * OOB byte 0 of the first page of a block, partial programs per page.
+ * tRC/tWC are one byte on one line at the part's clock. */
 #define NK_SPINAND_COMMON                                                                          \
     .luns = 1, .col_cycles = 2, .row_cycles = 3, .bits_per_cell = 1, .nop = 4, .ecc_step = 512,    \
     .bbm_pages = NK_BBM_FIRST_PAGE, .bbm_offset = 0,                                               \
@@ -41,7 +42,9 @@ static const struct nk_spinand_part nk_spinand_parts[] = {
                             .tPROG_max_ns = 700 * NK_US,
                             .tBERS_ns = 2 * NK_MS,
                             .tBERS_max_ns = 10 * NK_MS,
-                            .tRST_ns = 500 * NK_US}},
+                            .tRST_ns = 500 * NK_US,
+                            .tRC_ns = 77,
+                            .tWC_ns = 77}},
         .id_method = NK_SPINAND_ID_DUMMY,
         .ecc_status = NK_SPINAND_ECC_TWO_BITS,
         .layout = NK_SPINAND_LAYOUT_WINBOND,
@@ -70,7 +73,9 @@ static const struct nk_spinand_part nk_spinand_parts[] = {
                             .tPROG_max_ns = 700 * NK_US,
                             .tBERS_ns = 3 * NK_MS,
                             .tBERS_max_ns = 10 * NK_MS,
-                            .tRST_ns = 500 * NK_US}},
+                            .tRST_ns = 500 * NK_US,
+                            .tRC_ns = 75,
+                            .tWC_ns = 75}},
         .id_method = NK_SPINAND_ID_ADDR,
         .ecc_status = NK_SPINAND_ECC_GIGADEVICE,
         .layout = NK_SPINAND_LAYOUT_GIGADEVICE,
@@ -99,7 +104,9 @@ static const struct nk_spinand_part nk_spinand_parts[] = {
                             .tPROG_max_ns = 600 * NK_US,
                             .tBERS_ns = 2 * NK_MS,
                             .tBERS_max_ns = 10 * NK_MS,
-                            .tRST_ns = 1250 * NK_US}},
+                            .tRST_ns = 1250 * NK_US,
+                            .tRC_ns = 61,
+                            .tWC_ns = 61}},
         .id_method = NK_SPINAND_ID_DUMMY,
         .ecc_status = NK_SPINAND_ECC_MICRON,
         .layout = NK_SPINAND_LAYOUT_HALVES,
@@ -128,7 +135,9 @@ static const struct nk_spinand_part nk_spinand_parts[] = {
                             .tPROG_max_ns = 600 * NK_US,
                             .tBERS_ns = 1 * NK_MS,
                             .tBERS_max_ns = 4 * NK_MS,
-                            .tRST_ns = 500 * NK_US}},
+                            .tRST_ns = 500 * NK_US,
+                            .tRC_ns = 77,
+                            .tWC_ns = 77}},
         .id_method = NK_SPINAND_ID_DUMMY,
         .ecc_status = NK_SPINAND_ECC_MACRONIX,
         .layout = NK_SPINAND_LAYOUT_ALL_FREE,
@@ -157,7 +166,9 @@ static const struct nk_spinand_part nk_spinand_parts[] = {
                             .tPROG_max_ns = 600 * NK_US,
                             .tBERS_ns = 2500 * NK_US,
                             .tBERS_max_ns = 7 * NK_MS,
-                            .tRST_ns = 500 * NK_US}},
+                            .tRST_ns = 500 * NK_US,
+                            .tRC_ns = 77,
+                            .tWC_ns = 77}},
         .id_method = NK_SPINAND_ID_DUMMY,
         .ecc_status = NK_SPINAND_ECC_KIOXIA,
         .layout = NK_SPINAND_LAYOUT_HALVES,
@@ -188,7 +199,9 @@ static const struct nk_spinand_part nk_spinand_parts[] = {
                             .tPROG_max_ns = 600 * NK_US,
                             .tBERS_ns = 2 * NK_MS,
                             .tBERS_max_ns = 10 * NK_MS,
-                            .tRST_ns = 1250 * NK_US}},
+                            .tRST_ns = 1250 * NK_US,
+                            .tRC_ns = 61,
+                            .tWC_ns = 61}},
         .id_method = NK_SPINAND_ID_DUMMY,
         .ecc_status = NK_SPINAND_ECC_MICRON,
         .layout = NK_SPINAND_LAYOUT_HALVES,
