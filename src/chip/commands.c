@@ -592,8 +592,8 @@ void nk_chip_attach(struct nk_chip *chip, const struct nk_ctrl *ctrl, unsigned c
     chip->chip_select = chip_select;
     chip->info = *info;
     nk_diag_clear(&chip->diag);
-    memset(&chip->spi, 0, sizeof chip->spi);
 #ifndef NK_NO_SPINAND
+    memset(&chip->spi, 0, sizeof chip->spi);
     if (nk_chip_is_serial(chip))
         nk_spinand_attach(chip);
 #endif

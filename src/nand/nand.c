@@ -65,6 +65,7 @@ static struct nk_ecc_plan nk_ecc_plan_for(const struct nk_chip_info *info)
 {
     struct nk_ecc_need need = nk_ecc_need_of(info);
     struct nk_ecc_plan plan = {NK_ECC_KIND_HAMMING, 256, 1};
+#ifndef NK_NO_SPINAND
     if (info->features & NK_CHIP_SPI_NAND) {
         /* SPI-NAND: the part's own engine, as Linux's spinand uses it. */
         plan.kind = NK_ECC_KIND_ON_DIE;
@@ -72,6 +73,7 @@ static struct nk_ecc_plan nk_ecc_plan_for(const struct nk_chip_info *info)
         plan.strength = need.strength;
         return plan;
     }
+#endif
     if (nk_ecc_strong_enough(1, 256, need, info->page_size) && info->page_size % 256 == 0)
         return plan;
     if (info->features & NK_CHIP_ON_DIE_ECC) {
@@ -359,9 +361,13 @@ static int nk_nand_attach_own_bbt(struct nk_nand *dev, const struct nk_nand_conf
 int nk_nand_open(struct nk_nand *dev, const struct nk_nand_config *config)
 {
     memset(dev, 0, sizeof *dev);
+#ifdef NK_NO_SPINAND
+    if (!config || !config->ctrl || !config->ctrl->ops || !config->ctrl->ops->exec_op)
+#else
     if (!config || !config->ctrl || !config->ctrl->ops ||
         !((config->ctrl->caps & NK_CTRL_CAP_SERIAL) ? config->ctrl->ops->exec_spi != NULL
                                                      : config->ctrl->ops->exec_op != NULL))
+#endif
         return nk_diag_set(&dev->diag, -NK_EINVAL, "no controller port (exec_op/exec_spi) given");
 
     int err;
