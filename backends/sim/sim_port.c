@@ -336,6 +336,8 @@ void nk_sim_ports_init(struct nk_sim *sim)
 const struct nk_ctrl *nk_sim_port_setup(struct nk_sim *sim, unsigned flags, unsigned ecc_step,
                                         const struct nk_ctrl_ops *ecc_ops)
 {
+    if (sim->spi.part && ecc_step)
+        return NULL; /* a SPI-NAND part has no controller ECC in front of it */
     struct nk_sim_port *port = &sim->ports[nk_sim_port_index(flags, ecc_step)];
     if (!port->ready) {
         port->flags = flags;

@@ -203,7 +203,10 @@ int nk_sim_sync(struct nk_sim *sim, struct nk_diag *why);
 
 /* ----- controller ports ---------------------------------------------------- */
 
-/* The controller port of this chip (plain, R/B line, no hardware ECC). */
+/* The controller port of this chip (plain, R/B line, no hardware ECC). For a
+ * SPI-NAND part (chip.features NK_CHIP_SPI_NAND) every port is the serial
+ * port (NK_CTRL_CAP_SERIAL, widths 1/2/4, the part's clock) and the
+ * hardware-ECC variants are NULL. */
 const struct nk_ctrl *nk_sim_ctrl(struct nk_sim *sim);
 
 /* A port without an R/B line: WAIT_READY is refused with -NK_ENOTSUP and the
