@@ -666,8 +666,10 @@ static void test_model_linux_spinand_gd5f1gq4ub(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_model_linux_2k),    cmocka_unit_test(test_model_linux_4k),
-        cmocka_unit_test(test_model_mkyaffs2_2k), cmocka_unit_test(test_model_inband_2k),
+        cmocka_unit_test(test_model_linux_2k),
+        cmocka_unit_test(test_model_linux_4k),
+        cmocka_unit_test(test_model_mkyaffs2_2k),
+        cmocka_unit_test(test_model_inband_2k),
         cmocka_unit_test(test_model_inband_4k),
         cmocka_unit_test(test_model_linux_spinand_gd5f1gq4ub),
     };

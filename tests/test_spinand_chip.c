@@ -31,9 +31,9 @@ struct rec_port {
     struct nk_ctrl ctrl;
     const uint8_t *id;
     unsigned id_len;
-    uint8_t status;  /* answered to GET FEATURE C0h */
-    uint8_t config;  /* B0h, updated by SET FEATURE */
-    uint8_t extra;   /* F0h, 30h and 7Ch */
+    uint8_t status;      /* answered to GET FEATURE C0h */
+    uint8_t config;      /* B0h, updated by SET FEATURE */
+    uint8_t extra;       /* F0h, 30h and 7Ch */
     unsigned busy_polls; /* status polls answered with OIP before `status` */
     struct rec_op ops[REC_MAX];
     unsigned count;
@@ -148,11 +148,11 @@ static void test_identify_resets_reads_the_id_and_unlocks_every_block(void **sta
     /* 9Fh and one byte (dummy for Winbond, address 00h for GigaDevice). */
     assert_op(&p.ops[i++], NK_SPINAND_READ_ID, 1, 0x00, 0, NK_SPI_DATA_IN, 4, 1);
     assert_op(&p.ops[i++], NK_SPINAND_READ_ID, 1, 0x00, 0, NK_SPI_DATA_IN, 4, 1);
-    assert_op(&p.ops[i], NK_SPINAND_SET_FEATURE, 1, NK_SPINAND_FEATURE_PROTECT, 0,
-              NK_SPI_DATA_OUT, 1, 1);
+    assert_op(&p.ops[i], NK_SPINAND_SET_FEATURE, 1, NK_SPINAND_FEATURE_PROTECT, 0, NK_SPI_DATA_OUT,
+              1, 1);
     assert_int_equal(p.ops[i++].first_out, 0x00);
-    assert_op(&p.ops[i++], NK_SPINAND_GET_FEATURE, 1, NK_SPINAND_FEATURE_CONFIG, 0,
-              NK_SPI_DATA_IN, 1, 1);
+    assert_op(&p.ops[i++], NK_SPINAND_GET_FEATURE, 1, NK_SPINAND_FEATURE_CONFIG, 0, NK_SPI_DATA_IN,
+              1, 1);
     assert_op(&p.ops[i], NK_SPINAND_SET_FEATURE, 1, NK_SPINAND_FEATURE_CONFIG, 0, NK_SPI_DATA_OUT,
               1, 1);
     assert_int_equal(p.ops[i++].first_out, NK_SPINAND_CONFIG_ECC_EN | NK_SPINAND_CONFIG_BUF);
@@ -352,8 +352,8 @@ static void test_winbond_two_bits(void **state)
     (void)state;
     /* W25N01GV: ECC-1/ECC-0 (status bits 5:4). */
     static const struct ecc_case cases[] = {
-        {0x00, 0, 0}, {0x10, 0, 1}, {0x20, 0, -NK_EBADMSG}, {0x30, 0, -NK_EBADMSG},
-        {0x0c, 0, 0}, /* P_FAIL/E_FAIL do not matter to a read */
+        {0x00, 0, 0},           {0x10, 0, 1}, {0x20, 0, -NK_EBADMSG},
+        {0x30, 0, -NK_EBADMSG}, {0x0c, 0, 0}, /* P_FAIL/E_FAIL do not matter to a read */
     };
     check_scheme(NK_SPINAND_ECC_TWO_BITS, 1, cases, sizeof cases / sizeof cases[0]);
     assert_int_equal(nk_spinand_ecc_extra_register(NK_SPINAND_ECC_TWO_BITS, 0x10), 0);
@@ -378,8 +378,8 @@ static void test_micron_three_bits_report_the_range_bound(void **state)
 {
     (void)state;
     static const struct ecc_case cases[] = {
-        {0x00, 0, 0}, {0x10, 0, 3}, {0x30, 0, 6}, {0x50, 0, 8}, {0x20, 0, -NK_EBADMSG},
-        {0x40, 0, -NK_EIO}, {0x60, 0, -NK_EIO}, {0x70, 0, -NK_EIO},
+        {0x00, 0, 0},           {0x10, 0, 3},       {0x30, 0, 6},       {0x50, 0, 8},
+        {0x20, 0, -NK_EBADMSG}, {0x40, 0, -NK_EIO}, {0x60, 0, -NK_EIO}, {0x70, 0, -NK_EIO},
     };
     check_scheme(NK_SPINAND_ECC_MICRON, 8, cases, sizeof cases / sizeof cases[0]);
 }
@@ -388,7 +388,8 @@ static void test_macronix_count_from_the_ecc_status_register(void **state)
 {
     (void)state;
     static const struct ecc_case cases[] = {
-        {0x00, 0x00, 0}, {0x10, 0x01, 1}, {0x10, 0x04, 4}, {0x10, 0x00, 4}, /* 0: the bound */
+        {0x00, 0x00, 0}, {0x10, 0x01, 1},           {0x10, 0x04, 4},
+        {0x10, 0x00, 4}, /* 0: the bound */
         {0x10, 0x09, 4}, {0x20, 0x00, -NK_EBADMSG}, {0x30, 0x00, -NK_EIO},
     };
     check_scheme(NK_SPINAND_ECC_MACRONIX, 4, cases, sizeof cases / sizeof cases[0]);
@@ -400,8 +401,8 @@ static void test_kioxia_count_from_the_bitflip_register(void **state)
 {
     (void)state;
     static const struct ecc_case cases[] = {
-        {0x00, 0x00, 0}, {0x10, 0x30, 3}, {0x30, 0x70, 7}, {0x30, 0x80, 8},
-        {0x10, 0x00, 8}, {0x20, 0x00, -NK_EBADMSG},
+        {0x00, 0x00, 0}, {0x10, 0x30, 3}, {0x30, 0x70, 7},
+        {0x30, 0x80, 8}, {0x10, 0x00, 8}, {0x20, 0x00, -NK_EBADMSG},
     };
     check_scheme(NK_SPINAND_ECC_KIOXIA, 8, cases, sizeof cases / sizeof cases[0]);
     assert_int_equal(nk_spinand_ecc_extra_register(NK_SPINAND_ECC_KIOXIA, 0x30),
@@ -454,9 +455,8 @@ static void test_free_oob_layouts_follow_each_vendor(void **state)
         const char *model;
         unsigned free_bytes, first_free, ecc_offset;
     } want[] = {
-        {"W25N01GV", 24, 2, 8},         {"GD5F1GQ4UB", 63, 1, 64},
-        {"MT29F1G01ABAFD", 62, 2, 64},  {"MX35LF1GE4AB", 62, 2, 0},
-        {"TC58CVG0S3HRAIG", 62, 2, 64}, {"MT29F2G01ABAGD", 62, 2, 64},
+        {"W25N01GV", 24, 2, 8},     {"GD5F1GQ4UB", 63, 1, 64},      {"MT29F1G01ABAFD", 62, 2, 64},
+        {"MX35LF1GE4AB", 62, 2, 0}, {"TC58CVG0S3HRAIG", 62, 2, 64}, {"MT29F2G01ABAGD", 62, 2, 64},
     };
     for (unsigned i = 0; i < sizeof want / sizeof want[0]; i++) {
         const struct nk_spinand_part *part = nk_spinand_table_find(want[i].model);

@@ -311,9 +311,12 @@ static const struct nk_ctrl_ops nk_sim_ops = {
     .set_data_loop = nk_sim_port_set_data_loop,
 };
 
+/* The data loop is accepted (the benchmark sets it) but the serial port
+ * moves its data by one copy whatever it is. */
 static const struct nk_ctrl_ops nk_sim_spinand_ops = {
     .exec_spi = nk_sim_spinand_exec,
     .poll_spi = nk_sim_spinand_poll,
+    .set_data_loop = nk_sim_port_set_data_loop,
 };
 
 static unsigned nk_sim_port_index(unsigned flags, unsigned ecc_step)
@@ -358,7 +361,7 @@ const struct nk_ctrl *nk_sim_port_setup(struct nk_sim *sim, unsigned flags, unsi
         if (sim->spi.part && !ecc_step) {
             /* A SPI-NAND part: the serial port, every width, the part's clock. */
             port->ctrl.ops = &nk_sim_spinand_ops;
-            port->ctrl.caps = NK_CTRL_CAP_SERIAL;
+            port->ctrl.caps = NK_CTRL_CAP_SERIAL | NK_CTRL_CAP_DATA_LOOPS;
             port->ctrl.spi.widths = NK_SPI_WIDTH_1 | NK_SPI_WIDTH_2 | NK_SPI_WIDTH_4;
             port->ctrl.spi.max_hz = sim->spi.part->max_hz;
         }

@@ -173,7 +173,7 @@ static void nk_sim_spinand_read_cache(struct nk_sim *sim, const struct nk_spi_op
         if (!(sim->spi.part->flags & NK_SPINAND_QUAD_IO))
             nk_sim_spinand_error(sim, op, "EBh on a part without quad I/O read");
     } else {
-        unsigned want = opcode == NK_SPINAND_READ_CACHE_X2 ? 2u
+        unsigned want = opcode == NK_SPINAND_READ_CACHE_X2   ? 2u
                         : opcode == NK_SPINAND_READ_CACHE_X4 ? 4u
                                                              : 1u;
         ok = nk_sim_spinand_shape(sim, op, 2, 8, "read from cache: 2 address bytes, 1 dummy byte");
@@ -197,8 +197,8 @@ static void nk_sim_spinand_read_cache(struct nk_sim *sim, const struct nk_spi_op
 
 static void nk_sim_spinand_load(struct nk_sim *sim, const struct nk_spi_op *op, bool random)
 {
-    bool x4 = op->cmd.opcode == NK_SPINAND_PROGRAM_LOAD_X4 ||
-              op->cmd.opcode == NK_SPINAND_RANDOM_LOAD_X4;
+    bool x4 =
+        op->cmd.opcode == NK_SPINAND_PROGRAM_LOAD_X4 || op->cmd.opcode == NK_SPINAND_RANDOM_LOAD_X4;
     if (!nk_sim_spinand_shape(sim, op, 2, 0, "program load: 2 address bytes, no dummy"))
         return;
     if (nk_sim_width(op->data.width) != (x4 ? 4u : 1u)) {
@@ -315,11 +315,10 @@ static void nk_sim_spinand_get_feature(struct nk_sim *sim, const struct nk_spi_o
         break;
     case NK_SPINAND_FEATURE_GD_STATUS2:
     case NK_SPINAND_FEATURE_TOSHIBA_MBF: {
-        uint8_t want = s->part->ecc_status == NK_SPINAND_ECC_GIGADEVICE
-                           ? NK_SPINAND_FEATURE_GD_STATUS2
-                           : s->part->ecc_status == NK_SPINAND_ECC_KIOXIA
-                                 ? NK_SPINAND_FEATURE_TOSHIBA_MBF
-                                 : 0;
+        uint8_t want =
+            s->part->ecc_status == NK_SPINAND_ECC_GIGADEVICE ? NK_SPINAND_FEATURE_GD_STATUS2
+            : s->part->ecc_status == NK_SPINAND_ECC_KIOXIA   ? NK_SPINAND_FEATURE_TOSHIBA_MBF
+                                                             : 0;
         if (want == (op->addr.value & 0xffu))
             value = s->ecc_extra;
         else

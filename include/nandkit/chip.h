@@ -130,12 +130,12 @@ struct nk_spinand_part;
  * on parallel chips). */
 struct nk_spinand_state {
     const struct nk_spinand_part *part; /* vendor description, NULL: parallel */
-    uint32_t row;           /* page of the cache register / being programmed */
-    uint32_t column;        /* column of the next read-out or load */
-    uint8_t status;         /* status register after the last array operation */
-    uint8_t read_width;     /* lines of READ FROM CACHE: 1, 2 or 4 */
-    uint8_t write_width;    /* lines of PROGRAM LOAD: 1 or 4 */
-    bool loaded;            /* the cache was loaded since the program began */
+    uint32_t row;                       /* page of the cache register / being programmed */
+    uint32_t column;                    /* column of the next read-out or load */
+    uint8_t status;                     /* status register after the last array operation */
+    uint8_t read_width;                 /* lines of READ FROM CACHE: 1, 2 or 4 */
+    uint8_t write_width;                /* lines of PROGRAM LOAD: 1 or 4 */
+    bool loaded;                        /* the cache was loaded since the program began */
 };
 
 /* A chip on a controller. */

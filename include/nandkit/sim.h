@@ -240,7 +240,8 @@ struct nk_sim_bus;
  * time, so transfers to two targets never overlap. Switching targets while
  * one is between a command and its last address cycle is a protocol error
  * of that target. The sims stay owned by the caller and must outlive the
- * bus. Returns 0, -NK_EINVAL (count 0 or too many) or -NK_ENOMEM. */
+ * bus. Returns 0, -NK_EINVAL (count 0 or too many, or a SPI-NAND part: the
+ * bus is a parallel one) or -NK_ENOMEM. */
 int nk_sim_bus_open(struct nk_sim_bus **bus, struct nk_sim *const *targets, unsigned count,
                     unsigned flags);
 void nk_sim_bus_close(struct nk_sim_bus *bus);

@@ -39,28 +39,28 @@ enum nk_spinand_cmd {
     NK_SPINAND_GET_FEATURE = 0x0f,
     NK_SPINAND_SET_FEATURE = 0x1f,
     NK_SPINAND_READ_ID = 0x9f,
-    NK_SPINAND_PAGE_READ = 0x13,        /* array -> cache register, 3 row bytes */
-    NK_SPINAND_READ_CACHE = 0x03,       /* 2 column bytes, 1 dummy byte, x1 */
-    NK_SPINAND_READ_CACHE_FAST = 0x0b,  /* as 03h, at the full clock */
-    NK_SPINAND_READ_CACHE_X2 = 0x3b,    /* data on 2 lines */
-    NK_SPINAND_READ_CACHE_X4 = 0x6b,    /* data on 4 lines */
+    NK_SPINAND_PAGE_READ = 0x13,          /* array -> cache register, 3 row bytes */
+    NK_SPINAND_READ_CACHE = 0x03,         /* 2 column bytes, 1 dummy byte, x1 */
+    NK_SPINAND_READ_CACHE_FAST = 0x0b,    /* as 03h, at the full clock */
+    NK_SPINAND_READ_CACHE_X2 = 0x3b,      /* data on 2 lines */
+    NK_SPINAND_READ_CACHE_X4 = 0x6b,      /* data on 4 lines */
     NK_SPINAND_READ_CACHE_QUAD_IO = 0xeb, /* address, dummy and data on 4 lines */
-    NK_SPINAND_PROGRAM_LOAD = 0x02,     /* cache := 0xFF, then data at the column */
+    NK_SPINAND_PROGRAM_LOAD = 0x02,       /* cache := 0xFF, then data at the column */
     NK_SPINAND_PROGRAM_LOAD_X4 = 0x32,
-    NK_SPINAND_RANDOM_LOAD = 0x84,      /* data at the column, the rest kept */
+    NK_SPINAND_RANDOM_LOAD = 0x84, /* data at the column, the rest kept */
     NK_SPINAND_RANDOM_LOAD_X4 = 0x34,
-    NK_SPINAND_PROGRAM_EXECUTE = 0x10,  /* cache -> array, 3 row bytes */
-    NK_SPINAND_BLOCK_ERASE = 0xd8,      /* 3 row bytes */
+    NK_SPINAND_PROGRAM_EXECUTE = 0x10, /* cache -> array, 3 row bytes */
+    NK_SPINAND_BLOCK_ERASE = 0xd8,     /* 3 row bytes */
     NK_SPINAND_WRITE_ENABLE = 0x06,
     NK_SPINAND_WRITE_DISABLE = 0x04,
     NK_SPINAND_MX_READ_ECCSR = 0x7c, /* Macronix: ECC status register, 1 dummy byte */
 };
 
 /* Feature (register) addresses. */
-#define NK_SPINAND_FEATURE_PROTECT 0xa0u /* block protection */
-#define NK_SPINAND_FEATURE_CONFIG 0xb0u  /* configuration */
-#define NK_SPINAND_FEATURE_STATUS 0xc0u  /* status */
-#define NK_SPINAND_FEATURE_GD_STATUS2 0xf0u /* GigaDevice: ECC refinement bits 5:4 */
+#define NK_SPINAND_FEATURE_PROTECT 0xa0u     /* block protection */
+#define NK_SPINAND_FEATURE_CONFIG 0xb0u      /* configuration */
+#define NK_SPINAND_FEATURE_STATUS 0xc0u      /* status */
+#define NK_SPINAND_FEATURE_GD_STATUS2 0xf0u  /* GigaDevice: ECC refinement bits 5:4 */
 #define NK_SPINAND_FEATURE_TOSHIBA_MBF 0x30u /* Kioxia: most bitflips of any sector, bits 7:4 */
 
 /* Configuration register bits. */
@@ -70,16 +70,16 @@ enum nk_spinand_cmd {
 #define NK_SPINAND_CONFIG_QE 0x01u  /* GigaDevice, Macronix: quad enable */
 
 /* Status register bits. */
-#define NK_SPINAND_STATUS_OIP 0x01u    /* operation in progress */
-#define NK_SPINAND_STATUS_WEL 0x02u    /* write enable latch */
-#define NK_SPINAND_STATUS_E_FAIL 0x04u /* last erase failed */
-#define NK_SPINAND_STATUS_P_FAIL 0x08u /* last program failed */
+#define NK_SPINAND_STATUS_OIP 0x01u      /* operation in progress */
+#define NK_SPINAND_STATUS_WEL 0x02u      /* write enable latch */
+#define NK_SPINAND_STATUS_E_FAIL 0x04u   /* last erase failed */
+#define NK_SPINAND_STATUS_P_FAIL 0x08u   /* last program failed */
 #define NK_SPINAND_STATUS_ECC_MASK 0x70u /* ECC bits: 5:4, or 6:4 on some parts */
 
 /* How READ ID is sent (vendors differ on the byte after 9Fh). */
 enum nk_spinand_id_method {
-    NK_SPINAND_ID_DUMMY, /* 9Fh, one dummy byte, then the ID */
-    NK_SPINAND_ID_ADDR,  /* 9Fh, address byte 00h, then the ID */
+    NK_SPINAND_ID_DUMMY,  /* 9Fh, one dummy byte, then the ID */
+    NK_SPINAND_ID_ADDR,   /* 9Fh, address byte 00h, then the ID */
     NK_SPINAND_ID_OPCODE, /* 9Fh, then the ID at once */
 };
 
@@ -121,13 +121,13 @@ enum nk_spinand_layout {
  * on-die ECC on. One table serves the chip layer and the simulator. */
 struct nk_spinand_part {
     struct nk_chip_info info;
-    uint8_t id_method;       /* enum nk_spinand_id_method */
-    uint8_t ecc_status;      /* enum nk_spinand_ecc_status */
-    uint8_t layout;          /* enum nk_spinand_layout */
-    uint8_t flags;           /* NK_SPINAND_* */
-    uint8_t protect_default; /* protection register at power-up (all locked) */
-    uint8_t config_default;  /* configuration register at power-up */
-    uint32_t max_hz;         /* fastest clock of the read-from-cache commands */
+    uint8_t id_method;        /* enum nk_spinand_id_method */
+    uint8_t ecc_status;       /* enum nk_spinand_ecc_status */
+    uint8_t layout;           /* enum nk_spinand_layout */
+    uint8_t flags;            /* NK_SPINAND_* */
+    uint8_t protect_default;  /* protection register at power-up (all locked) */
+    uint8_t config_default;   /* configuration register at power-up */
+    uint32_t max_hz;          /* fastest clock of the read-from-cache commands */
     uint32_t read_03h_max_hz; /* READ FROM CACHE 03h limit (0: max_hz) */
     uint32_t tRD_no_ecc_ns;   /* page read with the on-die ECC off */
     const char *datasheet;    /* the document the figures come from */

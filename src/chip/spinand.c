@@ -194,8 +194,8 @@ static void nk_spinand_bind(struct nk_chip *chip, const struct nk_spinand_part *
 
 void nk_spinand_attach(struct nk_chip *chip)
 {
-    nk_spinand_bind(chip, nk_spinand_lookup_id(chip->info.id, chip->info.id_len,
-                                               NK_SPINAND_ID_DUMMY));
+    nk_spinand_bind(chip,
+                    nk_spinand_lookup_id(chip->info.id, chip->info.id_len, NK_SPINAND_ID_DUMMY));
 }
 
 int nk_spinand_identify(struct nk_chip *chip)
@@ -478,7 +478,7 @@ int nk_spinand_ecc_result(struct nk_chip *chip)
         return err;
     int result = nk_spinand_ecc_decode(scheme, status, extra, part->info.ecc_strength);
     if (result == -NK_EIO)
-        return nk_diag_set(&chip->diag, -NK_EIO, "%s: reserved ECC status %02x",
-                           part->info.model, status);
+        return nk_diag_set(&chip->diag, -NK_EIO, "%s: reserved ECC status %02x", part->info.model,
+                           status);
     return result;
 }

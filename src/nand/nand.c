@@ -366,7 +366,7 @@ int nk_nand_open(struct nk_nand *dev, const struct nk_nand_config *config)
 #else
     if (!config || !config->ctrl || !config->ctrl->ops ||
         !((config->ctrl->caps & NK_CTRL_CAP_SERIAL) ? config->ctrl->ops->exec_spi != NULL
-                                                     : config->ctrl->ops->exec_op != NULL))
+                                                    : config->ctrl->ops->exec_op != NULL))
 #endif
         return nk_diag_set(&dev->diag, -NK_EINVAL, "no controller port (exec_op/exec_spi) given");
 
