@@ -237,6 +237,21 @@ static void test_read_widths_pick_3bh_ebh_and_6bh(void **state)
     assert_int_equal(nk_spinand_set_bus_width(&chip, 1), 0);
     assert_false(p.config & NK_SPINAND_CONFIG_QE);
 
+    /* GigaDevice's EBh takes one dummy byte: 2 clocks on 4 lines. */
+    rec_init(&p, "GD5F1GQ4UB", NK_SPI_WIDTH_1 | NK_SPI_WIDTH_4);
+    rec_identify(&p, &chip);
+    assert_int_equal(nk_chip_read_page(&chip, 7, &x, 1), 0);
+    assert_op(&p.ops[2], NK_SPINAND_READ_CACHE_QUAD_IO, 2, 0, 2, NK_SPI_DATA_IN, 16, 4);
+
+    /* Kioxia's first generation: x4 reads (6Bh), program loads on one line. */
+    rec_init(&p, "TC58CVG0S3HRAIG", NK_SPI_WIDTH_1 | NK_SPI_WIDTH_4);
+    rec_identify(&p, &chip);
+    assert_int_equal(nk_chip_read_page(&chip, 7, &x, 1), 0);
+    assert_op(&p.ops[2], NK_SPINAND_READ_CACHE_X4, 2, 0, 8, NK_SPI_DATA_IN, 16, 4);
+    p.count = 0;
+    assert_int_equal(nk_chip_program_page(&chip, 7, &x, 1, false), 0);
+    assert_op(&p.ops[1], NK_SPINAND_PROGRAM_LOAD, 2, 0, 0, NK_SPI_DATA_OUT, 16, 1);
+
     rec_init(&p, "MX35LF1GE4AB", NK_SPI_WIDTH_1);
     rec_identify(&p, &chip);
     assert_int_equal(nk_spinand_set_bus_width(&chip, 4), -NK_ENOTSUP);

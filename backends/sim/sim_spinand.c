@@ -167,8 +167,10 @@ static void nk_sim_spinand_read_cache(struct nk_sim *sim, const struct nk_spi_op
     unsigned xw = nk_sim_width(op->data.width);
     bool ok;
     if (opcode == NK_SPINAND_READ_CACHE_QUAD_IO) {
+        unsigned dummy = (sim->spi.part->flags & NK_SPINAND_EBH_DUMMY_1) ? 2u : 4u;
         ok = (sim->spi.part->flags & NK_SPINAND_QUAD_IO) && nk_sim_width(op->addr.width) == 4 &&
-             nk_sim_spinand_shape(sim, op, 2, 4, "EBh: 2 address bytes and 4 dummy clocks") &&
+             nk_sim_spinand_shape(sim, op, 2, dummy,
+                                  "EBh: 2 address bytes on 4 lines and the part's dummy clocks") &&
              xw == 4 && nk_sim_spinand_quad_ok(sim, op);
         if (!(sim->spi.part->flags & NK_SPINAND_QUAD_IO))
             nk_sim_spinand_error(sim, op, "EBh on a part without quad I/O read");
@@ -203,6 +205,10 @@ static void nk_sim_spinand_load(struct nk_sim *sim, const struct nk_spi_op *op, 
         return;
     if (nk_sim_width(op->data.width) != (x4 ? 4u : 1u)) {
         nk_sim_spinand_error(sim, op, "program load on the wrong number of lines");
+        return;
+    }
+    if (x4 && (sim->spi.part->flags & NK_SPINAND_X1_LOAD)) {
+        nk_sim_spinand_error(sim, op, "x4 program load on a part that has none");
         return;
     }
     if (x4 && !nk_sim_spinand_quad_ok(sim, op))

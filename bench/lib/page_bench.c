@@ -67,16 +67,17 @@ bool nk_bench_limits(const struct nk_chip_info *info, double limits[NK_BENCH_OP_
 
 /* A SPI-NAND part's limits (docs/bench.md): the array time plus the clocks of
  * the serial operations at `hz`, data on `read_width` / `write_width` lines:
- * read = tRD + (13h: 32 + READ FROM CACHE: 32 (x4 quad I/O: 16) + bytes*8/width)
+ * read = tRD + (13h: 32 + READ FROM CACHE: 32 (x4 quad I/O: 12 + its 2 or 4 dummy
+ * clocks) + bytes*8/width)
  * clocks; program = tPROG + (06h: 8 + load: 24 + bytes*8/width + 10h: 32);
  * erase = tBERS + (06h: 8 + D8h: 32). */
 static void nk_bench_spi_limits(const struct nk_chip_info *info, unsigned read_width,
-                                unsigned write_width, bool quad_io, double hz,
+                                unsigned write_width, unsigned quad_io_dummy, double hz,
                                 double limits[NK_BENCH_OP_COUNT])
 {
     const struct nk_chip_timing *t = &info->timing;
     double us_per_clock = 1e6 / hz;
-    double header = read_width == 4 && quad_io ? 16.0 : 32.0;
+    double header = read_width == 4 && quad_io_dummy ? 12.0 + quad_io_dummy : 32.0;
     double page = info->page_size, oob = info->oob_size;
     double tR = t->tR_ns / 1e3, tPROG = t->tPROG_ns / 1e3;
     limits[NK_BENCH_PAGE_READ] = tR + (32 + header + (page + oob) * 8 / read_width) * us_per_clock;
@@ -109,7 +110,10 @@ static bool nk_bench_chip_limits(const struct nk_chip *chip, const struct nk_chi
     }
     nk_bench_spi_limits(&at, chip->spi.read_width ? chip->spi.read_width : 1,
                         chip->spi.write_width ? chip->spi.write_width : 1,
-                        (part->flags & NK_SPINAND_QUAD_IO) != 0, part->max_hz, limits);
+                        !(part->flags & NK_SPINAND_QUAD_IO)      ? 0u
+                        : (part->flags & NK_SPINAND_EBH_DUMMY_1) ? 2u
+                                                                 : 4u,
+                        part->max_hz, limits);
     return true;
 }
 

@@ -111,9 +111,11 @@ enum nk_spinand_layout {
 };
 
 /* Part flags (struct nk_spinand_part.flags). */
-#define NK_SPINAND_QUAD_IO 0x01u    /* has EBh quad I/O read */
-#define NK_SPINAND_QE_BIT 0x02u     /* x4 commands need the configuration's QE bit */
-#define NK_SPINAND_CONTINUOUS 0x04u /* continuous read when the BUF bit is 0 (Winbond) */
+#define NK_SPINAND_QUAD_IO 0x01u     /* has EBh quad I/O read */
+#define NK_SPINAND_QE_BIT 0x02u      /* x4 commands need the configuration's QE bit */
+#define NK_SPINAND_CONTINUOUS 0x04u  /* continuous read when the BUF bit is 0 (Winbond) */
+#define NK_SPINAND_X1_LOAD 0x08u     /* program loads on one line only (no 32h/34h) */
+#define NK_SPINAND_EBH_DUMMY_1 0x10u /* EBh takes one dummy byte (2 clocks), not two */
 
 /* One SPI-NAND part: the chip description plus what the serial command
  * set leaves to each vendor. info.id holds the manufacturer byte then the

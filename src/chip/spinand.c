@@ -183,13 +183,21 @@ static unsigned nk_spinand_widest(const struct nk_chip *chip)
     return widths & NK_SPI_WIDTH_2 ? 2 : 1;
 }
 
+/* Sets the read width and the load width that goes with it (4 lines when
+ * the part has x4 program loads, else 1). */
+static void nk_spinand_widths(struct nk_chip *chip, unsigned width)
+{
+    const struct nk_spinand_part *part = chip->spi.part;
+    bool x4_load = width == 4 && !(part && (part->flags & NK_SPINAND_X1_LOAD));
+    chip->spi.read_width = (uint8_t)width;
+    chip->spi.write_width = (uint8_t)(x4_load ? 4 : 1);
+}
+
 static void nk_spinand_bind(struct nk_chip *chip, const struct nk_spinand_part *part)
 {
     memset(&chip->spi, 0, sizeof chip->spi);
     chip->spi.part = part;
-    unsigned width = nk_spinand_widest(chip);
-    chip->spi.read_width = (uint8_t)width;
-    chip->spi.write_width = (uint8_t)(width == 4 ? 4 : 1);
+    nk_spinand_widths(chip, nk_spinand_widest(chip));
 }
 
 void nk_spinand_attach(struct nk_chip *chip)
@@ -248,8 +256,7 @@ int nk_spinand_set_bus_width(struct nk_chip *chip, unsigned width)
     uint8_t widths = chip->ctrl->spi.widths ? chip->ctrl->spi.widths : NK_SPI_WIDTH_1;
     if (!(widths & (uint8_t)width))
         return nk_diag_set(&chip->diag, -NK_ENOTSUP, "the port has no %u-line transfers", width);
-    chip->spi.read_width = (uint8_t)width;
-    chip->spi.write_width = (uint8_t)(width == 4 ? 4 : 1);
+    nk_spinand_widths(chip, width);
     return nk_spinand_prepare(chip);
 }
 
@@ -317,7 +324,7 @@ int nk_spinand_read_data(struct nk_chip *chip, uint8_t *buf, uint32_t len)
     } else if (width == 4 && part && (part->flags & NK_SPINAND_QUAD_IO)) {
         op.cmd.opcode = NK_SPINAND_READ_CACHE_QUAD_IO;
         op.addr.width = 4;
-        op.dummy.bytes = 2; /* 4 clocks on 4 lines */
+        op.dummy.bytes = (part->flags & NK_SPINAND_EBH_DUMMY_1) ? 1 : 2; /* 2 or 4 clocks */
         op.dummy.width = 4;
     } else if (width == 4) {
         op.cmd.opcode = NK_SPINAND_READ_CACHE_X4;

@@ -5,7 +5,6 @@
  * presets come from this table too (one fact, one place). docs/chip.md
  * lists the documents the figures come from.
  */
-#include <ctype.h>
 #include <string.h>
 
 #include "nandkit/spinand.h"
@@ -79,7 +78,7 @@ static const struct nk_spinand_part nk_spinand_parts[] = {
         .id_method = NK_SPINAND_ID_ADDR,
         .ecc_status = NK_SPINAND_ECC_GIGADEVICE,
         .layout = NK_SPINAND_LAYOUT_GIGADEVICE,
-        .flags = NK_SPINAND_QUAD_IO | NK_SPINAND_QE_BIT,
+        .flags = NK_SPINAND_QUAD_IO | NK_SPINAND_QE_BIT | NK_SPINAND_EBH_DUMMY_1,
         .protect_default = 0x38, /* BP2..BP0 set */
         .config_default = NK_SPINAND_CONFIG_ECC_EN,
         .max_hz = 108 * NK_MHZ,
@@ -172,7 +171,7 @@ static const struct nk_spinand_part nk_spinand_parts[] = {
         .id_method = NK_SPINAND_ID_DUMMY,
         .ecc_status = NK_SPINAND_ECC_KIOXIA,
         .layout = NK_SPINAND_LAYOUT_HALVES,
-        .flags = 0,
+        .flags = NK_SPINAND_X1_LOAD, /* first generation: no quad program load */
         .protect_default = 0x38,
         .config_default = NK_SPINAND_CONFIG_ECC_EN,
         .max_hz = 104 * NK_MHZ,
@@ -221,11 +220,17 @@ const struct nk_spinand_part *nk_spinand_table_entry(unsigned index)
     return index < NK_SPINAND_PART_COUNT ? &nk_spinand_parts[index] : NULL;
 }
 
+/* ASCII lower case (no locale: the core does not use ctype). */
+static char nk_spinand_lower(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
 const struct nk_spinand_part *nk_spinand_table_find(const char *model)
 {
     for (unsigned i = 0; model && i < NK_SPINAND_PART_COUNT; i++) {
         const char *a = model, *b = nk_spinand_parts[i].info.model;
-        while (*a && *b && tolower((unsigned char)*a) == tolower((unsigned char)*b))
+        while (*a && *b && nk_spinand_lower(*a) == nk_spinand_lower(*b))
             a++, b++;
         if (!*a && !*b)
             return &nk_spinand_parts[i];
