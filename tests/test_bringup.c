@@ -344,7 +344,12 @@ test_the_default_device_of_every_large_page_preset_carries_the_linux_layout(void
         assert_int_equal(nk_part_init(&part, &dev, "fs", 0, 16, 0), 0);
         struct nk_diag why;
         int err = mount_as(&part, NK_FS_LAYOUT_LINUX, &why);
-        if (info->page_size > 512) {
+        if (info->page_size > 512 && nk_nand_free_oob_bytes(&dev) < 28) {
+            /* W25N01GV: Linux's layout leaves 24 free bytes (6 in each
+             * 16-byte section), too few for tags with their ECC; Linux's
+             * YAFFS2 refuses it too. */
+            assert_int_equal(err, -NK_EINVAL);
+        } else if (info->page_size > 512) {
             if (err)
                 fail_msg("%s: %d %s", sc.preset, err, why.text);
             large++;

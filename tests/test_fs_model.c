@@ -63,12 +63,17 @@ static void rig_mount(struct rig *r)
         fail_msg("mount: %d %s", err, r->fs.diag.text);
 }
 
+/* A simulated preset to run on instead of a bare geometry (NULL: geometry). */
+static const char *g_preset;
+
 static void rig_open(struct rig *r, enum nk_fs_layout layout, uint32_t page, uint32_t oob,
                      uint32_t blocks, uint64_t seed)
 {
     memset(r, 0, sizeof *r);
     struct nk_diag why[1] = {{""}};
-    if (nk_fs_testdev_open(&r->t, page, oob, 64, blocks, layout, NULL, why))
+    int err = g_preset ? nk_fs_testdev_open_preset(&r->t, g_preset, blocks, layout, why)
+                       : nk_fs_testdev_open(&r->t, page, oob, 64, blocks, layout, NULL, why);
+    if (err)
         fail_msg("device: %s", why->text);
     r->config = nk_fs_testdev_config(&r->t);
     r->config.read_only = false;
@@ -649,12 +654,24 @@ static void test_model_inband_4k(void **state)
     run_layout(NK_FS_LAYOUT_INBAND, 4096, 128);
 }
 
+/* SPI-NAND: GigaDevice's on-die ECC and free-OOB layout under Linux's tags. */
+static void test_model_linux_spinand_gd5f1gq4ub(void **state)
+{
+    (void)state;
+    g_preset = "GD5F1GQ4UB";
+    run_layout(NK_FS_LAYOUT_LINUX, 2048, 128);
+    g_preset = NULL;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_model_linux_2k),    cmocka_unit_test(test_model_linux_4k),
-        cmocka_unit_test(test_model_mkyaffs2_2k), cmocka_unit_test(test_model_inband_2k),
+        cmocka_unit_test(test_model_linux_2k),
+        cmocka_unit_test(test_model_linux_4k),
+        cmocka_unit_test(test_model_mkyaffs2_2k),
+        cmocka_unit_test(test_model_inband_2k),
         cmocka_unit_test(test_model_inband_4k),
+        cmocka_unit_test(test_model_linux_spinand_gd5f1gq4ub),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -653,7 +653,10 @@ static void test_default_ecc_meets_the_requirement_of_every_preset(void **state)
             assert_int_equal(nk_sim_page_poke(sim, 3, 100, &byte, 1), 0);
         }
         int r = nk_nand_read_page(&nand, 3, back, NULL, NK_OOB_PLACE);
-        assert_int_equal(nk_nand_last_bitflips(&nand), on_die ? 0u : 1u);
+        if (info->features & NK_CHIP_SPI_NAND) /* the part reports a count, or its bound */
+            assert_true(nk_nand_last_bitflips(&nand) >= 1u);
+        else
+            assert_int_equal(nk_nand_last_bitflips(&nand), on_die ? 0u : 1u);
         assert_true(r >= 0);
         assert_memory_equal(back, data, page_size);
         free(data);

@@ -11,6 +11,7 @@
 #include "image.h"
 #include "lock.h"
 #include "nandkit/error.h"
+#include "nandkit/spinand.h"
 #include "nkbench.h"
 #include "save.h"
 #include "seqbench.h"
@@ -55,6 +56,9 @@ static void nk_bench_help(FILE *out)
         "                          default), bch4, bch8 (Linux software BCH, 512-byte\n"
         "                          steps) or hw (the simulated controller's Hamming engine,\n"
         "                          512-byte steps, computing during the transfer)\n"
+        "                          (a SPI-NAND part without --ecc: its on-die engine)\n"
+        "  --bus 1|2|4             SPI-NAND: data lines of reads and program loads\n"
+        "                          (2: reads only; default the widest, 4)\n"
         "  --loop byte|unrolled    the port's data-transfer loop (default unrolled)\n"
         "  --unroll                same as --loop unrolled\n"
         "  --compare               every ECC mode x both loops, with the speedups\n"
@@ -94,7 +98,8 @@ struct nk_bench_options {
     uint32_t block_limit; /* 0 = to the end (memory chips) */
     bool destructive, blocks_given;
     bool progress;
-    int fs; /* --fs: 1, --fs-small: 2 */
+    int fs;       /* --fs: 1, --fs-small: 2 */
+    unsigned bus; /* --bus: SPI-NAND data lines (0: the widest) */
 };
 
 /* One benchmark run on a freshly opened simulator. */
@@ -128,6 +133,17 @@ static int nk_bench_sim_run(const struct nk_bench_options *o, enum nk_bench_ecc 
 
     const struct nk_ctrl *ctrl =
         mode == NK_ECC_MODE_HW ? nk_sim_ctrl_hw_ecc(sim, 512) : nk_sim_ctrl(sim);
+    bool spi = (params.chip.features & NK_CHIP_SPI_NAND) != 0;
+    if (!ctrl) {
+        nk_sim_close(sim);
+        return nk_tool_fail("--ecc hw: %s has no controller ECC engine in front of it",
+                            params.chip.model);
+    }
+    if (o->bus && !spi) {
+        nk_sim_close(sim);
+        return nk_tool_fail("--bus %u: %s is not a SPI-NAND part", o->bus, params.chip.model);
+    }
+    bool on_die = spi && !o->ecc_given; /* the part's own engine, as a board runs it */
     struct nk_ecc_engine ecc;
     struct nk_bch bch;
     void *bch_ws = NULL;
@@ -160,7 +176,7 @@ static int nk_bench_sim_run(const struct nk_bench_options *o, enum nk_bench_ecc 
         struct nk_nand_config nc;
         memset(&nc, 0, sizeof nc);
         nc.ctrl = ctrl;
-        nc.ecc = &ecc;
+        nc.ecc = on_die ? NULL : &ecc;
         nc.force_ecc = true; /* the engine is what is measured, whatever the chip requires */
         nc.workspace = ws;
         nc.workspace_size = ws_size;
@@ -169,12 +185,14 @@ static int nk_bench_sim_run(const struct nk_bench_options *o, enum nk_bench_ecc 
             status = nk_tool_fail("%s", nand.diag.text[0] ? nand.diag.text : nk_strerror(err));
         else if (nk_nand_set_data_loop(&nand, loop) != 0)
             status = nk_tool_error("the simulated controller refused the data loop");
+        else if (o->bus && nk_spinand_set_bus_width(&nand.chip, o->bus) != 0)
+            status = nk_tool_fail("--bus %u: %s", o->bus, nand.chip.diag.text);
     } else {
         status = nk_tool_fail("ECC mode %s does not fit this chip", nk_ecc_mode_names[mode]);
     }
     if (!status) {
         char label[48];
-        snprintf(label, sizeof label, "%s/%s", nk_ecc_mode_names[mode],
+        snprintf(label, sizeof label, "%s/%s", on_die ? "on-die" : nk_ecc_mode_names[mode],
                  loop == NK_DATA_LOOP_BYTE ? "byte" : "unrolled");
         struct nk_bench_config bc;
         memset(&bc, 0, sizeof bc);
@@ -198,7 +216,8 @@ static int nk_bench_sim_run(const struct nk_bench_options *o, enum nk_bench_ecc 
             status = nk_tool_error("benchmark failed: %s", why->text);
         snprintf(result->loop, sizeof result->loop, "%s",
                  loop == NK_DATA_LOOP_BYTE ? "byte" : "unrolled");
-        snprintf(result->ecc, sizeof result->ecc, "%s", nk_ecc_mode_names[mode]);
+        snprintf(result->ecc, sizeof result->ecc, "%s",
+                 on_die ? "on-die" : nk_ecc_mode_names[mode]);
     }
     free(ws);
     free(bch_ws);
@@ -267,6 +286,7 @@ static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
                                             {"sequential", no_argument, NULL, 'S'},
                                             {"fs", no_argument, NULL, 'F'},
                                             {"fs-small", no_argument, NULL, 'G'},
+                                            {"bus", required_argument, NULL, 'W'},
                                             {NULL, 0, NULL, 0}};
     nk_tool_image_opts_init(&o->image);
     o->ecc = NK_ECC_MODE_HAMMING;
@@ -344,6 +364,11 @@ static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
         case 'S':
             o->sequential = true;
             break;
+        case 'W':
+            if (!nk_tool_parse_u64(optarg, &v) || (v != 1 && v != 2 && v != 4))
+                return nk_tool_fail("bad --bus '%s': 1, 2 or 4 lines", optarg);
+            o->bus = (unsigned)v;
+            break;
         case 'F':
         case 'G':
             o->fs = opt == 'G' ? 2 : 1;
@@ -402,6 +427,12 @@ static int nk_bench_cmd(int argc, char **argv)
         return nk_tool_bench_fs(&o.image, o.fs == 2, o.json, o.svg, o.progress);
 
     struct nk_diag why[1] = {{""}};
+    const struct nk_spinand_part *spi_part =
+        o.image.chip ? nk_spinand_table_find(o.image.chip) : NULL;
+    if (o.sequential && spi_part)
+        return nk_tool_fail("--sequential: the multi-page paths are page at a time on SPI-NAND "
+                            "(%s); run the page benchmark",
+                            spi_part->info.model);
     if (o.sequential) {
         if (nk_seq_bench_report(stdout, o.image.chip, o.image.seed, why) != 0)
             return nk_tool_error("benchmark failed: %s", why->text);
@@ -445,7 +476,7 @@ static int nk_bench_cmd(int argc, char **argv)
         nk_bench_print_compare(stdout, results, count);
     else
         nk_bench_print_table(stdout, results, count);
-    if (!o.json && !o.compare && !o.image.path && o.image.chip) {
+    if (!o.json && !o.compare && !o.image.path && o.image.chip && !spi_part) {
         fputc('\n', stdout);
         if (nk_seq_bench_report(stdout, o.image.chip, o.image.seed, why) != 0)
             return nk_tool_error("benchmark failed: %s", why->text);

@@ -133,7 +133,7 @@ int nk_sim_bus_open(struct nk_sim_bus **out, struct nk_sim *const *targets, unsi
     if (!bus)
         return -NK_ENOMEM;
     for (unsigned i = 0; i < count; i++) {
-        if (!targets[i]) {
+        if (!targets[i] || targets[i]->spi.part) { /* a SPI-NAND part is no parallel target */
             free(bus);
             return -NK_EINVAL;
         }

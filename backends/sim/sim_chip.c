@@ -61,6 +61,7 @@ void nk_sim_chip_power_on(struct nk_sim *sim)
     sim->cache_block = UINT32_MAX;
     sim->cache_read_next = UINT32_MAX;
     sim->copyback_row = UINT32_MAX;
+    nk_sim_spinand_power_on(sim);
 }
 
 /* Column of the collected address (small page: plus the 00h/01h/50h area). */

@@ -118,6 +118,19 @@ struct nk_sim_pending {
 #define NK_SIM_FAIL_REFUSED 1 /* FAIL, array untouched */
 #define NK_SIM_FAIL_PARTIAL 2 /* FAIL, a random part applied */
 
+/* SPI-NAND registers (sim_spinand.c); part NULL on a parallel chip. */
+struct nk_spinand_part;
+struct nk_sim_spinand {
+    const struct nk_spinand_part *part;
+    uint8_t protect;     /* feature A0h */
+    uint8_t config;      /* feature B0h */
+    bool wel;            /* write enable latch */
+    bool p_fail, e_fail; /* status bits of the last program / erase */
+    uint8_t ecc_code;    /* status bits 6:4 of the last page read */
+    uint8_t ecc_extra;   /* the vendor register refining them (F0h, 7Ch, 30h) */
+    uint32_t loaded_row; /* page the cache holds from a PAGE READ, UINT32_MAX: none */
+};
+
 struct nk_sim {
     struct nk_sim_params params;
     struct nk_sim_faults faults;
@@ -184,7 +197,9 @@ struct nk_sim {
     unsigned feature_count;
     uint8_t features[256][4];
     bool on_die_ecc;
+    unsigned on_die_most; /* corrections in the worst step of the last page read */
     bool write_protect;
+    struct nk_sim_spinand spi;
 
     /* Cache program, read cache and copy-back (sim_cache.c). */
     uint32_t cache_block;     /* block of the cache program sequence under way */
@@ -267,6 +282,12 @@ void nk_sim_chip_write(struct nk_sim *sim, const uint8_t *buf, uint32_t len, uin
 uint8_t nk_sim_chip_read_byte(struct nk_sim *sim, uint64_t t);
 void nk_sim_chip_read(struct nk_sim *sim, uint8_t *buf, uint32_t len, uint64_t t, uint32_t cycle);
 uint8_t nk_sim_chip_status(const struct nk_sim *sim, uint64_t t);
+
+/* ----- sim_spinand.c ----- */
+/* Registers as at power-on (nothing for a parallel part). */
+void nk_sim_spinand_power_on(struct nk_sim *sim);
+int nk_sim_spinand_exec(void *ctx, const struct nk_spi_op *op);
+int nk_sim_spinand_poll(void *ctx, const struct nk_spi_poll *poll, uint8_t *status);
 
 /* ----- sim_array.c ----- */
 int nk_sim_array_init(struct nk_sim *sim, const struct nk_sim_config *config, struct nk_diag *why);

@@ -756,6 +756,7 @@ static void nk_sim_read_errors(struct nk_sim *sim, const struct nk_sim_block *b,
         else
             sim->counters.on_die_corrected++;
     }
+    sim->on_die_most = most;
     unsigned threshold = sim->params.on_die_ecc_threshold;
     if (!threshold)
         threshold = (3u * c->ecc_strength + 3) / 4;

@@ -21,6 +21,8 @@
 
 #include "sim_internal.h"
 
+#include "nandkit/spinand.h"
+
 uint64_t nk_sim_host_ns(void)
 {
     struct timespec ts;
@@ -309,6 +311,14 @@ static const struct nk_ctrl_ops nk_sim_ops = {
     .set_data_loop = nk_sim_port_set_data_loop,
 };
 
+/* The data loop is accepted (the benchmark sets it) but the serial port
+ * moves its data by one copy whatever it is. */
+static const struct nk_ctrl_ops nk_sim_spinand_ops = {
+    .exec_spi = nk_sim_spinand_exec,
+    .poll_spi = nk_sim_spinand_poll,
+    .set_data_loop = nk_sim_port_set_data_loop,
+};
+
 static unsigned nk_sim_port_index(unsigned flags, unsigned ecc_step)
 {
     unsigned engine = ecc_step == 256 ? 1 : ecc_step == 512 ? 2 : 0;
@@ -329,6 +339,8 @@ void nk_sim_ports_init(struct nk_sim *sim)
 const struct nk_ctrl *nk_sim_port_setup(struct nk_sim *sim, unsigned flags, unsigned ecc_step,
                                         const struct nk_ctrl_ops *ecc_ops)
 {
+    if (sim->spi.part && ecc_step)
+        return NULL; /* a SPI-NAND part has no controller ECC in front of it */
     struct nk_sim_port *port = &sim->ports[nk_sim_port_index(flags, ecc_step)];
     if (!port->ready) {
         port->flags = flags;
@@ -345,6 +357,13 @@ const struct nk_ctrl *nk_sim_port_setup(struct nk_sim *sim, unsigned flags, unsi
             port->ctrl.ecc.bytes_per_step = 3;
             port->ctrl.ecc.strength = 1;
             port->ctrl.ecc.sm_order = (flags & NK_SIM_PORT_ECC_SM_ORDER) != 0;
+        }
+        if (sim->spi.part && !ecc_step) {
+            /* A SPI-NAND part: the serial port, every width, the part's clock. */
+            port->ctrl.ops = &nk_sim_spinand_ops;
+            port->ctrl.caps = NK_CTRL_CAP_SERIAL | NK_CTRL_CAP_DATA_LOOPS;
+            port->ctrl.spi.widths = NK_SPI_WIDTH_1 | NK_SPI_WIDTH_2 | NK_SPI_WIDTH_4;
+            port->ctrl.spi.max_hz = sim->spi.part->max_hz;
         }
         port->ready = true;
     }

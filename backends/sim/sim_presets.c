@@ -14,6 +14,8 @@
 
 #include "sim_internal.h"
 
+#include "nandkit/spinand.h"
+
 /* A preset: a part of the chip layer's datasheet table (src/chip/id_table.c,
  * found by name), or a simulator-only part described here, plus what only
  * the simulator needs. */
@@ -119,12 +121,24 @@ int nk_sim_preset(const char *name, struct nk_sim_params *params)
         nk_sim_params_build_pages(params);
         return 0;
     }
+    /* SPI-NAND parts: the chip layer's table. */
+    const struct nk_spinand_part *part = nk_spinand_table_find(name);
+    if (part) {
+        memset(params, 0, sizeof *params);
+        params->chip = part->info;
+        params->tFEAT_ns = 1000;
+        params->default_bad_blocks = part->info.max_bad_blocks / 4;
+        return 0;
+    }
     return -NK_ENOENT;
 }
 
 const char *nk_sim_preset_name(unsigned index)
 {
-    return index < NK_SIM_PRESET_COUNT ? nk_sim_presets[index].name : NULL;
+    if (index < NK_SIM_PRESET_COUNT)
+        return nk_sim_presets[index].name;
+    const struct nk_spinand_part *part = nk_spinand_table_entry(index - NK_SIM_PRESET_COUNT);
+    return part ? part->info.model : NULL;
 }
 
 static unsigned nk_sim_cycles_for(uint64_t count)

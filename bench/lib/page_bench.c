@@ -18,6 +18,7 @@
 
 #include "nandkit/diag.h"
 #include "nandkit/error.h"
+#include "nandkit/spinand.h"
 #include "nkbench.h"
 
 static const char *const nk_op_keys[NK_BENCH_OP_COUNT] = {
@@ -61,6 +62,58 @@ bool nk_bench_limits(const struct nk_chip_info *info, double limits[NK_BENCH_OP_
     limits[NK_BENCH_BLOCK_READ] = info->pages_per_block * limits[NK_BENCH_PAGE_READ];
     limits[NK_BENCH_BLOCK_WRITE] =
         limits[NK_BENCH_BLOCK_ERASE] + info->pages_per_block * limits[NK_BENCH_PAGE_PROGRAM];
+    return true;
+}
+
+/* A SPI-NAND part's limits (docs/bench.md): the array time plus the clocks of
+ * the serial operations at `hz`, data on `read_width` / `write_width` lines:
+ * read = tRD + (13h: 32 + READ FROM CACHE: 32 (x4 quad I/O: 12 + its 2 or 4 dummy
+ * clocks) + bytes*8/width)
+ * clocks; program = tPROG + (06h: 8 + load: 24 + bytes*8/width + 10h: 32);
+ * erase = tBERS + (06h: 8 + D8h: 32). */
+static void nk_bench_spi_limits(const struct nk_chip_info *info, unsigned read_width,
+                                unsigned write_width, unsigned quad_io_dummy, double hz,
+                                double limits[NK_BENCH_OP_COUNT])
+{
+    const struct nk_chip_timing *t = &info->timing;
+    double us_per_clock = 1e6 / hz;
+    double header = read_width == 4 && quad_io_dummy ? 12.0 + quad_io_dummy : 32.0;
+    double page = info->page_size, oob = info->oob_size;
+    double tR = t->tR_ns / 1e3, tPROG = t->tPROG_ns / 1e3;
+    limits[NK_BENCH_PAGE_READ] = tR + (32 + header + (page + oob) * 8 / read_width) * us_per_clock;
+    limits[NK_BENCH_PAGE_READ_DATA] = tR + (32 + header + page * 8 / read_width) * us_per_clock;
+    limits[NK_BENCH_PAGE_READ_OOB] = tR + (32 + header + oob * 8 / read_width) * us_per_clock;
+    limits[NK_BENCH_PAGE_PROGRAM] =
+        tPROG + (8 + 24 + (page + oob) * 8 / write_width + 32) * us_per_clock;
+    limits[NK_BENCH_BLOCK_ERASE] = t->tBERS_ns / 1e3 + (8 + 32) * us_per_clock;
+    limits[NK_BENCH_BLOCK_READ] = info->pages_per_block * limits[NK_BENCH_PAGE_READ];
+    limits[NK_BENCH_BLOCK_WRITE] =
+        limits[NK_BENCH_BLOCK_ERASE] + info->pages_per_block * limits[NK_BENCH_PAGE_PROGRAM];
+}
+
+/* The limits of `chip` with `timing`: the serial ones for a SPI-NAND part at
+ * its current widths and clock. */
+static bool nk_bench_chip_limits(const struct nk_chip *chip, const struct nk_chip_info *timing,
+                                 bool worst, double limits[NK_BENCH_OP_COUNT])
+{
+    const struct nk_spinand_part *part = nk_chip_spinand_part(chip);
+    if (!nk_chip_is_serial(chip) || !part || !part->max_hz)
+        return worst ? nk_bench_limits_max(timing, limits) : nk_bench_limits(timing, limits);
+    struct nk_chip_info at = *timing;
+    if (worst) {
+        if (at.timing.tR_max_ns > at.timing.tR_ns)
+            at.timing.tR_ns = at.timing.tR_max_ns;
+        if (at.timing.tPROG_max_ns > at.timing.tPROG_ns)
+            at.timing.tPROG_ns = at.timing.tPROG_max_ns;
+        if (at.timing.tBERS_max_ns > at.timing.tBERS_ns)
+            at.timing.tBERS_ns = at.timing.tBERS_max_ns;
+    }
+    nk_bench_spi_limits(&at, chip->spi.read_width ? chip->spi.read_width : 1,
+                        chip->spi.write_width ? chip->spi.write_width : 1,
+                        !(part->flags & NK_SPINAND_QUAD_IO)      ? 0u
+                        : (part->flags & NK_SPINAND_EBH_DUMMY_1) ? 2u
+                                                                 : 4u,
+                        part->max_hz, limits);
     return true;
 }
 
@@ -484,9 +537,9 @@ int nk_bench_run(const struct nk_bench_config *config, struct nk_bench_result *r
     struct nk_chip_info datasheet = *info;
     if (config->timing)
         datasheet.timing = *config->timing;
-    bool have_limits = nk_bench_limits(&datasheet, limits);
+    bool have_limits = nk_bench_chip_limits(&nand->chip, &datasheet, false, limits);
     if (have_limits)
-        nk_bench_limits_max(&datasheet, limits_max);
+        nk_bench_chip_limits(&nand->chip, &datasheet, true, limits_max);
     if (!have_limits && config->clock == NK_BENCH_CLOCK_WALL) {
         /* Real hardware is worth timing even without a datasheet to compare. */
         memset(limits, 0, sizeof limits);

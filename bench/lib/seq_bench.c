@@ -562,6 +562,9 @@ int nk_seq_bench_report(FILE *out, const char *preset, uint64_t seed, struct nk_
         const char *name = preset ? (i == 0 ? preset : NULL) : nk_sim_preset_name(i);
         if (!name)
             break;
+        struct nk_sim_params part;
+        if (!preset && nk_sim_preset(name, &part) == 0 && (part.chip.features & NK_CHIP_SPI_NAND))
+            continue; /* page at a time on SPI-NAND, and the multi-target bus is parallel */
         err = nk_seq_bench_run(name, seed, &results[count], why);
         if (!err)
             count++;

@@ -94,6 +94,7 @@ struct nk_chip_timing {
 #define NK_CHIP_CACHE_READ 0x0100u /* 31h/3Fh read cache sequential/end */
 #define NK_CHIP_COPYBACK 0x0200u   /* 00h..35h read for copy-back, 85h..10h copy-back program */
 #define NK_CHIP_COPYBACK_PARITY 0x0400u /* copy-back only between pages of equal parity */
+#define NK_CHIP_SPI_NAND 0x0800u /* serial NAND (nandkit/spinand.h): on-die ECC, cache register */
 
 /* Everything nandkit knows about a part. */
 struct nk_chip_info {
@@ -123,12 +124,27 @@ struct nk_chip_info {
     uint8_t planes;
 };
 
+struct nk_spinand_part;
+
+/* State of a serial chip between the calls of one page operation (unused
+ * on parallel chips). */
+struct nk_spinand_state {
+    const struct nk_spinand_part *part; /* vendor description, NULL: parallel */
+    uint32_t row;                       /* page of the cache register / being programmed */
+    uint32_t column;                    /* column of the next read-out or load */
+    uint8_t status;                     /* status register after the last array operation */
+    uint8_t read_width;                 /* lines of READ FROM CACHE: 1, 2 or 4 */
+    uint8_t write_width;                /* lines of PROGRAM LOAD: 1 or 4 */
+    bool loaded;                        /* the cache was loaded since the program began */
+};
+
 /* A chip on a controller. */
 struct nk_chip {
     const struct nk_ctrl *ctrl;
     unsigned chip_select;
     struct nk_chip_info info;
     struct nk_diag diag; /* last failure reason */
+    struct nk_spinand_state spi;
 };
 
 /* ----- identification ---------------------------------------------------- */
@@ -187,7 +203,8 @@ struct nk_xfer {
     uint8_t *buf; /* DATA_IN target or DATA_OUT source */
 };
 
-/* RESET (FFh) and wait tRST. */
+/* RESET (FFh) and wait tRST. On a serial chip also unlocks the block
+ * protection and selects buffer read mode (as at open). */
 int nk_chip_reset(struct nk_chip *chip);
 
 /* READ ID at `address` (00h or 20h), `len` bytes. */

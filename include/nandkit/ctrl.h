@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nandkit/spi.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -97,6 +99,9 @@ enum nk_ecc_direction {
  * target may run while another is busy. Without it a port still works with
  * several targets (nandkit then finishes one before using the next). */
 #define NK_CTRL_CAP_INDEPENDENT_TARGETS 0x08u
+/* A serial (SPI/QSPI) port: exec_spi is implemented instead of exec_op and
+ * struct nk_ctrl.spi says what the bus can do (nandkit/spi.h). */
+#define NK_CTRL_CAP_SERIAL 0x10u
 
 enum nk_hw_ecc_algo {
     NK_HW_ECC_NONE,
@@ -141,6 +146,17 @@ struct nk_ctrl_ops {
      * as struct nk_ecc_ops.correct. When NULL and algo is Hamming, nandkit's
      * software Hamming corrector is used with the read and computed codes. */
     int (*ecc_correct)(void *ctx, uint8_t *data, const uint8_t *read_ecc, const uint8_t *calc_ecc);
+
+    /* Serial ports (NK_CTRL_CAP_SERIAL): required instead of exec_op.
+     * Executes one serial operation (nandkit/spi.h) with chip select held
+     * low for its phases. Same returns as exec_op. */
+    int (*exec_spi)(void *ctx, const struct nk_spi_op *op);
+
+    /* Serial ports, optional: repeats poll->op until the status byte it reads
+     * matches, as a controller's automatic polling mode does, and stores the
+     * last status in *status. 0, -NK_ETIMEDOUT, or a bus error. When NULL
+     * the chip layer polls with exec_spi. */
+    int (*poll_spi)(void *ctx, const struct nk_spi_poll *poll, uint8_t *status);
 };
 
 /* A controller port. The struct is owned by the port; nandkit only reads it. */
@@ -149,6 +165,7 @@ struct nk_ctrl {
     void *ctx;                   /* handed to every op */
     uint32_t caps;               /* NK_CTRL_CAP_* */
     struct nk_ctrl_ecc_info ecc; /* valid when caps has NK_CTRL_CAP_HW_ECC */
+    struct nk_spi_caps spi;      /* valid when caps has NK_CTRL_CAP_SERIAL */
 };
 
 /* A time source (nanoseconds, monotonic). Used for statistics and by the

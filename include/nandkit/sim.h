@@ -203,7 +203,10 @@ int nk_sim_sync(struct nk_sim *sim, struct nk_diag *why);
 
 /* ----- controller ports ---------------------------------------------------- */
 
-/* The controller port of this chip (plain, R/B line, no hardware ECC). */
+/* The controller port of this chip (plain, R/B line, no hardware ECC). For a
+ * SPI-NAND part (chip.features NK_CHIP_SPI_NAND) every port is the serial
+ * port (NK_CTRL_CAP_SERIAL, widths 1/2/4, the part's clock) and the
+ * hardware-ECC variants are NULL. */
 const struct nk_ctrl *nk_sim_ctrl(struct nk_sim *sim);
 
 /* A port without an R/B line: WAIT_READY is refused with -NK_ENOTSUP and the
@@ -237,7 +240,8 @@ struct nk_sim_bus;
  * time, so transfers to two targets never overlap. Switching targets while
  * one is between a command and its last address cycle is a protocol error
  * of that target. The sims stay owned by the caller and must outlive the
- * bus. Returns 0, -NK_EINVAL (count 0 or too many) or -NK_ENOMEM. */
+ * bus. Returns 0, -NK_EINVAL (count 0 or too many, or a SPI-NAND part: the
+ * bus is a parallel one) or -NK_ENOMEM. */
 int nk_sim_bus_open(struct nk_sim_bus **bus, struct nk_sim *const *targets, unsigned count,
                     unsigned flags);
 void nk_sim_bus_close(struct nk_sim_bus *bus);

@@ -38,4 +38,40 @@ static inline unsigned nk_chip_log2(uint32_t v)
  * model (typical array timings, bad-block rule); returns true on a match. */
 bool nk_chip_table_refine(struct nk_chip_info *info);
 
+/* ----- SPI-NAND (spinand.c), reached from the public functions ----- */
+#ifndef NK_NO_SPINAND
+#include "nandkit/spinand.h"
+int nk_spinand_identify(struct nk_chip *chip);
+void nk_spinand_attach(struct nk_chip *chip);
+int nk_spinand_reset(struct nk_chip *chip);
+int nk_spinand_read_id(struct nk_chip *chip, uint8_t address, uint8_t *buf, unsigned len);
+int nk_spinand_read_status(struct nk_chip *chip, uint8_t *status);
+int nk_spinand_read_begin(struct nk_chip *chip, uint32_t row, uint32_t column);
+int nk_spinand_read_wait(struct nk_chip *chip);
+int nk_spinand_read_start(struct nk_chip *chip, uint32_t row, uint32_t column);
+int nk_spinand_read_data(struct nk_chip *chip, uint8_t *buf, uint32_t len);
+int nk_spinand_read_column(struct nk_chip *chip, uint32_t column);
+int nk_spinand_read_page(struct nk_chip *chip, uint32_t row, const struct nk_xfer *xfers,
+                         unsigned count);
+int nk_spinand_program_start(struct nk_chip *chip, uint32_t row, uint32_t column);
+int nk_spinand_write_data(struct nk_chip *chip, const uint8_t *buf, uint32_t len);
+int nk_spinand_write_column(struct nk_chip *chip, uint32_t column);
+int nk_spinand_program_finish(struct nk_chip *chip);
+int nk_spinand_program_begin(struct nk_chip *chip, uint32_t row, const struct nk_xfer *xfers,
+                             unsigned count);
+int nk_spinand_program_end(struct nk_chip *chip, uint32_t row);
+int nk_spinand_program_page(struct nk_chip *chip, uint32_t row, const struct nk_xfer *xfers,
+                            unsigned count);
+int nk_spinand_erase_block(struct nk_chip *chip, uint32_t row);
+/* Returns from the calling public function with the serial call's result
+ * when `chip` is on a serial port. */
+#define NK_SERIAL(chip, call)                                                                      \
+    do {                                                                                           \
+        if (nk_chip_is_serial(chip))                                                               \
+            return call;                                                                           \
+    } while (0)
+#else
+#define NK_SERIAL(chip, call) ((void)0)
+#endif
+
 #endif

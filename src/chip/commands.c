@@ -219,6 +219,7 @@ static void nk_op_column(struct nk_chip *chip, struct nk_oplist *ops, uint8_t fi
 
 int nk_chip_reset(struct nk_chip *chip)
 {
+    NK_SERIAL(chip, nk_spinand_reset(chip));
     struct nk_oplist ops = {.count = 0};
     uint32_t timeout = nk_timeout_us(0, NK_T(chip, tRST_ns));
     uint8_t status;
@@ -229,6 +230,7 @@ int nk_chip_reset(struct nk_chip *chip)
 
 int nk_chip_read_id(struct nk_chip *chip, uint8_t address, uint8_t *buf, unsigned len)
 {
+    NK_SERIAL(chip, nk_spinand_read_id(chip, address, buf, len));
     struct nk_instr instrs[3] = {nk_instr_cmd(NK_CMD_READID, 0), nk_instr_cmd(0, 0),
                                  nk_instr_data_in(buf, len, 0)};
     instrs[1].type = NK_INSTR_ADDR;
@@ -274,6 +276,7 @@ int nk_chip_read_param(struct nk_chip *chip, uint8_t address, uint8_t *buf, uint
 
 int nk_chip_read_status(struct nk_chip *chip, uint8_t *status)
 {
+    NK_SERIAL(chip, nk_spinand_read_status(chip, status));
     struct nk_instr instrs[2] = {nk_instr_cmd(NK_CMD_STATUS, NK_T(chip, tWHR_ns)),
                                  nk_instr_data_in(status, 1, 0)};
     instrs[1].u.in.flags = NK_INSTR_FORCE_8BIT;
@@ -291,6 +294,7 @@ int nk_chip_get_features(struct nk_chip *chip, uint8_t address, uint8_t params[4
 
 int nk_chip_set_features(struct nk_chip *chip, uint8_t address, const uint8_t params[4])
 {
+    NK_SERIAL(chip, nk_spinand_set_feature(chip, address, params[0]));
     struct nk_oplist ops = {.count = 0};
     uint32_t timeout = nk_timeout_us(0, NK_T(chip, tR_ns));
     uint8_t status;
@@ -336,6 +340,7 @@ static void nk_op_read_setup(struct nk_chip *chip, struct nk_oplist *ops, uint32
 
 int nk_chip_read_start(struct nk_chip *chip, uint32_t row, uint32_t column)
 {
+    NK_SERIAL(chip, nk_spinand_read_start(chip, row, column));
     struct nk_oplist ops = {.count = 0};
     uint32_t timeout = nk_timeout_us(NK_T(chip, tR_max_ns), NK_T(chip, tR_ns));
     uint8_t status;
@@ -351,12 +356,14 @@ int nk_chip_read_start(struct nk_chip *chip, uint32_t row, uint32_t column)
 
 int nk_chip_read_data(struct nk_chip *chip, uint8_t *buf, uint32_t len)
 {
+    NK_SERIAL(chip, nk_spinand_read_data(chip, buf, len));
     struct nk_instr in = nk_instr_data_in(buf, len, 0);
     return nk_exec_one(chip, &in);
 }
 
 int nk_chip_read_resume(struct nk_chip *chip)
 {
+    NK_SERIAL(chip, 0);
     struct nk_instr cmd = nk_instr_cmd(NK_CMD_READ0, 0);
     return nk_exec_one(chip, &cmd);
 }
@@ -374,12 +381,14 @@ static int nk_chip_column(struct nk_chip *chip, uint8_t first, uint8_t last, uin
 
 int nk_chip_read_column(struct nk_chip *chip, uint32_t column)
 {
+    NK_SERIAL(chip, nk_spinand_read_column(chip, column));
     return nk_chip_column(chip, NK_CMD_RNDOUT, NK_CMD_RNDOUTSTART, column, "out (05h)");
 }
 
 int nk_chip_read_page(struct nk_chip *chip, uint32_t row, const struct nk_xfer *xfers,
                       unsigned count)
 {
+    NK_SERIAL(chip, nk_spinand_read_page(chip, row, xfers, count));
     if (count == 0)
         return 0;
     bool small = nk_small_page(chip);
@@ -475,6 +484,7 @@ static int nk_finish_busy(struct nk_chip *chip, struct nk_oplist *ops, uint32_t 
 
 int nk_chip_program_start(struct nk_chip *chip, uint32_t row, uint32_t column)
 {
+    NK_SERIAL(chip, nk_spinand_program_start(chip, row, column));
     struct nk_oplist ops = {.count = 0};
     nk_op_program_setup(chip, &ops, row, column);
     return nk_op_exec(chip, &ops);
@@ -482,12 +492,14 @@ int nk_chip_program_start(struct nk_chip *chip, uint32_t row, uint32_t column)
 
 int nk_chip_write_data(struct nk_chip *chip, const uint8_t *buf, uint32_t len)
 {
+    NK_SERIAL(chip, nk_spinand_write_data(chip, buf, len));
     struct nk_instr out = nk_instr_data_out(buf, len, 0);
     return nk_exec_one(chip, &out);
 }
 
 int nk_chip_write_column(struct nk_chip *chip, uint32_t column)
 {
+    NK_SERIAL(chip, nk_spinand_write_column(chip, column));
     return nk_chip_column(chip, NK_CMD_RNDIN, 0, column, "in (85h)");
 }
 
@@ -504,6 +516,7 @@ static uint32_t nk_program_timeout(const struct nk_chip *chip)
 
 int nk_chip_program_finish(struct nk_chip *chip, bool cache)
 {
+    NK_SERIAL(chip, nk_spinand_program_finish(chip));
     struct nk_oplist ops = {.count = 0};
     uint32_t timeout = nk_program_timeout(chip);
     nk_op_cmd(&ops, nk_program_confirm(chip, cache), NK_T(chip, tWB_ns));
@@ -514,6 +527,7 @@ int nk_chip_program_finish(struct nk_chip *chip, bool cache)
 int nk_chip_program_page(struct nk_chip *chip, uint32_t row, const struct nk_xfer *xfers,
                          unsigned count, bool cache)
 {
+    NK_SERIAL(chip, nk_spinand_program_page(chip, row, xfers, count));
     if (count == 0)
         return 0;
     bool small = nk_small_page(chip);
@@ -555,6 +569,7 @@ int nk_chip_program_page(struct nk_chip *chip, uint32_t row, const struct nk_xfe
 
 int nk_chip_erase_block(struct nk_chip *chip, uint32_t row)
 {
+    NK_SERIAL(chip, nk_spinand_erase_block(chip, row));
     struct nk_oplist ops = {.count = 0};
     uint8_t cycles[NK_MAX_ADDR_CYCLES];
     uint32_t timeout = nk_timeout_us(NK_T(chip, tBERS_max_ns), NK_T(chip, tBERS_ns));
@@ -577,6 +592,11 @@ void nk_chip_attach(struct nk_chip *chip, const struct nk_ctrl *ctrl, unsigned c
     chip->chip_select = chip_select;
     chip->info = *info;
     nk_diag_clear(&chip->diag);
+#ifndef NK_NO_SPINAND
+    memset(&chip->spi, 0, sizeof chip->spi);
+    if (nk_chip_is_serial(chip))
+        nk_spinand_attach(chip);
+#endif
 }
 
 /* Size knob NK_NO_MULTIPAGE (docs/porting.md): the sequences below serve only
@@ -663,6 +683,7 @@ int nk_chip_program_cache(struct nk_chip *chip, uint32_t row, const struct nk_xf
 int nk_chip_program_begin(struct nk_chip *chip, uint32_t row, const struct nk_xfer *xfers,
                           unsigned count)
 {
+    NK_SERIAL(chip, nk_spinand_program_begin(chip, row, xfers, count));
     int err = nk_large_page_only(chip, "overlapped program");
     if (err)
         return err;
@@ -673,6 +694,7 @@ int nk_chip_program_begin(struct nk_chip *chip, uint32_t row, const struct nk_xf
 
 int nk_chip_program_end(struct nk_chip *chip, uint32_t row)
 {
+    NK_SERIAL(chip, nk_spinand_program_end(chip, row));
     struct nk_oplist ops = {.count = 0};
     uint8_t status;
     int err = nk_wait_and_status(chip, &ops, nk_program_timeout(chip), &status);
@@ -681,6 +703,7 @@ int nk_chip_program_end(struct nk_chip *chip, uint32_t row)
 
 int nk_chip_read_begin(struct nk_chip *chip, uint32_t row, uint32_t column)
 {
+    NK_SERIAL(chip, nk_spinand_read_begin(chip, row, column));
     int err = nk_large_page_only(chip, "overlapped read");
     if (err)
         return err;
@@ -703,6 +726,7 @@ static int nk_read_wait_timeout(struct nk_chip *chip, uint32_t timeout_us)
 
 int nk_chip_read_wait(struct nk_chip *chip)
 {
+    NK_SERIAL(chip, nk_spinand_read_wait(chip));
     return nk_read_wait_timeout(chip, nk_timeout_us(NK_T(chip, tR_max_ns), NK_T(chip, tR_ns)));
 }
 

@@ -139,6 +139,10 @@ int nk_chip_identify(struct nk_chip *chip, const struct nk_ctrl *ctrl, unsigned 
     memset(&chip->info, 0, sizeof chip->info);
     chip->info.timing = *nk_chip_timing_defaults();
     nk_diag_clear(&chip->diag);
+#ifndef NK_NO_SPINAND
+    memset(&chip->spi, 0, sizeof chip->spi);
+#endif
+    NK_SERIAL(chip, ctrl->ops ? nk_spinand_identify(chip) : -NK_EINVAL);
     if (!ctrl || !ctrl->ops || !ctrl->ops->exec_op)
         return nk_diag_set(&chip->diag, -NK_EINVAL, "controller port has no exec_op");
 

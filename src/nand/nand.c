@@ -13,6 +13,7 @@
 
 #include "nand/nand_internal.h"
 #include "nandkit/error.h"
+#include "nandkit/spinand.h"
 
 size_t nk_nand_workspace_size(const struct nk_chip_info *info)
 {
@@ -64,6 +65,15 @@ static struct nk_ecc_plan nk_ecc_plan_for(const struct nk_chip_info *info)
 {
     struct nk_ecc_need need = nk_ecc_need_of(info);
     struct nk_ecc_plan plan = {NK_ECC_KIND_HAMMING, 256, 1};
+#ifndef NK_NO_SPINAND
+    if (info->features & NK_CHIP_SPI_NAND) {
+        /* SPI-NAND: the part's own engine, as Linux's spinand uses it. */
+        plan.kind = NK_ECC_KIND_ON_DIE;
+        plan.step = need.step;
+        plan.strength = need.strength;
+        return plan;
+    }
+#endif
     if (nk_ecc_strong_enough(1, 256, need, info->page_size) && info->page_size % 256 == 0)
         return plan;
     if (info->features & NK_CHIP_ON_DIE_ECC) {
@@ -266,13 +276,32 @@ static int nk_nand_setup_ecc(struct nk_nand *dev, const struct nk_nand_config *c
         if (!(info->features & NK_CHIP_ON_DIE_ECC))
             return nk_diag_set(&dev->diag, -NK_ENOTSUP, "%s has no on-die ECC", info->model);
         uint8_t enable[4] = {0x08, 0, 0, 0};
-        err = nk_chip_set_features(&dev->chip, NK_FEATURE_ARRAY_OPERATION, enable);
+#ifndef NK_NO_SPINAND
+        if (nk_chip_is_serial(&dev->chip))
+            err = nk_spinand_ecc_enable(&dev->chip, true);
+        else
+#endif
+            err = nk_chip_set_features(&dev->chip, NK_FEATURE_ARRAY_OPERATION, enable);
         if (err)
             return err;
     }
+#ifndef NK_NO_SPINAND
+    /* A serial part corrects on its own unless told not to: any other
+     * engine (or none) sees the array as it is. */
+    if (nk_chip_is_serial(&dev->chip) && dev->ecc.placement != NK_ECC_PLACEMENT_ON_DIE) {
+        err = nk_spinand_ecc_enable(&dev->chip, false);
+        if (err)
+            return err;
+    }
+#endif
 
     if (config->layout) {
         dev->layout = *config->layout;
+#ifndef NK_NO_SPINAND
+    } else if (nk_chip_is_serial(&dev->chip) && nk_chip_spinand_part(&dev->chip) &&
+               dev->ecc.placement == NK_ECC_PLACEMENT_ON_DIE) {
+        nk_spinand_oob_layout(nk_chip_spinand_part(&dev->chip), &dev->layout);
+#endif
     } else {
         err = nk_oob_layout_default(&dev->layout, info->page_size, info->oob_size, &dev->ecc);
         if (err)
@@ -332,8 +361,14 @@ static int nk_nand_attach_own_bbt(struct nk_nand *dev, const struct nk_nand_conf
 int nk_nand_open(struct nk_nand *dev, const struct nk_nand_config *config)
 {
     memset(dev, 0, sizeof *dev);
+#ifdef NK_NO_SPINAND
     if (!config || !config->ctrl || !config->ctrl->ops || !config->ctrl->ops->exec_op)
-        return nk_diag_set(&dev->diag, -NK_EINVAL, "no controller port (exec_op) given");
+#else
+    if (!config || !config->ctrl || !config->ctrl->ops ||
+        !((config->ctrl->caps & NK_CTRL_CAP_SERIAL) ? config->ctrl->ops->exec_spi != NULL
+                                                    : config->ctrl->ops->exec_op != NULL))
+#endif
+        return nk_diag_set(&dev->diag, -NK_EINVAL, "no controller port (exec_op/exec_spi) given");
 
     int err;
     if (config->chip) {
@@ -501,18 +536,35 @@ int nk_ecc_correct_page(struct nk_nand *dev, uint8_t *data, uint8_t *oob)
  * itself is not reported, so "rewrite recommended" counts as the threshold. */
 static int nk_on_die_result(struct nk_nand *dev)
 {
-    uint8_t status;
-    int err = nk_chip_read_status(&dev->chip, &status);
-    if (!err)
-        err = nk_chip_read_resume(&dev->chip);
-    if (err)
-        return err;
     unsigned bitflips = 0;
-    bool failed = (status & NK_STATUS_FAIL) != 0;
-    if (!failed && (status & NK_STATUS_REWRITE)) {
-        bitflips = dev->bitflip_threshold ? dev->bitflip_threshold : 1;
-        dev->stats.ecc_corrected_bits += bitflips;
-        dev->stats.ecc_corrected_steps++;
+    bool failed;
+#ifndef NK_NO_SPINAND
+    if (nk_chip_is_serial(&dev->chip)) {
+        /* SPI-NAND: the part's own encoding of the page load's outcome. */
+        int result = nk_spinand_ecc_result(&dev->chip);
+        if (result < 0 && result != -NK_EBADMSG)
+            return result;
+        failed = result == -NK_EBADMSG;
+        if (result > 0) {
+            bitflips = (unsigned)result;
+            dev->stats.ecc_corrected_bits += bitflips;
+            dev->stats.ecc_corrected_steps++;
+        }
+    } else
+#endif
+    {
+        uint8_t status;
+        int err = nk_chip_read_status(&dev->chip, &status);
+        if (!err)
+            err = nk_chip_read_resume(&dev->chip);
+        if (err)
+            return err;
+        failed = (status & NK_STATUS_FAIL) != 0;
+        if (!failed && (status & NK_STATUS_REWRITE)) {
+            bitflips = dev->bitflip_threshold ? dev->bitflip_threshold : 1;
+            dev->stats.ecc_corrected_bits += bitflips;
+            dev->stats.ecc_corrected_steps++;
+        }
     }
     if (failed)
         dev->stats.ecc_failed_steps++;

@@ -88,6 +88,43 @@ static inline int nk_fs_testdev_open(struct nk_fs_testdev *d, uint32_t page_size
     return nk_fs_testdev_attach(d, why);
 }
 
+/* Opens simulated `preset` cut to `blocks` blocks as the device its
+ * identification chooses (default ECC and OOB layout: a SPI-NAND part's
+ * on-die engine and vendor layout) for file-system `layout`. */
+static inline int nk_fs_testdev_open_preset(struct nk_fs_testdev *d, const char *preset,
+                                            uint32_t blocks, enum nk_fs_layout layout,
+                                            struct nk_diag *why)
+{
+    memset(d, 0, sizeof *d);
+    d->layout = layout;
+    int err = nk_sim_preset(preset, &d->params);
+    if (err)
+        return err;
+    d->params.chip.blocks = blocks;
+    struct nk_sim_config config;
+    memset(&config, 0, sizeof config);
+    config.params = &d->params;
+    config.seed = 1;
+    err = nk_sim_open(&d->sim, &config, why);
+    if (err)
+        return err;
+    size_t ws = nk_nand_default_workspace_size(&d->params.chip);
+    d->workspace = malloc(ws);
+    struct nk_nand_config nc;
+    memset(&nc, 0, sizeof nc);
+    nc.ctrl = nk_sim_ctrl(d->sim);
+    nc.chip = &d->params.chip; /* the cut geometry (the ID names the full part) */
+    nc.workspace = d->workspace;
+    nc.workspace_size = ws;
+    nc.clock = nk_sim_clock(d->sim);
+    err = nk_nand_open(&d->nand, &nc);
+    if (!err)
+        err = nk_part_init(&d->part, &d->nand, "fs", 0, 0, NK_PART_ALLOW_BBT_AREA);
+    if (err)
+        nk_format(why->text, sizeof why->text, "%s", d->nand.diag.text);
+    return err;
+}
+
 static inline void nk_fs_testdev_close(struct nk_fs_testdev *d)
 {
     nk_sim_close(d->sim);
