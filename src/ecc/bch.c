@@ -157,11 +157,11 @@ static NK_ALWAYS_INLINE uint64_t nk_bch_slices8(const uint64_t *tab, const struc
                                                 unsigned w, const unsigned W)
 {
     const size_t slice = 256u * W;
-    const uint64_t *col = tab + 256u * w;
-    uint64_t x01 = col[x->b[0]] ^ col[slice + x->b[1]];
-    uint64_t x23 = col[2 * slice + x->b[2]] ^ col[3 * slice + x->b[3]];
-    uint64_t x45 = col[4 * slice + x->b[4]] ^ col[5 * slice + x->b[5]];
-    uint64_t x67 = col[6 * slice + x->b[6]] ^ col[7 * slice + x->b[7]];
+    const uint64_t *col = tab + w;
+    uint64_t x01 = col[x->b[0] * W] ^ col[slice + x->b[1] * W];
+    uint64_t x23 = col[2 * slice + x->b[2] * W] ^ col[3 * slice + x->b[3] * W];
+    uint64_t x45 = col[4 * slice + x->b[4] * W] ^ col[5 * slice + x->b[5] * W];
+    uint64_t x67 = col[6 * slice + x->b[6] * W] ^ col[7 * slice + x->b[7] * W];
     if (w == 0) {
         /* only the top word feeds the next round's lookups */
         NK_OPAQUE(x01);
@@ -210,10 +210,10 @@ static NK_ALWAYS_INLINE void nk_bch_feed_w(const struct nk_bch_tables *tb, uint6
         for (unsigned w = 0; w + 1 < W; w++)
             r[w] = r[w] << 8 | r[w + 1] >> 56;
         r[W - 1] <<= 8;
-        const uint64_t *e = last + v;
+        const uint64_t *e = last + (size_t)v * W;
         NK_UNROLL
         for (unsigned w = 0; w < W; w++)
-            r[w] ^= e[256u * w];
+            r[w] ^= e[w];
     }
     NK_UNROLL
     for (unsigned w = 0; w < W; w++)
@@ -252,40 +252,71 @@ static void nk_bch_feed(const struct nk_bch_tables *tb, uint64_t *state, const u
 
 /* Feeds the two halves of a step as independent two-word lanes (their
  * dependency chains overlap) and moves lane A's remainder past half B with
- * one table lookup per remainder byte. */
-/* nk_bch_slices8() for two-word lanes with a lighter barrier: only the two
- * halves of the top word's tree are pinned (the next round waits on that
- * word; the second word is off the critical path). */
-static NK_ALWAYS_INLINE uint64_t nk_bch_slices8_lane(const uint64_t *tab,
-                                                     const struct nk_bch_bytes *x, unsigned w)
+ * one table lookup per remainder byte. Each 16-byte table entry (both words
+ * of a byte's contribution) is one vector XOR where the compiler has GNU
+ * vector types (SSE2 on x86-64, NEON on AArch64; plain word pairs
+ * elsewhere). */
+#if defined(__GNUC__)
+typedef uint64_t nk_bch_v2 __attribute__((vector_size(16)));
+
+static NK_ALWAYS_INLINE nk_bch_v2 nk_bch_entry2(const uint64_t *tab, size_t slice, size_t b)
 {
-    const size_t slice = 256u * 2u;
-    const uint64_t *col = tab + 256u * w;
-    uint64_t lo = (col[x->b[0]] ^ col[slice + x->b[1]]) ^
-                  (col[2 * slice + x->b[2]] ^ col[3 * slice + x->b[3]]);
-    uint64_t hi = (col[4 * slice + x->b[4]] ^ col[5 * slice + x->b[5]]) ^
-                  (col[6 * slice + x->b[6]] ^ col[7 * slice + x->b[7]]);
-    if (w == 0) {
-        NK_OPAQUE(lo);
-        NK_OPAQUE(hi);
-    }
-    return lo ^ hi;
+    nk_bch_v2 v;
+    memcpy(&v, tab + (slice * 256u + b) * 2u, sizeof v);
+    return v;
+}
+
+/* The XOR of the entries the eight bytes of v select in eight slices, as a
+ * balanced tree (the next round waits on it). */
+static NK_ALWAYS_INLINE nk_bch_v2 nk_bch_round2(const uint64_t *tab, uint64_t v)
+{
+    nk_bch_v2 x01 = nk_bch_entry2(tab, 0, (size_t)(v >> 56)) ^
+                    nk_bch_entry2(tab, 1, (size_t)(v >> 48) & 0xffu);
+    nk_bch_v2 x23 = nk_bch_entry2(tab, 2, (size_t)(v >> 40) & 0xffu) ^
+                    nk_bch_entry2(tab, 3, (size_t)(v >> 32) & 0xffu);
+    nk_bch_v2 x45 = nk_bch_entry2(tab, 4, (size_t)(v >> 24) & 0xffu) ^
+                    nk_bch_entry2(tab, 5, (size_t)(v >> 16) & 0xffu);
+    nk_bch_v2 x67 = nk_bch_entry2(tab, 6, (size_t)(v >> 8) & 0xffu) ^
+                    nk_bch_entry2(tab, 7, (size_t)v & 0xffu);
+    return (x01 ^ x23) ^ (x45 ^ x67);
 }
 
 static void nk_bch_feed_two_lanes(const struct nk_bch_tables *tb, uint64_t *state,
                                   const uint8_t *data, unsigned ecc_bytes)
 {
-    const size_t slice = 256u * 2u;
-    const uint64_t *tab = tb->encode + (tb->slices - 8u) * slice;
+    const uint64_t *tab = tb->encode + (tb->slices - 8u) * 256u * 2u;
+    const uint8_t *a = data, *b = data + tb->half;
+    nk_bch_v2 ra = {0, 0}, rb = {0, 0};
+    for (size_t i = 0; i < tb->half; i += 8) {
+        uint64_t va = ra[0] ^ nk_load_be64(a + i), vb = rb[0] ^ nk_load_be64(b + i);
+        nk_bch_v2 sa = {ra[1], 0}, sb = {rb[1], 0};
+        ra = nk_bch_round2(tab, va) ^ sa;
+        rb = nk_bch_round2(tab, vb) ^ sb;
+    }
+    uint64_t a0 = ra[0], a1 = ra[1];
+    for (unsigned j = 0; j < ecc_bytes; j++) {
+        unsigned v = (unsigned)((j < 8 ? a0 >> (56 - 8 * j) : a1 >> (56 - 8 * (j - 8))) & 0xffu);
+        nk_bch_v2 e;
+        memcpy(&e, tb->combine + ((size_t)j * 256u + v) * 2u, sizeof e);
+        rb ^= e;
+    }
+    state[0] = rb[0];
+    state[1] = rb[1];
+}
+#else
+static void nk_bch_feed_two_lanes(const struct nk_bch_tables *tb, uint64_t *state,
+                                  const uint8_t *data, unsigned ecc_bytes)
+{
+    const uint64_t *tab = tb->encode + (tb->slices - 8u) * 256u * 2u;
     const uint8_t *a = data, *b = data + tb->half;
     uint64_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
     for (size_t i = 0; i < tb->half; i += 8) {
         struct nk_bch_bytes xa = nk_bch_split(a0 ^ nk_load_be64(a + i));
         struct nk_bch_bytes xb = nk_bch_split(b0 ^ nk_load_be64(b + i));
-        a0 = nk_bch_slices8_lane(tab, &xa, 0) ^ a1;
-        b0 = nk_bch_slices8_lane(tab, &xb, 0) ^ b1;
-        a1 = nk_bch_slices8_lane(tab, &xa, 1);
-        b1 = nk_bch_slices8_lane(tab, &xb, 1);
+        a0 = nk_bch_slices8(tab, &xa, 0, 2) ^ a1;
+        b0 = nk_bch_slices8(tab, &xb, 0, 2) ^ b1;
+        a1 = nk_bch_slices8(tab, &xa, 1, 2);
+        b1 = nk_bch_slices8(tab, &xb, 1, 2);
     }
     for (unsigned j = 0; j < ecc_bytes; j++) {
         unsigned v = (unsigned)((j < 8 ? a0 >> (56 - 8 * j) : a1 >> (56 - 8 * (j - 8))) & 0xffu);
@@ -296,6 +327,7 @@ static void nk_bch_feed_two_lanes(const struct nk_bch_tables *tb, uint64_t *stat
     state[0] = b0;
     state[1] = b1;
 }
+#endif
 
 /* The register's top `bytes` bytes, most significant first. */
 static void nk_bch_store(const uint64_t *reg, uint8_t *out, unsigned bytes)
@@ -304,22 +336,40 @@ static void nk_bch_store(const uint64_t *reg, uint8_t *out, unsigned bytes)
         out[i] = (uint8_t)(reg[i / 8] >> (56 - 8 * (i % 8)));
 }
 
-void nk_bch_encode_raw(const struct nk_bch *bch, const uint8_t *data, uint8_t *ecc)
+/* The code register of one step, unmasked. */
+static void nk_bch_encode_reg(const struct nk_bch *bch, const uint8_t *data, uint64_t *reg)
 {
     const struct nk_bch_tables *tb = nk_bch_tables(bch);
-    uint64_t reg[NK_BCH_WORDS_MAX] = {0};
     if (tb->combine)
         nk_bch_feed_two_lanes(tb, reg, data, bch->ecc_bytes);
     else
         nk_bch_feed(tb, reg, data, bch->step_size);
+}
+
+void nk_bch_encode_raw(const struct nk_bch *bch, const uint8_t *data, uint8_t *ecc)
+{
+    uint64_t reg[NK_BCH_WORDS_MAX] = {0};
+    nk_bch_encode_reg(bch, data, reg);
     nk_bch_store(reg, ecc, bch->ecc_bytes);
 }
 
 void nk_bch_calculate(const struct nk_bch *bch, const uint8_t *data, uint8_t *ecc)
 {
-    nk_bch_encode_raw(bch, data, ecc);
-    for (unsigned i = 0; i < bch->ecc_bytes; i++)
-        ecc[i] ^= bch->erased_mask[i];
+    uint64_t reg[NK_BCH_WORDS_MAX] = {0};
+    nk_bch_encode_reg(bch, data, reg);
+    /* The erased mask is applied in the register, a word at a time (the
+     * mask array is NK_ECC_MAX_BYTES_PER_STEP long, so whole words of it
+     * can be read); then only the code's bytes are stored. */
+    unsigned bytes = bch->ecc_bytes, full = bytes / 8u, i = 0;
+    for (unsigned w = 0; w < (bytes + 7u) / 8u; w++)
+        reg[w] ^= nk_load_be64(bch->erased_mask + 8u * w);
+    for (unsigned w = 0; w < full; w++) {
+        uint64_t v = reg[w];
+        for (unsigned k = 0; k < 8; k++)
+            ecc[8u * w + k] = (uint8_t)(v >> (56 - 8 * k));
+    }
+    for (i = 8u * full; i < bytes; i++)
+        ecc[i] = (uint8_t)(reg[i / 8] >> (56 - 8 * (i % 8)));
 }
 
 /* ----- construction -------------------------------------------------------- */
@@ -417,7 +467,7 @@ static void nk_bch_build_encoder(struct nk_bch_tables *tb, uint64_t *table, cons
     for (unsigned j = 0; j < 8u * tb->slices; j++) {
         uint64_t *slice = table + (size_t)(tb->slices - 1u - j / 8u) * 256u * words;
         for (unsigned w = 0; w < words; w++)
-            slice[256u * w + (1u << (j % 8u))] = reg[w];
+            slice[(1u << (j % 8u)) * words + w] = reg[w];
         if (nk_reg_shl1(reg, words))
             for (unsigned w = 0; w < words; w++)
                 reg[w] ^= base[w];
@@ -425,13 +475,13 @@ static void nk_bch_build_encoder(struct nk_bch_tables *tb, uint64_t *table, cons
     for (unsigned s = 0; s < tb->slices; s++) {
         uint64_t *slice = table + (size_t)s * 256u * words;
         for (unsigned w = 0; w < words; w++)
-            slice[256u * w] = 0;
+            slice[w] = 0;
         for (unsigned b = 3; b < 256; b++) {
             if (!(b & (b - 1u)))
                 continue; /* single bits are set above */
             unsigned low = b & (0u - b);
             for (unsigned w = 0; w < words; w++)
-                slice[256u * w + b] = slice[256u * w + (b & (b - 1u))] ^ slice[256u * w + low];
+                slice[b * words + w] = slice[(b & (b - 1u)) * words + w] ^ slice[low * words + w];
         }
     }
 }
