@@ -129,6 +129,32 @@ static inline uint64_t nk_load_be64(const uint8_t *p)
 #define NK_OPAQUE(x) ((void)0)
 #endif
 
+/* Two code words as one value: where the compiler has GNU vector types and
+ * the target vector registers (SSE2 on x86-64, NEON), a two-word table entry
+ * is one 16-byte load and XOR. Elsewhere (Cortex-M) plain words. */
+#if defined(__GNUC__) && (defined(__SSE2__) || defined(__ARM_NEON) || defined(__aarch64__))
+#define NK_BCH_VECTORS 1
+typedef uint64_t nk_bch_v2 __attribute__((vector_size(16)));
+
+static NK_ALWAYS_INLINE nk_bch_v2 nk_bch_load2(const uint64_t *p)
+{
+    nk_bch_v2 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+#else
+#define NK_BCH_VECTORS 0
+#endif
+
+/* Index of word w of byte b's entry within a slice of a W-word table. Two-
+ * word tables are byte-major (a byte's two words adjacent: one vector load
+ * in the two-lane encoder), the others word-major (each word's column one
+ * indexed load with a fixed offset). */
+static NK_ALWAYS_INLINE size_t nk_bch_at(size_t b, unsigned w, unsigned W)
+{
+    return W == 2 ? b * 2u + w : (size_t)w * 256u + b;
+}
+
 /* Feeds `len` message bytes into the remainder register (W words, W a
  * compile-time constant at each expansion). */
 /* The eight bytes of a 64-bit chunk, top byte first, as table indexes. */
@@ -157,11 +183,13 @@ static NK_ALWAYS_INLINE uint64_t nk_bch_slices8(const uint64_t *tab, const struc
                                                 unsigned w, const unsigned W)
 {
     const size_t slice = 256u * W;
-    const uint64_t *col = tab + w;
-    uint64_t x01 = col[x->b[0] * W] ^ col[slice + x->b[1] * W];
-    uint64_t x23 = col[2 * slice + x->b[2] * W] ^ col[3 * slice + x->b[3] * W];
-    uint64_t x45 = col[4 * slice + x->b[4] * W] ^ col[5 * slice + x->b[5] * W];
-    uint64_t x67 = col[6 * slice + x->b[6] * W] ^ col[7 * slice + x->b[7] * W];
+    uint64_t x01 = tab[nk_bch_at(x->b[0], w, W)] ^ tab[slice + nk_bch_at(x->b[1], w, W)];
+    uint64_t x23 = tab[2 * slice + nk_bch_at(x->b[2], w, W)] ^
+                   tab[3 * slice + nk_bch_at(x->b[3], w, W)];
+    uint64_t x45 = tab[4 * slice + nk_bch_at(x->b[4], w, W)] ^
+                   tab[5 * slice + nk_bch_at(x->b[5], w, W)];
+    uint64_t x67 = tab[6 * slice + nk_bch_at(x->b[6], w, W)] ^
+                   tab[7 * slice + nk_bch_at(x->b[7], w, W)];
     if (w == 0) {
         /* only the top word feeds the next round's lookups */
         NK_OPAQUE(x01);
@@ -210,10 +238,10 @@ static NK_ALWAYS_INLINE void nk_bch_feed_w(const struct nk_bch_tables *tb, uint6
         for (unsigned w = 0; w + 1 < W; w++)
             r[w] = r[w] << 8 | r[w + 1] >> 56;
         r[W - 1] <<= 8;
-        const uint64_t *e = last + (size_t)v * W;
+        const uint64_t *e = last + nk_bch_at(v, 0, W);
         NK_UNROLL
         for (unsigned w = 0; w < W; w++)
-            r[w] ^= e[w];
+            r[w] ^= e[nk_bch_at(0, w, W)];
     }
     NK_UNROLL
     for (unsigned w = 0; w < W; w++)
@@ -253,17 +281,11 @@ static void nk_bch_feed(const struct nk_bch_tables *tb, uint64_t *state, const u
 /* Feeds the two halves of a step as independent two-word lanes (their
  * dependency chains overlap) and moves lane A's remainder past half B with
  * one table lookup per remainder byte. Each 16-byte table entry (both words
- * of a byte's contribution) is one vector XOR where the compiler has GNU
- * vector types (SSE2 on x86-64, NEON on AArch64; plain word pairs
- * elsewhere). */
-#if defined(__GNUC__)
-typedef uint64_t nk_bch_v2 __attribute__((vector_size(16)));
-
+ * of a byte's contribution) is one vector XOR where NK_BCH_VECTORS. */
+#if NK_BCH_VECTORS
 static NK_ALWAYS_INLINE nk_bch_v2 nk_bch_entry2(const uint64_t *tab, size_t slice, size_t b)
 {
-    nk_bch_v2 v;
-    memcpy(&v, tab + (slice * 256u + b) * 2u, sizeof v);
-    return v;
+    return nk_bch_load2(tab + (slice * 256u + b) * 2u);
 }
 
 /* The XOR of the entries the eight bytes of v select in eight slices, as a
@@ -296,9 +318,7 @@ static void nk_bch_feed_two_lanes(const struct nk_bch_tables *tb, uint64_t *stat
     uint64_t a0 = ra[0], a1 = ra[1];
     for (unsigned j = 0; j < ecc_bytes; j++) {
         unsigned v = (unsigned)((j < 8 ? a0 >> (56 - 8 * j) : a1 >> (56 - 8 * (j - 8))) & 0xffu);
-        nk_bch_v2 e;
-        memcpy(&e, tb->combine + ((size_t)j * 256u + v) * 2u, sizeof e);
-        rb ^= e;
+        rb ^= nk_bch_load2(tb->combine + ((size_t)j * 256u + v) * 2u);
     }
     state[0] = rb[0];
     state[1] = rb[1];
@@ -467,7 +487,7 @@ static void nk_bch_build_encoder(struct nk_bch_tables *tb, uint64_t *table, cons
     for (unsigned j = 0; j < 8u * tb->slices; j++) {
         uint64_t *slice = table + (size_t)(tb->slices - 1u - j / 8u) * 256u * words;
         for (unsigned w = 0; w < words; w++)
-            slice[(1u << (j % 8u)) * words + w] = reg[w];
+            slice[nk_bch_at(1u << (j % 8u), w, words)] = reg[w];
         if (nk_reg_shl1(reg, words))
             for (unsigned w = 0; w < words; w++)
                 reg[w] ^= base[w];
@@ -475,13 +495,14 @@ static void nk_bch_build_encoder(struct nk_bch_tables *tb, uint64_t *table, cons
     for (unsigned s = 0; s < tb->slices; s++) {
         uint64_t *slice = table + (size_t)s * 256u * words;
         for (unsigned w = 0; w < words; w++)
-            slice[w] = 0;
+            slice[nk_bch_at(0, w, words)] = 0;
         for (unsigned b = 3; b < 256; b++) {
             if (!(b & (b - 1u)))
                 continue; /* single bits are set above */
             unsigned low = b & (0u - b);
             for (unsigned w = 0; w < words; w++)
-                slice[b * words + w] = slice[(b & (b - 1u)) * words + w] ^ slice[low * words + w];
+                slice[nk_bch_at(b, w, words)] =
+                    slice[nk_bch_at(b & (b - 1u), w, words)] ^ slice[nk_bch_at(low, w, words)];
         }
     }
 }
