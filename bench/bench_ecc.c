@@ -260,12 +260,15 @@ static int table_mode(unsigned runs, unsigned batch)
         free(rig);
     }
 
-    printf("\nBCH workspace (bytes): full tables / NK_BCH_SMALL_TABLES\n");
+    printf("\nBCH workspace (bytes): full tables / NK_BCH_SMALL_TABLES / small with "
+           "NK_BCH_SYNDROME_TABLES\n");
     static const unsigned ts[] = {4, 8, 16, 24, 32};
     for (unsigned m = 13; m <= 14; m++)
         for (unsigned i = 0; i < sizeof ts / sizeof ts[0]; i++)
-            printf("  m=%u t=%-2u %8zu / %8zu\n", m, ts[i], nk_bch_workspace_size(m, ts[i], 0),
-                   nk_bch_workspace_size(m, ts[i], NK_BCH_SMALL_TABLES));
+            printf("  m=%u t=%-2u %8zu / %8zu / %8zu\n", m, ts[i],
+                   nk_bch_workspace_size(m, ts[i], 0),
+                   nk_bch_workspace_size(m, ts[i], NK_BCH_SMALL_TABLES),
+                   nk_bch_workspace_size(m, ts[i], NK_BCH_SMALL_TABLES | NK_BCH_SYNDROME_TABLES));
     printf("(checksum %u)\n", checksum);
     return 0;
 }

@@ -10,6 +10,8 @@
  *   small    the Cortex-M knobs: bytewise Hamming (NK_HAMMING_SMALL, a copy
  *            of src/ecc/hamming.c compiled into this program) and
  *            NK_BCH_SMALL_TABLES
+ *   small+syn  the same with NK_BCH_SYNDROME_TABLES (the middle option;
+ *            its Hamming is the bytewise one)
  *   linux    ecc_sw_hamming_calculate/correct, nand_ecc_sw_bch_calculate/
  *            correct
  *
@@ -76,8 +78,8 @@ static const char *const measured[] = {
     "nand_ecc_sw_bch_correct",
 };
 
-enum impl { NK, SMALL, LNX, IMPLS };
-static const char *const impl_names[IMPLS] = {"nandkit", "small", "linux"};
+enum impl { NK, SMALL, MID, LNX, IMPLS };
+static const char *const impl_names[IMPLS] = {"nandkit", "small", "small+syn", "linux"};
 
 struct scheme {
     const char *name;
@@ -102,8 +104,8 @@ struct rig {
     unsigned t;         /* strength: 1 for Hamming */
     unsigned code_len;  /* code bytes */
     unsigned code_bits; /* meaningful code bits (pad bits excluded) */
-    struct nk_bch bch, bch_small;
-    void *ws, *ws_small;
+    struct nk_bch bch, bch_small, bch_mid;
+    void *ws, *ws_small, *ws_mid;
     struct nand_device nand; /* Linux's engine */
 };
 
@@ -136,10 +138,15 @@ static int rig_open(struct rig *r, const struct scheme *s)
     unsigned m = s->step >= 1024 ? 14 : 13;
     size_t size = nk_bch_workspace_size(m, s->t, 0);
     size_t small = nk_bch_workspace_size(m, s->t, NK_BCH_SMALL_TABLES);
+    const unsigned mid_flags = NK_BCH_SMALL_TABLES | NK_BCH_SYNDROME_TABLES;
+    size_t mid = nk_bch_workspace_size(m, s->t, mid_flags);
     r->ws = malloc(size);
     r->ws_small = malloc(small);
-    if (!r->ws || !r->ws_small || nk_bch_init(&r->bch, s->step, s->t, 0, r->ws, size) ||
-        nk_bch_init(&r->bch_small, s->step, s->t, NK_BCH_SMALL_TABLES, r->ws_small, small))
+    r->ws_mid = malloc(mid);
+    if (!r->ws || !r->ws_small || !r->ws_mid ||
+        nk_bch_init(&r->bch, s->step, s->t, 0, r->ws, size) ||
+        nk_bch_init(&r->bch_small, s->step, s->t, NK_BCH_SMALL_TABLES, r->ws_small, small) ||
+        nk_bch_init(&r->bch_mid, s->step, s->t, mid_flags, r->ws_mid, mid))
         return -1;
     r->t = s->t;
     r->code_len = r->bch.ecc_bytes;
@@ -159,6 +166,7 @@ static void rig_close(struct rig *r)
         nand_ecc_sw_bch_cleanup_ctx(&r->nand);
     free(r->ws);
     free(r->ws_small);
+    free(r->ws_mid);
 }
 
 static void calc(struct rig *r, enum impl which, const uint8_t *data, uint8_t *code)
@@ -172,10 +180,11 @@ static void calc(struct rig *r, enum impl which, const uint8_t *data, uint8_t *c
             nk_bch_calculate(&r->bch, data, code);
         break;
     case SMALL:
+    case MID:
         if (s->t == 0)
             nk_small_hamming_calculate(data, s->step, s->sm_order, code);
         else
-            nk_bch_calculate(&r->bch_small, data, code);
+            nk_bch_calculate(which == MID ? &r->bch_mid : &r->bch_small, data, code);
         break;
     default:
         if (s->t == 0)
@@ -198,9 +207,11 @@ static int correct(struct rig *r, enum impl which, uint8_t *data, uint8_t *read_
             return nk_hamming_correct(data, s->step, s->sm_order, read_ecc, calc_ecc);
         return nk_bch_correct(&r->bch, data, read_ecc, calc_ecc, errloc);
     case SMALL:
+    case MID:
         if (s->t == 0)
             return nk_small_hamming_correct(data, s->step, s->sm_order, read_ecc, calc_ecc);
-        return nk_bch_correct(&r->bch_small, data, read_ecc, calc_ecc, errloc);
+        return nk_bch_correct(which == MID ? &r->bch_mid : &r->bch_small, data, read_ecc,
+                              calc_ecc, errloc);
     default:
         if (s->t == 0)
             return ecc_sw_hamming_correct(data, read_ecc, calc_ecc, s->step, s->sm_order);
@@ -381,11 +392,12 @@ static int check_corrections(struct rig *r, unsigned patterns, unsigned beyond_p
                     return 1;
                 }
             }
-            if (ret[SMALL] != ret[NK] || memcmp(out[SMALL], out[NK], step)) {
-                printf("MISMATCH %s: small tables and full tables differ beyond t (%d, %d)\n",
-                       s->name, ret[SMALL], ret[NK]);
-                return 1;
-            }
+            for (int m = SMALL; m < LNX; m++)
+                if (ret[m] != ret[NK] || memcmp(out[m], out[NK], step)) {
+                    printf("MISMATCH %s: %s and full tables differ beyond t (%d, %d)\n", s->name,
+                           impl_names[m], ret[m], ret[NK]);
+                    return 1;
+                }
             if (ret[LNX] >= 0) {
                 bool codeword;
                 unsigned d =
@@ -734,8 +746,8 @@ static void machine(char *out, size_t size)
 static void print_table(const char *title, double (*v)[OPS][IMPLS], const char *unit)
 {
     printf("\n%s\n", title);
-    printf("%-14s %-12s %10s %10s %10s %9s %9s\n", "scheme", "operation", "nandkit", "small",
-           "linux", "linux/nk", "linux/sm");
+    printf("%-14s %-12s %9s %9s %9s %9s %9s %9s %9s\n", "scheme", "operation", "nandkit", "small",
+           "small+syn", "linux", "linux/nk", "linux/sm", "linux/s+s");
     for (unsigned i = 0; i < NSCHEMES; i++) {
         for (int op = 0; op < OPS; op++) {
             if (v[i][op][LNX] <= 0 && v[i][op][NK] <= 0)
@@ -747,11 +759,13 @@ static void print_table(const char *title, double (*v)[OPS][IMPLS], const char *
                          op == OP_FIX1 ? 1 : op == OP_FIXHALF ? t / 2 : t);
             else
                 snprintf(label, sizeof label, "%s", op_names[op]);
-            printf("%-14s %-12s %10.*f %10.*f %10.*f %8.2fx %8.2fx\n", schemes[i].name, label,
-                   unit[0] == 'i' ? 0 : 1, v[i][op][NK], unit[0] == 'i' ? 0 : 1, v[i][op][SMALL],
-                   unit[0] == 'i' ? 0 : 1, v[i][op][LNX],
-                   v[i][op][NK] > 0 ? v[i][op][LNX] / v[i][op][NK] : 0,
-                   v[i][op][SMALL] > 0 ? v[i][op][LNX] / v[i][op][SMALL] : 0);
+            int digits = unit[0] == 'i' ? 0 : 1;
+            printf("%-14s %-12s %9.*f %9.*f %9.*f %9.*f", schemes[i].name, label, digits,
+                   v[i][op][NK], digits, v[i][op][SMALL], digits, v[i][op][MID], digits,
+                   v[i][op][LNX]);
+            for (int k = NK; k < LNX; k++)
+                printf(" %8.2fx", v[i][op][k] > 0 ? v[i][op][LNX] / v[i][op][k] : 0);
+            printf("\n");
         }
     }
 }

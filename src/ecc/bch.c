@@ -86,6 +86,12 @@ static bool nk_bch_two_lanes(unsigned words, unsigned flags)
     return words == 2 && !(flags & NK_BCH_SMALL_TABLES);
 }
 
+/* The syndrome tables: with full tables, or asked for beside small ones. */
+static bool nk_bch_syndrome_tables(unsigned flags)
+{
+    return !(flags & NK_BCH_SMALL_TABLES) || (flags & NK_BCH_SYNDROME_TABLES);
+}
+
 size_t nk_bch_workspace_size(unsigned m, unsigned t, unsigned flags)
 {
     unsigned words;
@@ -98,7 +104,7 @@ size_t nk_bch_workspace_size(unsigned m, unsigned t, unsigned flags)
     size += slices * 256u * words * sizeof(uint64_t);
     size += nk_align8(2u * n * sizeof(uint16_t));
     size += nk_align8((n + 1u) * sizeof(uint16_t));
-    if (!(flags & NK_BCH_SMALL_TABLES))
+    if (nk_bch_syndrome_tables(flags))
         size += nk_align8((size_t)t * (256u + NK_BCH_SYNDROME_EVAL_ENTRIES) * sizeof(uint16_t));
     if (nk_bch_two_lanes(words, flags))
         size += (size_t)((m * t + 7u) / 8u) * 256u * 2u * sizeof(uint64_t);
@@ -635,7 +641,7 @@ int nk_bch_init(struct nk_bch *bch, unsigned step_size, unsigned t, unsigned fla
     uint16_t *log = (uint16_t *)(void *)cursor;
     cursor += nk_align8(((size_t)n + 1u) * sizeof(uint16_t));
     uint16_t *divide = NULL, *eval = NULL;
-    if (!(flags & NK_BCH_SMALL_TABLES)) {
+    if (nk_bch_syndrome_tables(flags)) {
         divide = (uint16_t *)(void *)cursor;
         eval = divide + (size_t)t * 256u;
         cursor += nk_align8((size_t)t * (256u + NK_BCH_SYNDROME_EVAL_ENTRIES) * sizeof(uint16_t));

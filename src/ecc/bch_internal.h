@@ -54,7 +54,8 @@ struct nk_bch_tables {
     /* Syndromes (full tables only), per odd j = 2i+1: `syndrome_divide`
      * [i][h] = h(x) * x^m mod m_j(x) for the top 8 bits h of a remainder, and
      * `syndrome_eval`[i] maps a remainder v(x) (low 8 bits, then the rest)
-     * to v(alpha^j) * alpha^(-j*pad_bits). NULL in the small build. */
+     * to v(alpha^j) * alpha^(-j*pad_bits). NULL in the small build unless
+     * NK_BCH_SYNDROME_TABLES. */
     const uint16_t *syndrome_divide;
     const uint16_t *syndrome_eval;
     /* quadratic[k]: z with z^2 + z = alpha^k (+ w when Tr(alpha^k) = 1, w a
