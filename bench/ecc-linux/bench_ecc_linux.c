@@ -564,7 +564,6 @@ static unsigned run_op(struct bench_rig *br, enum impl which, enum op op, unsign
 
 /* ----- instructions (callgrind) ------------------------------------------- */
 
-#define MAX_ROWS (NSCHEMES * OPS)
 static double instr[NSCHEMES][OPS][IMPLS];
 
 /* Under valgrind: every (scheme, op, impl) as its own dump. */
@@ -598,7 +597,7 @@ static int callgrind_child(unsigned long calls)
 
 static bool run_callgrind(const char *self, unsigned long calls)
 {
-    char dir[] = "/tmp/nk-ecc-callgrind-XXXXXX";
+    char dir[] = "nk-ecc-callgrind-XXXXXX"; /* in the working directory, removed after */
     if (!NK_HAVE_CALLGRIND || !mkdtemp(dir))
         return false;
     char out[128], calls_text[32];
@@ -632,7 +631,7 @@ static bool run_callgrind(const char *self, unsigned long calls)
     /* Each dump is cg.out.N with "desc: Trigger: Client Request: LABEL" and
      * "summary:" or "totals:" giving the instructions since the last dump. */
     unsigned found = 0;
-    for (unsigned n = 1; ok && n < 4 * MAX_ROWS; n++) {
+    for (unsigned n = 1; ok && n <= NSCHEMES * OPS * IMPLS; n++) {
         char path[160], line[256];
         snprintf(path, sizeof path, "%s/cg.out.%u", dir, n);
         FILE *f = fopen(path, "r");
