@@ -339,6 +339,9 @@ struct nk_bta {
     const uint16_t *f; /* monic f, f[v] = 1 (read while preparing only) */
     struct nk_logpoly square[NK_BCH_T_MAX / 2 + 1]; /* x^(2i) mod f, i >= half */
     struct nk_logpoly power[NK_BCH_M_MAX + 1];      /* x^(2^i) mod f */
+    /* Tr(x) mod f = sum of power[1..m] (power[m] = power[0] = x), summed
+     * by the squarings as they go */
+    uint16_t trace0[NK_BCH_LANES_MAX];
 };
 
 /* Coefficient arrays are processed in blocks of 8 lanes so the hot loops
@@ -350,8 +353,8 @@ static inline unsigned nk_lanes(unsigned v)
 }
 
 /* out = logs of acc[0..v); acc's padding lanes are overwritten. */
-static void nk_logpoly_from(const struct nk_bch_tables *gf, struct nk_logpoly *out, uint16_t *acc,
-                            unsigned v)
+static NK_ALWAYS_INLINE void nk_logpoly_from(const struct nk_bch_tables *gf,
+                                             struct nk_logpoly *out, uint16_t *acc, unsigned v)
 {
     const uint16_t *log = gf->log;
     unsigned lanes = nk_lanes(v), marks = 0;
@@ -406,45 +409,144 @@ static inline void nk_lanes_clear(uint16_t *acc, unsigned v)
     }
 }
 
+/* Lanes of one 8-lane block, held in locals so that the compiler keeps them
+ * in registers across the rows of a squaring. */
+struct nk_lanes8 {
+    unsigned a0, a1, a2, a3, a4, a5, a6, a7;
+};
+
+/* l8 += alpha^l * p[0..8) (p in log form, no zero coefficient). */
+static NK_ALWAYS_INLINE void nk_lanes8_addmul(struct nk_lanes8 *l8, const uint16_t *exp,
+                                              const uint16_t *log)
+{
+    l8->a0 ^= exp[log[0]];
+    l8->a1 ^= exp[log[1]];
+    l8->a2 ^= exp[log[2]];
+    l8->a3 ^= exp[log[3]];
+    l8->a4 ^= exp[log[4]];
+    l8->a5 ^= exp[log[5]];
+    l8->a6 ^= exp[log[6]];
+    l8->a7 ^= exp[log[7]];
+}
+
 /* out = in^2 mod f: squares each coefficient (the Frobenius map has no cross
- * terms) and folds the even powers at or above v back with the table. */
+ * terms) and folds the even powers at or above v back with the table. The
+ * values (before their logs are taken) are also added to `sum`, so that the
+ * sum of the powers x^(2^i) -- the trace of x -- comes for free. */
 static NK_NOINLINE void nk_bta_square(const struct nk_bta *bta, const struct nk_logpoly *in,
-                                      struct nk_logpoly *out)
+                                      struct nk_logpoly *out, uint16_t *sum)
 {
     const struct nk_bch_tables *gf = bta->gf;
     unsigned v = bta->deg, n = gf->n, half = bta->half;
+    const uint16_t *exp = gf->exp;
     uint16_t acc[NK_BCH_LANES_MAX];
-    nk_lanes_clear(acc, v);
-    for (unsigned i = 0; i < half; i++) {
-        unsigned l = in->log[i];
-        if (l != NK_LOG_ZERO)
-            acc[2 * i] ^= gf->exp[2u * l];
+    if (v <= 8) {
+        /* One block (t <= 8, the common case): the lanes stay in registers. */
+        struct nk_lanes8 r = {0, 0, 0, 0, 0, 0, 0, 0};
+        unsigned l;
+        /* x^(2i) for i < half lands on lane 2i < v: lanes 0, 2, 4, 6 */
+        if ((l = in->log[0]) != NK_LOG_ZERO)
+            r.a0 = exp[2u * l];
+        if ((l = in->log[1]) != NK_LOG_ZERO)
+            r.a2 = exp[2u * l];
+        if ((l = in->log[2]) != NK_LOG_ZERO)
+            r.a4 = exp[2u * l];
+        if (half > 3 && (l = in->log[3]) != NK_LOG_ZERO)
+            r.a6 = exp[2u * l];
+        for (unsigned i = half; i < v; i++) {
+            l = in->log[i];
+            if (l == NK_LOG_ZERO)
+                continue;
+            l *= 2u;
+            if (l >= n)
+                l -= n;
+            const struct nk_logpoly *q = &bta->square[i - half];
+            if (!q->has_zero) {
+                nk_lanes8_addmul(&r, exp + l, q->log);
+            } else {
+                for (unsigned j = 0; j < v; j++)
+                    if (q->log[j] != NK_LOG_ZERO)
+                        acc[j] = exp[l + q->log[j]];
+                    else
+                        acc[j] = 0;
+                r.a0 ^= acc[0];
+                r.a1 ^= acc[1];
+                r.a2 ^= acc[2];
+                r.a3 ^= acc[3];
+                r.a4 ^= acc[4];
+                r.a5 ^= v > 5 ? acc[5] : 0u;
+                r.a6 ^= v > 6 ? acc[6] : 0u;
+                r.a7 ^= v > 7 ? acc[7] : 0u;
+            }
+        }
+        /* lanes at and above v: value 1 (log 0), never a zero's marker */
+        if (v < 8) {
+            r.a7 = 1;
+            if (v < 7) {
+                r.a6 = 1;
+                if (v < 6)
+                    r.a5 = 1;
+            }
+        }
+        sum[0] ^= (uint16_t)r.a0;
+        sum[1] ^= (uint16_t)r.a1;
+        sum[2] ^= (uint16_t)r.a2;
+        sum[3] ^= (uint16_t)r.a3;
+        sum[4] ^= (uint16_t)r.a4;
+        sum[5] ^= (uint16_t)r.a5;
+        sum[6] ^= (uint16_t)r.a6;
+        sum[7] ^= (uint16_t)r.a7;
+        const uint16_t *log = gf->log;
+        uint16_t *o = out->log;
+        o[0] = log[r.a0];
+        o[1] = log[r.a1];
+        o[2] = log[r.a2];
+        o[3] = log[r.a3];
+        o[4] = log[r.a4];
+        o[5] = log[r.a5];
+        o[6] = log[r.a6];
+        o[7] = log[r.a7];
+        unsigned marks = (unsigned)(o[0] | o[1] | o[2] | o[3] | o[4] | o[5] | o[6] | o[7]);
+        out->has_zero = (marks & 0x8000u) != 0;
+        return;
+    } else {
+        nk_lanes_clear(acc, v);
+        for (unsigned i = 0; i < half; i++) {
+            unsigned l = in->log[i];
+            if (l != NK_LOG_ZERO)
+                acc[2 * i] ^= exp[2u * l];
+        }
+        for (unsigned i = half; i < v; i++) {
+            unsigned l = in->log[i];
+            if (l == NK_LOG_ZERO)
+                continue;
+            l *= 2u;
+            if (l >= n)
+                l -= n;
+            nk_logpoly_addmul(gf, acc, &bta->square[i - half], l, v);
+        }
     }
-    for (unsigned i = half; i < v; i++) {
-        unsigned l = in->log[i];
-        if (l == NK_LOG_ZERO)
-            continue;
-        l *= 2u;
-        if (l >= n)
-            l -= n;
-        nk_logpoly_addmul(gf, acc, &bta->square[i - half], l, v);
-    }
+    for (unsigned j = 0; j < v; j++)
+        sum[j] ^= acc[j];
     nk_logpoly_from(gf, out, acc, v);
 }
 
+/* square[i - half] = x^(2i) mod f for half <= i < v, from x^v = f - x^v
+ * (f monic) by repeated multiplication by x, in log form. */
 static NK_NOINLINE void nk_bta_prepare(struct nk_bta *bta)
 {
     const struct nk_bch_tables *gf = bta->gf;
     unsigned v = bta->deg;
     uint16_t cur[NK_BCH_LANES_MAX]; /* x^k mod f, starting at k = v */
-    memcpy(cur, bta->f, v * sizeof cur[0]);
+    struct nk_logpoly flog;
+    for (unsigned j = 0; j < v; j++)
+        cur[j] = bta->f[j];
+    nk_logpoly_from(gf, &flog, cur, v);
     bta->half = (v + 1) / 2;
     for (unsigned k = v;; k++) {
-        if (!(k & 1u) && k / 2 >= bta->half) {
-            uint16_t copy[NK_BCH_LANES_MAX];
-            memcpy(copy, cur, v * sizeof cur[0]);
-            nk_logpoly_from(gf, &bta->square[k / 2 - bta->half], copy, v);
-        }
+        /* (nk_logpoly_from only overwrites lanes at and above v) */
+        if (!(k & 1u) && k / 2 >= bta->half)
+            nk_logpoly_from(gf, &bta->square[k / 2 - bta->half], cur, v);
         if (k == 2 * v - 2)
             break;
         /* times x: shift up, fold the x^v term back with f */
@@ -453,8 +555,7 @@ static NK_NOINLINE void nk_bta_prepare(struct nk_bta *bta)
             cur[j] = cur[j - 1];
         cur[0] = 0;
         if (top)
-            for (unsigned j = 0; j < v; j++)
-                cur[j] ^= (uint16_t)nk_gf_mul(gf, top, bta->f[j]);
+            nk_logpoly_addmul(gf, cur, &flog, gf->log[top], v);
     }
 }
 
@@ -464,17 +565,21 @@ static NK_NOINLINE void nk_bta_trace(const struct nk_bta *bta, unsigned k, struc
 {
     const struct nk_bch_tables *gf = bta->gf;
     unsigned v = bta->deg;
-    uint16_t t[NK_BCH_LANES_MAX];
-    nk_lanes_clear(t, v);
-    unsigned e = k; /* log of alpha^(k 2^i) */
-    for (unsigned i = 0; i < gf->m; i++) {
-        nk_logpoly_addmul(gf, t, &bta->power[i], e, v);
-        e *= 2u;
-        if (e >= gf->n)
-            e -= gf->n;
-    }
     out->deg = v - 1;
-    memcpy(out->c, t, v * sizeof t[0]);
+    if (k == 0) {
+        memcpy(out->c, bta->trace0, v * sizeof bta->trace0[0]);
+    } else {
+        uint16_t t[NK_BCH_LANES_MAX];
+        nk_lanes_clear(t, v);
+        unsigned e = k; /* log of alpha^(k 2^i) */
+        for (unsigned i = 0; i < gf->m; i++) {
+            nk_logpoly_addmul(gf, t, &bta->power[i], e, v);
+            e *= 2u;
+            if (e >= gf->n)
+                e -= gf->n;
+        }
+        memcpy(out->c, t, v * sizeof t[0]);
+    }
     nk_poly_trim(out);
 }
 
@@ -534,8 +639,10 @@ static unsigned nk_roots_bta(const struct nk_bch_tables *gf, const uint16_t *pol
         uint16_t x[NK_BCH_LANES_MAX] = {0, 1};
         nk_logpoly_from(gf, &bta.power[0], x, deg);
     }
+    for (unsigned j = 0; j < deg; j++)
+        bta.trace0[j] = 0;
     for (unsigned i = 0; i < gf->m; i++)
-        nk_bta_square(&bta, &bta.power[i], &bta.power[i + 1]);
+        nk_bta_square(&bta, &bta.power[i], &bta.power[i + 1], bta.trace0);
     if (memcmp(bta.power[gf->m].log, bta.power[0].log, deg * sizeof f.c[0]) != 0)
         return 0;
     return nk_bta_split(&bta, &f, 0, roots);
