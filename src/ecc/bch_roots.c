@@ -251,49 +251,83 @@ static bool nk_poly_is_zero(const struct nk_poly *p)
     return p->deg == 0 && !p->c[0];
 }
 
+/* Logs of c[0..deg) (NK_LOG_ZERO for a zero); true when there is a zero. */
+static NK_ALWAYS_INLINE bool nk_poly_logs(const struct nk_bch_tables *gf, const uint16_t *c,
+                                          unsigned deg, uint16_t *out)
+{
+    const uint16_t *log = gf->log;
+    unsigned marks = 0;
+    for (unsigned j = 0; j < deg; j++) {
+        out[j] = log[c[j]];
+        marks |= out[j];
+    }
+    return (marks & 0x8000u) != 0;
+}
+
+/* c[0..deg) += alpha^l * (the polynomial with logs blog[0..deg)). */
+static NK_ALWAYS_INLINE void nk_poly_addmul(const struct nk_bch_tables *gf, uint16_t *c,
+                                            const uint16_t *blog, unsigned deg, unsigned l,
+                                            bool has_zero)
+{
+    const uint16_t *exp = gf->exp + l;
+    if (!has_zero) {
+        for (unsigned j = 0; j < deg; j++)
+            c[j] ^= exp[blog[j]];
+    } else {
+        for (unsigned j = 0; j < deg; j++)
+            if (blog[j] != NK_LOG_ZERO)
+                c[j] ^= exp[blog[j]];
+    }
+}
+
+/* Log of top / lead, from the log of 1 / lead. */
+static NK_ALWAYS_INLINE unsigned nk_log_quot(const struct nk_bch_tables *gf, unsigned top,
+                                             unsigned inv_log)
+{
+    unsigned l = gf->log[top] + inv_log;
+    return l >= gf->n ? l - gf->n : l;
+}
+
 /* a = a mod b, b not zero. */
 static void nk_poly_mod(const struct nk_bch_tables *gf, struct nk_poly *a, const struct nk_poly *b)
 {
-    if (a->deg < b->deg)
+    unsigned bd = b->deg;
+    if (a->deg < bd)
         return;
-    unsigned lead_log = gf->log[b->c[b->deg]];
-    uint16_t blog[NK_POLY_MAX];
-    for (unsigned j = 0; j < b->deg; j++)
-        blog[j] = b->c[j] ? gf->log[b->c[j]] : (uint16_t)NK_LOG_ZERO;
-    for (unsigned k = a->deg; k >= b->deg; k--) {
-        unsigned top = a->c[k];
-        if (top) {
-            /* subtract (top / lead) x^(k - deg b) b */
-            unsigned l = gf->log[top] + gf->n - lead_log;
-            if (l >= gf->n)
-                l -= gf->n;
-            unsigned base = k - b->deg;
-            for (unsigned j = 0; j < b->deg; j++)
-                if (blog[j] != NK_LOG_ZERO)
-                    a->c[base + j] ^= gf->exp[l + blog[j]];
-            a->c[k] = 0;
-        }
-        if (k == 0)
-            break;
+    if (bd == 0) {
+        a->deg = 0;
+        a->c[0] = 0;
+        return;
     }
-    a->deg = b->deg ? b->deg - 1 : 0;
+    uint16_t blog[NK_POLY_MAX];
+    bool has_zero = nk_poly_logs(gf, b->c, bd, blog);
+    unsigned inv_log = gf->n - gf->log[b->c[bd]];
+    for (unsigned k = a->deg; k >= bd; k--) {
+        unsigned top = a->c[k];
+        if (top)
+            nk_poly_addmul(gf, a->c + (k - bd), blog, bd, nk_log_quot(gf, top, inv_log), has_zero);
+    }
+    a->deg = bd - 1;
     nk_poly_trim(a);
 }
 
-/* q = a / b (exact division expected); a is destroyed. */
+/* q = a / b (exact division expected, deg b >= 1); a is destroyed. */
 static NK_NOINLINE void nk_poly_div(const struct nk_bch_tables *gf, struct nk_poly *a,
                                     const struct nk_poly *b, struct nk_poly *q)
 {
-    q->deg = a->deg - b->deg;
-    memset(q->c, 0, sizeof q->c);
-    unsigned lead = b->c[b->deg];
-    for (unsigned k = a->deg + 1; k-- > b->deg;) {
-        unsigned coef = nk_gf_div(gf, a->c[k], lead);
-        q->c[k - b->deg] = (uint16_t)coef;
-        if (!coef)
-            continue;
-        for (unsigned j = 0; j <= b->deg; j++)
-            a->c[k - b->deg + j] ^= (uint16_t)nk_gf_mul(gf, coef, b->c[j]);
+    unsigned bd = b->deg;
+    uint16_t blog[NK_POLY_MAX];
+    bool has_zero = nk_poly_logs(gf, b->c, bd, blog);
+    unsigned inv_log = gf->n - gf->log[b->c[bd]];
+    q->deg = a->deg - bd;
+    for (unsigned k = a->deg; k >= bd; k--) {
+        unsigned top = a->c[k], coef = 0;
+        if (top) {
+            unsigned l = nk_log_quot(gf, top, inv_log);
+            coef = gf->exp[l];
+            nk_poly_addmul(gf, a->c + (k - bd), blog, bd, l, has_zero);
+        }
+        q->c[k - bd] = (uint16_t)coef;
     }
 }
 
@@ -302,8 +336,11 @@ static void nk_poly_make_monic(const struct nk_bch_tables *gf, struct nk_poly *p
     unsigned lead = p->c[p->deg];
     if (lead == 1)
         return;
-    for (unsigned j = 0; j <= p->deg; j++)
-        p->c[j] = (uint16_t)nk_gf_div(gf, p->c[j], lead);
+    unsigned inv_log = gf->n - gf->log[lead];
+    for (unsigned j = 0; j < p->deg; j++)
+        if (p->c[j])
+            p->c[j] = gf->exp[nk_log_quot(gf, p->c[j], inv_log)];
+    p->c[p->deg] = 1;
 }
 
 /* gcd(a, b), made monic; works in place on both and returns whichever of
