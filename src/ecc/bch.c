@@ -769,51 +769,78 @@ static NK_NOINLINE void nk_bch_syndromes(const struct nk_bch *bch, const uint8_t
 static NK_NOINLINE int nk_bch_locator(const struct nk_bch_tables *gf, const uint16_t *syn,
                                       unsigned t, uint16_t *elp)
 {
-    uint16_t prev[NK_BCH_LOCATOR_MAX], saved[NK_BCH_LOCATOR_MAX];
+    /* Two buffers, each zero above its polynomial's degree: the locator and
+     * the previous one. When the degree grows, the new locator is written
+     * over the previous one and the buffers swap roles (no copies). Indices
+     * stay below 3t: an update adds at most 2t - 1 to a degree <= t. */
+    uint16_t other[NK_BCH_LOCATOR_MAX], slog[2 * NK_BCH_T_MAX];
+    uint16_t *cur = elp, *prev = other;
+    const uint16_t *log = gf->log, *exp = gf->exp;
     unsigned deg = 0, prev_deg = 0;
     int prev_step = -1;
-    unsigned prev_d = 1, d = syn[0];
+    unsigned prev_dlog = 0, d = syn[0]; /* the previous discrepancy starts at 1 */
     unsigned n = gf->n;
 
-    for (unsigned j = 0; j < NK_BCH_LOCATOR_MAX; j++)
-        elp[j] = prev[j] = 0;
-    elp[0] = 1;
+    for (unsigned j = 0; j <= 3 * t; j++)
+        cur[j] = prev[j] = 0;
+    cur[0] = 1;
     prev[0] = 1;
+    for (unsigned j = 0; j < 2 * t; j++)
+        slog[j] = log[syn[j]];
 
     for (unsigned i = 0; i < t && deg <= t; i++) {
         if (d) {
-            unsigned k = 2 * i - (unsigned)prev_step;
-            unsigned saved_deg = deg;
-            for (unsigned j = 0; j <= deg; j++)
-                saved[j] = elp[j];
             /* elp += d / prev_d x^k prev */
-            unsigned l = gf->log[d] + n - gf->log[prev_d];
+            unsigned k = 2 * i - (unsigned)prev_step;
+            unsigned dlog = log[d];
+            unsigned l = dlog + n - prev_dlog;
             if (l >= n)
                 l -= n;
-            for (unsigned j = 0; j <= prev_deg; j++)
-                if (prev[j])
-                    elp[j + k] ^= gf->exp[l + gf->log[prev[j]]];
+            const uint16_t *e = exp + l;
             unsigned grown = prev_deg + k;
             if (grown > deg) {
+                /* prev = cur + alpha^l x^k prev, from the top down (each
+                 * prev[j - k] is read before it is overwritten) */
+                for (unsigned j = grown; j >= k; j--) {
+                    unsigned p = prev[j - k];
+                    prev[j] = (uint16_t)(cur[j] ^ (p ? e[log[p]] : 0u));
+                    if (j == 0)
+                        break;
+                }
+                for (unsigned j = 0; j < k; j++)
+                    prev[j] = cur[j];
+                uint16_t *swap = cur;
+                cur = prev;
+                prev = swap;
+                prev_deg = deg;
                 deg = grown;
-                for (unsigned j = 0; j <= saved_deg; j++)
-                    prev[j] = saved[j];
-                for (unsigned j = saved_deg + 1; j <= prev_deg; j++)
-                    prev[j] = 0;
-                prev_deg = saved_deg;
-                prev_d = d;
+                prev_dlog = dlog;
                 prev_step = (int)(2 * i);
+            } else {
+                for (unsigned j = 0; j <= prev_deg; j++) {
+                    unsigned p = prev[j];
+                    if (p)
+                        cur[j + k] ^= e[log[p]];
+                }
             }
         }
         if (i + 1 < t) {
             /* next odd discrepancy: S(2i+3) + sum elp_j S(2i+3-j) */
             d = syn[2 * i + 2];
-            for (unsigned j = 1; j <= deg && j <= 2 * i + 2; j++)
-                if (elp[j] && syn[2 * i + 2 - j])
-                    d ^= gf->exp[gf->log[elp[j]] + gf->log[syn[2 * i + 2 - j]]];
+            const uint16_t *sl = slog + 2 * i + 2;
+            for (unsigned j = 1; j <= deg && j <= 2 * i + 2; j++) {
+                unsigned c = cur[j], s = sl[-(int)j];
+                if (c && s != NK_LOG_ZERO)
+                    d ^= exp[log[c] + s];
+            }
         }
     }
-    return deg > t ? -1 : (int)deg;
+    if (deg > t)
+        return -1;
+    if (cur != elp)
+        for (unsigned j = 0; j <= deg; j++)
+            elp[j] = cur[j];
+    return (int)deg;
 }
 
 /* The full decode of a step whose codes differ, kept out of line so the

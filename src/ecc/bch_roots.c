@@ -30,7 +30,8 @@
 
 #include "ecc/bch_internal.h"
 
-#define NK_POLY_MAX (2 * NK_BCH_T_MAX + 2)
+/* (at least one 8-lane block) */
+#define NK_POLY_MAX (2 * NK_BCH_T_MAX + 2 < 8 ? 8 : 2 * NK_BCH_T_MAX + 2)
 
 unsigned nk_gf_trace(const struct nk_bch_tables *gf, unsigned a)
 {
@@ -605,6 +606,40 @@ static NK_NOINLINE void nk_bta_trace(const struct nk_bta *bta, unsigned k, struc
     out->deg = v - 1;
     if (k == 0) {
         memcpy(out->c, bta->trace0, v * sizeof bta->trace0[0]);
+    } else if (v <= 8) {
+        struct nk_lanes8 r = {0, 0, 0, 0, 0, 0, 0, 0};
+        unsigned e = k; /* log of alpha^(k 2^i) */
+        for (unsigned i = 0; i < gf->m; i++) {
+            const struct nk_logpoly *p = &bta->power[i];
+            if (!p->has_zero) {
+                nk_lanes8_addmul(&r, gf->exp + e, p->log);
+            } else {
+                uint16_t t[8] = {0};
+                for (unsigned j = 0; j < v; j++)
+                    if (p->log[j] != NK_LOG_ZERO)
+                        t[j] = gf->exp[e + p->log[j]];
+                r.a0 ^= t[0];
+                r.a1 ^= t[1];
+                r.a2 ^= t[2];
+                r.a3 ^= t[3];
+                r.a4 ^= t[4];
+                r.a5 ^= t[5];
+                r.a6 ^= t[6];
+                r.a7 ^= t[7];
+            }
+            e *= 2u;
+            if (e >= gf->n)
+                e -= gf->n;
+        }
+        uint16_t *c = out->c;
+        c[0] = (uint16_t)r.a0;
+        c[1] = (uint16_t)r.a1;
+        c[2] = (uint16_t)r.a2;
+        c[3] = (uint16_t)r.a3;
+        c[4] = (uint16_t)r.a4;
+        c[5] = (uint16_t)r.a5;
+        c[6] = (uint16_t)r.a6;
+        c[7] = (uint16_t)r.a7;
     } else {
         uint16_t t[NK_BCH_LANES_MAX];
         nk_lanes_clear(t, v);
