@@ -781,8 +781,8 @@ static NK_NOINLINE int nk_bch_locator(const struct nk_bch_tables *gf, const uint
     unsigned prev_dlog = 0, d = syn[0]; /* the previous discrepancy starts at 1 */
     unsigned n = gf->n;
 
-    for (unsigned j = 0; j <= 3 * t; j++)
-        cur[j] = prev[j] = 0;
+    memset(cur, 0, (3 * t + 1) * sizeof cur[0]);
+    memset(prev, 0, (3 * t + 1) * sizeof prev[0]);
     cur[0] = 1;
     prev[0] = 1;
     for (unsigned j = 0; j < 2 * t; j++)

@@ -391,8 +391,8 @@ static inline unsigned nk_lanes(unsigned v)
 }
 
 /* out = logs of acc[0..v); acc's padding lanes are overwritten. */
-static NK_ALWAYS_INLINE void nk_logpoly_from(const struct nk_bch_tables *gf,
-                                             struct nk_logpoly *out, uint16_t *acc, unsigned v)
+static NK_ALWAYS_INLINE void nk_logpoly_from(const struct nk_bch_tables *gf, struct nk_logpoly *out,
+                                             uint16_t *acc, unsigned v)
 {
     const uint16_t *log = gf->log;
     unsigned lanes = nk_lanes(v), marks = 0;
@@ -467,106 +467,113 @@ static NK_ALWAYS_INLINE void nk_lanes8_addmul(struct nk_lanes8 *l8, const uint16
     l8->a7 ^= exp[log[7]];
 }
 
-/* out = in^2 mod f: squares each coefficient (the Frobenius map has no cross
- * terms) and folds the even powers at or above v back with the table. The
- * values (before their logs are taken) are also added to `sum`, so that the
- * sum of the powers x^(2^i) -- the trace of x -- comes for free. */
-static NK_NOINLINE void nk_bta_square(const struct nk_bta *bta, const struct nk_logpoly *in,
-                                      struct nk_logpoly *out, uint16_t *sum)
+/* power[i + 1] = power[i]^2 mod f for i < m: squares each coefficient (the
+ * Frobenius map has no cross terms) and folds the even powers at or above v
+ * back with the table. The values (before their logs are taken) are also
+ * summed into trace0, so that the sum of the powers x^(2^i) -- the trace of
+ * x -- comes for free. */
+static NK_NOINLINE void nk_bta_powers(struct nk_bta *bta)
 {
     const struct nk_bch_tables *gf = bta->gf;
     unsigned v = bta->deg, n = gf->n, half = bta->half;
     const uint16_t *exp = gf->exp;
-    uint16_t acc[NK_BCH_LANES_MAX];
-    if (v <= 8) {
-        /* One block (t <= 8, the common case): the lanes stay in registers. */
-        struct nk_lanes8 r = {0, 0, 0, 0, 0, 0, 0, 0};
-        unsigned l;
-        /* x^(2i) for i < half lands on lane 2i < v: lanes 0, 2, 4, 6 */
-        if ((l = in->log[0]) != NK_LOG_ZERO)
-            r.a0 = exp[2u * l];
-        if ((l = in->log[1]) != NK_LOG_ZERO)
-            r.a2 = exp[2u * l];
-        if ((l = in->log[2]) != NK_LOG_ZERO)
-            r.a4 = exp[2u * l];
-        if (half > 3 && (l = in->log[3]) != NK_LOG_ZERO)
-            r.a6 = exp[2u * l];
-        for (unsigned i = half; i < v; i++) {
-            l = in->log[i];
-            if (l == NK_LOG_ZERO)
-                continue;
-            l *= 2u;
-            if (l >= n)
-                l -= n;
-            const struct nk_logpoly *q = &bta->square[i - half];
-            if (!q->has_zero) {
-                nk_lanes8_addmul(&r, exp + l, q->log);
-            } else {
-                for (unsigned j = 0; j < v; j++)
-                    if (q->log[j] != NK_LOG_ZERO)
-                        acc[j] = exp[l + q->log[j]];
-                    else
-                        acc[j] = 0;
-                r.a0 ^= acc[0];
-                r.a1 ^= acc[1];
-                r.a2 ^= acc[2];
-                r.a3 ^= acc[3];
-                r.a4 ^= acc[4];
-                r.a5 ^= v > 5 ? acc[5] : 0u;
-                r.a6 ^= v > 6 ? acc[6] : 0u;
-                r.a7 ^= v > 7 ? acc[7] : 0u;
-            }
-        }
-        /* lanes at and above v: value 1 (log 0), never a zero's marker */
-        if (v < 8) {
-            r.a7 = 1;
-            if (v < 7) {
-                r.a6 = 1;
-                if (v < 6)
-                    r.a5 = 1;
-            }
-        }
-        sum[0] ^= (uint16_t)r.a0;
-        sum[1] ^= (uint16_t)r.a1;
-        sum[2] ^= (uint16_t)r.a2;
-        sum[3] ^= (uint16_t)r.a3;
-        sum[4] ^= (uint16_t)r.a4;
-        sum[5] ^= (uint16_t)r.a5;
-        sum[6] ^= (uint16_t)r.a6;
-        sum[7] ^= (uint16_t)r.a7;
-        const uint16_t *log = gf->log;
-        uint16_t *o = out->log;
-        o[0] = log[r.a0];
-        o[1] = log[r.a1];
-        o[2] = log[r.a2];
-        o[3] = log[r.a3];
-        o[4] = log[r.a4];
-        o[5] = log[r.a5];
-        o[6] = log[r.a6];
-        o[7] = log[r.a7];
-        unsigned marks = (unsigned)(o[0] | o[1] | o[2] | o[3] | o[4] | o[5] | o[6] | o[7]);
-        out->has_zero = (marks & 0x8000u) != 0;
-        return;
-    } else {
-        nk_lanes_clear(acc, v);
-        for (unsigned i = 0; i < half; i++) {
-            unsigned l = in->log[i];
-            if (l != NK_LOG_ZERO)
-                acc[2 * i] ^= exp[2u * l];
-        }
-        for (unsigned i = half; i < v; i++) {
-            unsigned l = in->log[i];
-            if (l == NK_LOG_ZERO)
-                continue;
-            l *= 2u;
-            if (l >= n)
-                l -= n;
-            nk_logpoly_addmul(gf, acc, &bta->square[i - half], l, v);
-        }
-    }
+    uint16_t *sum = bta->trace0;
     for (unsigned j = 0; j < v; j++)
-        sum[j] ^= acc[j];
-    nk_logpoly_from(gf, out, acc, v);
+        sum[j] = 0;
+    for (unsigned step = 0; step < gf->m; step++) {
+        const struct nk_logpoly *in = &bta->power[step];
+        struct nk_logpoly *out = &bta->power[step + 1];
+        uint16_t acc[NK_BCH_LANES_MAX];
+        if (v <= 8) {
+            /* One block (t <= 8, the common case): the lanes stay in registers. */
+            struct nk_lanes8 r = {0, 0, 0, 0, 0, 0, 0, 0};
+            unsigned l;
+            /* x^(2i) for i < half lands on lane 2i < v: lanes 0, 2, 4, 6 */
+            if ((l = in->log[0]) != NK_LOG_ZERO)
+                r.a0 = exp[2u * l];
+            if ((l = in->log[1]) != NK_LOG_ZERO)
+                r.a2 = exp[2u * l];
+            if ((l = in->log[2]) != NK_LOG_ZERO)
+                r.a4 = exp[2u * l];
+            if (half > 3 && (l = in->log[3]) != NK_LOG_ZERO)
+                r.a6 = exp[2u * l];
+            for (unsigned i = half; i < v; i++) {
+                l = in->log[i];
+                if (l == NK_LOG_ZERO)
+                    continue;
+                l *= 2u;
+                if (l >= n)
+                    l -= n;
+                const struct nk_logpoly *q = &bta->square[i - half];
+                if (!q->has_zero) {
+                    nk_lanes8_addmul(&r, exp + l, q->log);
+                } else {
+                    for (unsigned j = 0; j < v; j++)
+                        if (q->log[j] != NK_LOG_ZERO)
+                            acc[j] = exp[l + q->log[j]];
+                        else
+                            acc[j] = 0;
+                    r.a0 ^= acc[0];
+                    r.a1 ^= acc[1];
+                    r.a2 ^= acc[2];
+                    r.a3 ^= acc[3];
+                    r.a4 ^= acc[4];
+                    r.a5 ^= v > 5 ? acc[5] : 0u;
+                    r.a6 ^= v > 6 ? acc[6] : 0u;
+                    r.a7 ^= v > 7 ? acc[7] : 0u;
+                }
+            }
+            /* lanes at and above v: value 1 (log 0), never a zero's marker */
+            if (v < 8) {
+                r.a7 = 1;
+                if (v < 7) {
+                    r.a6 = 1;
+                    if (v < 6)
+                        r.a5 = 1;
+                }
+            }
+            sum[0] ^= (uint16_t)r.a0;
+            sum[1] ^= (uint16_t)r.a1;
+            sum[2] ^= (uint16_t)r.a2;
+            sum[3] ^= (uint16_t)r.a3;
+            sum[4] ^= (uint16_t)r.a4;
+            sum[5] ^= (uint16_t)r.a5;
+            sum[6] ^= (uint16_t)r.a6;
+            sum[7] ^= (uint16_t)r.a7;
+            const uint16_t *log = gf->log;
+            uint16_t *o = out->log;
+            o[0] = log[r.a0];
+            o[1] = log[r.a1];
+            o[2] = log[r.a2];
+            o[3] = log[r.a3];
+            o[4] = log[r.a4];
+            o[5] = log[r.a5];
+            o[6] = log[r.a6];
+            o[7] = log[r.a7];
+            unsigned marks = (unsigned)(o[0] | o[1] | o[2] | o[3] | o[4] | o[5] | o[6] | o[7]);
+            out->has_zero = (marks & 0x8000u) != 0;
+            continue;
+        } else {
+            nk_lanes_clear(acc, v);
+            for (unsigned i = 0; i < half; i++) {
+                unsigned l = in->log[i];
+                if (l != NK_LOG_ZERO)
+                    acc[2 * i] ^= exp[2u * l];
+            }
+            for (unsigned i = half; i < v; i++) {
+                unsigned l = in->log[i];
+                if (l == NK_LOG_ZERO)
+                    continue;
+                l *= 2u;
+                if (l >= n)
+                    l -= n;
+                nk_logpoly_addmul(gf, acc, &bta->square[i - half], l, v);
+            }
+        }
+        for (unsigned j = 0; j < v; j++)
+            sum[j] ^= acc[j];
+        nk_logpoly_from(gf, out, acc, v);
+    }
 }
 
 /* square[i - half] = x^(2i) mod f for half <= i < v, from x^v = f - x^v
@@ -711,10 +718,7 @@ static unsigned nk_roots_bta(const struct nk_bch_tables *gf, const uint16_t *pol
         uint16_t x[NK_BCH_LANES_MAX] = {0, 1};
         nk_logpoly_from(gf, &bta.power[0], x, deg);
     }
-    for (unsigned j = 0; j < deg; j++)
-        bta.trace0[j] = 0;
-    for (unsigned i = 0; i < gf->m; i++)
-        nk_bta_square(&bta, &bta.power[i], &bta.power[i + 1], bta.trace0);
+    nk_bta_powers(&bta);
     if (memcmp(bta.power[gf->m].log, bta.power[0].log, deg * sizeof f.c[0]) != 0)
         return 0;
     return nk_bta_split(&bta, &f, 0, roots);
