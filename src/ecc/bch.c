@@ -727,7 +727,29 @@ static NK_NOINLINE void nk_bch_syndromes(const struct nk_bch *bch, const uint8_t
     unsigned t = bch->t, m = tb->m;
     if (tb->syndrome_divide) {
         unsigned mask = (1u << m) - 1u, shift = m - 8u;
-        for (unsigned i = 0; i < t; i++) {
+        unsigned i = 0;
+        /* four syndromes at a time share each byte's load and the loop */
+        for (; i + 4 <= t; i += 4) {
+            const uint16_t *div0 = tb->syndrome_divide + (size_t)i * 256u;
+            const uint16_t *div1 = div0 + 256, *div2 = div0 + 512, *div3 = div0 + 768;
+            unsigned r0 = 0, r1 = 0, r2 = 0, r3 = 0;
+            for (unsigned q = 0; q < bch->ecc_bytes; q++) {
+                unsigned byte = diff[q];
+                r0 = ((r0 << 8) & mask) ^ div0[r0 >> shift] ^ byte;
+                r1 = ((r1 << 8) & mask) ^ div1[r1 >> shift] ^ byte;
+                r2 = ((r2 << 8) & mask) ^ div2[r2 >> shift] ^ byte;
+                r3 = ((r3 << 8) & mask) ^ div3[r3 >> shift] ^ byte;
+            }
+            const uint16_t *ev = tb->syndrome_eval + (size_t)i * NK_BCH_SYNDROME_EVAL_ENTRIES;
+            syn[2 * i] = (uint16_t)(ev[r0 & 0xffu] ^ ev[256u + (r0 >> 8)]);
+            ev += NK_BCH_SYNDROME_EVAL_ENTRIES;
+            syn[2 * i + 2] = (uint16_t)(ev[r1 & 0xffu] ^ ev[256u + (r1 >> 8)]);
+            ev += NK_BCH_SYNDROME_EVAL_ENTRIES;
+            syn[2 * i + 4] = (uint16_t)(ev[r2 & 0xffu] ^ ev[256u + (r2 >> 8)]);
+            ev += NK_BCH_SYNDROME_EVAL_ENTRIES;
+            syn[2 * i + 6] = (uint16_t)(ev[r3 & 0xffu] ^ ev[256u + (r3 >> 8)]);
+        }
+        for (; i < t; i++) {
             const uint16_t *div = tb->syndrome_divide + (size_t)i * 256u;
             const uint16_t *ev = tb->syndrome_eval + (size_t)i * NK_BCH_SYNDROME_EVAL_ENTRIES;
             unsigned rem = 0;
