@@ -376,9 +376,9 @@ struct nk_bta {
     unsigned half;     /* ceil(v/2): x^(2i) needs reducing from i = half on */
     const uint16_t *f; /* monic f, f[v] = 1 (read while preparing only) */
     struct nk_logpoly square[NK_BCH_T_MAX / 2 + 1]; /* x^(2i) mod f, i >= half */
-    struct nk_logpoly power[NK_BCH_M_MAX];          /* x^(2^i) mod f, i < m */
-    /* Tr(x) mod f = the sum of x^(2^i) mod f for i = 1..m (x^(2^m) = x when
-     * f splits), summed by the squarings as they go */
+    struct nk_logpoly power[NK_BCH_M_MAX + 1];      /* x^(2^i) mod f */
+    /* Tr(x) mod f = sum of power[1..m] (power[m] = power[0] = x), summed
+     * by the squarings as they go */
     uint16_t trace0[NK_BCH_LANES_MAX];
 };
 
@@ -467,15 +467,13 @@ static NK_ALWAYS_INLINE void nk_lanes8_addmul(struct nk_lanes8 *l8, const uint16
     l8->a7 ^= exp[log[7]];
 }
 
-/* power[i + 1] = power[i]^2 mod f for i + 1 < m, and whether x^(2^m) = x
- * mod f: squares each coefficient (the
+/* power[i + 1] = power[i]^2 mod f for i < m: squares each coefficient (the
  * Frobenius map has no cross terms) and folds the even powers at or above v
  * back with the table. The values (before their logs are taken) are also
  * summed into trace0, so that the sum of the powers x^(2^i) -- the trace of
  * x -- comes for free. */
-static NK_NOINLINE bool nk_bta_powers(struct nk_bta *bta)
+static NK_NOINLINE void nk_bta_powers(struct nk_bta *bta)
 {
-    struct nk_logpoly last; /* x^(2^m) mod f, only compared */
     const struct nk_bch_tables *gf = bta->gf;
     unsigned v = bta->deg, n = gf->n, half = bta->half;
     const uint16_t *exp = gf->exp;
@@ -484,7 +482,7 @@ static NK_NOINLINE bool nk_bta_powers(struct nk_bta *bta)
         sum[j] = 0;
     for (unsigned step = 0; step < gf->m; step++) {
         const struct nk_logpoly *in = &bta->power[step];
-        struct nk_logpoly *out = step + 1 < gf->m ? &bta->power[step + 1] : &last;
+        struct nk_logpoly *out = &bta->power[step + 1];
         uint16_t acc[NK_BCH_LANES_MAX];
         if (v <= 8) {
             /* One block (t <= 8, the common case): the lanes stay in registers. */
@@ -576,8 +574,6 @@ static NK_NOINLINE bool nk_bta_powers(struct nk_bta *bta)
             sum[j] ^= acc[j];
         nk_logpoly_from(gf, out, acc, v);
     }
-    /* f splits into distinct linear factors exactly when x^(2^m) = x mod f */
-    return memcmp(last.log, bta->power[0].log, v * sizeof last.log[0]) == 0;
 }
 
 /* square[i - half] = x^(2i) mod f for half <= i < v, from x^v = f - x^v
@@ -716,13 +712,13 @@ static unsigned nk_roots_bta(const struct nk_bch_tables *gf, const uint16_t *pol
     bta.f = f.c;
     nk_bta_prepare(&bta);
 
-    /* x^(2^i) mod f for i < m; the step is uncorrectable unless f splits
-     * into distinct linear factors (x^(2^m) = x mod f). */
-    {
-        uint16_t x[NK_BCH_LANES_MAX] = {0, 1};
-        nk_logpoly_from(gf, &bta.power[0], x, deg);
-    }
-    if (!nk_bta_powers(&bta))
+    /* x^(2^i) mod f for i = 0..m; f splits into distinct linear factors
+     * exactly when x^(2^m) = x mod f. */
+    for (unsigned j = 0; j < nk_lanes(deg); j++) /* x: logs 0 for lane 1 and the padding */
+        bta.power[0].log[j] = (uint16_t)(j == 1 || j >= deg ? 0u : NK_LOG_ZERO);
+    bta.power[0].has_zero = true;
+    nk_bta_powers(&bta);
+    if (memcmp(bta.power[gf->m].log, bta.power[0].log, deg * sizeof f.c[0]) != 0)
         return 0;
     return nk_bta_split(&bta, &f, 0, roots);
 }
