@@ -113,42 +113,44 @@ static unsigned nk_solve_affine4(const struct nk_bch_tables *gf, unsigned b, uns
                                  unsigned solutions[4])
 {
     /* Each row packs an image (high 16 bits) with the inputs that made it
-     * (low 16 bits), so one XOR reduces both; basis[k - 16] holds the row
-     * whose image has its top bit at k. */
-    uint32_t basis[NK_BCH_M_MAX];
+     * (low 16 bits), so one XOR reduces both; basis[z] holds the row whose
+     * leading zero count is z (image top bit 31 - z; 16 entries, z < 16). */
+    uint32_t basis[16];
     uint32_t kernel[2];
     unsigned kernel_count = 0;
     unsigned m = gf->m;
     const uint16_t *exp_b = gf->exp + (b ? gf->log[b] : 0);
     const uint16_t *exp_c = gf->exp + (c ? gf->log[c] : 0);
     unsigned mask_b = b ? 0xffffu : 0u, mask_c = c ? 0xffffu : 0u;
-    for (unsigned k = 0; k < NK_BCH_M_MAX; k++)
+    for (unsigned k = 0; k < 16; k++)
         basis[k] = 0;
 
     for (unsigned i = 0; i < m; i++) {
         unsigned image = gf->exp[4 * i] ^ (exp_b[2 * i] & mask_b) ^ (exp_c[i] & mask_c);
         uint32_t row = (uint32_t)image << 16 | 1u << i;
-        while (row >> 16) {
-            unsigned top = nk_highest_bit(row) - 16u;
-            if (!basis[top]) {
-                basis[top] = row;
+        for (;;) {
+            if (row < 0x10000u) {
+                if (kernel_count == 2)
+                    return 0; /* more than four solutions: not a quartic's */
+                kernel[kernel_count++] = row;
                 break;
             }
-            row ^= basis[top];
-        }
-        if (!(row >> 16)) {
-            if (kernel_count == 2)
-                return 0; /* more than four solutions: not a quartic's */
-            kernel[kernel_count++] = row;
+            unsigned z = 31u - nk_highest_bit(row);
+            uint32_t pivot = basis[z];
+            if (!pivot) {
+                basis[z] = row;
+                break;
+            }
+            row ^= pivot;
         }
     }
 
     uint32_t row = (uint32_t)d << 16;
-    while (row >> 16) {
-        unsigned top = nk_highest_bit(row) - 16u;
-        if (!basis[top])
+    while (row >= 0x10000u) {
+        uint32_t pivot = basis[31u - nk_highest_bit(row)];
+        if (!pivot)
             return 0; /* d is not in the image: no solution */
-        row ^= basis[top];
+        row ^= pivot;
     }
     if (kernel_count != 2)
         return 1u << kernel_count;
