@@ -482,7 +482,26 @@ static NK_NOINLINE void nk_bta_powers(struct nk_bta *bta)
     uint16_t *sum = bta->trace0;
     for (unsigned j = 0; j < v; j++)
         sum[j] = 0;
-    for (unsigned step = 0; step < gf->m; step++) {
+    unsigned first = 0;
+    if (v <= 8) {
+        /* 5 <= v <= 8: x^2 and x^4 are below f's degree and x^8 = x^(2*4)
+         * mod f is a table of its own (4 >= half): no squaring needed. */
+        for (unsigned i = 1; i <= 2; i++) {
+            struct nk_logpoly *p = &bta->power[i];
+            for (unsigned j = 0; j < 8; j++)
+                p->log[j] = (uint16_t)(j == (1u << i) || j >= v ? 0u : NK_LOG_ZERO);
+            p->has_zero = true;
+            sum[1u << i] = 1;
+        }
+        bta->power[3] = bta->square[4 - half];
+        for (unsigned j = 0; j < v; j++) {
+            unsigned l = bta->power[3].log[j];
+            if (l != NK_LOG_ZERO)
+                sum[j] ^= exp[l];
+        }
+        first = 3;
+    }
+    for (unsigned step = first; step < gf->m; step++) {
         const struct nk_logpoly *in = &bta->power[step];
         struct nk_logpoly *out = &bta->power[step + 1];
         uint16_t acc[NK_BCH_LANES_MAX];
