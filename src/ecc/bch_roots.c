@@ -635,9 +635,16 @@ static NK_NOINLINE void nk_bta_trace(const struct nk_bta *bta, unsigned k, struc
     if (k == 0) {
         memcpy(out->c, bta->trace0, v * sizeof bta->trace0[0]);
     } else if (v <= 8) {
+        /* x, x^2 and x^4 are monomials (v >= 5): alpha^(k 2^i) on lane 2^i */
+        unsigned e = k, n = gf->n; /* log of alpha^(k 2^i) */
         struct nk_lanes8 r = {0, 0, 0, 0, 0, 0, 0, 0};
-        unsigned e = k; /* log of alpha^(k 2^i) */
-        for (unsigned i = 0; i < gf->m; i++) {
+        r.a1 = gf->exp[e];
+        e = 2 * e >= n ? 2 * e - n : 2 * e;
+        r.a2 = gf->exp[e];
+        e = 2 * e >= n ? 2 * e - n : 2 * e;
+        r.a4 = gf->exp[e];
+        e = 2 * e >= n ? 2 * e - n : 2 * e;
+        for (unsigned i = 3; i < gf->m; i++) {
             const struct nk_logpoly *p = &bta->power[i];
             if (!p->has_zero) {
                 nk_lanes8_addmul(&r, gf->exp + e, p->log);
