@@ -604,7 +604,7 @@ static NK_NOINLINE void nk_bta_prepare(struct nk_bta *bta)
     const struct nk_bch_tables *gf = bta->gf;
     unsigned v = bta->deg;
     uint16_t cur[NK_BCH_LANES_MAX]; /* x^k mod f, starting at k = v */
-    struct nk_logpoly flog;
+    struct nk_logpoly flog = {{0}, false}; /* (filled below; the compiler cannot tell) */
     for (unsigned j = 0; j < v; j++)
         cur[j] = bta->f[j];
     nk_logpoly_from(gf, &flog, cur, v);
@@ -634,7 +634,7 @@ static NK_NOINLINE void nk_bta_trace(const struct nk_bta *bta, unsigned k, struc
     out->deg = v - 1;
     if (k == 0) {
         memcpy(out->c, bta->trace0, v * sizeof bta->trace0[0]);
-    } else if (v <= 8) {
+    } else if (NK_BCH_LANES_MAX == 8 || v <= 8) {
         /* x, x^2 and x^4 are monomials (v >= 5): alpha^(k 2^i) on lane 2^i */
         unsigned e = k, n = gf->n; /* log of alpha^(k 2^i) */
         struct nk_lanes8 r = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -675,7 +675,9 @@ static NK_NOINLINE void nk_bta_trace(const struct nk_bta *bta, unsigned k, struc
         c[5] = (uint16_t)r.a5;
         c[6] = (uint16_t)r.a6;
         c[7] = (uint16_t)r.a7;
-    } else {
+    }
+#if NK_BCH_LANES_MAX > 8 /* (with one block, v <= 8 always) */
+    else {
         uint16_t t[NK_BCH_LANES_MAX];
         nk_lanes_clear(t, v);
         unsigned e = k; /* log of alpha^(k 2^i) */
@@ -687,6 +689,7 @@ static NK_NOINLINE void nk_bta_trace(const struct nk_bta *bta, unsigned k, struc
         }
         memcpy(out->c, t, v * sizeof t[0]);
     }
+#endif
     nk_poly_trim(out);
 }
 
