@@ -184,6 +184,11 @@ static void decode_records_match(const struct bch_fixture *fx, unsigned flags)
     {                                                                                              \
         (void)state;                                                                               \
         decode_records_match(&fixtures[idx], NK_BCH_SMALL_TABLES);                                 \
+    }                                                                                              \
+    static void test_decode_##suffix##_syndrome_tables(void **state)                               \
+    {                                                                                              \
+        (void)state;                                                                               \
+        decode_records_match(&fixtures[idx], NK_BCH_SMALL_TABLES | NK_BCH_SYNDROME_TABLES);        \
     }
 
 FIXTURE_TESTS(0, m13_t4_512)
@@ -286,6 +291,27 @@ static void test_up_to_t_errors_corrected_small_tables(void **state)
         random_errors_are_corrected(512, t, NK_BCH_SMALL_TABLES, 2 * t + 4, 300u * t);
         random_errors_are_corrected(1024, t, NK_BCH_SMALL_TABLES, 2 * t + 4, 900u * t);
     }
+}
+
+/* The middle option: small tables plus the syndrome tables costs exactly
+ * the syndrome tables' t x 1280 bytes more than small tables, stays below
+ * the full tables, and corrects as they do. */
+static void test_syndrome_tables_beside_small_ones(void **state)
+{
+    (void)state;
+    for (unsigned m = 13; m <= 14; m++)
+        for (unsigned t = 1; t <= 16; t++) {
+            size_t small = nk_bch_workspace_size(m, t, NK_BCH_SMALL_TABLES);
+            size_t mid = nk_bch_workspace_size(m, t, NK_BCH_SMALL_TABLES | NK_BCH_SYNDROME_TABLES);
+            assert_int_equal(mid - small, (size_t)t * 1280u);
+            assert_true(mid < nk_bch_workspace_size(m, t, 0));
+            /* alone, the flag changes nothing: full tables have them */
+            assert_int_equal(nk_bch_workspace_size(m, t, NK_BCH_SYNDROME_TABLES),
+                             nk_bch_workspace_size(m, t, 0));
+        }
+    for (unsigned t = 1; t <= 16; t += 3)
+        random_errors_are_corrected(512, t, NK_BCH_SMALL_TABLES | NK_BCH_SYNDROME_TABLES, 2 * t + 4,
+                                    700u * t);
 }
 
 static void test_many_random_decodes_bch8_512(void **state)
@@ -486,6 +512,11 @@ int main(void)
         cmocka_unit_test(test_decode_m13_t8_512_small_tables),
         cmocka_unit_test(test_decode_m14_t8_1024_small_tables),
         cmocka_unit_test(test_decode_m14_t16_1024_small_tables),
+        cmocka_unit_test(test_decode_m13_t4_512_syndrome_tables),
+        cmocka_unit_test(test_decode_m13_t8_512_syndrome_tables),
+        cmocka_unit_test(test_decode_m14_t8_1024_syndrome_tables),
+        cmocka_unit_test(test_decode_m14_t16_1024_syndrome_tables),
+        cmocka_unit_test(test_syndrome_tables_beside_small_ones),
         cmocka_unit_test(test_erased_step_codes_as_ff),
         cmocka_unit_test(test_up_to_t_errors_corrected_every_strength_m13),
         cmocka_unit_test(test_up_to_t_errors_corrected_every_strength_m14),

@@ -109,10 +109,13 @@ struct nk_bch {
 };
 
 /* Table-size choice for nk_bch_init(). */
-#define NK_BCH_SMALL_TABLES 0x1u /* byte-at-a-time encoder; less RAM, slower */
+#define NK_BCH_SMALL_TABLES 0x1u /* byte-at-a-time encoder, bit-serial syndromes; less RAM, slower */
+/* With NK_BCH_SMALL_TABLES: keep the syndrome tables (t x 1280 bytes), which
+ * bring a correction back to the full tables' speed (docs/ecc.md). */
+#define NK_BCH_SYNDROME_TABLES 0x2u
 
 /* Bytes of workspace nk_bch_init() needs for (m, t, flags); 0 when the
- * parameters are unsupported. E.g. m=13 t=8: 92264 (52 KiB with
+ * parameters are unsupported. E.g. m=13 t=8: 145528 (53368 with
  * NK_BCH_SMALL_TABLES); docs/ecc.md lists the others. */
 size_t nk_bch_workspace_size(unsigned m, unsigned t, unsigned flags);
 

@@ -86,6 +86,12 @@ static bool nk_bch_two_lanes(unsigned words, unsigned flags)
     return words == 2 && !(flags & NK_BCH_SMALL_TABLES);
 }
 
+/* The syndrome tables: with full tables, or asked for beside small ones. */
+static bool nk_bch_syndrome_tables(unsigned flags)
+{
+    return !(flags & NK_BCH_SMALL_TABLES) || (flags & NK_BCH_SYNDROME_TABLES);
+}
+
 size_t nk_bch_workspace_size(unsigned m, unsigned t, unsigned flags)
 {
     unsigned words;
@@ -98,7 +104,7 @@ size_t nk_bch_workspace_size(unsigned m, unsigned t, unsigned flags)
     size += slices * 256u * words * sizeof(uint64_t);
     size += nk_align8(2u * n * sizeof(uint16_t));
     size += nk_align8((n + 1u) * sizeof(uint16_t));
-    if (!(flags & NK_BCH_SMALL_TABLES))
+    if (nk_bch_syndrome_tables(flags))
         size += nk_align8((size_t)t * (256u + NK_BCH_SYNDROME_EVAL_ENTRIES) * sizeof(uint16_t));
     if (nk_bch_two_lanes(words, flags))
         size += (size_t)((m * t + 7u) / 8u) * 256u * 2u * sizeof(uint64_t);
@@ -129,6 +135,32 @@ static inline uint64_t nk_load_be64(const uint8_t *p)
 #define NK_OPAQUE(x) ((void)0)
 #endif
 
+/* Two code words as one value: where the compiler has GNU vector types and
+ * the target vector registers (SSE2 on x86-64, NEON), a two-word table entry
+ * is one 16-byte load and XOR. Elsewhere (Cortex-M) plain words. */
+#if defined(__GNUC__) && (defined(__SSE2__) || defined(__ARM_NEON) || defined(__aarch64__))
+#define NK_BCH_VECTORS 1
+typedef uint64_t nk_bch_v2 __attribute__((vector_size(16)));
+
+static NK_ALWAYS_INLINE nk_bch_v2 nk_bch_load2(const uint64_t *p)
+{
+    nk_bch_v2 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+#else
+#define NK_BCH_VECTORS 0
+#endif
+
+/* Index of word w of byte b's entry within a slice of a W-word table. Two-
+ * word tables are byte-major (a byte's two words adjacent: one vector load
+ * in the two-lane encoder), the others word-major (each word's column one
+ * indexed load with a fixed offset). */
+static NK_ALWAYS_INLINE size_t nk_bch_at(size_t b, unsigned w, unsigned W)
+{
+    return W == 2 ? b * 2u + w : (size_t)w * 256u + b;
+}
+
 /* Feeds `len` message bytes into the remainder register (W words, W a
  * compile-time constant at each expansion). */
 /* The eight bytes of a 64-bit chunk, top byte first, as table indexes. */
@@ -157,11 +189,13 @@ static NK_ALWAYS_INLINE uint64_t nk_bch_slices8(const uint64_t *tab, const struc
                                                 unsigned w, const unsigned W)
 {
     const size_t slice = 256u * W;
-    const uint64_t *col = tab + 256u * w;
-    uint64_t x01 = col[x->b[0]] ^ col[slice + x->b[1]];
-    uint64_t x23 = col[2 * slice + x->b[2]] ^ col[3 * slice + x->b[3]];
-    uint64_t x45 = col[4 * slice + x->b[4]] ^ col[5 * slice + x->b[5]];
-    uint64_t x67 = col[6 * slice + x->b[6]] ^ col[7 * slice + x->b[7]];
+    uint64_t x01 = tab[nk_bch_at(x->b[0], w, W)] ^ tab[slice + nk_bch_at(x->b[1], w, W)];
+    uint64_t x23 = tab[2 * slice + nk_bch_at(x->b[2], w, W)] ^
+                   tab[3 * slice + nk_bch_at(x->b[3], w, W)];
+    uint64_t x45 = tab[4 * slice + nk_bch_at(x->b[4], w, W)] ^
+                   tab[5 * slice + nk_bch_at(x->b[5], w, W)];
+    uint64_t x67 = tab[6 * slice + nk_bch_at(x->b[6], w, W)] ^
+                   tab[7 * slice + nk_bch_at(x->b[7], w, W)];
     if (w == 0) {
         /* only the top word feeds the next round's lookups */
         NK_OPAQUE(x01);
@@ -210,10 +244,10 @@ static NK_ALWAYS_INLINE void nk_bch_feed_w(const struct nk_bch_tables *tb, uint6
         for (unsigned w = 0; w + 1 < W; w++)
             r[w] = r[w] << 8 | r[w + 1] >> 56;
         r[W - 1] <<= 8;
-        const uint64_t *e = last + v;
+        const uint64_t *e = last + nk_bch_at(v, 0, W);
         NK_UNROLL
         for (unsigned w = 0; w < W; w++)
-            r[w] ^= e[256u * w];
+            r[w] ^= e[nk_bch_at(0, w, W)];
     }
     NK_UNROLL
     for (unsigned w = 0; w < W; w++)
@@ -252,40 +286,63 @@ static void nk_bch_feed(const struct nk_bch_tables *tb, uint64_t *state, const u
 
 /* Feeds the two halves of a step as independent two-word lanes (their
  * dependency chains overlap) and moves lane A's remainder past half B with
- * one table lookup per remainder byte. */
-/* nk_bch_slices8() for two-word lanes with a lighter barrier: only the two
- * halves of the top word's tree are pinned (the next round waits on that
- * word; the second word is off the critical path). */
-static NK_ALWAYS_INLINE uint64_t nk_bch_slices8_lane(const uint64_t *tab,
-                                                     const struct nk_bch_bytes *x, unsigned w)
+ * one table lookup per remainder byte. Each 16-byte table entry (both words
+ * of a byte's contribution) is one vector XOR where NK_BCH_VECTORS. */
+#if NK_BCH_VECTORS
+static NK_ALWAYS_INLINE nk_bch_v2 nk_bch_entry2(const uint64_t *tab, size_t slice, size_t b)
 {
-    const size_t slice = 256u * 2u;
-    const uint64_t *col = tab + 256u * w;
-    uint64_t lo = (col[x->b[0]] ^ col[slice + x->b[1]]) ^
-                  (col[2 * slice + x->b[2]] ^ col[3 * slice + x->b[3]]);
-    uint64_t hi = (col[4 * slice + x->b[4]] ^ col[5 * slice + x->b[5]]) ^
-                  (col[6 * slice + x->b[6]] ^ col[7 * slice + x->b[7]]);
-    if (w == 0) {
-        NK_OPAQUE(lo);
-        NK_OPAQUE(hi);
-    }
-    return lo ^ hi;
+    return nk_bch_load2(tab + (slice * 256u + b) * 2u);
+}
+
+/* The XOR of the entries the eight bytes of v select in eight slices, as a
+ * balanced tree (the next round waits on it). */
+static NK_ALWAYS_INLINE nk_bch_v2 nk_bch_round2(const uint64_t *tab, uint64_t v)
+{
+    nk_bch_v2 x01 = nk_bch_entry2(tab, 0, (size_t)(v >> 56)) ^
+                    nk_bch_entry2(tab, 1, (size_t)(v >> 48) & 0xffu);
+    nk_bch_v2 x23 = nk_bch_entry2(tab, 2, (size_t)(v >> 40) & 0xffu) ^
+                    nk_bch_entry2(tab, 3, (size_t)(v >> 32) & 0xffu);
+    nk_bch_v2 x45 = nk_bch_entry2(tab, 4, (size_t)(v >> 24) & 0xffu) ^
+                    nk_bch_entry2(tab, 5, (size_t)(v >> 16) & 0xffu);
+    nk_bch_v2 x67 = nk_bch_entry2(tab, 6, (size_t)(v >> 8) & 0xffu) ^
+                    nk_bch_entry2(tab, 7, (size_t)v & 0xffu);
+    return (x01 ^ x23) ^ (x45 ^ x67);
 }
 
 static void nk_bch_feed_two_lanes(const struct nk_bch_tables *tb, uint64_t *state,
                                   const uint8_t *data, unsigned ecc_bytes)
 {
-    const size_t slice = 256u * 2u;
-    const uint64_t *tab = tb->encode + (tb->slices - 8u) * slice;
+    const uint64_t *tab = tb->encode + (tb->slices - 8u) * 256u * 2u;
+    const uint8_t *a = data, *b = data + tb->half;
+    nk_bch_v2 ra = {0, 0}, rb = {0, 0};
+    for (size_t i = 0; i < tb->half; i += 8) {
+        uint64_t va = ra[0] ^ nk_load_be64(a + i), vb = rb[0] ^ nk_load_be64(b + i);
+        nk_bch_v2 sa = {ra[1], 0}, sb = {rb[1], 0};
+        ra = nk_bch_round2(tab, va) ^ sa;
+        rb = nk_bch_round2(tab, vb) ^ sb;
+    }
+    uint64_t a0 = ra[0], a1 = ra[1];
+    for (unsigned j = 0; j < ecc_bytes; j++) {
+        unsigned v = (unsigned)((j < 8 ? a0 >> (56 - 8 * j) : a1 >> (56 - 8 * (j - 8))) & 0xffu);
+        rb ^= nk_bch_load2(tb->combine + ((size_t)j * 256u + v) * 2u);
+    }
+    state[0] = rb[0];
+    state[1] = rb[1];
+}
+#else
+static void nk_bch_feed_two_lanes(const struct nk_bch_tables *tb, uint64_t *state,
+                                  const uint8_t *data, unsigned ecc_bytes)
+{
+    const uint64_t *tab = tb->encode + (tb->slices - 8u) * 256u * 2u;
     const uint8_t *a = data, *b = data + tb->half;
     uint64_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
     for (size_t i = 0; i < tb->half; i += 8) {
         struct nk_bch_bytes xa = nk_bch_split(a0 ^ nk_load_be64(a + i));
         struct nk_bch_bytes xb = nk_bch_split(b0 ^ nk_load_be64(b + i));
-        a0 = nk_bch_slices8_lane(tab, &xa, 0) ^ a1;
-        b0 = nk_bch_slices8_lane(tab, &xb, 0) ^ b1;
-        a1 = nk_bch_slices8_lane(tab, &xa, 1);
-        b1 = nk_bch_slices8_lane(tab, &xb, 1);
+        a0 = nk_bch_slices8(tab, &xa, 0, 2) ^ a1;
+        b0 = nk_bch_slices8(tab, &xb, 0, 2) ^ b1;
+        a1 = nk_bch_slices8(tab, &xa, 1, 2);
+        b1 = nk_bch_slices8(tab, &xb, 1, 2);
     }
     for (unsigned j = 0; j < ecc_bytes; j++) {
         unsigned v = (unsigned)((j < 8 ? a0 >> (56 - 8 * j) : a1 >> (56 - 8 * (j - 8))) & 0xffu);
@@ -296,6 +353,7 @@ static void nk_bch_feed_two_lanes(const struct nk_bch_tables *tb, uint64_t *stat
     state[0] = b0;
     state[1] = b1;
 }
+#endif
 
 /* The register's top `bytes` bytes, most significant first. */
 static void nk_bch_store(const uint64_t *reg, uint8_t *out, unsigned bytes)
@@ -304,22 +362,40 @@ static void nk_bch_store(const uint64_t *reg, uint8_t *out, unsigned bytes)
         out[i] = (uint8_t)(reg[i / 8] >> (56 - 8 * (i % 8)));
 }
 
-void nk_bch_encode_raw(const struct nk_bch *bch, const uint8_t *data, uint8_t *ecc)
+/* The code register of one step, unmasked. */
+static void nk_bch_encode_reg(const struct nk_bch *bch, const uint8_t *data, uint64_t *reg)
 {
     const struct nk_bch_tables *tb = nk_bch_tables(bch);
-    uint64_t reg[NK_BCH_WORDS_MAX] = {0};
     if (tb->combine)
         nk_bch_feed_two_lanes(tb, reg, data, bch->ecc_bytes);
     else
         nk_bch_feed(tb, reg, data, bch->step_size);
+}
+
+void nk_bch_encode_raw(const struct nk_bch *bch, const uint8_t *data, uint8_t *ecc)
+{
+    uint64_t reg[NK_BCH_WORDS_MAX] = {0};
+    nk_bch_encode_reg(bch, data, reg);
     nk_bch_store(reg, ecc, bch->ecc_bytes);
 }
 
 void nk_bch_calculate(const struct nk_bch *bch, const uint8_t *data, uint8_t *ecc)
 {
-    nk_bch_encode_raw(bch, data, ecc);
-    for (unsigned i = 0; i < bch->ecc_bytes; i++)
-        ecc[i] ^= bch->erased_mask[i];
+    uint64_t reg[NK_BCH_WORDS_MAX] = {0};
+    nk_bch_encode_reg(bch, data, reg);
+    /* The erased mask is applied in the register, a word at a time (the
+     * mask array is NK_ECC_MAX_BYTES_PER_STEP long, so whole words of it
+     * can be read); then only the code's bytes are stored. */
+    unsigned bytes = bch->ecc_bytes, full = bytes / 8u, i = 0;
+    for (unsigned w = 0; w < (bytes + 7u) / 8u; w++)
+        reg[w] ^= nk_load_be64(bch->erased_mask + 8u * w);
+    for (unsigned w = 0; w < full; w++) {
+        uint64_t v = reg[w];
+        for (unsigned k = 0; k < 8; k++)
+            ecc[8u * w + k] = (uint8_t)(v >> (56 - 8 * k));
+    }
+    for (i = 8u * full; i < bytes; i++)
+        ecc[i] = (uint8_t)(reg[i / 8] >> (56 - 8 * (i % 8)));
 }
 
 /* ----- construction -------------------------------------------------------- */
@@ -417,7 +493,7 @@ static void nk_bch_build_encoder(struct nk_bch_tables *tb, uint64_t *table, cons
     for (unsigned j = 0; j < 8u * tb->slices; j++) {
         uint64_t *slice = table + (size_t)(tb->slices - 1u - j / 8u) * 256u * words;
         for (unsigned w = 0; w < words; w++)
-            slice[256u * w + (1u << (j % 8u))] = reg[w];
+            slice[nk_bch_at(1u << (j % 8u), w, words)] = reg[w];
         if (nk_reg_shl1(reg, words))
             for (unsigned w = 0; w < words; w++)
                 reg[w] ^= base[w];
@@ -425,13 +501,14 @@ static void nk_bch_build_encoder(struct nk_bch_tables *tb, uint64_t *table, cons
     for (unsigned s = 0; s < tb->slices; s++) {
         uint64_t *slice = table + (size_t)s * 256u * words;
         for (unsigned w = 0; w < words; w++)
-            slice[256u * w] = 0;
+            slice[nk_bch_at(0, w, words)] = 0;
         for (unsigned b = 3; b < 256; b++) {
             if (!(b & (b - 1u)))
                 continue; /* single bits are set above */
             unsigned low = b & (0u - b);
             for (unsigned w = 0; w < words; w++)
-                slice[256u * w + b] = slice[256u * w + (b & (b - 1u))] ^ slice[256u * w + low];
+                slice[nk_bch_at(b, w, words)] =
+                    slice[nk_bch_at(b & (b - 1u), w, words)] ^ slice[nk_bch_at(low, w, words)];
         }
     }
 }
@@ -564,7 +641,7 @@ int nk_bch_init(struct nk_bch *bch, unsigned step_size, unsigned t, unsigned fla
     uint16_t *log = (uint16_t *)(void *)cursor;
     cursor += nk_align8(((size_t)n + 1u) * sizeof(uint16_t));
     uint16_t *divide = NULL, *eval = NULL;
-    if (!(flags & NK_BCH_SMALL_TABLES)) {
+    if (nk_bch_syndrome_tables(flags)) {
         divide = (uint16_t *)(void *)cursor;
         eval = divide + (size_t)t * 256u;
         cursor += nk_align8((size_t)t * (256u + NK_BCH_SYNDROME_EVAL_ENTRIES) * sizeof(uint16_t));
@@ -650,7 +727,29 @@ static NK_NOINLINE void nk_bch_syndromes(const struct nk_bch *bch, const uint8_t
     unsigned t = bch->t, m = tb->m;
     if (tb->syndrome_divide) {
         unsigned mask = (1u << m) - 1u, shift = m - 8u;
-        for (unsigned i = 0; i < t; i++) {
+        unsigned i = 0;
+        /* four syndromes at a time share each byte's load and the loop */
+        for (; i + 4 <= t; i += 4) {
+            const uint16_t *div0 = tb->syndrome_divide + (size_t)i * 256u;
+            const uint16_t *div1 = div0 + 256, *div2 = div0 + 512, *div3 = div0 + 768;
+            unsigned r0 = 0, r1 = 0, r2 = 0, r3 = 0;
+            for (unsigned q = 0; q < bch->ecc_bytes; q++) {
+                unsigned byte = diff[q];
+                r0 = ((r0 << 8) & mask) ^ div0[r0 >> shift] ^ byte;
+                r1 = ((r1 << 8) & mask) ^ div1[r1 >> shift] ^ byte;
+                r2 = ((r2 << 8) & mask) ^ div2[r2 >> shift] ^ byte;
+                r3 = ((r3 << 8) & mask) ^ div3[r3 >> shift] ^ byte;
+            }
+            const uint16_t *ev = tb->syndrome_eval + (size_t)i * NK_BCH_SYNDROME_EVAL_ENTRIES;
+            syn[2 * i] = (uint16_t)(ev[r0 & 0xffu] ^ ev[256u + (r0 >> 8)]);
+            ev += NK_BCH_SYNDROME_EVAL_ENTRIES;
+            syn[2 * i + 2] = (uint16_t)(ev[r1 & 0xffu] ^ ev[256u + (r1 >> 8)]);
+            ev += NK_BCH_SYNDROME_EVAL_ENTRIES;
+            syn[2 * i + 4] = (uint16_t)(ev[r2 & 0xffu] ^ ev[256u + (r2 >> 8)]);
+            ev += NK_BCH_SYNDROME_EVAL_ENTRIES;
+            syn[2 * i + 6] = (uint16_t)(ev[r3 & 0xffu] ^ ev[256u + (r3 >> 8)]);
+        }
+        for (; i < t; i++) {
             const uint16_t *div = tb->syndrome_divide + (size_t)i * 256u;
             const uint16_t *ev = tb->syndrome_eval + (size_t)i * NK_BCH_SYNDROME_EVAL_ENTRIES;
             unsigned rem = 0;
@@ -692,51 +791,78 @@ static NK_NOINLINE void nk_bch_syndromes(const struct nk_bch *bch, const uint8_t
 static NK_NOINLINE int nk_bch_locator(const struct nk_bch_tables *gf, const uint16_t *syn,
                                       unsigned t, uint16_t *elp)
 {
-    uint16_t prev[NK_BCH_LOCATOR_MAX], saved[NK_BCH_LOCATOR_MAX];
+    /* Two buffers, each zero above its polynomial's degree: the locator and
+     * the previous one. When the degree grows, the new locator is written
+     * over the previous one and the buffers swap roles (no copies). Indices
+     * stay below 3t: an update adds at most 2t - 1 to a degree <= t. */
+    uint16_t other[NK_BCH_LOCATOR_MAX], slog[2 * NK_BCH_T_MAX];
+    uint16_t *cur = elp, *prev = other;
+    const uint16_t *log = gf->log, *exp = gf->exp;
     unsigned deg = 0, prev_deg = 0;
     int prev_step = -1;
-    unsigned prev_d = 1, d = syn[0];
+    unsigned prev_dlog = 0, d = syn[0]; /* the previous discrepancy starts at 1 */
     unsigned n = gf->n;
 
-    for (unsigned j = 0; j < NK_BCH_LOCATOR_MAX; j++)
-        elp[j] = prev[j] = 0;
-    elp[0] = 1;
+    memset(cur, 0, (3 * t + 1) * sizeof cur[0]);
+    memset(prev, 0, (3 * t + 1) * sizeof prev[0]);
+    cur[0] = 1;
     prev[0] = 1;
+    for (unsigned j = 0; j < 2 * t; j++)
+        slog[j] = log[syn[j]];
 
     for (unsigned i = 0; i < t && deg <= t; i++) {
         if (d) {
-            unsigned k = 2 * i - (unsigned)prev_step;
-            unsigned saved_deg = deg;
-            for (unsigned j = 0; j <= deg; j++)
-                saved[j] = elp[j];
             /* elp += d / prev_d x^k prev */
-            unsigned l = gf->log[d] + n - gf->log[prev_d];
+            unsigned k = 2 * i - (unsigned)prev_step;
+            unsigned dlog = log[d];
+            unsigned l = dlog + n - prev_dlog;
             if (l >= n)
                 l -= n;
-            for (unsigned j = 0; j <= prev_deg; j++)
-                if (prev[j])
-                    elp[j + k] ^= gf->exp[l + gf->log[prev[j]]];
+            const uint16_t *e = exp + l;
             unsigned grown = prev_deg + k;
             if (grown > deg) {
+                /* prev = cur + alpha^l x^k prev, from the top down (each
+                 * prev[j - k] is read before it is overwritten) */
+                for (unsigned j = grown; j >= k; j--) {
+                    unsigned p = prev[j - k];
+                    prev[j] = (uint16_t)(cur[j] ^ (p ? e[log[p]] : 0u));
+                    if (j == 0)
+                        break;
+                }
+                for (unsigned j = 0; j < k; j++)
+                    prev[j] = cur[j];
+                uint16_t *swap = cur;
+                cur = prev;
+                prev = swap;
+                prev_deg = deg;
                 deg = grown;
-                for (unsigned j = 0; j <= saved_deg; j++)
-                    prev[j] = saved[j];
-                for (unsigned j = saved_deg + 1; j <= prev_deg; j++)
-                    prev[j] = 0;
-                prev_deg = saved_deg;
-                prev_d = d;
+                prev_dlog = dlog;
                 prev_step = (int)(2 * i);
+            } else {
+                for (unsigned j = 0; j <= prev_deg; j++) {
+                    unsigned p = prev[j];
+                    if (p)
+                        cur[j + k] ^= e[log[p]];
+                }
             }
         }
         if (i + 1 < t) {
             /* next odd discrepancy: S(2i+3) + sum elp_j S(2i+3-j) */
             d = syn[2 * i + 2];
-            for (unsigned j = 1; j <= deg && j <= 2 * i + 2; j++)
-                if (elp[j] && syn[2 * i + 2 - j])
-                    d ^= gf->exp[gf->log[elp[j]] + gf->log[syn[2 * i + 2 - j]]];
+            const uint16_t *sl = slog + 2 * i + 2;
+            for (unsigned j = 1; j <= deg && j <= 2 * i + 2; j++) {
+                unsigned c = cur[j], s = sl[-(int)j];
+                if (c && s != NK_LOG_ZERO)
+                    d ^= exp[log[c] + s];
+            }
         }
     }
-    return deg > t ? -1 : (int)deg;
+    if (deg > t)
+        return -1;
+    if (cur != elp)
+        for (unsigned j = 0; j <= deg; j++)
+            elp[j] = cur[j];
+    return (int)deg;
 }
 
 /* The full decode of a step whose codes differ, kept out of line so the

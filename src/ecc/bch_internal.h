@@ -41,7 +41,9 @@ struct nk_bch_tables {
     /* Encoder: `slices` tables (16, 8 or 1); slice s maps byte b to
      * b(x) * x^(8 * (slices - 1 - s) + ecc_bits) mod g(x), left-justified in
      * `words` 64-bit words, stored as encode[(s * words + w) * 256 + b] so
-     * that each word is one indexed load. The last 8 slices are the
+     * that each word is one indexed load, except two-word tables:
+     * encode[(s * 256 + b) * 2 + w], a byte's two words adjacent (one vector
+     * load; see nk_bch_at() in bch.c). The last 8 slices are the
      * slicing-by-8 tables, the last one the byte-at-a-time table. */
     const uint64_t *encode;
     /* Two-lane encoding of two-word codes (full tables only, else NULL): the
@@ -53,7 +55,8 @@ struct nk_bch_tables {
     /* Syndromes (full tables only), per odd j = 2i+1: `syndrome_divide`
      * [i][h] = h(x) * x^m mod m_j(x) for the top 8 bits h of a remainder, and
      * `syndrome_eval`[i] maps a remainder v(x) (low 8 bits, then the rest)
-     * to v(alpha^j) * alpha^(-j*pad_bits). NULL in the small build. */
+     * to v(alpha^j) * alpha^(-j*pad_bits). NULL in the small build unless
+     * NK_BCH_SYNDROME_TABLES. */
     const uint16_t *syndrome_divide;
     const uint16_t *syndrome_eval;
     /* quadratic[k]: z with z^2 + z = alpha^k (+ w when Tr(alpha^k) = 1, w a

@@ -30,7 +30,8 @@
 
 #include "ecc/bch_internal.h"
 
-#define NK_POLY_MAX (2 * NK_BCH_T_MAX + 2)
+/* (at least one 8-lane block) */
+#define NK_POLY_MAX (2 * NK_BCH_T_MAX + 2 < 8 ? 8 : 2 * NK_BCH_T_MAX + 2)
 
 unsigned nk_gf_trace(const struct nk_bch_tables *gf, unsigned a)
 {
@@ -112,42 +113,44 @@ static unsigned nk_solve_affine4(const struct nk_bch_tables *gf, unsigned b, uns
                                  unsigned solutions[4])
 {
     /* Each row packs an image (high 16 bits) with the inputs that made it
-     * (low 16 bits), so one XOR reduces both; basis[k - 16] holds the row
-     * whose image has its top bit at k. */
-    uint32_t basis[NK_BCH_M_MAX];
+     * (low 16 bits), so one XOR reduces both; basis[z] holds the row whose
+     * leading zero count is z (image top bit 31 - z; 16 entries, z < 16). */
+    uint32_t basis[16];
     uint32_t kernel[2];
     unsigned kernel_count = 0;
     unsigned m = gf->m;
     const uint16_t *exp_b = gf->exp + (b ? gf->log[b] : 0);
     const uint16_t *exp_c = gf->exp + (c ? gf->log[c] : 0);
     unsigned mask_b = b ? 0xffffu : 0u, mask_c = c ? 0xffffu : 0u;
-    for (unsigned k = 0; k < NK_BCH_M_MAX; k++)
+    for (unsigned k = 0; k < 16; k++)
         basis[k] = 0;
 
     for (unsigned i = 0; i < m; i++) {
         unsigned image = gf->exp[4 * i] ^ (exp_b[2 * i] & mask_b) ^ (exp_c[i] & mask_c);
         uint32_t row = (uint32_t)image << 16 | 1u << i;
-        while (row >> 16) {
-            unsigned top = nk_highest_bit(row) - 16u;
-            if (!basis[top]) {
-                basis[top] = row;
+        for (;;) {
+            if (row < 0x10000u) {
+                if (kernel_count == 2)
+                    return 0; /* more than four solutions: not a quartic's */
+                kernel[kernel_count++] = row;
                 break;
             }
-            row ^= basis[top];
-        }
-        if (!(row >> 16)) {
-            if (kernel_count == 2)
-                return 0; /* more than four solutions: not a quartic's */
-            kernel[kernel_count++] = row;
+            unsigned z = 31u - nk_highest_bit(row);
+            uint32_t pivot = basis[z];
+            if (!pivot) {
+                basis[z] = row;
+                break;
+            }
+            row ^= pivot;
         }
     }
 
     uint32_t row = (uint32_t)d << 16;
-    while (row >> 16) {
-        unsigned top = nk_highest_bit(row) - 16u;
-        if (!basis[top])
+    while (row >= 0x10000u) {
+        uint32_t pivot = basis[31u - nk_highest_bit(row)];
+        if (!pivot)
             return 0; /* d is not in the image: no solution */
-        row ^= basis[top];
+        row ^= pivot;
     }
     if (kernel_count != 2)
         return 1u << kernel_count;
@@ -251,49 +254,83 @@ static bool nk_poly_is_zero(const struct nk_poly *p)
     return p->deg == 0 && !p->c[0];
 }
 
+/* Logs of c[0..deg) (NK_LOG_ZERO for a zero); true when there is a zero. */
+static NK_ALWAYS_INLINE bool nk_poly_logs(const struct nk_bch_tables *gf, const uint16_t *c,
+                                          unsigned deg, uint16_t *out)
+{
+    const uint16_t *log = gf->log;
+    unsigned marks = 0;
+    for (unsigned j = 0; j < deg; j++) {
+        out[j] = log[c[j]];
+        marks |= out[j];
+    }
+    return (marks & 0x8000u) != 0;
+}
+
+/* c[0..deg) += alpha^l * (the polynomial with logs blog[0..deg)). */
+static NK_ALWAYS_INLINE void nk_poly_addmul(const struct nk_bch_tables *gf, uint16_t *c,
+                                            const uint16_t *blog, unsigned deg, unsigned l,
+                                            bool has_zero)
+{
+    const uint16_t *exp = gf->exp + l;
+    if (!has_zero) {
+        for (unsigned j = 0; j < deg; j++)
+            c[j] ^= exp[blog[j]];
+    } else {
+        for (unsigned j = 0; j < deg; j++)
+            if (blog[j] != NK_LOG_ZERO)
+                c[j] ^= exp[blog[j]];
+    }
+}
+
+/* Log of top / lead, from the log of 1 / lead. */
+static NK_ALWAYS_INLINE unsigned nk_log_quot(const struct nk_bch_tables *gf, unsigned top,
+                                             unsigned inv_log)
+{
+    unsigned l = gf->log[top] + inv_log;
+    return l >= gf->n ? l - gf->n : l;
+}
+
 /* a = a mod b, b not zero. */
 static void nk_poly_mod(const struct nk_bch_tables *gf, struct nk_poly *a, const struct nk_poly *b)
 {
-    if (a->deg < b->deg)
+    unsigned bd = b->deg;
+    if (a->deg < bd)
         return;
-    unsigned lead_log = gf->log[b->c[b->deg]];
-    uint16_t blog[NK_POLY_MAX];
-    for (unsigned j = 0; j < b->deg; j++)
-        blog[j] = b->c[j] ? gf->log[b->c[j]] : (uint16_t)NK_LOG_ZERO;
-    for (unsigned k = a->deg; k >= b->deg; k--) {
-        unsigned top = a->c[k];
-        if (top) {
-            /* subtract (top / lead) x^(k - deg b) b */
-            unsigned l = gf->log[top] + gf->n - lead_log;
-            if (l >= gf->n)
-                l -= gf->n;
-            unsigned base = k - b->deg;
-            for (unsigned j = 0; j < b->deg; j++)
-                if (blog[j] != NK_LOG_ZERO)
-                    a->c[base + j] ^= gf->exp[l + blog[j]];
-            a->c[k] = 0;
-        }
-        if (k == 0)
-            break;
+    if (bd == 0) {
+        a->deg = 0;
+        a->c[0] = 0;
+        return;
     }
-    a->deg = b->deg ? b->deg - 1 : 0;
+    uint16_t blog[NK_POLY_MAX];
+    bool has_zero = nk_poly_logs(gf, b->c, bd, blog);
+    unsigned inv_log = gf->n - gf->log[b->c[bd]];
+    for (unsigned k = a->deg; k >= bd; k--) {
+        unsigned top = a->c[k];
+        if (top)
+            nk_poly_addmul(gf, a->c + (k - bd), blog, bd, nk_log_quot(gf, top, inv_log), has_zero);
+    }
+    a->deg = bd - 1;
     nk_poly_trim(a);
 }
 
-/* q = a / b (exact division expected); a is destroyed. */
+/* q = a / b (exact division expected, deg b >= 1); a is destroyed. */
 static NK_NOINLINE void nk_poly_div(const struct nk_bch_tables *gf, struct nk_poly *a,
                                     const struct nk_poly *b, struct nk_poly *q)
 {
-    q->deg = a->deg - b->deg;
-    memset(q->c, 0, sizeof q->c);
-    unsigned lead = b->c[b->deg];
-    for (unsigned k = a->deg + 1; k-- > b->deg;) {
-        unsigned coef = nk_gf_div(gf, a->c[k], lead);
-        q->c[k - b->deg] = (uint16_t)coef;
-        if (!coef)
-            continue;
-        for (unsigned j = 0; j <= b->deg; j++)
-            a->c[k - b->deg + j] ^= (uint16_t)nk_gf_mul(gf, coef, b->c[j]);
+    unsigned bd = b->deg;
+    uint16_t blog[NK_POLY_MAX];
+    bool has_zero = nk_poly_logs(gf, b->c, bd, blog);
+    unsigned inv_log = gf->n - gf->log[b->c[bd]];
+    q->deg = a->deg - bd;
+    for (unsigned k = a->deg; k >= bd; k--) {
+        unsigned top = a->c[k], coef = 0;
+        if (top) {
+            unsigned l = nk_log_quot(gf, top, inv_log);
+            coef = gf->exp[l];
+            nk_poly_addmul(gf, a->c + (k - bd), blog, bd, l, has_zero);
+        }
+        q->c[k - bd] = (uint16_t)coef;
     }
 }
 
@@ -302,8 +339,11 @@ static void nk_poly_make_monic(const struct nk_bch_tables *gf, struct nk_poly *p
     unsigned lead = p->c[p->deg];
     if (lead == 1)
         return;
-    for (unsigned j = 0; j <= p->deg; j++)
-        p->c[j] = (uint16_t)nk_gf_div(gf, p->c[j], lead);
+    unsigned inv_log = gf->n - gf->log[lead];
+    for (unsigned j = 0; j < p->deg; j++)
+        if (p->c[j])
+            p->c[j] = gf->exp[nk_log_quot(gf, p->c[j], inv_log)];
+    p->c[p->deg] = 1;
 }
 
 /* gcd(a, b), made monic; works in place on both and returns whichever of
@@ -339,6 +379,9 @@ struct nk_bta {
     const uint16_t *f; /* monic f, f[v] = 1 (read while preparing only) */
     struct nk_logpoly square[NK_BCH_T_MAX / 2 + 1]; /* x^(2i) mod f, i >= half */
     struct nk_logpoly power[NK_BCH_M_MAX + 1];      /* x^(2^i) mod f */
+    /* Tr(x) mod f = sum of power[1..m] (power[m] = power[0] = x), summed
+     * by the squarings as they go */
+    uint16_t trace0[NK_BCH_LANES_MAX];
 };
 
 /* Coefficient arrays are processed in blocks of 8 lanes so the hot loops
@@ -350,8 +393,8 @@ static inline unsigned nk_lanes(unsigned v)
 }
 
 /* out = logs of acc[0..v); acc's padding lanes are overwritten. */
-static void nk_logpoly_from(const struct nk_bch_tables *gf, struct nk_logpoly *out, uint16_t *acc,
-                            unsigned v)
+static NK_ALWAYS_INLINE void nk_logpoly_from(const struct nk_bch_tables *gf, struct nk_logpoly *out,
+                                             uint16_t *acc, unsigned v)
 {
     const uint16_t *log = gf->log;
     unsigned lanes = nk_lanes(v), marks = 0;
@@ -406,45 +449,170 @@ static inline void nk_lanes_clear(uint16_t *acc, unsigned v)
     }
 }
 
-/* out = in^2 mod f: squares each coefficient (the Frobenius map has no cross
- * terms) and folds the even powers at or above v back with the table. */
-static NK_NOINLINE void nk_bta_square(const struct nk_bta *bta, const struct nk_logpoly *in,
-                                      struct nk_logpoly *out)
+/* Lanes of one 8-lane block, held in locals so that the compiler keeps them
+ * in registers across the rows of a squaring. */
+struct nk_lanes8 {
+    unsigned a0, a1, a2, a3, a4, a5, a6, a7;
+};
+
+/* l8 += alpha^l * p[0..8) (p in log form, no zero coefficient). */
+static NK_ALWAYS_INLINE void nk_lanes8_addmul(struct nk_lanes8 *l8, const uint16_t *exp,
+                                              const uint16_t *log)
+{
+    l8->a0 ^= exp[log[0]];
+    l8->a1 ^= exp[log[1]];
+    l8->a2 ^= exp[log[2]];
+    l8->a3 ^= exp[log[3]];
+    l8->a4 ^= exp[log[4]];
+    l8->a5 ^= exp[log[5]];
+    l8->a6 ^= exp[log[6]];
+    l8->a7 ^= exp[log[7]];
+}
+
+/* power[i + 1] = power[i]^2 mod f for i < m: squares each coefficient (the
+ * Frobenius map has no cross terms) and folds the even powers at or above v
+ * back with the table. The values (before their logs are taken) are also
+ * summed into trace0, so that the sum of the powers x^(2^i) -- the trace of
+ * x -- comes for free. */
+static NK_NOINLINE void nk_bta_powers(struct nk_bta *bta)
 {
     const struct nk_bch_tables *gf = bta->gf;
     unsigned v = bta->deg, n = gf->n, half = bta->half;
-    uint16_t acc[NK_BCH_LANES_MAX];
-    nk_lanes_clear(acc, v);
-    for (unsigned i = 0; i < half; i++) {
-        unsigned l = in->log[i];
-        if (l != NK_LOG_ZERO)
-            acc[2 * i] ^= gf->exp[2u * l];
+    const uint16_t *exp = gf->exp;
+    uint16_t *sum = bta->trace0;
+    for (unsigned j = 0; j < v; j++)
+        sum[j] = 0;
+    unsigned first = 0;
+    if (v <= 8) {
+        /* 5 <= v <= 8: x^2 and x^4 are below f's degree and x^8 = x^(2*4)
+         * mod f is a table of its own (4 >= half): no squaring needed. */
+        for (unsigned i = 1; i <= 2; i++) {
+            struct nk_logpoly *p = &bta->power[i];
+            for (unsigned j = 0; j < 8; j++)
+                p->log[j] = (uint16_t)(j == (1u << i) || j >= v ? 0u : NK_LOG_ZERO);
+            p->has_zero = true;
+            sum[1u << i] = 1;
+        }
+        bta->power[3] = bta->square[4 - half];
+        for (unsigned j = 0; j < v; j++) {
+            unsigned l = bta->power[3].log[j];
+            if (l != NK_LOG_ZERO)
+                sum[j] ^= exp[l];
+        }
+        first = 3;
     }
-    for (unsigned i = half; i < v; i++) {
-        unsigned l = in->log[i];
-        if (l == NK_LOG_ZERO)
+    for (unsigned step = first; step < gf->m; step++) {
+        const struct nk_logpoly *in = &bta->power[step];
+        struct nk_logpoly *out = &bta->power[step + 1];
+        uint16_t acc[NK_BCH_LANES_MAX];
+        if (v <= 8) {
+            /* One block (t <= 8, the common case): the lanes stay in registers. */
+            struct nk_lanes8 r = {0, 0, 0, 0, 0, 0, 0, 0};
+            unsigned l;
+            /* x^(2i) for i < half lands on lane 2i < v: lanes 0, 2, 4, 6 */
+            if ((l = in->log[0]) != NK_LOG_ZERO)
+                r.a0 = exp[2u * l];
+            if ((l = in->log[1]) != NK_LOG_ZERO)
+                r.a2 = exp[2u * l];
+            if ((l = in->log[2]) != NK_LOG_ZERO)
+                r.a4 = exp[2u * l];
+            if (half > 3 && (l = in->log[3]) != NK_LOG_ZERO)
+                r.a6 = exp[2u * l];
+            for (unsigned i = half; i < v; i++) {
+                l = in->log[i];
+                if (l == NK_LOG_ZERO)
+                    continue;
+                l *= 2u;
+                if (l >= n)
+                    l -= n;
+                const struct nk_logpoly *q = &bta->square[i - half];
+                if (!q->has_zero) {
+                    nk_lanes8_addmul(&r, exp + l, q->log);
+                } else {
+                    for (unsigned j = 0; j < v; j++)
+                        if (q->log[j] != NK_LOG_ZERO)
+                            acc[j] = exp[l + q->log[j]];
+                        else
+                            acc[j] = 0;
+                    r.a0 ^= acc[0];
+                    r.a1 ^= acc[1];
+                    r.a2 ^= acc[2];
+                    r.a3 ^= acc[3];
+                    r.a4 ^= acc[4];
+                    r.a5 ^= v > 5 ? acc[5] : 0u;
+                    r.a6 ^= v > 6 ? acc[6] : 0u;
+                    r.a7 ^= v > 7 ? acc[7] : 0u;
+                }
+            }
+            /* lanes at and above v: value 1 (log 0), never a zero's marker */
+            if (v < 8) {
+                r.a7 = 1;
+                if (v < 7) {
+                    r.a6 = 1;
+                    if (v < 6)
+                        r.a5 = 1;
+                }
+            }
+            sum[0] ^= (uint16_t)r.a0;
+            sum[1] ^= (uint16_t)r.a1;
+            sum[2] ^= (uint16_t)r.a2;
+            sum[3] ^= (uint16_t)r.a3;
+            sum[4] ^= (uint16_t)r.a4;
+            sum[5] ^= (uint16_t)r.a5;
+            sum[6] ^= (uint16_t)r.a6;
+            sum[7] ^= (uint16_t)r.a7;
+            const uint16_t *log = gf->log;
+            uint16_t *o = out->log;
+            o[0] = log[r.a0];
+            o[1] = log[r.a1];
+            o[2] = log[r.a2];
+            o[3] = log[r.a3];
+            o[4] = log[r.a4];
+            o[5] = log[r.a5];
+            o[6] = log[r.a6];
+            o[7] = log[r.a7];
+            unsigned marks = (unsigned)(o[0] | o[1] | o[2] | o[3] | o[4] | o[5] | o[6] | o[7]);
+            out->has_zero = (marks & 0x8000u) != 0;
             continue;
-        l *= 2u;
-        if (l >= n)
-            l -= n;
-        nk_logpoly_addmul(gf, acc, &bta->square[i - half], l, v);
+        } else {
+            nk_lanes_clear(acc, v);
+            for (unsigned i = 0; i < half; i++) {
+                unsigned l = in->log[i];
+                if (l != NK_LOG_ZERO)
+                    acc[2 * i] ^= exp[2u * l];
+            }
+            for (unsigned i = half; i < v; i++) {
+                unsigned l = in->log[i];
+                if (l == NK_LOG_ZERO)
+                    continue;
+                l *= 2u;
+                if (l >= n)
+                    l -= n;
+                nk_logpoly_addmul(gf, acc, &bta->square[i - half], l, v);
+            }
+        }
+        for (unsigned j = 0; j < v; j++)
+            sum[j] ^= acc[j];
+        nk_logpoly_from(gf, out, acc, v);
     }
-    nk_logpoly_from(gf, out, acc, v);
 }
 
+/* square[i - half] = x^(2i) mod f for half <= i < v, from x^v = f - x^v
+ * (f monic) by repeated multiplication by x, in log form. */
 static NK_NOINLINE void nk_bta_prepare(struct nk_bta *bta)
 {
     const struct nk_bch_tables *gf = bta->gf;
     unsigned v = bta->deg;
     uint16_t cur[NK_BCH_LANES_MAX]; /* x^k mod f, starting at k = v */
-    memcpy(cur, bta->f, v * sizeof cur[0]);
+    struct nk_logpoly flog = {{0}, false}; /* (filled below; the compiler cannot tell) */
+    for (unsigned j = 0; j < v; j++)
+        cur[j] = bta->f[j];
+    nk_logpoly_from(gf, &flog, cur, v);
     bta->half = (v + 1) / 2;
     for (unsigned k = v;; k++) {
-        if (!(k & 1u) && k / 2 >= bta->half) {
-            uint16_t copy[NK_BCH_LANES_MAX];
-            memcpy(copy, cur, v * sizeof cur[0]);
-            nk_logpoly_from(gf, &bta->square[k / 2 - bta->half], copy, v);
-        }
+        /* (nk_logpoly_from only overwrites lanes at and above v) */
+        if (!(k & 1u) && k / 2 >= bta->half)
+            nk_logpoly_from(gf, &bta->square[k / 2 - bta->half], cur, v);
         if (k == 2 * v - 2)
             break;
         /* times x: shift up, fold the x^v term back with f */
@@ -453,8 +621,7 @@ static NK_NOINLINE void nk_bta_prepare(struct nk_bta *bta)
             cur[j] = cur[j - 1];
         cur[0] = 0;
         if (top)
-            for (unsigned j = 0; j < v; j++)
-                cur[j] ^= (uint16_t)nk_gf_mul(gf, top, bta->f[j]);
+            nk_logpoly_addmul(gf, cur, &flog, gf->log[top], v);
     }
 }
 
@@ -464,17 +631,65 @@ static NK_NOINLINE void nk_bta_trace(const struct nk_bta *bta, unsigned k, struc
 {
     const struct nk_bch_tables *gf = bta->gf;
     unsigned v = bta->deg;
-    uint16_t t[NK_BCH_LANES_MAX];
-    nk_lanes_clear(t, v);
-    unsigned e = k; /* log of alpha^(k 2^i) */
-    for (unsigned i = 0; i < gf->m; i++) {
-        nk_logpoly_addmul(gf, t, &bta->power[i], e, v);
-        e *= 2u;
-        if (e >= gf->n)
-            e -= gf->n;
-    }
     out->deg = v - 1;
-    memcpy(out->c, t, v * sizeof t[0]);
+    if (k == 0) {
+        memcpy(out->c, bta->trace0, v * sizeof bta->trace0[0]);
+    } else if (NK_BCH_LANES_MAX == 8 || v <= 8) {
+        /* x, x^2 and x^4 are monomials (v >= 5): alpha^(k 2^i) on lane 2^i */
+        unsigned e = k, n = gf->n; /* log of alpha^(k 2^i) */
+        struct nk_lanes8 r = {0, 0, 0, 0, 0, 0, 0, 0};
+        r.a1 = gf->exp[e];
+        e = 2 * e >= n ? 2 * e - n : 2 * e;
+        r.a2 = gf->exp[e];
+        e = 2 * e >= n ? 2 * e - n : 2 * e;
+        r.a4 = gf->exp[e];
+        e = 2 * e >= n ? 2 * e - n : 2 * e;
+        for (unsigned i = 3; i < gf->m; i++) {
+            const struct nk_logpoly *p = &bta->power[i];
+            if (!p->has_zero) {
+                nk_lanes8_addmul(&r, gf->exp + e, p->log);
+            } else {
+                uint16_t t[8] = {0};
+                for (unsigned j = 0; j < v; j++)
+                    if (p->log[j] != NK_LOG_ZERO)
+                        t[j] = gf->exp[e + p->log[j]];
+                r.a0 ^= t[0];
+                r.a1 ^= t[1];
+                r.a2 ^= t[2];
+                r.a3 ^= t[3];
+                r.a4 ^= t[4];
+                r.a5 ^= t[5];
+                r.a6 ^= t[6];
+                r.a7 ^= t[7];
+            }
+            e *= 2u;
+            if (e >= gf->n)
+                e -= gf->n;
+        }
+        uint16_t *c = out->c;
+        c[0] = (uint16_t)r.a0;
+        c[1] = (uint16_t)r.a1;
+        c[2] = (uint16_t)r.a2;
+        c[3] = (uint16_t)r.a3;
+        c[4] = (uint16_t)r.a4;
+        c[5] = (uint16_t)r.a5;
+        c[6] = (uint16_t)r.a6;
+        c[7] = (uint16_t)r.a7;
+    }
+#if NK_BCH_LANES_MAX > 8 /* (with one block, v <= 8 always) */
+    else {
+        uint16_t t[NK_BCH_LANES_MAX];
+        nk_lanes_clear(t, v);
+        unsigned e = k; /* log of alpha^(k 2^i) */
+        for (unsigned i = 0; i < gf->m; i++) {
+            nk_logpoly_addmul(gf, t, &bta->power[i], e, v);
+            e *= 2u;
+            if (e >= gf->n)
+                e -= gf->n;
+        }
+        memcpy(out->c, t, v * sizeof t[0]);
+    }
+#endif
     nk_poly_trim(out);
 }
 
@@ -530,12 +745,10 @@ static unsigned nk_roots_bta(const struct nk_bch_tables *gf, const uint16_t *pol
 
     /* x^(2^i) mod f for i = 0..m; f splits into distinct linear factors
      * exactly when x^(2^m) = x mod f. */
-    {
-        uint16_t x[NK_BCH_LANES_MAX] = {0, 1};
-        nk_logpoly_from(gf, &bta.power[0], x, deg);
-    }
-    for (unsigned i = 0; i < gf->m; i++)
-        nk_bta_square(&bta, &bta.power[i], &bta.power[i + 1]);
+    for (unsigned j = 0; j < nk_lanes(deg); j++) /* x: logs 0 for lane 1 and the padding */
+        bta.power[0].log[j] = (uint16_t)(j == 1 || j >= deg ? 0u : NK_LOG_ZERO);
+    bta.power[0].has_zero = true;
+    nk_bta_powers(&bta);
     if (memcmp(bta.power[gf->m].log, bta.power[0].log, deg * sizeof f.c[0]) != 0)
         return 0;
     return nk_bta_split(&bta, &f, 0, roots);
