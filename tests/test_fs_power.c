@@ -904,7 +904,9 @@ static void test_power_cuts_mkyaffs2_2k(void **state)
 static void campaign_mount_each(enum nk_fs_layout layout, uint32_t page, uint32_t oob)
 {
     g_mount_each = true;
+    g_blocks = 32;
     campaign(layout, page, oob);
+    g_blocks = 16;
     g_mount_each = false;
 }
 

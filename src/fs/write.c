@@ -60,40 +60,6 @@ void nk_fs_note_scrub(struct nk_fs *fs, uint32_t page)
 
 /* ----- set-up ------------------------------------------------------------------------- */
 
-/* After a clean unmount (a checkpoint loaded: nothing was written since,
- * so nothing was cut) the newest block, which the last mount's writes left
- * partly written, takes the next writes again instead of a fresh block per
- * mount — a command per mount, as the CLI runs them, would otherwise use a
- * block per command and leave the collector nothing erased to copy into.
- * Its summary entries come back from its pages' tags; a page whose tags do
- * not read leaves it closed. */
-static void nk_fs_resume_alloc_block(struct nk_fs *fs)
-{
-    uint32_t newest = NK_FS_NONE;
-    for (uint32_t b = 0; b < fs->blocks; b++) {
-        const struct nk_fs_block *info = &fs->block_info[b];
-        if (info->state == NK_FS_BLOCK_IN_USE &&
-            (newest == NK_FS_NONE || info->seq > fs->block_info[newest].seq))
-            newest = b;
-    }
-    if (newest == NK_FS_NONE)
-        return;
-    struct nk_fs_block *info = &fs->block_info[newest];
-    if (info->written == 0 || info->written >= nk_fs_data_pages(fs) ||
-        (info->flags & (NK_FS_BLK_SCRUB | NK_FS_BLK_RETIRE | NK_FS_BLK_STUCK)))
-        return;
-    for (uint32_t p = 0; p < info->written; p++) {
-        struct nk_fs_tags tags;
-        int status = nk_fs_read_tags(fs, newest * fs->pages_per_block + p, &tags);
-        if (status < 0 || status == NK_FS_TAGS_UNWRITTEN || tags.seq != info->seq)
-            return;
-        nk_fs_summary_entry(&tags, fs->sum_buf + (size_t)p * NK_FS_SUMMARY_ENTRY);
-    }
-    info->flags &= (uint8_t)~NK_FS_BLK_CLOSED;
-    fs->alloc_block = newest;
-    fs->alloc_page = info->written;
-}
-
 int nk_fs_write_init(struct nk_fs *fs)
 {
     uint32_t per_block = nk_fs_data_pages(fs);
@@ -141,8 +107,6 @@ int nk_fs_write_init(struct nk_fs *fs)
         if (err)
             return err;
     }
-    if (fs->ckpt_valid)
-        nk_fs_resume_alloc_block(fs);
     return 0;
 }
 
@@ -991,7 +955,11 @@ int nk_fs_make_room(struct nk_fs *fs, uint32_t pages, uint32_t new_live, bool de
     for (;;) {
         bool urgent = false;
         bool short_of_space = nk_fs_free_pages(fs) < want;
-        bool low = fs->erased_blocks < fs->reserve && !passive_done;
+        /* Below the reserve one collection per call; below the minimum as
+         * many as it takes (each mount of its own opens blocks: a run of
+         * them must not use the last erased block). */
+        bool low = fs->erased_blocks < fs->reserve &&
+                   (!passive_done || fs->erased_blocks < NK_FS_MIN_RESERVE);
         bool wear = false;
         uint32_t victim = nk_fs_pick_victim(fs, &urgent, wear_ok, &wear);
         if (victim == NK_FS_NONE || (!short_of_space && !low && !urgent) || rounds-- == 0) {
