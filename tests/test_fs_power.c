@@ -592,7 +592,7 @@ static int verify(struct prig *p, char *why, size_t size)
                 m_write(&test.in[ino], 0, buf, (uint32_t)got);
                 r = m_check(&test, &p->fs, why, size);
             } else {
-                snprintf(why, size, "%s: no directory %s in the model", p->temp_path, dir_path);
+                snprintf(why, size, "%.120s: no directory %.120s in the model", p->temp_path, dir_path);
             }
         } else {
             snprintf(why, size, "%s: %d bytes, not a prefix of the %u new ones", p->temp_path,
@@ -793,7 +793,7 @@ static void run_campaign(uint64_t seed, unsigned steps, uint64_t stride, struct 
                            p->fs.block_info[b].written, p->fs.block_info[b].live,
                            p->fs.block_info[b].flags, p->fs.block_info[b].erases);
             snprintf(write_why, sizeof write_why,
-                     "%s; %llu bytes available, %u erased blocks, %llu live bytes",
+                     "%.200s; %llu bytes available, %u erased blocks, %llu live bytes",
                      p->fs.diag.text, (unsigned long long)sf.bytes_avail,
                      (unsigned)sf.blocks_erased, (unsigned long long)sf.bytes_live);
         }
