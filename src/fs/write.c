@@ -163,6 +163,9 @@ void nk_fs_write_release(struct nk_fs *fs)
 {
     nk_fs_mem_free(fs, fs->edits, NK_FS_EDIT_SLOTS * sizeof *fs->edits);
     fs->edits = NULL;
+    nk_fs_mem_free(fs, fs->stuck_ids, (size_t)fs->stuck_capacity * sizeof *fs->stuck_ids);
+    fs->stuck_ids = NULL;
+    fs->stuck_count = 0;
     nk_fs_mem_free(fs, fs->cold_sum, (size_t)fs->pages_per_block * NK_FS_SUMMARY_ENTRY);
     nk_fs_mem_free(fs, fs->sum_buf, (size_t)fs->pages_per_block * NK_FS_SUMMARY_ENTRY);
     nk_fs_mem_free(fs, fs->copy_buf, (size_t)fs->page_size + fs->oob_free + 1);
