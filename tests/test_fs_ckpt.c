@@ -51,16 +51,7 @@ static void rig_open(struct rig *r, enum nk_fs_layout layout, uint32_t page, uin
 {
     struct nk_diag why[1] = {{""}};
     memset(r, 0, sizeof *r);
-    r->t.layout = layout;
-    if (nk_sim_params_geometry(&r->t.params, page, oob, ppb, blocks, why))
-        fail_msg("geometry: %s", why->text);
-    struct nk_sim_config sc;
-    memset(&sc, 0, sizeof sc);
-    sc.params = &r->t.params;
-    sc.seed = seed;
-    if (nk_sim_open(&r->t.sim, &sc, why))
-        fail_msg("sim: %s", why->text);
-    if (nk_fs_testdev_attach(&r->t, why))
+    if (nk_fs_testdev_open_seeded(&r->t, page, oob, ppb, blocks, layout, seed, why))
         fail_msg("device: %s", why->text);
     r->config = nk_fs_testdev_config(&r->t);
     r->config.read_only = false;

@@ -119,17 +119,7 @@ static void trace_op(void *ctx, const struct nk_sim_event *e)
 static void prig_device(struct prig *p, uint64_t sim_seed)
 {
     struct nk_diag why[1] = {{""}};
-    memset(&p->t, 0, sizeof p->t);
-    p->t.layout = g_layout;
-    if (nk_sim_params_geometry(&p->t.params, g_page, g_oob, 16, g_blocks, why))
-        fail_msg("geometry: %s", why->text);
-    struct nk_sim_config sc;
-    memset(&sc, 0, sizeof sc);
-    sc.params = &p->t.params;
-    sc.seed = sim_seed;
-    if (nk_sim_open(&p->t.sim, &sc, why))
-        fail_msg("sim: %s", why->text);
-    if (nk_fs_testdev_attach(&p->t, why))
+    if (nk_fs_testdev_open_seeded(&p->t, g_page, g_oob, 16, g_blocks, g_layout, sim_seed, why))
         fail_msg("device: %s", why->text);
     if (getenv("NK_FS_POWER_TRACE"))
         nk_sim_trace_set(p->t.sim, trace_op, NULL);

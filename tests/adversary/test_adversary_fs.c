@@ -33,16 +33,7 @@ static void rig_open(struct rig *r, enum nk_fs_layout layout, uint32_t page, uin
 {
     struct nk_diag why[1] = {{""}};
     memset(r, 0, sizeof *r);
-    r->t.layout = layout;
-    if (nk_sim_params_geometry(&r->t.params, page, oob, 16, 16, why))
-        fail_msg("geometry: %s", why->text);
-    struct nk_sim_config sc;
-    memset(&sc, 0, sizeof sc);
-    sc.params = &r->t.params;
-    sc.seed = seed;
-    if (nk_sim_open(&r->t.sim, &sc, why))
-        fail_msg("sim: %s", why->text);
-    if (nk_fs_testdev_attach(&r->t, why))
+    if (nk_fs_testdev_open_seeded(&r->t, page, oob, 16, 16, layout, seed, why))
         fail_msg("device: %s", why->text);
     r->config = nk_fs_testdev_config(&r->t);
     r->config.read_only = false;
@@ -520,15 +511,8 @@ static void test_one_bad_chunk_does_not_stall_collection(void **state)
     (void)state;
     struct rig *r = calloc(1, sizeof *r);
     struct nk_diag why[1] = {{""}};
-    r->t.layout = NK_FS_LAYOUT_LINUX;
-    if (nk_sim_params_geometry(&r->t.params, 2048, 64, 64, 16, why))
-        fail_msg("geometry: %s", why->text);
-    struct nk_sim_config sc;
-    memset(&sc, 0, sizeof sc);
-    sc.params = &r->t.params;
-    sc.seed = 5;
-    assert_int_equal(nk_sim_open(&r->t.sim, &sc, why), 0);
-    assert_int_equal(nk_fs_testdev_attach(&r->t, why), 0);
+    if (nk_fs_testdev_open_seeded(&r->t, 2048, 64, 64, 16, NK_FS_LAYOUT_LINUX, 5, why))
+        fail_msg("device: %s", why->text);
     r->config = nk_fs_testdev_config(&r->t);
     r->config.read_only = false;
     assert_int_equal(nk_fs_format(&r->config, NK_FS_LAYOUT_LINUX), 0);

@@ -30,6 +30,20 @@ struct nk_fs_testdev {
     void *workspace;
 };
 
+/* Opens the device of `nc` (its workspace set) over d->sim and a partition
+ * over every block. Returns 0 or a negative error with the reason in `why`. */
+static inline int nk_fs_testdev_open_device(struct nk_fs_testdev *d, struct nk_nand_config *nc,
+                                            struct nk_diag *why)
+{
+    nc->clock = nk_sim_clock(d->sim);
+    int err = nk_nand_open(&d->nand, nc);
+    if (!err)
+        err = nk_part_init(&d->part, &d->nand, "fs", 0, 0, NK_PART_ALLOW_BBT_AREA);
+    if (err)
+        nk_format(why->text, sizeof why->text, "%s", d->nand.diag.text);
+    return err;
+}
+
 /* Opens the device over d->sim (already open on d->params) with d->layout's
  * ECC and OOB layout, and a partition over every block. Returns 0 or a
  * negative error with the reason in `why`. */
@@ -53,13 +67,30 @@ static inline int nk_fs_testdev_attach(struct nk_fs_testdev *d, struct nk_diag *
     nc.layout = &d->oob_layout;
     nc.workspace = d->workspace;
     nc.workspace_size = ws;
-    nc.clock = nk_sim_clock(d->sim);
-    err = nk_nand_open(&d->nand, &nc);
-    if (!err)
-        err = nk_part_init(&d->part, &d->nand, "fs", 0, 0, NK_PART_ALLOW_BBT_AREA);
+    return nk_fs_testdev_open_device(d, &nc, why);
+}
+
+/* Opens an erased chip of that geometry in memory, its faults (torn
+ * programs, weak cells) drawn from `seed`, with the device `layout` needs.
+ * Returns 0 or a negative error with the reason in `why`. */
+static inline int nk_fs_testdev_open_seeded(struct nk_fs_testdev *d, uint32_t page_size,
+                                            uint32_t oob_size, uint32_t pages_per_block,
+                                            uint32_t blocks, enum nk_fs_layout layout,
+                                            uint64_t seed, struct nk_diag *why)
+{
+    memset(d, 0, sizeof *d);
+    d->layout = layout;
+    int err = nk_sim_params_geometry(&d->params, page_size, oob_size, pages_per_block, blocks, why);
     if (err)
-        nk_format(why->text, sizeof why->text, "%s", d->nand.diag.text);
-    return err;
+        return err;
+    struct nk_sim_config config;
+    memset(&config, 0, sizeof config);
+    config.params = &d->params;
+    config.seed = seed;
+    err = nk_sim_open(&d->sim, &config, why);
+    if (err)
+        return err;
+    return nk_fs_testdev_attach(d, why);
 }
 
 /* Opens the device: `image_path` NULL for an erased chip in memory, else
@@ -116,13 +147,7 @@ static inline int nk_fs_testdev_open_preset(struct nk_fs_testdev *d, const char 
     nc.chip = &d->params.chip; /* the cut geometry (the ID names the full part) */
     nc.workspace = d->workspace;
     nc.workspace_size = ws;
-    nc.clock = nk_sim_clock(d->sim);
-    err = nk_nand_open(&d->nand, &nc);
-    if (!err)
-        err = nk_part_init(&d->part, &d->nand, "fs", 0, 0, NK_PART_ALLOW_BBT_AREA);
-    if (err)
-        nk_format(why->text, sizeof why->text, "%s", d->nand.diag.text);
-    return err;
+    return nk_fs_testdev_open_device(d, &nc, why);
 }
 
 static inline void nk_fs_testdev_close(struct nk_fs_testdev *d)
