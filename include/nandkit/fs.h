@@ -153,6 +153,7 @@ enum nk_fs_problem_kind {
     NK_FS_PROBLEM_DUPLICATE_NAME,    /* two live entries with one name in a directory */
     NK_FS_PROBLEM_DATA_ECC,          /* a live chunk failed data ECC (read gives EIO) */
     NK_FS_PROBLEM_CHUNK_MISMATCH,    /* a live chunk's tags no longer name its owner */
+    NK_FS_PROBLEM_HEADER_STALE,      /* a newer header of the object lost its tags (EIO) */
     NK_FS_PROBLEM_KIND_COUNT
 };
 
@@ -249,11 +250,13 @@ struct nk_fs {
     uint32_t page_size, oob_free, chunk_bytes, pages_per_block, blocks, pages;
     uint8_t map_bits; /* bits per chunk-map entry */
     uint8_t summary_chunks;
-    /* OOB offset of the page check word the writer puts after the tags
-     * where the OOB has room, 0 = none (docs/fs-design.md 7.5). Without a
-     * data ECC every read checks it; with one, only the reads that decide
-     * whether a page a power cut may have torn is whole. */
+    /* The page check word the writer puts in the OOB where it has room
+     * (docs/fs-design.md 7.5): its offset in the free OOB bytes, and the
+     * page bytes it covers (the chunk; with in-band tags the whole page),
+     * 0 = none. Without a data ECC every read checks it; with one, only the
+     * reads that decide whether a page a power cut may have torn is whole. */
     uint16_t data_check;
+    uint32_t check_bytes;
     bool check_every_read; /* no data ECC: the word is the only check */
     bool check_suspect;    /* the read in progress is of such a page */
     uint8_t *page_buf; /* page_size bytes */

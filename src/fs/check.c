@@ -215,6 +215,7 @@ static const char *const nk_fs_problem_names[NK_FS_PROBLEM_KIND_COUNT] = {
     [NK_FS_PROBLEM_DUPLICATE_NAME] = "duplicate-name",
     [NK_FS_PROBLEM_DATA_ECC] = "data-ecc",
     [NK_FS_PROBLEM_CHUNK_MISMATCH] = "chunk-mismatch",
+    [NK_FS_PROBLEM_HEADER_STALE] = "header-stale",
 };
 
 const char *nk_fs_problem_name(enum nk_fs_problem_kind kind)
@@ -276,6 +277,11 @@ size_t nk_fs_problem_format(const struct nk_fs_problem *p, char *buf, size_t siz
     case NK_FS_PROBLEM_CHUNK_MISMATCH:
         return nk_format(buf, size, "%s%s: page no longer holds chunk %u of obj %u", name, where,
                          chunk, obj);
+    case NK_FS_PROBLEM_HEADER_STALE:
+        return nk_format(buf, size,
+                         "%s%s: a newer header of obj %u (page %u) lost its tags: its newest state "
+                         "is unknown, access gives EIO",
+                         name, where, obj, other);
     default:
         return nk_format(buf, size, "%s%s", name, where);
     }

@@ -342,8 +342,8 @@ int nk_fs_checkpoint_write(struct nk_fs *fs)
     uint32_t bucket = 0;
     for (struct nk_fs_obj *obj = nk_fs_obj_next(fs, NULL, &bucket); obj;
          obj = nk_fs_obj_next(fs, obj, &bucket)) {
-        if (obj->wflags & NK_FS_W_DISPLACED)
-            return 0; /* in no directory: only a scan finds that again */
+        if (obj->wflags & (NK_FS_W_DISPLACED | NK_FS_W_STALE))
+            return 0; /* in no directory, or of an unknown state: only a scan finds that again */
         if (!nk_fs_ckpt_keeps(obj))
             continue;
         objects++;

@@ -109,8 +109,8 @@ static int nk_fs_run_read(struct nk_fs *fs, const struct nk_fs_obj *obj, uint64_
                 valid = tags.n_bytes;
         }
         uint8_t *chunk = dst + (size_t)i * fs->chunk_bytes;
-        if (fs->data_check && fs->check_every_read &&
-            nk_fs_check_fails(chunk, fs->chunk_bytes, fs->oob_buf + fs->data_check))
+        if (fs->check_bytes && fs->check_every_read &&
+            nk_fs_check_fails(chunk, fs->check_bytes, fs->oob_buf + fs->data_check))
             return 1; /* as an uncorrectable read: the single-chunk path */
         if (valid < fs->chunk_bytes)
             memset(chunk + valid, 0, fs->chunk_bytes - valid);

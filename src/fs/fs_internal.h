@@ -54,6 +54,8 @@ enum nk_fs_block_state {
 #define NK_FS_BLK_LISTED                                                                           \
     0x20u /* stuck, and the objects of its chunks are in stuck_ids: it no longer holds the         \
              oldest-block rule back */
+#define NK_FS_BLK_LOST_TAGS                                                                        \
+    0x40u /* scan: a page whose tags failed and whose data reads as a header */
 
 /* Per-block RAM: 12 bytes. */
 struct nk_fs_block {
@@ -116,6 +118,9 @@ struct nk_fs_obj {
 #define NK_FS_W_DISPLACED                                                                          \
     0x10u /* a file whose own name was renamed over while hard links to it remain: reachable only  \
              through them, in no directory, until a read-write mount gives it a link's name */
+#define NK_FS_W_STALE                                                                              \
+    0x20u /* a header newer than its newest one lost its tags: what it is now is unknown (opens    \
+             give EIO) until a new header of it is written */
 
 /* ----- memory (alloc.c) ----------------------------------------------------------------- */
 
@@ -176,6 +181,9 @@ uint16_t nk_fs_name_hash(const uint8_t *name, size_t len);
 
 /* Whether `obj` is a directory (root and lost+found included). */
 bool nk_fs_obj_is_dir(const struct nk_fs_obj *obj);
+
+/* Whether a stored name is one readdir can hand out and a path can reach. */
+bool nk_fs_name_usable(const uint8_t *name, size_t len);
 
 /* The name of `obj` into `name` (NK_FS_NAME_MAX + 1 bytes, NUL-terminated):
  * from its header, or "objN" without one. Sets its name hash. Returns the

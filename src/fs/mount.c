@@ -78,8 +78,8 @@ static int nk_fs_page_read_checked(struct nk_fs *fs, uint32_t page, uint8_t *dat
     int err = fs->move_pending && fs->move_from == page
                   ? nk_part_read_for_move(fs->part, page, data, fs->oob_buf, NK_OOB_AUTO)
                   : nk_part_read_page(fs->part, page, data, fs->oob_buf, NK_OOB_AUTO);
-    if (err >= 0 && fs->data_check && (fs->check_every_read || fs->check_suspect) &&
-        nk_fs_check_fails(data, fs->chunk_bytes, fs->oob_buf + fs->data_check))
+    if (err >= 0 && fs->check_bytes && (fs->check_every_read || fs->check_suspect) &&
+        nk_fs_check_fails(data, fs->check_bytes, fs->oob_buf + fs->data_check))
         return -NK_EBADMSG;
     return err;
 }
@@ -201,9 +201,17 @@ static int nk_fs_setup_geometry(struct nk_fs *fs)
     fs->pages = fs->blocks * fs->pages_per_block;
 
     fs->data_check = 0;
+    fs->check_bytes = 0;
     fs->check_every_read = false;
     if (config->tags_place == NK_FS_TAGS_INBAND) {
         fs->chunk_bytes = fs->page_size - NK_FS_TAGS_BYTES;
+        /* The tags are data, so a torn page's ECC is all that shows it; a
+         * 1-bit Hamming code may "correct" three flipped bits into a wrong
+         * fourth, tags included. YAFFS2 leaves the OOB unused here: the
+         * check word, over the whole page, goes to its first free bytes. */
+        if (fs->oob_free >= 4u)
+            fs->check_bytes = fs->page_size;
+        fs->check_every_read = nk_part_ecc_placement(part) == NK_ECC_PLACEMENT_NONE;
     } else if (config->tags_place == NK_FS_TAGS_OOB) {
         fs->chunk_bytes = fs->page_size;
         int err = nk_fs_check_device(config, part, &fs->diag);
@@ -214,8 +222,10 @@ static int nk_fs_setup_geometry(struct nk_fs *fs)
          * shows it, and a 1-bit Hamming code may take 3 or more flipped
          * bits in one step for one and "correct" them. The writer adds a
          * check word after the tags when the OOB has room. */
-        if ((unsigned)config->tags_offset + need + 4u <= fs->oob_free)
+        if ((unsigned)config->tags_offset + need + 4u <= fs->oob_free) {
             fs->data_check = (uint16_t)(config->tags_offset + need);
+            fs->check_bytes = fs->chunk_bytes;
+        }
         fs->check_every_read = nk_part_ecc_placement(part) == NK_ECC_PLACEMENT_NONE;
     } else {
         return nk_diag_set(&fs->diag, -NK_EINVAL, "unknown tags placement %d",

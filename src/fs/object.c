@@ -120,8 +120,7 @@ int nk_fs_obj_header(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_heade
                                fs->config.tags_place == NK_FS_TAGS_INBAND, hdr);
 }
 
-/* A name readdir can hand out and a path can reach. */
-static bool nk_fs_name_usable(const uint8_t *name, size_t len)
+bool nk_fs_name_usable(const uint8_t *name, size_t len)
 {
     if (len == 0 || (len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
         return false;
@@ -300,6 +299,8 @@ uint32_t nk_fs_damaged(const struct nk_fs *fs)
 
 bool nk_fs_obj_at_risk(const struct nk_fs *fs, const struct nk_fs_obj *obj)
 {
+    if (obj->wflags & NK_FS_W_STALE)
+        return true;
     if (obj->hdr_page == NK_FS_NONE)
         return obj->id != NK_FS_OBJ_ROOT && obj->id != NK_FS_OBJ_LOST_FOUND;
     if (obj->type != NK_FS_TYPE_FILE)

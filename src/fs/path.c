@@ -152,6 +152,8 @@ int nk_fs_readlink(struct nk_fs *fs, const char *path, char *buf, size_t size)
         return err;
     if (obj->type != NK_FS_TYPE_SYMLINK)
         return -NK_EINVAL;
+    if (obj->wflags & NK_FS_W_STALE)
+        return -NK_EIO;
     struct nk_fs_header hdr;
     err = nk_fs_obj_header(fs, obj, &hdr);
     if (err)

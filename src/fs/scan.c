@@ -518,11 +518,127 @@ static bool nk_fs_all_ff(const uint8_t *p, uint32_t len)
 }
 
 /* Whether the last written page of a block can be checked for a torn
- * program: the tags are in the OOB and the data has an ECC. */
+ * program beyond its tags: the tags are in the OOB and the data has an ECC
+ * or a check word; or the tags are in the page (read through its ECC
+ * already) and it has a check word. */
 static bool nk_fs_can_check_torn(const struct nk_fs *fs)
 {
-    return fs->config.tags_place == NK_FS_TAGS_OOB &&
-           (nk_part_ecc_placement(fs->part) != NK_ECC_PLACEMENT_NONE || fs->data_check);
+    if (fs->config.tags_place == NK_FS_TAGS_INBAND)
+        return fs->check_bytes != 0;
+    return nk_part_ecc_placement(fs->part) != NK_ECC_PLACEMENT_NONE || fs->check_bytes;
+}
+
+/* Whether `page`, whose tags failed their code, still reads whole through
+ * its data ECC and check word (where it has one; without a data ECC only a
+ * present word proves it) and holds an object header: then it was not
+ * torn, and it is a newer state of an object the mount cannot name. 1
+ * (`hdr`, when given, points into page_buf), 0, or a device error. */
+static int nk_fs_lost_tags_header(struct nk_fs *fs, uint32_t page, struct nk_fs_header *hdr)
+{
+    if (fs->config.tags_place == NK_FS_TAGS_INBAND || !nk_fs_can_check_torn(fs))
+        return 0; /* in-band tags fail with their data: nothing is left to read */
+    fs->check_suspect = true;
+    fs->cached_page = NK_FS_NONE;
+    int err = nk_fs_page_load(fs, page);
+    fs->check_suspect = false;
+    if (err == -NK_EIO)
+        return 0;
+    if (err)
+        return err;
+    if (nk_part_ecc_placement(fs->part) == NK_ECC_PLACEMENT_NONE) {
+        const uint8_t *w = fs->oob_buf + fs->data_check;
+        if ((w[0] & w[1] & w[2] & w[3]) == 0xff)
+            return 0; /* no word, no ECC: nothing proves the page whole */
+    }
+    struct nk_fs_header h;
+    nk_fs_header_decode(fs->page_buf, fs->chunk_bytes, false, &h);
+    if (h.type < NK_FS_TYPE_FILE || h.type > NK_FS_TYPE_SPECIAL ||
+        !nk_fs_name_usable(h.name, h.name_len))
+        return 0;
+    if (hdr)
+        *hdr = h;
+    return 1;
+}
+
+/* Whether the chunk at page `a` was written before the one at page `b`. */
+static bool nk_fs_page_older(const struct nk_fs *fs, uint32_t a, uint32_t b)
+{
+    uint32_t block_a = a / fs->pages_per_block, block_b = b / fs->pages_per_block;
+    if (block_a == block_b)
+        return a < b;
+    return fs->block_info[block_a].seq < fs->block_info[block_b].seq;
+}
+
+/* `obj` may have a newer state in the header at `page`, which lost its
+ * tags: when its own newest header is older, it is stale. Neither block is
+ * collected while it is (a copy of its older header would look newer to the
+ * next scan than the lost one). */
+static void nk_fs_stale_if_older(struct nk_fs *fs, struct nk_fs_obj *obj, uint32_t page)
+{
+    if (!obj || obj->id < NK_FS_OBJ_FIRST_USER || !(obj->flags & NK_FS_OBJ_VALID) ||
+        (obj->flags & NK_FS_OBJ_DEAD) || (obj->wflags & NK_FS_W_STALE) ||
+        obj->hdr_page == NK_FS_NONE || !nk_fs_page_older(fs, obj->hdr_page, page))
+        return;
+    obj->wflags |= NK_FS_W_STALE;
+    fs->block_info[obj->hdr_page / fs->pages_per_block].flags |= NK_FS_BLK_STUCK;
+    fs->block_info[page / fs->pages_per_block].flags |= NK_FS_BLK_STUCK;
+    nk_fs_report(fs, NK_FS_PROBLEM_HEADER_STALE, obj->hdr_page, obj->id, 0, page);
+}
+
+/* A header that lost its tags names no object; it may be a newer state of
+ * the one its unchecked tags name, of the one it shadows, and of the one
+ * with its parent and name. `name` holds NK_FS_NAME_MAX bytes. */
+static int nk_fs_settle_lost_page(struct nk_fs *fs, uint32_t page, uint8_t *name)
+{
+    struct nk_fs_tags raw;
+    int status = nk_fs_read_tags(fs, page, &raw);
+    if (status != -NK_EBADMSG)
+        return status < 0 ? status : 0;
+    nk_fs_tags_decode(fs->oob_buf + fs->config.tags_offset, false, &raw); /* a hint only */
+    struct nk_fs_header hdr;
+    int header = nk_fs_lost_tags_header(fs, page, &hdr);
+    if (header <= 0)
+        return header;
+    uint32_t parent = hdr.parent_id, shadows = hdr.shadows;
+    size_t len = hdr.name_len;
+    memcpy(name, hdr.name, len);
+    nk_fs_stale_if_older(fs, nk_fs_obj_find(fs, raw.obj_id), page);
+    if (shadows)
+        nk_fs_stale_if_older(fs, nk_fs_obj_find(fs, shadows), page);
+    uint32_t bucket = 0;
+    for (struct nk_fs_obj *obj = nk_fs_obj_next(fs, NULL, &bucket); obj;
+         obj = nk_fs_obj_next(fs, obj, &bucket)) {
+        if (!(obj->flags & NK_FS_OBJ_VALID) || obj->parent_id != parent ||
+            (obj->wflags & NK_FS_W_STALE))
+            continue;
+        int same = nk_fs_obj_name_equals(fs, obj, (const char *)name, len);
+        if (same < 0 && same != -NK_EIO)
+            return same;
+        if (same > 0)
+            nk_fs_stale_if_older(fs, obj, page);
+    }
+    return 0;
+}
+
+/* After the scan: the objects the headers that lost their tags may be newer
+ * states of (docs/fs-design.md 7.7, "Tags lost"). */
+static int nk_fs_settle_lost_tags(struct nk_fs *fs)
+{
+    uint8_t *name = NULL;
+    int err = 0;
+    for (uint32_t b = 0; b < fs->blocks && !err; b++) {
+        struct nk_fs_block *info = &fs->block_info[b];
+        if (!(info->flags & NK_FS_BLK_LOST_TAGS))
+            continue;
+        info->flags &= (uint8_t)~NK_FS_BLK_LOST_TAGS;
+        if (!name && !(name = nk_fs_mem_alloc(fs, NK_FS_NAME_MAX)))
+            return nk_diag_set(&fs->diag, -NK_ENOMEM, "out of memory for a header's name");
+        for (uint32_t p = 0; p < info->written && !err; p++)
+            err = nk_fs_settle_lost_page(fs, b * fs->pages_per_block + p, name);
+    }
+    if (name)
+        nk_fs_mem_free(fs, name, NK_FS_NAME_MAX);
+    return err;
 }
 
 /* Whether a block read page by page is what an erase cut by power loss
@@ -532,19 +648,22 @@ static bool nk_fs_can_check_torn(const struct nk_fs *fs)
  * interrupted erase leaves most pages unreadable and the few that decode
  * random (the survey's sequence number came from one of them). So: at least
  * two unreadable pages before the last one, and fewer pages agreeing with
- * the sequence number than unreadable ones. A written block damaged that
- * badly is unusable either way. */
+ * the sequence number than unreadable ones; or, in a block of two or more
+ * written pages, not one readable page (a program cut short tears only the
+ * page it programs). A written block damaged that badly is unusable either
+ * way. */
 static bool nk_fs_erase_was_cut(const struct nk_fs_scan *scan, uint32_t written, uint32_t seq)
 {
-    uint32_t bad = 0, agree = 0;
+    uint32_t bad = 0, agree = 0, readable = 0;
     for (uint32_t p = 0; p < written; p++) {
         const struct nk_fs_page_tags *pt = &scan->pages[p];
         if (pt->state == NK_FS_PAGE_TAGS_BAD && p + 1 < written)
             bad++;
         else if (pt->state == NK_FS_PAGE_OK && pt->tags.seq == seq)
             agree++;
+        readable += pt->state == NK_FS_PAGE_OK;
     }
-    return bad >= 2 && agree < bad;
+    return (bad >= 2 && agree < bad) || (written >= 2 && readable == 0);
 }
 
 static int nk_fs_scan_block(struct nk_fs *fs, struct nk_fs_scan *scan, uint32_t block)
@@ -596,7 +715,15 @@ static int nk_fs_scan_block(struct nk_fs *fs, struct nk_fs_scan *scan, uint32_t 
             if (scan->pages[p].state != NK_FS_PAGE_TAGS_BAD)
                 continue;
             scan->pages[p].state = NK_FS_PAGE_BAD;
-            if (p == written - 1) {
+            int header = nk_fs_lost_tags_header(fs, base + p, NULL);
+            if (header < 0)
+                return header;
+            if (header) {
+                /* Whole, so not torn: the newer state of some object. */
+                info->flags |= NK_FS_BLK_LOST_TAGS;
+                fs->stats.tags_uncorrectable++;
+                nk_fs_report(fs, NK_FS_PROBLEM_TAGS_ECC, base + p, 0, 0, 0);
+            } else if (p == written - 1) {
                 /* The last written page of the block, nothing after it: a
                  * program cut by power loss (its tags went with its data).
                  * Nothing it held was complete, so nothing is lost: reported
@@ -613,6 +740,7 @@ static int nk_fs_scan_block(struct nk_fs *fs, struct nk_fs_scan *scan, uint32_t 
         struct nk_fs_page_tags *last = written ? &scan->pages[written - 1] : NULL;
         if (last && last->state == NK_FS_PAGE_OK && nk_fs_can_check_torn(fs)) {
             fs->check_suspect = true; /* the check word too, where the page has one */
+            fs->cached_page = NK_FS_NONE; /* in-band tags left the page cached */
             int err = nk_fs_page_load(fs, base + written - 1);
             fs->check_suspect = false;
             /* A header is never all 0xFF (its type word would be): its tags
@@ -673,6 +801,8 @@ int nk_fs_scan(struct nk_fs *fs, uint32_t surveyed)
         memset(scan.pages, 0, pages_bytes);
         err = nk_fs_scan_block(fs, &scan, scan.order[i]);
     }
+    if (!err)
+        err = nk_fs_settle_lost_tags(fs);
     /* The highest sequence number in use, without blocks found to be an
      * interrupted erase (theirs was read from a page decoding by chance). */
     fs->stats.highest_seq = 0;

@@ -80,6 +80,12 @@ int nk_fs_hdr_rewrite(struct nk_fs *fs, struct nk_fs_obj *obj)
 
 int nk_fs_hdr_write(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header *hdr)
 {
+    if (obj->wflags & NK_FS_W_STALE) {
+        /* Its newest state is unknown: it can only be removed. */
+        if (obj->parent_id != NK_FS_OBJ_DELETED && obj->parent_id != NK_FS_OBJ_UNLINKED)
+            return -NK_EIO;
+        obj->wflags &= (uint8_t)~NK_FS_W_STALE;
+    }
     hdr->type = obj->type;
     if (obj->id == NK_FS_OBJ_ROOT)
         hdr->parent_id = 0; /* as YAFFS2 writes the root */

@@ -398,6 +398,8 @@ int nk_fs_file_open_mode(struct nk_fs *fs, struct nk_fs_file *file, const char *
         return -NK_EILSEQ;
     if (target->type != NK_FS_TYPE_FILE)
         return -NK_EINVAL;
+    if ((obj->wflags | target->wflags) & NK_FS_W_STALE)
+        return -NK_EIO; /* a newer header of it lost its tags: fsck names it */
     if (target->opens == 0xff)
         return -NK_EMFILE;
     if (writing && (flags & NK_FS_O_TRUNC) && target->size) {

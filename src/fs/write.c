@@ -377,8 +377,8 @@ static int nk_fs_program(struct nk_fs *fs, bool cold, const struct nk_fs_tags *t
 {
     uint8_t *oob = fs->copy_buf + fs->page_size;
     nk_fs_chunk_place(&fs->config, fs->page_size, fs->oob_free, tags, page, oob);
-    if (fs->data_check)
-        nk_fs_check_stamp(page, fs->chunk_bytes, oob + fs->data_check);
+    if (fs->check_bytes)
+        nk_fs_check_stamp(page, fs->check_bytes, oob + fs->data_check);
     uint32_t block = *nk_fs_open_of(fs, cold);
     uint32_t *next = nk_fs_next_page_of(fs, cold);
     uint32_t at = block * fs->pages_per_block + *next;
@@ -522,8 +522,8 @@ int nk_fs_put_run(struct nk_fs *fs, struct nk_fs_obj *obj, uint32_t first_chunk,
         tags[i].seq = info->seq;
         nk_fs_chunk_place(&fs->config, fs->page_size, fs->oob_free, &tags[i], NULL,
                           oob + (size_t)i * fs->oob_free);
-        if (fs->data_check)
-            nk_fs_check_stamp(data + (size_t)i * fs->page_size, fs->chunk_bytes,
+        if (fs->check_bytes)
+            nk_fs_check_stamp(data + (size_t)i * fs->page_size, fs->check_bytes,
                               oob + (size_t)i * fs->oob_free + fs->data_check);
     }
     /* Returns once the last page (sent with 10h) is programmed: a power cut
