@@ -76,6 +76,10 @@ static void nk_fs_ckpt_flush(struct nk_fs_ckpt_io *io)
     nk_fs_ckpt_tags(io, io->fill, &tags);
     uint8_t *oob = io->buf + fs->page_size;
     nk_fs_chunk_place(&fs->config, fs->page_size, fs->oob_free, &tags, io->buf, oob);
+    /* The check word too: an erase of this block cut short can leave tags
+     * that decode as a data chunk's, which the word then gives away. */
+    if (fs->check_bytes)
+        nk_fs_check_stamp(io->buf, fs->check_bytes, oob + fs->data_check);
     io->err = nk_fs_io_program(fs->part, nk_fs_ckpt_page_addr(io, io->page), io->buf,
                                fs->oob_free ? oob : NULL);
     fs->chunks_programmed++;

@@ -682,6 +682,13 @@ static int nk_fs_gc_copy_data(struct nk_fs *fs, uint32_t page, const struct nk_f
         nk_fs_live_clear(fs, page); /* not the live copy after all */
         return 0;
     }
+    if (fs->wbuf_dirty && fs->wbuf_obj == obj && fs->wbuf_chunk == tags->chunk_id) {
+        /* A newer version waits in the write buffer, and the file's size
+         * already counts it: that version moves. The old one, copied newer
+         * than the file's header, would give a mount after a cut its bytes
+         * up to that size. */
+        return nk_fs_wbuf_program(fs);
+    }
     struct nk_fs_tags t = *tags;
     t.extra = false;
     /* After a truncate inside this chunk its old bytes past the end are
