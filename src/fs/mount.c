@@ -316,24 +316,28 @@ static int nk_fs_alloc_tables(struct nk_fs *fs)
 }
 
 /* Adds to an out-of-memory reason what a pool for this partition needs,
- * with the objects met so far (at least that much). */
+ * with the objects met so far (at least that much); in place. Never
+ * inlined: its frame stays off the mount's deepest chain. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
 static void nk_fs_note_pool_need(struct nk_fs *fs, const struct nk_fs_config *config)
 {
 #ifndef NK_NO_DIAG_TEXT
-    char what[NK_DIAG_LEN];
-    nk_format(what, sizeof what, "%s", fs->diag.text[0] ? fs->diag.text : "out of memory");
+    if (!fs->diag.text[0])
+        nk_diag_set(&fs->diag, -NK_ENOMEM, "out of memory");
     uint32_t objects = fs->object_count > 2 ? fs->object_count - 2 : 0;
     size_t need = nk_fs_pool_bytes(fs->page_size, nk_nand_oob_size(config->part->dev),
-                                   fs->pages_per_block, fs->blocks,
-                                   objects, 0,
+                                   fs->pages_per_block, fs->blocks, objects, 0,
                                    !config->read_only && !nk_fs_io_read_only(config->part));
+    size_t len = strlen(fs->diag.text);
     if (config->allocator.alloc)
-        nk_diag_set(&fs->diag, -NK_ENOMEM, "%s: a pool would need at least %zu B (nk_fs_pool_bytes())",
-                    what, need);
+        nk_format(fs->diag.text + len, sizeof fs->diag.text - len,
+                  ": a pool would need at least %zu B (nk_fs_pool_bytes())", need);
     else
-        nk_diag_set(&fs->diag, -NK_ENOMEM,
-                    "%s: the pool has %zu B, at least %zu B needed (nk_fs_pool_bytes())", what,
-                    config->pool_size, need);
+        nk_format(fs->diag.text + len, sizeof fs->diag.text - len,
+                  ": the pool has %zu B, at least %zu B needed (nk_fs_pool_bytes())",
+                  config->pool_size, need);
 #else
     (void)fs;
     (void)config;
