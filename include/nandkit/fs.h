@@ -401,10 +401,11 @@ void nk_fs_ram_usage(const struct nk_fs *fs, size_t *now, size_t *peak);
  * files; deleted ones whose blocks are not yet collected count too) with
  * `data_bytes` of file data, read-write or read-only: docs/fs-design.md's
  * cost formula plus the mount's temporaries and the pool's rounding, with
- * every chunk map at its largest, so a pool of this size mounts (and a
- * read-write mount can write until the partition is full of that much
- * data). With an allocator instead of a pool, nk_fs_ram_usage() gives the
- * peak. Returns 0 for an impossible geometry. */
+ * the chunk maps of files without holes at their largest (scattered by
+ * overwrites), so a pool of this size mounts such a file system and keeps
+ * working as its files are rewritten (tests/test_fs_sizing.c). With an
+ * allocator instead of a pool, nk_fs_ram_usage() gives the peak. Returns 0
+ * for an impossible geometry. */
 size_t nk_fs_pool_bytes(uint32_t page_size, uint32_t oob_size, uint32_t pages_per_block,
                         uint32_t blocks, uint32_t objects, uint64_t data_bytes, bool read_write);
 
