@@ -6,6 +6,9 @@
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
+# The makes that `cmake --build` starts (Unix Makefiles generator) inherit
+# this: no "Entering/Leaving directory" line for every subdirectory.
+MAKEFLAGS += --no-print-directory
 
 .PHONY: all bench test deps build clean
 
@@ -19,7 +22,8 @@ deps:
 bench:
 	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) -DNANDKIT_TESTS=OFF $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS) --target nandkit
-	$(BUILD)/tools/nandkit bench --chip K9F1G08U0A
+	@printf '\n== nandkit bench --chip K9F1G08U0A ==\n\n'
+	@$(BUILD)/tools/nandkit bench --chip K9F1G08U0A
 
 build: deps
 	cmake -S . -B $(BUILD) -DNANDKIT_TESTS=ON $(CMAKE_FLAGS)

@@ -24,10 +24,10 @@
 #define NK_FSWRITE_OPTIONS_HELP                                                                    \
     "Options:\n" NK_TOOL_IMAGE_HELP                                                                \
     "\nThe image must be writable; it is saved through the simulator's store (temporary\n"         \
-    "file + rename). With --power-cut-after N the simulated chip loses power at flash\n"           \
-    "operation N (reads, programs and erases counted from 1, the mount's included):\n"             \
-    "the command stops with an error naming the cut, and the image holds what the chip\n"          \
-    "would.\n\n"                                                                                   \
+    "file + rename). With --power-cut-after N the simulated chip loses power after N\n"           \
+    "flash operations of the change (its reads, programs and erases, counted from the\n"          \
+    "end of the mount): the command stops with an error naming the cut, and the image\n"          \
+    "holds what the chip would.\n\n"                                                               \
     "Exit status: 0 done, 1 the change failed (flash error, no space, power cut), 2 bad\n"         \
     "input (bad option, a missing or wrong path in the image, a missing host file).\n"
 

@@ -237,7 +237,14 @@ static int nk_tool_fs_open_as(struct nk_tool_fs *t, struct nk_tool_image_opts *o
 {
     memset(t, 0, sizeof *t);
     opts->read_only = !writable;
+    /* A change's --power-cut-after N counts the flash operations of the
+     * change itself: armed once the read-write mount is done (a mount
+     * alone reads every block's tags, about two thousand operations). */
+    int64_t power_cut_after = opts->power_cut_after;
+    if (writable)
+        opts->power_cut_after = -1;
     int status = nk_tool_image_open(&t->image, opts);
+    opts->power_cut_after = power_cut_after;
     if (status)
         return status;
     status = nk_tool_image_check_tags(&t->image);
@@ -319,6 +326,9 @@ static int nk_tool_fs_open_as(struct nk_tool_fs *t, struct nk_tool_image_opts *o
         return status;
     }
     t->mounted = true;
+    t->image.power_cut_after = power_cut_after;
+    if (power_cut_after >= 0 && t->image.sim)
+        nk_sim_power_cut_after(t->image.sim, (uint64_t)power_cut_after);
     return 0;
 }
 

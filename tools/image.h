@@ -83,7 +83,8 @@ enum {
     "                          (nandkit info --chip NAME shows it)\n"                              \
     "  --force-ecc             use --ecc even when weaker than the chip requires\n"                \
     "  --seed S                seed of every simulated fault (default 1)\n"                        \
-    "  --power-cut-after N     lose power at flash operation N (writes only)\n"                    \
+    "  --power-cut-after N     lose power after N flash operations (writes only; put, rm,\n"      \
+    "                          mkdir, mv and chmod count from the end of their mount)\n"          \
     "  --mtd-ecc kernel|nandkit  /dev/mtdN: the kernel corrects (default), or raw access\n"        \
     "                          with nandkit's twin of the kernel's ECC\n"                          \
     "  --wait                  wait while another nandkit command uses the image (else\n"          \

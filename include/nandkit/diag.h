@@ -9,7 +9,9 @@
  * a simulator or an MTD device, checking parameters) take a `struct nk_diag *`
  * argument instead (may be NULL); a caller can declare `struct nk_diag why[1]`
  * and pass `why`. This is the only way a reason is reported. Tools print it;
- * firmware may log or ignore it.
+ * firmware may log or ignore it. nk_fs_last_error() (nandkit/fs.h) returns,
+ * of a bring-up's `why`, device and file system, the reason the failing
+ * step left.
  */
 #ifndef NANDKIT_DIAG_H
 #define NANDKIT_DIAG_H

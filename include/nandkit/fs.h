@@ -234,6 +234,9 @@ struct nk_fs_mount_stats {
     uint32_t chunks_seen;         /* written chunks met (summaries and stale included) */
     uint32_t chunks_live;         /* data and header chunks in the mounted tree */
     uint32_t tags_corrected, tags_uncorrectable, tags_invalid, torn_chunks;
+    /* The tree the mount found, fixed until the next mount: every object
+     * but the root and lost+found (statfs's `objects` counts those and
+     * follows later changes), and how many of them are of each type. */
     uint32_t objects, files, dirs, symlinks, hardlinks, specials, orphans;
     uint32_t highest_seq;
     uint32_t from_checkpoint;  /* 1: the state came from nandkit's checkpoint, no scan */
@@ -340,6 +343,18 @@ struct nk_fs {
  * skipped and reported). */
 int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config);
 
+/* The reason for the last failure on the way from a port to a mounted file
+ * system and after it, wherever the layer that failed left it: fs->diag
+ * (nk_fs_mount() and every file-system call), else the device's
+ * (nk_nand_open(), nk_part_init() and the device errors under the file
+ * system: `dev`'s, or the mounted partition's device or array), else `why`
+ * (calls made before their object exists: nk_sim_open(), nk_mtd_open()).
+ * Any argument may be NULL; `fs` and `dev` must be zeroed (`= {0}`) or have
+ * been passed to nk_fs_mount() / nk_nand_open(). Returns "" when none says
+ * anything; never NULL. */
+const char *nk_fs_last_error(const struct nk_fs *fs, const struct nk_nand *dev,
+                             const struct nk_diag *why);
+
 /* Pages the mount found written but could not decode the tags of (tags ECC
  * failed, or in-band tags in a page failing the data ECC). Which object such
  * a page belonged to cannot be known, so with any of them the file system is
@@ -383,6 +398,20 @@ int nk_fs_format(const struct nk_fs_config *config, enum nk_fs_layout layout);
  * allocator (the struct nk_fs itself not included). */
 void nk_fs_ram_usage(const struct nk_fs *fs, size_t *now, size_t *peak);
 
+/* Bytes of config.pool a mount needs on a partition of `blocks` blocks of
+ * `pages_per_block` pages of `page_size` + `oob_size` bytes holding
+ * `objects` objects (files, directories, symlinks, hard links, special
+ * files; deleted ones whose blocks are not yet collected count too) with
+ * `data_bytes` of file data, read-write or read-only: docs/fs-design.md's
+ * cost formula plus the mount's temporaries and the pool's rounding, with
+ * the chunk maps of files without holes at their largest (scattered by
+ * overwrites), so a pool of this size mounts such a file system and keeps
+ * working as its files are rewritten (tests/test_fs_sizing.c). With an
+ * allocator instead of a pool, nk_fs_ram_usage() gives the peak. Returns 0
+ * for an impossible geometry. */
+size_t nk_fs_pool_bytes(uint32_t page_size, uint32_t oob_size, uint32_t pages_per_block,
+                        uint32_t blocks, uint32_t objects, uint64_t data_bytes, bool read_write);
+
 struct nk_fs_statfs {
     uint32_t chunk_bytes; /* file bytes per chunk */
     uint32_t chunks_per_block;
@@ -390,7 +419,9 @@ struct nk_fs_statfs {
     uint64_t bytes_total; /* good blocks x chunks x chunk_bytes */
     uint64_t bytes_free;  /* unwritten chunks x chunk_bytes */
     uint64_t bytes_live;  /* live chunks x chunk_bytes */
-    uint32_t objects;
+    uint32_t objects; /* objects held in RAM now: the root and lost+found included, as are
+                         files unlinked while open (fs->stats.objects: what the mount found,
+                         without those two) */
     uint32_t name_max;
     uint64_t reads_corrected; /* page reads since mount that needed bitflip correction */
     uint64_t reads_failed;    /* page reads since mount that were uncorrectable (EIO) */

@@ -323,6 +323,9 @@ int nk_fs_collect(struct nk_fs *fs, uint32_t victim);
  * negative error. */
 int64_t nk_fs_put_chunk(struct nk_fs *fs, struct nk_fs_tags *tags, uint8_t *page);
 
+/* Bytes of one block-summary entry (docs/fs-format.md). */
+#define NK_FS_SUMMARY_ENTRY 12u
+
 /* Sequential writes: at most NK_FS_RUN_PAGES whole chunks whose OOB bytes
  * fit in NK_FS_RUN_OOB go to flash in one multi-page program (cache
  * program where the chip has it). */

@@ -262,17 +262,22 @@ static void nk_fs_release(struct nk_fs *fs)
     fs->mounted = false;
 }
 
+/* About one bucket per block, within 32..4096: a few objects per chain on a
+ * typical image, at one pointer per block. */
+static uint32_t nk_fs_default_buckets(uint32_t blocks)
+{
+    uint32_t count = 32;
+    while (count < blocks && count < 4096)
+        count <<= 1;
+    return count;
+}
+
 static uint32_t nk_fs_bucket_count(const struct nk_fs *fs)
 {
     uint32_t wanted = fs->config.object_buckets;
     if (wanted && (wanted & (wanted - 1)) == 0 && wanted <= (1u << 20))
         return wanted;
-    /* About one bucket per block, within 32..4096: a few objects per chain
-     * on a typical image, at one pointer per block. */
-    uint32_t count = 32;
-    while (count < fs->blocks && count < 4096)
-        count <<= 1;
-    return count;
+    return nk_fs_default_buckets(fs->blocks);
 }
 
 static int nk_fs_init_tables(struct nk_fs *fs)
@@ -320,6 +325,35 @@ static int nk_fs_alloc_tables(struct nk_fs *fs)
     return nk_fs_init_tables(fs);
 }
 
+/* Adds to an out-of-memory reason what a pool for this partition needs,
+ * with the objects met so far (at least that much); in place. Never
+ * inlined: its frame stays off the mount's deepest chain. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void nk_fs_note_pool_need(struct nk_fs *fs, const struct nk_fs_config *config)
+{
+#ifndef NK_NO_DIAG_TEXT
+    if (!fs->diag.text[0])
+        nk_diag_set(&fs->diag, -NK_ENOMEM, "out of memory");
+    uint32_t objects = fs->object_count > 2 ? fs->object_count - 2 : 0;
+    size_t need = nk_fs_pool_bytes(fs->page_size, nk_nand_oob_size(config->part->dev),
+                                   fs->pages_per_block, fs->blocks, objects, 0,
+                                   !config->read_only && !nk_fs_io_read_only(config->part));
+    size_t len = strlen(fs->diag.text);
+    if (config->allocator.alloc)
+        nk_format(fs->diag.text + len, sizeof fs->diag.text - len,
+                  ": a pool would need at least %zu B (nk_fs_pool_bytes())", need);
+    else
+        nk_format(fs->diag.text + len, sizeof fs->diag.text - len,
+                  ": the pool has %zu B, at least %zu B needed (nk_fs_pool_bytes())",
+                  config->pool_size, need);
+#else
+    (void)fs;
+    (void)config;
+#endif
+}
+
 /* The mount up to the writer's set-up: the tables, from the checkpoint or
  * the scan. On failure everything is released. */
 static int nk_fs_mount_tables(struct nk_fs *fs, const struct nk_fs_config *config)
@@ -354,6 +388,8 @@ static int nk_fs_mount_tables(struct nk_fs *fs, const struct nk_fs_config *confi
      * write-protected device: every write then gives -NK_EROFS. */
     if (!err && !config->read_only && !nk_fs_io_read_only(config->part))
         err = nk_fs_write_init(fs);
+    if (err == -NK_ENOMEM)
+        nk_fs_note_pool_need(fs, config);
     if (err) {
         if (!fs->diag.text[0])
             nk_diag_set(&fs->diag, err, "mount failed: %s", nk_strerror(err));
@@ -429,6 +465,70 @@ int nk_fs_format_checkpoint(struct nk_fs *fs, const struct nk_fs_config *config)
     err = nk_fs_checkpoint_write(fs);
     nk_fs_release(fs);
     return err;
+}
+
+/* One allocation as the pool carves it (src/fs/alloc.c): at least two
+ * pointers, a multiple of 8 bytes. */
+static size_t nk_fs_pool_block(size_t size)
+{
+    if (size < 2 * sizeof(void *))
+        size = 2 * sizeof(void *);
+    return (size + 7u) & ~(size_t)7u;
+}
+
+size_t nk_fs_pool_bytes(uint32_t page_size, uint32_t oob_size, uint32_t pages_per_block,
+                        uint32_t blocks, uint32_t objects, uint64_t data_bytes, bool read_write)
+{
+    if (!page_size || page_size <= NK_FS_TAGS_BYTES || !pages_per_block || !blocks)
+        return 0;
+    size_t pages = (size_t)pages_per_block * blocks;
+    /* The tables of every mount (nk_fs_alloc_tables()); the OOB buffer at
+     * its largest, as if every OOB byte were free. */
+    size_t oob = (size_t)oob_size * NK_FS_RUN_PAGES;
+    if (oob > NK_FS_RUN_OOB)
+        oob = oob_size > NK_FS_RUN_OOB ? oob_size : NK_FS_RUN_OOB;
+    size_t summary = nk_fs_pool_block((size_t)pages_per_block * NK_FS_SUMMARY_ENTRY);
+    size_t bytes = 8u /* the buffer's alignment */ + nk_fs_pool_block(page_size) +
+                   nk_fs_pool_block(oob) + nk_fs_pool_block(blocks * sizeof(struct nk_fs_block)) +
+                   nk_fs_pool_block((pages + 31u) / 32u * sizeof(uint32_t)) +
+                   nk_fs_pool_block(nk_fs_default_buckets(blocks) * sizeof(void *));
+    /* The scan's temporaries: the blocks in use in order, one block's tags
+     * and its summary (the summary's block serves the writer after). */
+    bytes += nk_fs_pool_block(blocks * sizeof(uint32_t)) +
+             nk_fs_pool_block(pages_per_block * (sizeof(struct nk_fs_tags) + 8u)) + summary;
+    /* The root, lost+found and every other object. */
+    bytes += ((size_t)objects + 2u) * nk_fs_pool_block(sizeof(struct nk_fs_obj));
+    /* Chunk maps (files without holes), chunks as small as the in-band
+     * layout's: per 64 chunks a leaf in the larger, packed form (random
+     * overwrites) and 1.5 nodes, more than the 8-way trees over those
+     * leaves hold; per object the run leaf of a file's last chunks. */
+    uint64_t chunks = data_bytes / (page_size - NK_FS_TAGS_BYTES);
+    uint8_t bits = nk_fs_bits_for((uint32_t)pages);
+    bytes += (size_t)(chunks / 64u + 1u) * nk_fs_pool_block((64u * bits + 31u) / 32u * 4u) +
+             (size_t)(chunks * 3u / 128u + 1u) * nk_fs_pool_block(nk_fs_map_node_bytes()) +
+             (size_t)objects * nk_fs_pool_block(nk_fs_map_run_leaf_bytes());
+    /* The writer's buffers (nk_fs_write_init()). */
+    if (read_write)
+        bytes += nk_fs_pool_block(page_size) + nk_fs_pool_block((size_t)page_size + oob_size + 1u) +
+                 summary + NK_FS_EDIT_SLOTS * nk_fs_pool_block(sizeof(struct nk_fs_hdr_edit)) +
+                 nk_fs_pool_block(2u * pages_per_block * sizeof(uint32_t));
+    return bytes;
+}
+
+const char *nk_fs_last_error(const struct nk_fs *fs, const struct nk_nand *dev,
+                             const struct nk_diag *why)
+{
+    if (fs && fs->diag.text[0])
+        return fs->diag.text;
+    if (fs && fs->part) {
+        const struct nk_diag *under =
+            fs->part->array ? &fs->part->array->diag : &fs->part->dev->diag;
+        if (under->text[0])
+            return under->text;
+    }
+    if (dev && dev->diag.text[0])
+        return dev->diag.text;
+    return why ? why->text : "";
 }
 
 void nk_fs_ram_usage(const struct nk_fs *fs, size_t *now, size_t *peak)
