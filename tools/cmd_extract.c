@@ -31,8 +31,7 @@ static void nk_extract_help(FILE *out)
             "does by default. A file with a chunk that fails its ECC is still extracted whole,\n"
             "the unreadable bytes as zeros, and named on stderr with how many bytes could not\n"
             "be read.\n\n"
-            "Options:\n" NK_TOOL_IMAGE_HELP
-            "\nExit status: 0 extracted, 1 something could not be read or written, 2 bad input.\n");
+            "Options:\n" NK_TOOL_IMAGE_HELP_READ);
 }
 
 struct nk_link_seen {
@@ -343,6 +342,7 @@ static int nk_extract_run(int argc, char **argv)
     static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS, {NULL, 0, NULL, 0}};
     struct nk_tool_image_opts opts;
     nk_tool_image_opts_init(&opts);
+    opts.reads_only = true;
     int opt;
     optind = 1;
     opt = nk_tool_getopt(argc, argv, "", options, &opts, "extract");

@@ -31,9 +31,9 @@ static void nk_fsck_help(FILE *out)
             "                          power cut) and save the image, then check it\n"
             "  -q, --quiet             only the summary line\n"
             "  -j, --json              machine-readable report\n\n"
-            "Exit status: 0 clean, 1 damage found (each problem reported on its own line),\n"
-            "2 bad input, 3 no damage but traces of an interrupted write (power loss; the\n"
-            "next read-write mount or fsck --repair clears them).\n");
+            "Damage found exits 1 (each problem reported on its own line); no damage but\n"
+            "traces of an interrupted write exits 3 (the next read-write mount or fsck\n"
+            "--repair clears them).\n");
 }
 
 struct nk_fsck {

@@ -27,9 +27,7 @@
     "file + rename). With --power-cut-after N the simulated chip loses power at flash\n"           \
     "operation N (reads, programs and erases counted from 1, the mount's included):\n"             \
     "the command stops with an error naming the cut, and the image holds what the chip\n"          \
-    "would.\n\n"                                                                                   \
-    "Exit status: 0 done, 1 the change failed (flash error, no space, power cut), 2 bad\n"         \
-    "input (bad option, a missing or wrong path in the image, a missing host file).\n"
+    "would.\n"
 
 static void nk_put_help(FILE *out)
 {
@@ -101,7 +99,8 @@ static int nk_fswrite_fail(struct nk_tool_fs *t, const char *command, const char
     if (t->image.sim && !nk_sim_powered(t->image.sim))
         return nk_tool_error("%s %s: %s", command, what, nk_tool_image_error(&t->image, err));
     if (nk_fswrite_user_error(err))
-        return nk_tool_fail("%s %s: %s in the image", command, what, nk_strerror(err));
+        return nk_tool_fail_err(err, true, "%s %s: %s in the image", command, what,
+                                nk_strerror(err));
     return nk_tool_error("%s %s: %s", command, what,
                          t->fs.diag.text[0] ? t->fs.diag.text : nk_strerror(err));
 }
@@ -337,7 +336,9 @@ static int nk_put_run(int argc, char **argv)
     /* Without blocking: a FIFO named as HOST_FILE must not hang the open. */
     int fd = open(host, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
-        return nk_tool_fail("put: cannot open HOST_FILE %s: %s", host, strerror(errno));
+        return errno == ENOENT
+                   ? nk_tool_not_found("put: cannot open HOST_FILE %s: %s", host, strerror(errno))
+                   : nk_tool_fail("put: cannot open HOST_FILE %s: %s", host, strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);

@@ -19,14 +19,13 @@ static void nk_ls_help(FILE *out)
             "(default /), sorted by name: mode, links, uid, gid, size, mtime (UTC), name, and\n"
             "for a symlink its target. A PATH that is not a directory lists itself. With -R\n"
             "every entry below PATH is listed with its full path.\n\n"
-            "Options:\n" NK_TOOL_IMAGE_HELP "  -R, --recursive         the whole tree below PATH\n"
+            "Options:\n" NK_TOOL_IMAGE_HELP_READ "  -R, --recursive         the whole tree below PATH\n"
             "  --json                  a JSON array of {path, type (file, dir, symlink,\n"
             "                          hardlink, special), size, mode (octal string), uid, gid,\n"
             "                          mtime, nlink, obj_id, ino, link_target (symlinks),\n"
             "                          hardlink_target_id (hard links)}; a name byte that\n"
             "                          is not UTF-8, XX, is written \\uDCXX (a lone surrogate,\n"
-            "                          as Python's surrogateescape)\n\n"
-            "Exit status: 0 listed, 1 an entry could not be read, 2 bad input.\n");
+            "                          as Python's surrogateescape)\n");
 }
 
 struct nk_ls {
@@ -197,6 +196,7 @@ static int nk_ls_run(int argc, char **argv)
                                             {NULL, 0, NULL, 0}};
     struct nk_tool_image_opts opts;
     nk_tool_image_opts_init(&opts);
+    opts.reads_only = true;
     struct nk_ls ls = {.first = true};
     int opt;
     optind = 1;
@@ -226,7 +226,7 @@ static int nk_ls_run(int argc, char **argv)
     int err = nk_fs_stat(ls.fs, path, &st);
     if (err) {
         nk_tool_fs_close(&t);
-        return nk_tool_error("%s: %s in the image", path, nk_strerror(err));
+        return nk_tool_fail_err(err, false, "%s: %s in the image", path, nk_strerror(err));
     }
     if (ls.json)
         printf("[");

@@ -64,9 +64,8 @@ static void nk_mkimage_help(FILE *out)
             "                          --geometry P,O,N it also sizes a new image)\n"
             "  --all-root              store uid and gid 0 for everything\n"
             "  --no-progress           no progress lines on stderr (shown after a second)\n\n"
-            "Exit status: 0 built, 1 a read or write failed, 2 bad input (missing SRC_DIR, an\n"
-            "unreadable file, a name or symlink target too long, an image too small); with\n"
-            "2 nothing was written.\n");
+            "Bad input (an unreadable file, a name or symlink target too long, an image too\n"
+            "small) writes nothing.\n");
 }
 
 /* ----- the plan --------------------------------------------------------------------------- */
@@ -652,7 +651,9 @@ static int nk_mkimage_run(int argc, char **argv)
 
     /* Plan: nothing is written before the whole tree checks out. */
     if (stat(m.src, &m.root_st) != 0)
-        return nk_tool_fail("cannot read SRC_DIR %s: %s", m.src, strerror(errno));
+        return errno == ENOENT
+                   ? nk_tool_not_found("cannot read SRC_DIR %s: %s", m.src, strerror(errno))
+                   : nk_tool_fail("cannot read SRC_DIR %s: %s", m.src, strerror(errno));
     if (!S_ISDIR(m.root_st.st_mode))
         return nk_tool_fail("SRC_DIR %s is not a directory", m.src);
     bool is_mtd = nk_tool_path_is_mtd(opts.path);

@@ -240,6 +240,7 @@ int nk_tool_flash_parse(int argc, char **argv, const struct nk_tool_flash_parse 
                         const char **args)
 {
     nk_tool_image_opts_init(opts);
+    opts->reads_only = parse->reads_only;
     flags->progress = isatty(STDERR_FILENO);
     flags->quiet = false;
     flags->json = false;

@@ -69,6 +69,7 @@ int nk_tool_image_option(struct nk_tool_image_opts *opts, int opt, const char *a
             opts->mtd_raw = true;
         else
             return nk_tool_fail("unknown --mtd-ecc '%s' (use kernel or nandkit)", arg);
+        opts->mtd_ecc_given = true;
         return 1;
     case NK_OPT_POWER_CUT:
         if (!nk_tool_parse_u64(arg, &value) || value > INT64_MAX)
@@ -99,6 +100,11 @@ int nk_tool_getopt(int argc, char **argv, const char *shortopts, const struct op
             return -nk_tool_fail("%s: unknown option '%s' (see nandkit %s --help)", command, arg,
                                  command);
         }
+        if (opts->reads_only && (opt == NK_OPT_POWER_CUT || opt == NK_OPT_FORCE))
+            return -nk_tool_fail("%s: %s does not apply: %s only reads the image (see nandkit %s "
+                                 "--help)",
+                                 command, opt == NK_OPT_POWER_CUT ? "--power-cut-after" : "--force",
+                                 command, command);
         int handled = nk_tool_image_option(opts, opt, optarg);
         if (handled == 2)
             return -2;
@@ -187,7 +193,10 @@ int nk_tool_params_from_opts(const struct nk_tool_image_opts *opts, struct nk_si
     if (opts->path && !opts->create) {
         struct stat st;
         if (stat(opts->path, &st) != 0)
-            return nk_tool_fail("cannot open image '%s': %s", opts->path, strerror(errno));
+            return errno == ENOENT ? nk_tool_not_found("cannot open image '%s': %s", opts->path,
+                                                       strerror(errno))
+                                   : nk_tool_fail("cannot open image '%s': %s", opts->path,
+                                                  strerror(errno));
         if (st.st_size == 0 && info->blocks == 0)
             return nk_tool_fail("image '%s' is empty (a fresh sparse image): give the block "
                                 "count, --geometry %s,BLOCKS, or --chip NAME",
@@ -320,6 +329,10 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
         return nk_tool_fail("--ecc %s: %s uses the kernel's ECC engine and layout (--mtd-ecc "
                             "nandkit reads raw with its twin); --ecc is for image files",
                             opts->ecc, opts->path);
+    if (opts->mtd_ecc_given && !nk_tool_path_is_mtd(opts->path))
+        return nk_tool_fail("--mtd-ecc does not apply to %s: it chooses the ECC of /dev/mtdN "
+                            "(give --ecc for an image file)",
+                            opts->path ? opts->path : "a simulated chip");
     if (nk_tool_path_is_mtd(opts->path) && opts->bit_error_rate > 0.0)
         return nk_tool_fail("--bit-error-rate is for simulated chips, not %s", opts->path);
     /* Readers share the image, a writer has it alone, until the command ends. */

@@ -37,6 +37,9 @@ struct nk_tool_image_opts {
     bool no_sidecar;         /* image files: neither read nor write IMAGE.nksim */
     bool write_through;      /* image files: every program and erase goes to the file at
                                 once; memory stays bounded (large builds) */
+    bool reads_only;         /* set before nk_tool_getopt(): the command never writes, so
+                                --power-cut-after and --force are refused */
+    bool mtd_ecc_given;      /* --mtd-ecc was given: refused unless the path is /dev/mtdN */
 };
 
 /* Long options every image command accepts; getopt_long returns these. */
@@ -69,8 +72,10 @@ enum {
         "power-cut-after", required_argument, NULL, NK_OPT_POWER_CUT                               \
     }
 
-/* Help text for the options above. */
-#define NK_TOOL_IMAGE_HELP                                                                         \
+/* Help text for the options above: NK_TOOL_IMAGE_HELP_READ for a command
+ * that only reads (nk_tool_image_opts.reads_only), NK_TOOL_IMAGE_HELP with
+ * the options of a command that writes. */
+#define NK_TOOL_IMAGE_HELP_READ                                                                    \
     "  --chip NAME             a simulator preset (nandkit sim list) for geometry and timing\n"    \
     "  --geometry P,O,N[,B]    page bytes, OOB bytes, pages per block[, blocks]\n"                 \
     "                          (blocks default to the image size)\n"                               \
@@ -83,12 +88,15 @@ enum {
     "                          (nandkit info --chip NAME shows it)\n"                              \
     "  --force-ecc             use --ecc even when weaker than the chip requires\n"                \
     "  --seed S                seed of every simulated fault (default 1)\n"                        \
-    "  --power-cut-after N     lose power at flash operation N (writes only)\n"                    \
-    "  --mtd-ecc kernel|nandkit  /dev/mtdN: the kernel corrects (default), or raw access\n"        \
-    "                          with nandkit's twin of the kernel's ECC\n"                          \
+    "  --mtd-ecc kernel|nandkit  /dev/mtdN only: the kernel corrects (default), or raw\n"         \
+    "                          access with nandkit's twin of the kernel's ECC\n"                   \
     "  --wait                  wait while another nandkit command uses the image (else\n"          \
-    "                          refused with exit status 1: writers lock it exclusively,\n"         \
-    "                          readers shared)\n"                                                  \
+    "                          refused with exit status 5: writers lock it exclusively,\n"         \
+    "                          readers shared)\n"
+
+#define NK_TOOL_IMAGE_HELP                                                                         \
+    NK_TOOL_IMAGE_HELP_READ                                                                        \
+    "  --power-cut-after N     lose power at flash operation N (simulated chips)\n"                \
     "  --force                 write an image file even when its mode says read-only\n"            \
     "                          (refused otherwise, root included)\n"
 
