@@ -84,21 +84,13 @@ static void nk_chmod_help(FILE *out)
             "of IMAGE (symlinks followed). Atomic across a power cut.\n\n" NK_FSWRITE_OPTIONS_HELP);
 }
 
-/* Errors that name something wrong with what the user asked (exit 2). */
-static bool nk_fswrite_user_error(int err)
-{
-    return err == -NK_ENOENT || err == -NK_EEXIST || err == -NK_ENOTDIR || err == -NK_EISDIR ||
-           err == -NK_ENOTEMPTY || err == -NK_EINVAL || err == -NK_ENAMETOOLONG ||
-           err == -NK_EBUSY || err == -NK_EPERM || err == -NK_ELOOP;
-}
-
 /* One line for a failed file-system call on `what`; the power cut when the
  * simulated chip lost power. */
 static int nk_fswrite_fail(struct nk_tool_fs *t, const char *command, const char *what, int err)
 {
     if (t->image.sim && !nk_sim_powered(t->image.sim))
         return nk_tool_error("%s %s: %s", command, what, nk_tool_image_error(&t->image, err));
-    if (nk_fswrite_user_error(err))
+    if (nk_tool_is_user_error(err))
         return nk_tool_fail_err(err, true, "%s %s: %s in the image", command, what,
                                 nk_strerror(err));
     return nk_tool_error("%s %s: %s", command, what,

@@ -226,7 +226,7 @@ static int nk_ls_run(int argc, char **argv)
     int err = nk_fs_stat(ls.fs, path, &st);
     if (err) {
         nk_tool_fs_close(&t);
-        return nk_tool_fail_err(err, false, "%s: %s in the image", path, nk_strerror(err));
+        return nk_tool_fail_err(err, nk_tool_is_user_error(err), "%s: %s in the image", path, nk_strerror(err));
     }
     if (ls.json)
         printf("[");

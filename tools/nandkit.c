@@ -86,6 +86,13 @@ int nk_tool_not_found(const char *format, ...)
     return status;
 }
 
+bool nk_tool_is_user_error(int err)
+{
+    return err == -NK_ENOENT || err == -NK_EEXIST || err == -NK_ENOTDIR || err == -NK_EISDIR ||
+           err == -NK_ENOTEMPTY || err == -NK_EINVAL || err == -NK_ENAMETOOLONG ||
+           err == -NK_EBUSY || err == -NK_EPERM || err == -NK_ELOOP;
+}
+
 int nk_tool_fail_err(int err, bool user_error, const char *format, ...)
 {
     int status = err == -NK_ENOENT ? NK_EXIT_NOT_FOUND : user_error ? NK_EXIT_USAGE : NK_EXIT_FAILED;

@@ -74,6 +74,10 @@ int nk_tool_error(const char *format, ...) __attribute__((format(printf, 1, 2)))
 /* Prints "nandkit: MESSAGE" on stderr and returns 4 (not found). */
 int nk_tool_not_found(const char *format, ...) __attribute__((format(printf, 1, 2)));
 
+/* True for a file-system error that names something wrong with what the
+ * user asked (a path of the wrong kind, an existing name...): exit 2. */
+bool nk_tool_is_user_error(int err);
+
 /* The same line with the status for `err`, a negative nandkit error from a
  * call on a path: 4 for -NK_ENOENT, 2 for `user_error`, else 1. */
 int nk_tool_fail_err(int err, bool user_error, const char *format, ...)

@@ -78,7 +78,7 @@ expect 2 "needs --page" -- "$nk" dump "$img" --chip K9F1G08U0A
 # bad input: geometry, missing files, sizes
 expect 2 "page size 2000" -- "$nk" info "$img" --geometry 2000,64,64
 expect 2 "bad --geometry '2048,64'" -- "$nk" info "$img" --geometry 2048,64
-expect 2 "cannot open image '$tmp/missing.img'" -- "$nk" info "$tmp/missing.img" --geometry 2048,64,64
+expect 4 "cannot open image '$tmp/missing.img'" -- "$nk" info "$tmp/missing.img" --geometry 2048,64,64
 head -c 1000 /dev/zero > "$tmp/odd.img"
 expect 2 "not a multiple of the 2112-byte page\+OOB size" -- "$nk" info "$tmp/odd.img" --geometry 2048,64,64
 one_line "$nk" info "$tmp/odd.img" --geometry 2048,64,64

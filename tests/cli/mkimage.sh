@@ -234,7 +234,7 @@ print(m["layout"]["name"], "%d,%d,%d,%d" % (g["page_size"], g["oob_size"], g["pa
 done
 
 # ----- bad input: one line, exit 2, nothing touched ------------------------------------------------
-expect_status 2 1 -- "$NK" mkimage "$TMP/no-such-dir" "$TMP/n.img" --geometry 2048,64,64,16
+expect_status 4 1 -- "$NK" mkimage "$TMP/no-such-dir" "$TMP/n.img" --geometry 2048,64,64,16
 grep -q "no-such-dir" "$TMP/err" || fail "a missing SRC_DIR is not named"
 expect_status 2 1 -- "$NK" mkimage "$SRC/a/size1" "$TMP/n.img" --geometry 2048,64,64,16
 grep -q "not a directory" "$TMP/err" || fail "a file as SRC_DIR is not called out"
