@@ -114,6 +114,7 @@ static int nk_fswrite_open(struct nk_tool_fs *t, struct nk_tool_image_opts *opts
             status = nk_tool_save_begin(save, opts->path, true);
         if (status)
             return status;
+        opts->name = user_path;
         opts->path = save->tmp;
         opts->write_through = true;
         /* An image without a sidecar stays one: nothing new is written

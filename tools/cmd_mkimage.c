@@ -45,8 +45,11 @@ static void nk_mkimage_help(FILE *out)
             "top-level lost+found directory becomes YAFFS2's own lost+found.\n\n"
             "IMAGE is created when missing, sparse as `nandkit sim create` makes it: the file\n"
             "ends with the last block written, as mkyaffs2image's output does, and reads back\n"
-            "with --geometry P,O,N. No IMAGE.nksim sidecar is made (one that exists is kept\n"
-            "up to date).\n\n"
+            "with --geometry P,O,N (or none: its geometry is detected from its tags). No\n"
+            "IMAGE.nksim sidecar is made (one that exists is kept up to date). Given\n"
+            "--geometry P,O,N without a block count (and no --blocks), a new image is sized\n"
+            "to what the tree takes plus 4 erased blocks (the file system's garbage-collection\n"
+            "reserve of 3 and one to write in), so that put, mkdir and rm work on it.\n\n"
             "An image file is built in a temporary copy beside it (IMAGE.nktmp-XXXXXX, holes\n"
             "kept), made durable and renamed over IMAGE at the end: a kill, a full disk or a\n"
             "failed build leaves the old image as it was (a kill may leave the temporary\n"
@@ -61,7 +64,8 @@ static void nk_mkimage_help(FILE *out)
             "does not fit: the error names the space needed and the space there is.\n\n"
             "Options:\n" NK_TOOL_IMAGE_HELP
             "  --blocks N              build in the first N blocks (default: all; with\n"
-            "                          --geometry P,O,N it also sizes a new image)\n"
+            "                          --geometry P,O,N it also sizes a new image, else\n"
+            "                          the tree's blocks and 4 more)\n"
             "  --all-root              store uid and gid 0 for everything\n"
             "  --no-progress           no progress lines on stderr (shown after a second)\n\n"
             "Bad input (an unreadable file, a name or symlink target too long, an image too\n"
@@ -493,29 +497,60 @@ static int nk_mkimage_build(struct nk_mkimage *m)
 
 /* ----- the image ------------------------------------------------------------------------------ */
 
-/* Creates a missing image file as an erased chip: an empty file, no sidecar. */
-static int nk_mkimage_create(struct nk_tool_image_opts *opts, uint64_t blocks, const char *shown)
+/* Erased blocks a new image sized by mkimage gets beyond what the tree takes:
+ * the file system's garbage-collection reserve (3, fs.h reserve_blocks) and
+ * one block for the next writes, so that put, mkdir and rm work on it. */
+#define NK_MKIMAGE_RESERVE_BLOCKS 4u
+
+/* The blocks of a new image for the plan: whole blocks for its chunks (the
+ * root's header, one per object, a file's data in chunks of a page, less
+ * the in-band tags: nk_fs_build_chunks()), plus the reserve. */
+static uint64_t nk_mkimage_blocks_for_plan(const struct nk_mkimage *m, const char *geometry,
+                                           enum nk_fs_layout layout)
 {
+    unsigned page = 0, oob = 0, pages_per_block = 0;
+    if (sscanf(geometry, "%u,%u,%u", &page, &oob, &pages_per_block) != 3 || page <= 16 ||
+        pages_per_block == 0)
+        return 0; /* the open that follows names the bad geometry */
+    uint64_t chunk_bytes = layout == NK_FS_LAYOUT_INBAND ? page - 16u : page;
+    uint64_t chunks = 1;
+    for (size_t i = 0; i < m->count; i++) {
+        const struct nk_mkimage_node *n = &m->nodes[i];
+        if (n->role == NK_MKIMAGE_SKIPPED)
+            continue;
+        chunks += 1;
+        if (n->type == NK_FS_TYPE_FILE)
+            chunks += ((uint64_t)n->st.st_size + chunk_bytes - 1) / chunk_bytes;
+    }
+    return (chunks + pages_per_block - 1) / pages_per_block + NK_MKIMAGE_RESERVE_BLOCKS;
+}
+
+/* Creates a missing image file as an erased chip: an empty file, no sidecar.
+ * With --geometry P,O,N and no --blocks its size is the plan's: *sized
+ * gets the block count (else 0). */
+static int nk_mkimage_create(struct nk_tool_image_opts *opts, uint64_t blocks,
+                             const struct nk_mkimage *m, uint64_t *sized)
+{
+    const char *shown = m->image_path;
     struct nk_tool_image_opts create = *opts;
     create.create = true;
     char geometry[96];
+    *sized = 0;
+    unsigned commas = 0;
+    for (const char *p = opts->geometry ? opts->geometry : ""; *p; p++)
+        commas += *p == ',';
+    if (!opts->chip && commas == 2 && !blocks) {
+        blocks = *sized = nk_mkimage_blocks_for_plan(m, opts->geometry, opts->layout);
+        if (!blocks)
+            return nk_tool_fail("bad --geometry '%s': expected PAGE,OOB,PAGES_PER_BLOCK[,BLOCKS]",
+                                opts->geometry);
+    }
     if (opts->geometry && blocks) {
-        unsigned commas = 0;
-        for (const char *p = opts->geometry; *p; p++)
-            commas += *p == ',';
         if (commas == 2) {
             snprintf(geometry, sizeof geometry, "%s,%llu", opts->geometry,
                      (unsigned long long)blocks);
             create.geometry = geometry;
         }
-    }
-    if (create.geometry && !create.chip) {
-        unsigned commas = 0;
-        for (const char *p = create.geometry; *p; p++)
-            commas += *p == ',';
-        if (commas == 2)
-            return nk_tool_fail("a new image needs its size: --geometry %s,BLOCKS or --blocks N",
-                                create.geometry);
     }
     struct nk_sim_params params;
     int status = nk_tool_params_from_opts(&create, &params);
@@ -677,12 +712,15 @@ static int nk_mkimage_run(int argc, char **argv)
     }
     if (!status && !is_mtd) {
         status = nk_tool_save_begin(&save, m.image_path, m.image_exists);
-        if (!status)
+        if (!status) {
+            opts.name = m.image_path;
             opts.path = save.tmp;
+        }
     }
+    uint64_t sized_blocks = 0;
     if (!status && !is_mtd && fresh) {
         const char *given = opts.geometry;
-        status = nk_mkimage_create(&opts, blocks, m.image_path);
+        status = nk_mkimage_create(&opts, blocks, &m, &sized_blocks);
         if (opts.geometry != given)
             created_geometry = opts.geometry;
     }
@@ -780,6 +818,10 @@ static int nk_mkimage_run(int argc, char **argv)
             status = nk_tool_error("writing %s failed: %s", m.image_path, why->text);
         if (!status) {
             nk_mkimage_summary(&m, &stats, nk_fs_layout_name(layout), &image);
+            if (sized_blocks)
+                printf("size: %llu blocks, what the tree takes and %u erased for later writes "
+                       "(--blocks N or --geometry P,O,N,BLOCKS sets it)\n",
+                       (unsigned long long)sized_blocks, NK_MKIMAGE_RESERVE_BLOCKS);
             nk_tool_layout_note(layout);
             nk_tool_ecc_note(&image.part);
         }
@@ -792,8 +834,15 @@ out:;
     /* A simulated power cut leaves what the chip would hold, as asked;
      * any other failure leaves the image as it was. */
     bool power_cut = image.sim && !nk_sim_powered(image.sim);
+    const struct nk_chip_info *chip = &image.params.chip;
+    uint64_t sized_bytes = sized_blocks * chip->pages_per_block * (chip->page_size + chip->oob_size);
     int err_close = image.sim ? nk_sim_close(image.sim) : 0;
     image.sim = NULL;
+    /* The reserve of a sized image is erased: a hole at the file's end. */
+    struct stat tmp_st;
+    if (!err_close && !status && sized_bytes && save.tmp && stat(save.tmp, &tmp_st) == 0 &&
+        (uint64_t)tmp_st.st_size < sized_bytes && truncate(save.tmp, (off_t)sized_bytes) != 0)
+        status = nk_tool_error("writing %s failed: %s", m.image_path, strerror(errno));
     nk_tool_image_close(&image);
     if (err_close && (!status || power_cut))
         status = nk_tool_error("writing %s failed: %s", m.image_path, nk_strerror(err_close));

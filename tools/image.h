@@ -22,6 +22,8 @@
 /* What the user asked for on the command line. */
 struct nk_tool_image_opts {
     const char *path;         /* image file, or NULL for a memory chip */
+    const char *name;         /* the image as the user named it, for messages, when `path`
+                                 is a temporary copy of it (NULL: `path`) */
     const char *chip;         /* --chip NAME */
     const char *geometry;     /* --geometry PAGE,OOB,PPB[,BLOCKS] */
     enum nk_fs_layout layout; /* --layout (docs/fs-format.md, "Layouts") */
@@ -78,7 +80,9 @@ enum {
 #define NK_TOOL_IMAGE_HELP_READ                                                                    \
     "  --chip NAME             a simulator preset (nandkit sim list) for geometry and timing\n"    \
     "  --geometry P,O,N[,B]    page bytes, OOB bytes, pages per block[, blocks]\n"                 \
-    "                          (blocks default to the image size)\n"                               \
+    "                          (blocks default to the image size). With neither: the\n"           \
+    "                          image's sidecar (IMAGE.nksim) says, else a command that\n"         \
+    "                          reads detects it from the image's tags (said on stderr)\n"         \
     "  --layout L              linux (default), mkyaffs2 or inband\n"                              \
     "  --ecc E                 data ECC: none, hamming (256-byte steps), hamming512,\n"            \
     "                          bchT or bchT-512, bchT-1024 (T = 1..32; bch4, bch8 ...),\n"         \
@@ -182,8 +186,22 @@ int nk_tool_image_raw_io(struct nk_tool_image *image);
 /* Closes what nk_tool_image_open_mtd() opened (nothing when image->mtd is NULL). */
 void nk_tool_image_close_mtd(struct nk_tool_image *image);
 
+/* A geometry read from an image file (tools/detect.c). */
+struct nk_tool_geometry {
+    uint32_t page_size, oob_size, pages_per_block, blocks;
+};
+
+/* Reads the geometry of the YAFFS2 image file `path` from its pages, as
+ * `unyaffs -d` does: the page+OOB size whose pages carry valid tags where
+ * `layout` puts them, and the pages per block their sequence numbers
+ * imply. Returns 0, or -1 when no size (or more than one) fits. */
+int nk_tool_detect_geometry(const char *path, enum nk_fs_layout layout,
+                            struct nk_tool_geometry *found);
+
 /* Fills `params` from --chip or --geometry (plus the image size for a missing
- * block count). Returns 0 or an exit status after printing the problem. */
+ * block count); with neither, from the image's sidecar, or (for a command
+ * that only reads) from the image itself, saying on stderr what was
+ * detected. Returns 0 or an exit status after printing the problem. */
 int nk_tool_params_from_opts(const struct nk_tool_image_opts *opts, struct nk_sim_params *params);
 
 /* Before a command writes the image file `path` with `params` (from --chip or
