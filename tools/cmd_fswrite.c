@@ -454,6 +454,20 @@ static int nk_mkdir_run(int argc, char **argv)
     return status ? status : nk_fswrite_one("mkdir", &a, a.args[0], nk_mkdir_op);
 }
 
+/* True when the last component of `path` is "." or "..": the one other
+ * reason nk_fs_rename() gives -NK_EINVAL. */
+static bool nk_mv_names_by_dot(const char *path)
+{
+    size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/')
+        len--;
+    size_t start = len;
+    while (start > 0 && path[start - 1] != '/')
+        start--;
+    return (len - start == 1 && path[start] == '.') ||
+           (len - start == 2 && path[start] == '.' && path[start + 1] == '.');
+}
+
 static int nk_mv_run(int argc, char **argv)
 {
     struct nk_fswrite_args a;
@@ -472,7 +486,12 @@ static int nk_mv_run(int argc, char **argv)
         status = nk_fswrite_fail(&t, "mv", from, err);
     } else {
         err = nk_fs_rename(&t.fs, from, to);
-        if (err) {
+        if (err == -NK_EINVAL && (nk_mv_names_by_dot(from) || nk_mv_names_by_dot(to)))
+            status = nk_tool_fail("mv %s to %s: a name ending in . or .. cannot be renamed", from,
+                                  to);
+        else if (err == -NK_EINVAL && st.type == NK_FS_TYPE_DIR)
+            status = nk_tool_fail("mv %s to %s: a directory cannot move into itself", from, to);
+        else if (err) {
             char what[8192];
             snprintf(what, sizeof what, "%s to %s", from, to);
             status = nk_fswrite_fail(&t, "mv", what, err);

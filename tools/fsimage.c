@@ -185,6 +185,9 @@ static int nk_tool_check_plausible(struct nk_tool_fs *t, const struct nk_tool_im
     /* Torn pages at the write frontier are damage to name, not a sign of a
      * wrong layout: with other data the problem list names them, alone
      * they are the error. */
+    int status = nk_tool_ecc_probe(&t->image, opts);
+    if (status)
+        return status;
     if (nk_tool_problems_are_torn(t))
         return s->chunks_live == 0 ? nk_tool_report_torn(t) : 0;
     return nk_tool_check_layout(t, opts, s);
