@@ -236,10 +236,9 @@ static int nk_fsck_run(int argc, char **argv)
                    "%u junk\n",
                    s->blocks_in_use, s->blocks_from_summary, s->blocks_empty, s->blocks_checkpoint,
                    s->blocks_bad, s->blocks_bad_sequence);
-            printf("objects: %u (%u files, %u directories, %u symlinks, %u hard links, %u "
-                   "special), %u in lost+found\n",
-                   s->objects, s->files, s->dirs, s->symlinks, s->hardlinks, s->specials,
-                   s->orphans);
+            nk_tool_print_objects(s->objects, s->files, s->dirs, s->symlinks, s->hardlinks,
+                                  s->specials);
+            printf(", %u in lost+found\n", s->orphans);
             printf("chunks: %u written, %u live; %u read through the ECC, %u with corrected "
                    "bitflips (%llu bits); tags: %u corrected\n",
                    s->chunks_seen, s->chunks_live, result.chunks_read, result.chunks_corrected,

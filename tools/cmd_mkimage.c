@@ -626,13 +626,14 @@ static void nk_mkimage_summary(struct nk_mkimage *m, const struct nk_fs_build_st
 {
     printf("%s -> %s: %s layout, %u-byte chunks, %u pages per block\n", m->src, m->image_path,
            layout_name, s->chunk_bytes, s->pages_per_block);
-    printf("objects: %u (%u files, %u directories, %u symlinks, %u hard links, %u special)\n",
-           s->objects, s->files, s->dirs, s->symlinks, s->hardlinks, s->specials);
-    printf("chunks: %llu written (%llu headers, %llu data holding %llu bytes) in %u blocks, "
+    nk_tool_print_objects(s->objects, s->files, s->dirs, s->symlinks, s->hardlinks, s->specials);
+    printf("\nchunks: %llu written (%llu %s, %llu data holding %llu %s) in %u %s, "
            "sequence 0x%x..0x%x\n",
            (unsigned long long)s->chunks_written, (unsigned long long)s->header_chunks,
-           (unsigned long long)s->data_chunks, (unsigned long long)s->data_bytes, s->blocks_used,
-           s->first_seq, s->last_seq);
+           nk_tool_plural(s->header_chunks, "header", "headers"),
+           (unsigned long long)s->data_chunks, (unsigned long long)s->data_bytes,
+           nk_tool_plural(s->data_bytes, "byte", "bytes"), s->blocks_used,
+           nk_tool_plural(s->blocks_used, "block", "blocks"), s->first_seq, s->last_seq);
     /* The table's reserved blocks count among those skipped: say how many. */
     uint32_t reserved = 0;
     for (uint32_t b = 0; image->nand.bbt && b < s->blocks; b++)
@@ -642,9 +643,17 @@ static void nk_mkimage_summary(struct nk_mkimage *m, const struct nk_fs_build_st
         printf(" (%u bad, %u kept for a bad-block table)", s->blocks_bad - reserved, reserved);
     printf(", %u retired, %u erased; %.2f s", s->blocks_retired, s->blocks_erased,
            nk_mkimage_elapsed(m));
-    if (image->sim) /* what the same writes take on the simulated chip */
-        printf(" (%.2f s of flash time on the %s model)", (double)nk_sim_time_ns(image->sim) / 1e9,
-               image->params.chip.model);
+    /* What the same writes take on the chip the simulator models. */
+    const struct nk_chip_info *chip = &image->params.chip;
+    double flash_seconds = image->sim ? (double)nk_sim_time_ns(image->sim) / 1e9 : 0.0;
+    if (image->sim && strcmp(chip->vendor, "generic") == 0)
+        printf(" (a chip of this geometry with the K9F1G08U0A's timing would take about %.2f s "
+               "for these erases and writes)",
+               flash_seconds);
+    else if (image->sim)
+        printf(" (a real %s %s would take about %.2f s for these erases and writes, by the "
+               "simulator's timing)",
+               chip->vendor, chip->model, flash_seconds);
     printf("\n");
 }
 

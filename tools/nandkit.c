@@ -108,6 +108,16 @@ bool nk_tool_is_help(const char *arg)
     return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
 }
 
+void nk_tool_print_objects(uint32_t objects, uint32_t files, uint32_t dirs, uint32_t symlinks,
+                           uint32_t hardlinks, uint32_t specials)
+{
+    printf("objects: %u (%u %s, %u %s, %u %s, %u %s, %u special)", objects, files,
+           nk_tool_plural(files, "file", "files"), dirs,
+           nk_tool_plural(dirs, "directory", "directories"), symlinks,
+           nk_tool_plural(symlinks, "symlink", "symlinks"), hardlinks,
+           nk_tool_plural(hardlinks, "hard link", "hard links"), specials);
+}
+
 bool nk_tool_parse_u64(const char *text, uint64_t *value)
 {
     if (!text || !*text || *text == '-')

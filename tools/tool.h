@@ -91,6 +91,17 @@ bool nk_tool_is_help(const char *arg);
 int nk_tool_write_man_pages(const char *dir, const struct nk_tool_command *const *commands,
                             size_t count, void (*usage)(FILE *out));
 
+/* `one` when n is 1, else `many`: "1 file", "2 files". */
+static inline const char *nk_tool_plural(uint64_t n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
+/* Prints "objects: N (F files, D directories, ...)" for the counts given,
+ * each noun singular where its count is 1, without a newline. */
+void nk_tool_print_objects(uint32_t objects, uint32_t files, uint32_t dirs, uint32_t symlinks,
+                           uint32_t hardlinks, uint32_t specials);
+
 /* Parses an unsigned decimal/hex (0x) number. Returns false on junk. */
 bool nk_tool_parse_u64(const char *text, uint64_t *value);
 
