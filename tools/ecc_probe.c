@@ -46,18 +46,18 @@ static int nk_probe_sample_read(struct nk_nand *nand, uint32_t first_page,
         uint8_t *p = s->pages + raw * s->count;
         if (nk_nand_read_page(nand, page, p, p + s->page_size, NK_OOB_RAW) < 0)
             continue;
-        if (nk_probe_all_ff(p, raw))
+        if (nk_probe_all_ff(p, raw)) { /* a block is written from page 0 on: skip the rest */
+            page |= nk_nand_pages_per_block(nand) - 1;
             continue;
+        }
         if (++s->count == NK_PROBE_PAGES)
             break;
     }
     return 0;
 }
 
-/* Pages of the sample `engine` does not read (in Linux's OOB layout for
- * it): a step it cannot correct, or corrections in two steps or more (a
- * code in another byte order "corrects" clean data), or -1 when the engine
- * does not fit the page. */
+/* Pages of the sample with a step `engine` cannot correct (in Linux's OOB
+ * layout for it), or -1 when the engine does not fit the page. */
 static int nk_probe_failures(const struct nk_probe_sample *s, const struct nk_ecc_engine *engine)
 {
     struct nk_oob_layout layout;
@@ -72,17 +72,15 @@ static int nk_probe_failures(const struct nk_probe_sample *s, const struct nk_ec
         const uint8_t *p = s->pages + raw * i;
         memcpy(data, p, s->page_size);
         nk_oob_ecc_get(&layout, p + s->page_size, codes, steps * bytes);
-        unsigned corrected_steps = 0;
         bool uncorrectable = false;
         for (unsigned step = 0; step < steps && !uncorrectable; step++) {
             uint8_t calc[NK_ECC_MAX_BYTES_PER_STEP];
             uint8_t *chunk = data + (size_t)step * engine->step_size;
             engine->ops->calculate(engine, chunk, calc);
-            int bits = engine->ops->correct(engine, chunk, codes + (size_t)step * bytes, calc);
-            uncorrectable = bits < 0;
-            corrected_steps += bits > 0;
+            uncorrectable =
+                engine->ops->correct(engine, chunk, codes + (size_t)step * bytes, calc) < 0;
         }
-        failures += uncorrectable || corrected_steps >= 2;
+        failures += uncorrectable;
     }
     free(data);
     free(codes);
@@ -93,7 +91,7 @@ static int nk_probe_failures(const struct nk_probe_sample *s, const struct nk_ec
 static const char *const nk_probe_engines[] = {
     "hamming256",    "hamming512", "hamming256-sm", "hamming512-sm", "bch1",      "bch2",
     "bch4",          "bch8",       "bch12",         "bch16",         "bch24",     "bch4-1024",
-    "bch8-1024",     "bch12-1024", "bch16-1024",    "bch24-1024",    "bch40-1024"};
+    "bch8-1024",     "bch12-1024", "bch16-1024",    "bch24-1024",    "bch32-1024"};
 
 /* The first engine other than `current` that reads every sampled page. */
 static const char *nk_probe_find(const struct nk_probe_sample *s, const char *current)
@@ -124,24 +122,21 @@ int nk_tool_ecc_probe(struct nk_tool_image *image, const struct nk_tool_image_op
         return nk_tool_error("out of memory");
     int failures = nk_probe_failures(&s, engine);
     int status = 0;
-    /* One failing page may be a torn write; most of them is the engine. */
-    if (failures >= 2 && (uint32_t)failures * 2 > s.count) {
-        const char *match = nk_probe_find(&s, engine->name);
+    /* Most pages failing is the wrong engine when another reads them all;
+     * when none does it is damage (a cut erase, torn pages), which the
+     * mount's problem list names. */
+    const char *match =
+        failures >= 2 && (uint32_t)failures * 2 > s.count ? nk_probe_find(&s, engine->name) : NULL;
+    if (match) {
         const char *shown = opts->name ? opts->name : opts->path;
         char given[96];
         if (opts->ecc)
             snprintf(given, sizeof given, "--ecc %s", opts->ecc);
         else
             snprintf(given, sizeof given, "the chip's default");
-        if (match)
-            status = nk_tool_fail("%s: the data ECC does not match: %d of the first %u written "
-                                  "pages fail %s (%s); they read clean with --ecc %s: give that",
-                                  shown, failures, s.count, engine->name, given, match);
-        else
-            status = nk_tool_fail("%s: the data ECC does not match: %d of the first %u written "
-                                  "pages fail %s (%s), and no Hamming or BCH engine in Linux's "
-                                  "layout reads them: wrong --layout, or an engine of its own?",
-                                  shown, failures, s.count, engine->name, given);
+        status = nk_tool_fail("%s: the data ECC does not match: %d of the first %u written pages "
+                              "fail %s (%s); they read clean with --ecc %s: give that",
+                              shown, failures, s.count, engine->name, given, match);
     }
     free(s.pages);
     return status;

@@ -125,6 +125,7 @@ static bool nk_tool_has_data(struct nk_tool_fs *t)
 static void nk_tool_fs_report(void *ctx, const struct nk_fs_problem *problem)
 {
     struct nk_tool_fs *t = ctx;
+    t->problems++;
     if (problem->kind == NK_FS_PROBLEM_TAGS_ECC || problem->kind == NK_FS_PROBLEM_TAGS_INVALID ||
         problem->kind == NK_FS_PROBLEM_TORN_CHUNK) {
         if (t->tag_problems < NK_TOOL_FS_TAG_PROBLEMS)
@@ -185,7 +186,10 @@ static int nk_tool_check_plausible(struct nk_tool_fs *t, const struct nk_tool_im
     /* Torn pages at the write frontier are damage to name, not a sign of a
      * wrong layout: with other data the problem list names them, alone
      * they are the error. */
-    int status = nk_tool_ecc_probe(&t->image, opts);
+    /* A wrong data ECC makes every page a problem (in-band tags included);
+     * a clean mount costs no extra reads (a power cut's count stays). */
+    bool suspect = t->problems >= 2 || s->blocks_bad_sequence > 0 || s->tags_uncorrectable >= 2;
+    int status = suspect ? nk_tool_ecc_probe(&t->image, opts) : 0;
     if (status)
         return status;
     if (nk_tool_problems_are_torn(t))

@@ -32,6 +32,7 @@ struct nk_tool_fs {
     void *report_ctx;
     uint32_t tag_problem_pages[NK_TOOL_FS_TAG_PROBLEMS];
     uint32_t tag_problems;
+    uint32_t problems; /* every problem the mount reported */
 };
 
 /* An allocator over malloc/free. */
@@ -57,8 +58,8 @@ int nk_tool_fs_damage(struct nk_tool_fs *t);
 unsigned nk_tool_fs_list_at_risk(struct nk_tool_fs *t, FILE *out);
 
 /* Refuses (one line, exit status 2) an image most of whose first written
- * pages fail the data ECC it is read with, naming the engine that reads
- * them clean when one of Linux's does (tools/ecc_probe.c). 0 otherwise. */
+ * pages fail the data ECC it is read with while another of Linux's engines
+ * reads them all, naming that one (tools/ecc_probe.c). 0 otherwise. */
 int nk_tool_ecc_probe(struct nk_tool_image *image, const struct nk_tool_image_opts *opts);
 
 /* Opens `opts` (forced read-only) and mounts. `report` (may be NULL) gets

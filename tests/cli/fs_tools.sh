@@ -143,7 +143,8 @@ expect_status 2 1 -- "$NK" ls "$TMP/linux.img" $G2K --layout inband
 grep -q "layout" "$TMP/err" || fail "wrong layout (inband) is not named"
 expect_status 2 1 -- "$NK" fsck "$TMP/mk.img" $G2K --layout linux
 grep -q "mkyaffs2" "$TMP/err" || fail "a markerless image read as linux does not suggest mkyaffs2"
-expect_status 2 1 -- "$NK" cat "$TMP/linux.img" /x
+expect_status 4 0 -- "$NK" cat "$TMP/linux.img" /x
+grep -q "detected 2048+64-byte pages" "$TMP/err" || fail "cat without geometry: $(cat "$TMP/err")"
 expect_status 4 1 -- "$NK" extract "$TMP/nonexistent.img" "$TMP/y" $G2K
 expect_status 2 1 -- "$NK" ls "$TMP/linux.img" $G2K --layout yaffs1
 
