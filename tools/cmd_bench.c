@@ -434,7 +434,7 @@ static int nk_bench_cmd(int argc, char **argv)
                             "(%s); run the page benchmark",
                             spi_part->info.model);
     if (o.sequential) {
-        if (nk_seq_bench_report(stdout, o.image.chip, o.image.seed, why) != 0)
+        if (nk_seq_bench_report(stdout, o.image.chip, o.image.seed, o.json, why) != 0)
             return nk_tool_error("benchmark failed: %s", why->text);
         return 0;
     }
@@ -478,7 +478,7 @@ static int nk_bench_cmd(int argc, char **argv)
         nk_bench_print_table(stdout, results, count);
     if (!o.json && !o.compare && !o.image.path && o.image.chip && !spi_part) {
         fputc('\n', stdout);
-        if (nk_seq_bench_report(stdout, o.image.chip, o.image.seed, why) != 0)
+        if (nk_seq_bench_report(stdout, o.image.chip, o.image.seed, false, why) != 0)
             return nk_tool_error("benchmark failed: %s", why->text);
     }
     if (o.svg) {
