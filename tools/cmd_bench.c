@@ -75,6 +75,7 @@ static void nk_bench_help(FILE *out)
         "                          and pipelined limits: --chip NAME, or every preset (the\n"
         "                          table also ends with those of its chip)\n"
         "  --seed S                seed of the test data and simulated faults\n"
+        "  --wait                  wait while another nandkit command uses IMAGE\n"
         "  --no-progress           no progress line on stderr\n"
         "  --fs                    the file-system benchmark instead (docs/bench.md): with\n"
         "                          --chip (default K9F1G08U0A), --json, --svg, --seed,\n"
@@ -289,6 +290,9 @@ static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
                                             {"bus", required_argument, NULL, 'W'},
                                             {NULL, 0, NULL, 0}};
     nk_tool_image_opts_init(&o->image);
+    o->image.takes = NK_TOOL_TAKES(NK_OPT_GEOMETRY) | NK_TOOL_TAKES(NK_OPT_CHIP) |
+                     NK_TOOL_TAKES(NK_OPT_SEED) | NK_TOOL_TAKES(NK_OPT_MTD_ECC) |
+                     NK_TOOL_TAKES(NK_OPT_WAIT);
     o->ecc = NK_ECC_MODE_HAMMING;
     o->loop = NK_DATA_LOOP_UNROLLED;
     o->count = 256;

@@ -100,6 +100,15 @@ int nk_tool_getopt(int argc, char **argv, const char *shortopts, const struct op
             return -nk_tool_fail("%s: unknown option '%s' (see nandkit %s --help)", command, arg,
                                  command);
         }
+        if (opt >= NK_OPT_GEOMETRY && opt < NK_OPT_FIRST_FREE && opts->takes &&
+            !(opts->takes & NK_TOOL_TAKES(opt))) {
+            const char *name = "?";
+            for (const struct option *o = options; o->name; o++)
+                if (o->val == opt)
+                    name = o->name;
+            return -nk_tool_fail("%s: --%s does not apply to this command (see nandkit %s --help)",
+                                 command, name, command);
+        }
         if (opts->reads_only && (opt == NK_OPT_POWER_CUT || opt == NK_OPT_FORCE))
             return -nk_tool_fail("%s: %s does not apply: %s only reads the image (see nandkit %s "
                                  "--help)",

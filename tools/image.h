@@ -41,6 +41,8 @@ struct nk_tool_image_opts {
                                 once; memory stays bounded (large builds) */
     bool reads_only;         /* set before nk_tool_getopt(): the command never writes, so
                                 --power-cut-after and --force are refused */
+    unsigned takes;          /* set before nk_tool_getopt(): the shared options the command
+                                takes (NK_TOOL_TAKES() bits), the others refused; 0 = all */
     bool mtd_ecc_given;      /* --mtd-ecc was given: refused unless the path is /dev/mtdN */
 };
 
@@ -59,6 +61,9 @@ enum {
     NK_OPT_FORCE,
     NK_OPT_FIRST_FREE /* commands number their own options from here */
 };
+
+/* The bit of shared option `opt` (NK_OPT_GEOMETRY ...) in nk_tool_image_opts.takes. */
+#define NK_TOOL_TAKES(opt) (1u << ((opt) - NK_OPT_GEOMETRY))
 
 #define NK_TOOL_IMAGE_LONG_OPTIONS                                                                 \
     {"geometry", required_argument, NULL, NK_OPT_GEOMETRY},                                        \

@@ -75,6 +75,16 @@ expect 2 "--mtd-ecc does not apply to $IMG" -- "$NK" ls "$IMG" --mtd-ecc nandkit
 expect 2 "--mtd-ecc does not apply" -- "$NK" rm "$IMG" /etc/motd --mtd-ecc kernel $G
 "$NK" put --help | grep -q -- "--power-cut-after" || fail "put --help does not offer --power-cut-after"
 expect 2 "prettyprint" -- "$NK" read "$IMG" -p $G
+expect 2 "bench: --power-cut-after does not apply" -- "$NK" bench --power-cut-after 3
+expect 2 "bench: --layout does not apply" -- "$NK" bench --layout inband
+expect 2 "sim create: --power-cut-after does not apply" -- "$NK" sim create "$TMP/s.img" --chip K9F1G08U0A --power-cut-after 3
+[ -e "$TMP/s.img" ] && fail "a refused sim create made its image"
+# every shared option a command's --help lists, it takes: none is refused
+for cmd in ls cat extract dump read info put rm mkdir mv chmod mkimage fsck write erase torture badblocks bench; do
+    for option in $("$NK" "$cmd" --help | grep -oE -- '--(layout|seed|mtd-ecc|force-ecc|bit-error-rate|wait|force|power-cut-after)\b' | sort -u); do
+        "$NK" "$cmd" "$option" 2>&1 | grep -q "does not apply" && fail "$cmd --help offers $option but refuses it"
+    done
+done
 
 # help_command_prints_that_commands_help_and_the_table
 "$NK" help put > "$TMP/help" || fail "help put failed"
