@@ -43,7 +43,8 @@ static int nk_cat_run(int argc, char **argv)
     int err = nk_fs_file_open(&t.fs, &file, path, NK_FS_O_RDONLY);
     if (err) {
         nk_tool_fs_close(&t);
-        return nk_tool_fail_err(err, nk_tool_is_user_error(err), "%s: %s in the image", path, nk_strerror(err));
+        return nk_tool_fail_err(err, nk_tool_is_user_error(err), "%s: %s in the image", path,
+                                nk_strerror(err));
     }
     struct nk_fs_stat st;
     bool at_risk = nk_fs_file_stat(&file, &st) == 0 && st.at_risk;

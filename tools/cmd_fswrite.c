@@ -17,9 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "copy_progress.h"
 #include "fsimage.h"
 #include "nandkit/error.h"
-#include "copy_progress.h"
 #include "save.h"
 #include "tool.h"
 
@@ -191,7 +191,7 @@ struct nk_fswrite_args {
 
 /* The options of a command's own, besides the image options. */
 enum {
-    NK_FSWRITE_OWN_MKDIR = 1,    /* -p, --mode */
+    NK_FSWRITE_OWN_MKDIR = 1,     /* -p, --mode */
     NK_FSWRITE_OWN_RECURSIVE = 2, /* -r */
     NK_FSWRITE_OWN_PROGRESS = 4,  /* --progress, --no-progress */
 };
@@ -221,15 +221,13 @@ static int nk_fswrite_parse(int argc, char **argv, const char *command, int posi
                                                {"parents", no_argument, NULL, 'p'},
                                                {"mode", required_argument, NULL, OPT_MODE},
                                                {NULL, 0, NULL, 0}};
-    static const struct option rm_opts[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
-                                            {"recursive", no_argument, NULL, 'r'},
-                                            {NULL, 0, NULL, 0}};
-    static const struct option put_opts[] = {
-        NK_TOOL_IMAGE_LONG_OPTIONS,
-        {"recursive", no_argument, NULL, 'r'},
-        {"progress", no_argument, NULL, OPT_PROGRESS},
-        {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
-        {NULL, 0, NULL, 0}};
+    static const struct option rm_opts[] = {
+        NK_TOOL_IMAGE_LONG_OPTIONS, {"recursive", no_argument, NULL, 'r'}, {NULL, 0, NULL, 0}};
+    static const struct option put_opts[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
+                                             {"recursive", no_argument, NULL, 'r'},
+                                             {"progress", no_argument, NULL, OPT_PROGRESS},
+                                             {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+                                             {NULL, 0, NULL, 0}};
     const struct option *table = own & NK_FSWRITE_OWN_MKDIR       ? mkdir_opts
                                  : own & NK_FSWRITE_OWN_PROGRESS  ? put_opts
                                  : own & NK_FSWRITE_OWN_RECURSIVE ? rm_opts
@@ -312,7 +310,8 @@ static int nk_put_temp_name(struct nk_tool_fs *t, const char *parent, const char
 /* Copies `host` (open as `fd`) into the new file `temp`; errors name `path`,
  * the name the user gave. */
 static int nk_put_copy(struct nk_tool_fs *t, int fd, const char *host, const char *temp,
-                       const char *path, const struct stat *st, struct nk_tool_copy_progress *progress)
+                       const char *path, const struct stat *st,
+                       struct nk_tool_copy_progress *progress)
 {
     struct nk_fs_file file;
     int err =
@@ -434,8 +433,10 @@ static int nk_put_entry(struct nk_tool_fs *t, const char *host, const char *path
         return err ? nk_fswrite_fail(t, "put", path, err) : 0;
     }
     if (!S_ISREG(st.st_mode)) {
-        fprintf(stderr, "nandkit: warning: put -r: %s is not a file, directory or symlink: "
-                        "skipped\n", host);
+        fprintf(stderr,
+                "nandkit: warning: put -r: %s is not a file, directory or symlink: "
+                "skipped\n",
+                host);
         return 0;
     }
     int fd = nk_put_open_host(host, &st);
@@ -503,9 +504,9 @@ static int nk_put_run(int argc, char **argv)
     int fd = -1;
     if (a.recursive) {
         if (stat(host, &st) != 0)
-            return errno == ENOENT ? nk_tool_not_found("put: cannot open %s: %s", host,
-                                                       strerror(errno))
-                                   : nk_tool_fail("put: cannot open %s: %s", host, strerror(errno));
+            return errno == ENOENT
+                       ? nk_tool_not_found("put: cannot open %s: %s", host, strerror(errno))
+                       : nk_tool_fail("put: cannot open %s: %s", host, strerror(errno));
         if (!S_ISDIR(st.st_mode))
             return nk_tool_fail("put -r: %s is not a directory", host);
     } else {
@@ -526,7 +527,8 @@ static int nk_put_run(int argc, char **argv)
         return status;
     }
     struct nk_tool_copy_progress progress;
-    nk_tool_copy_progress_begin(&progress, "put", a.progress, a.recursive ? 0 : (uint64_t)st.st_size);
+    nk_tool_copy_progress_begin(&progress, "put", a.progress,
+                                a.recursive ? 0 : (uint64_t)st.st_size);
     if (a.recursive)
         status = nk_put_tree(&t, host, path, &progress, 0);
     else
@@ -597,7 +599,8 @@ static int nk_rm_op(struct nk_tool_fs *t, const struct nk_fswrite_args *a, const
 static int nk_rm_run(int argc, char **argv)
 {
     struct nk_fswrite_args a;
-    int status = nk_fswrite_parse(argc, argv, "rm", 2, "IMAGE and PATH", NK_FSWRITE_OWN_RECURSIVE, &a);
+    int status =
+        nk_fswrite_parse(argc, argv, "rm", 2, "IMAGE and PATH", NK_FSWRITE_OWN_RECURSIVE, &a);
     return status ? status : nk_fswrite_one("rm", &a, a.args[0], nk_rm_op);
 }
 
@@ -638,7 +641,8 @@ static int nk_mkdir_op(struct nk_tool_fs *t, const struct nk_fswrite_args *a, co
 static int nk_mkdir_run(int argc, char **argv)
 {
     struct nk_fswrite_args a;
-    int status = nk_fswrite_parse(argc, argv, "mkdir", 2, "IMAGE and PATH", NK_FSWRITE_OWN_MKDIR, &a);
+    int status =
+        nk_fswrite_parse(argc, argv, "mkdir", 2, "IMAGE and PATH", NK_FSWRITE_OWN_MKDIR, &a);
     return status ? status : nk_fswrite_one("mkdir", &a, a.args[0], nk_mkdir_op);
 }
 
@@ -675,8 +679,8 @@ static int nk_mv_run(int argc, char **argv)
     } else {
         err = nk_fs_rename(&t.fs, from, to);
         if (err == -NK_EINVAL && (nk_mv_names_by_dot(from) || nk_mv_names_by_dot(to)))
-            status = nk_tool_fail("mv %s to %s: a name ending in . or .. cannot be renamed", from,
-                                  to);
+            status =
+                nk_tool_fail("mv %s to %s: a name ending in . or .. cannot be renamed", from, to);
         else if (err == -NK_EINVAL && st.type == NK_FS_TYPE_DIR)
             status = nk_tool_fail("mv %s to %s: a directory cannot move into itself", from, to);
         else if (err) {
@@ -696,8 +700,7 @@ static int nk_chmod_op(struct nk_tool_fs *t, const struct nk_fswrite_args *a, co
 static int nk_chmod_run(int argc, char **argv)
 {
     struct nk_fswrite_args a;
-    int status = nk_fswrite_parse(argc, argv, "chmod", 3, "IMAGE, OCTAL_MODE and PATH", 0,
-                                  &a);
+    int status = nk_fswrite_parse(argc, argv, "chmod", 3, "IMAGE, OCTAL_MODE and PATH", 0, &a);
     if (status)
         return status;
     if (!nk_fswrite_parse_mode(a.args[0], &a.mode))

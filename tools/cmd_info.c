@@ -26,7 +26,8 @@ static void nk_info_help(FILE *out)
             "only what the file says: geometry, how much of it is present or erased, bad-block\n"
             "markers, bad-block tables and a guess at the YAFFS2 layout (no ID or timing: an\n"
             "image carries none). IMAGE with --chip describes it as that preset. Only reads.\n\n"
-            "Options:\n" NK_TOOL_IMAGE_HELP_READ "  --json                  machine-readable output\n");
+            "Options:\n" NK_TOOL_IMAGE_HELP_READ
+            "  --json                  machine-readable output\n");
 }
 
 static const struct {

@@ -20,7 +20,8 @@ static void nk_ls_help(FILE *out)
             "(default /), sorted by name: mode, links, uid, gid, size, mtime (UTC), name, and\n"
             "for a symlink its target. A PATH that is not a directory lists itself. With -R\n"
             "every entry below PATH is listed with its full path.\n\n"
-            "Options:\n" NK_TOOL_IMAGE_HELP_READ "  -R, --recursive         the whole tree below PATH\n"
+            "Options:\n" NK_TOOL_IMAGE_HELP_READ
+            "  -R, --recursive         the whole tree below PATH\n"
             "  -l, --long              the long listing above (the default; taken as ls -l)\n"
             "  --json                  a JSON array of {path, type (file, dir, symlink,\n"
             "                          hardlink, special), size, mode (octal string), uid, gid,\n"
@@ -231,7 +232,8 @@ static int nk_ls_run(int argc, char **argv)
     int err = nk_fs_stat(ls.fs, path, &st);
     if (err) {
         nk_tool_fs_close(&t);
-        return nk_tool_fail_err(err, nk_tool_is_user_error(err), "%s: %s in the image", path, nk_strerror(err));
+        return nk_tool_fail_err(err, nk_tool_is_user_error(err), "%s: %s in the image", path,
+                                nk_strerror(err));
     }
     if (ls.json)
         printf("[");

@@ -844,7 +844,8 @@ out:;
      * any other failure leaves the image as it was. */
     bool power_cut = image.sim && !nk_sim_powered(image.sim);
     const struct nk_chip_info *chip = &image.params.chip;
-    uint64_t sized_bytes = sized_blocks * chip->pages_per_block * (chip->page_size + chip->oob_size);
+    uint64_t sized_bytes =
+        sized_blocks * chip->pages_per_block * (chip->page_size + chip->oob_size);
     int err_close = image.sim ? nk_sim_close(image.sim) : 0;
     image.sim = NULL;
     /* The reserve of a sized image is erased: a hole at the file's end. */

@@ -165,7 +165,8 @@ static int nk_write_run(int argc, char **argv)
                                             {NULL, 0, NULL, 0}};
     struct nk_write_args a = {.align = 1};
     const struct nk_tool_flash_parse parse = {
-        "write", "s:poOnmNkb:qj", options, 0, nk_write_option, &a, 2, "IMAGE|/dev/mtdN and INPUT", false};
+        "write", "s:poOnmNkb:qj", options, 0, nk_write_option, &a, 2, "IMAGE|/dev/mtdN and INPUT",
+        false};
     struct nk_tool_image_opts opts;
     struct nk_tool_flash_flags f;
     const char *args[2];

@@ -15,7 +15,7 @@ static double nk_progress_now(void)
 }
 
 void nk_tool_copy_progress_begin(struct nk_tool_copy_progress *p, const char *command,
-                            enum nk_tool_copy_progress_mode mode, uint64_t total_bytes)
+                                 enum nk_tool_copy_progress_mode mode, uint64_t total_bytes)
 {
     p->command = command;
     p->tty = isatty(STDERR_FILENO) == 1;

@@ -27,7 +27,7 @@ struct nk_tool_copy_progress {
 };
 
 void nk_tool_copy_progress_begin(struct nk_tool_copy_progress *p, const char *command,
-                            enum nk_tool_copy_progress_mode mode, uint64_t total_bytes);
+                                 enum nk_tool_copy_progress_mode mode, uint64_t total_bytes);
 
 /* Counts `bytes` more data and `files` more files; redraws at most four
  * times a second. */

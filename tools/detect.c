@@ -195,14 +195,15 @@ int nk_tool_detect_geometry(const char *path, enum nk_fs_layout layout,
         for (unsigned j = 0; j < i; j++)
             seen |= sizes[j][0] == sizes[i][0] && sizes[j][1] == sizes[i][1];
         uint32_t ppb;
-        if (seen || !nk_detect_try(fd, (uint64_t)st.st_size, sizes[i][0], sizes[i][1], layout, &ppb))
+        if (seen ||
+            !nk_detect_try(fd, (uint64_t)st.st_size, sizes[i][0], sizes[i][1], layout, &ppb))
             continue;
         if (matches == 0) {
             found->page_size = sizes[i][0];
             found->oob_size = sizes[i][1];
             found->pages_per_block = ppb;
-            found->blocks = (uint32_t)((uint64_t)st.st_size /
-                                       (((uint64_t)sizes[i][0] + sizes[i][1]) * ppb));
+            found->blocks =
+                (uint32_t)((uint64_t)st.st_size / (((uint64_t)sizes[i][0] + sizes[i][1]) * ppb));
         }
         matches++;
     }

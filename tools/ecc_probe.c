@@ -89,9 +89,9 @@ static int nk_probe_failures(const struct nk_probe_sample *s, const struct nk_ec
 
 /* The engines tried, Linux's software ones. */
 static const char *const nk_probe_engines[] = {
-    "hamming256",    "hamming512", "hamming256-sm", "hamming512-sm", "bch1",      "bch2",
-    "bch4",          "bch8",       "bch12",         "bch16",         "bch24",     "bch4-1024",
-    "bch8-1024",     "bch12-1024", "bch16-1024",    "bch24-1024",    "bch32-1024"};
+    "hamming256", "hamming512", "hamming256-sm", "hamming512-sm", "bch1",      "bch2",
+    "bch4",       "bch8",       "bch12",         "bch16",         "bch24",     "bch4-1024",
+    "bch8-1024",  "bch12-1024", "bch16-1024",    "bch24-1024",    "bch32-1024"};
 
 /* The first engine other than `current` that reads every sampled page. */
 static const char *nk_probe_find(const struct nk_probe_sample *s, const char *current)

@@ -193,8 +193,8 @@ static int nk_tool_geometry_from_image(const struct nk_tool_image_opts *opts,
         return 0;
     }
     struct nk_tool_geometry g;
-    bool found = opts->path && !opts->create &&
-                 nk_tool_detect_geometry(opts->path, opts->layout, &g) == 0;
+    bool found =
+        opts->path && !opts->create && nk_tool_detect_geometry(opts->path, opts->layout, &g) == 0;
     if (found && opts->read_only) {
         snprintf(geometry, size, "%u,%u,%u,%u", g.page_size, g.oob_size, g.pages_per_block,
                  g.blocks);
@@ -202,19 +202,19 @@ static int nk_tool_geometry_from_image(const struct nk_tool_image_opts *opts,
                 "nandkit: %s: no --geometry or --chip: detected %u+%u-byte pages, %u pages "
                 "per block, %u block%s from its %s-layout tags (--geometry %s)\n",
                 shown, g.page_size, g.oob_size, g.pages_per_block, g.blocks,
-                g.blocks == 1 ? "" : "s",
-                nk_fs_layout_name(opts->layout), geometry);
+                g.blocks == 1 ? "" : "s", nk_fs_layout_name(opts->layout), geometry);
         return 1;
     }
     if (found)
         return -nk_tool_fail("%s has no sidecar to say its geometry; its tags look like "
                              "--geometry %u,%u,%u: give that (or --chip NAME) to write it",
                              shown, g.page_size, g.oob_size, g.pages_per_block);
-    return -nk_tool_fail("%s needs --geometry PAGE,OOB,PAGES_PER_BLOCK[,BLOCKS] or --chip NAME%s",
-                         shown ? shown : "this command",
-                         opts->path && !opts->create
-                             ? " (it has no sidecar, and no YAFFS2 tags where its --layout puts them)"
-                             : "");
+    return -nk_tool_fail(
+        "%s needs --geometry PAGE,OOB,PAGES_PER_BLOCK[,BLOCKS] or --chip NAME%s",
+        shown ? shown : "this command",
+        opts->path && !opts->create
+            ? " (it has no sidecar, and no YAFFS2 tags where its --layout puts them)"
+            : "");
 }
 
 int nk_tool_params_from_opts(const struct nk_tool_image_opts *opts, struct nk_sim_params *params)
@@ -250,10 +250,9 @@ int nk_tool_params_from_opts(const struct nk_tool_image_opts *opts, struct nk_si
     if (opts->path && !opts->create) {
         struct stat st;
         if (stat(opts->path, &st) != 0)
-            return errno == ENOENT ? nk_tool_not_found("cannot open image '%s': %s", shown,
-                                                       strerror(errno))
-                                   : nk_tool_fail("cannot open image '%s': %s", shown,
-                                                  strerror(errno));
+            return errno == ENOENT
+                       ? nk_tool_not_found("cannot open image '%s': %s", shown, strerror(errno))
+                       : nk_tool_fail("cannot open image '%s': %s", shown, strerror(errno));
         if (st.st_size == 0 && info->blocks == 0)
             return nk_tool_fail("image '%s' is empty (a fresh sparse image): give the block "
                                 "count, --geometry %s,BLOCKS, or --chip NAME",
@@ -268,8 +267,7 @@ int nk_tool_params_from_opts(const struct nk_tool_image_opts *opts, struct nk_si
             info->blocks = (uint32_t)blocks;
         else if (blocks > info->blocks)
             return nk_tool_fail("image '%s' holds %llu blocks, more than the %u of --geometry %s",
-                                shown, (unsigned long long)blocks, info->blocks,
-                                geometry);
+                                shown, (unsigned long long)blocks, info->blocks, geometry);
     }
     if (info->blocks == 0)
         return nk_tool_fail("--geometry %s needs a block count here (PAGE,OOB,PPB,BLOCKS)",

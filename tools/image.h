@@ -63,7 +63,7 @@ enum {
 };
 
 /* The bit of shared option `opt` (NK_OPT_GEOMETRY ...) in nk_tool_image_opts.takes. */
-#define NK_TOOL_TAKES(opt) (1u << ((opt) - NK_OPT_GEOMETRY))
+#define NK_TOOL_TAKES(opt) (1u << ((opt)-NK_OPT_GEOMETRY))
 
 #define NK_TOOL_IMAGE_LONG_OPTIONS                                                                 \
     {"geometry", required_argument, NULL, NK_OPT_GEOMETRY},                                        \
@@ -85,9 +85,9 @@ enum {
 #define NK_TOOL_IMAGE_HELP_READ                                                                    \
     "  --chip NAME             a simulator preset (nandkit sim list) for geometry and timing\n"    \
     "  --geometry P,O,N[,B]    page bytes, OOB bytes, pages per block[, blocks]\n"                 \
-    "                          (blocks default to the image size). With neither: the\n"           \
-    "                          image's sidecar (IMAGE.nksim) says, else a command that\n"         \
-    "                          reads detects it from the image's tags (said on stderr)\n"         \
+    "                          (blocks default to the image size). With neither: the\n"            \
+    "                          image's sidecar (IMAGE.nksim) says, else a command that\n"          \
+    "                          reads detects it from the image's tags (said on stderr)\n"          \
     "  --layout L              linux (default), mkyaffs2 or inband\n"                              \
     "  --ecc E                 data ECC: none, hamming (256-byte steps), hamming512,\n"            \
     "                          bchT or bchT-512, bchT-1024 (T = 1..32; bch4, bch8 ...),\n"         \
@@ -97,7 +97,7 @@ enum {
     "                          (nandkit info --chip NAME shows it)\n"                              \
     "  --force-ecc             use --ecc even when weaker than the chip requires\n"                \
     "  --seed S                seed of every simulated fault (default 1)\n"                        \
-    "  --mtd-ecc kernel|nandkit  /dev/mtdN only: the kernel corrects (default), or raw\n"         \
+    "  --mtd-ecc kernel|nandkit  /dev/mtdN only: the kernel corrects (default), or raw\n"          \
     "                          access with nandkit's twin of the kernel's ECC\n"                   \
     "  --wait                  wait while another nandkit command uses the image (else\n"          \
     "                          refused with exit status 5: writers lock it exclusively,\n"         \

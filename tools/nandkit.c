@@ -95,7 +95,9 @@ bool nk_tool_is_user_error(int err)
 
 int nk_tool_fail_err(int err, bool user_error, const char *format, ...)
 {
-    int status = err == -NK_ENOENT ? NK_EXIT_NOT_FOUND : user_error ? NK_EXIT_USAGE : NK_EXIT_FAILED;
+    int status = err == -NK_ENOENT ? NK_EXIT_NOT_FOUND
+                 : user_error      ? NK_EXIT_USAGE
+                                   : NK_EXIT_FAILED;
     va_list args;
     va_start(args, format);
     nk_tool_report(status, format, args);

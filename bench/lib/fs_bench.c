@@ -8,8 +8,8 @@
  * counted by the simulator's trace, so "programs per chunk" and "reads per
  * file" come from what reached the chip.
  */
-#include "nkfsbench.h"
 #include "nkbench.h"
+#include "nkfsbench.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -582,8 +582,9 @@ void nk_fs_bench_print_table(FILE *out, const struct nk_fs_bench_result *r)
             "virtual device time, host CPU excluded%s\n",
             r->chip, r->page_size, r->chunk_bytes, r->pages_per_block, r->blocks,
             r->small ? "; REDUCED SIZES (--fs-small): not comparable" : "");
-    fprintf(out, "Compared with: %s; 2 KiB chunks, 64 per block, 1024 blocks, tags in OOB, "
-                 "10-chunk cache, summaries and checkpoint on, CPU excluded.\n\n",
+    fprintf(out,
+            "Compared with: %s; 2 KiB chunks, 64 per block, 1024 blocks, tags in OOB, "
+            "10-chunk cache, summaries and checkpoint on, CPU excluded.\n\n",
             NK_FS_BENCH_YAFFS2_SOURCE);
     fprintf(out, "raw single page: program %.2f us (%.0f kB/s), read %.2f us (%.0f kB/s)\n\n",
             r->raw_program_us, r->raw_write_kBps, r->raw_read_us, r->raw_read_kBps);
@@ -735,7 +736,8 @@ void nk_fs_bench_print_json(FILE *out, const struct nk_fs_bench_result *r)
             r->overwrite[NK_FS_BENCH_FILLS - 1].fill_percent, r->erase_min, r->erase_max,
             r->erase_mean, r->erase_stddev);
     fprintf(out,
-            "  \"yaffs2\": {\"source\": \"" NK_FS_BENCH_YAFFS2_SOURCE "\", \"measured_by_this_run\": false, "
+            "  \"yaffs2\": {\"source\": \"" NK_FS_BENCH_YAFFS2_SOURCE
+            "\", \"measured_by_this_run\": false, "
             "\"seq_write_kBps\": %.0f, \"seq_read_kBps\": %.0f, \"seq_programs_per_chunk\": %.4f, "
             "\"small_programs_per_file\": %.2f, \"small_page_reads_per_file\": %.1f, "
             "\"small_us_per_file\": %.0f, \"small_kBps\": %.0f, \"overwrite_wa\": [%.2f, %.2f, "
@@ -790,7 +792,8 @@ void nk_fs_bench_write_svg(FILE *out, const struct nk_fs_bench_result *r)
     if (hi <= lo)
         hi = lo + 1;
     const int left = 70, plot_w = 60 * (int)n, plot_h = 300, top_y = 40;
-#define NK_SVG_Y(v) ((v) > 0 ? top_y + plot_h - (log10(v) - lo) / (hi - lo) * plot_h : top_y + plot_h)
+#define NK_SVG_Y(v)                                                                                \
+    ((v) > 0 ? top_y + plot_h - (log10(v) - lo) / (hi - lo) * plot_h : top_y + plot_h)
     const int width = left + plot_w + 170, height = top_y + plot_h + 110;
     fprintf(out,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
@@ -852,8 +855,9 @@ void nk_fs_bench_write_svg(FILE *out, const struct nk_fs_bench_result *r)
             "<line x1=\"%d\" y1=\"116\" x2=\"%d\" y2=\"116\" stroke=\"#a22\" "
             "stroke-dasharray=\"4 3\"/><text x=\"%d\" y=\"120\">raw page read</text>\n",
             lx, lx + 18, lx, lx + 18, lx, lx + 12, lx + 18, lx, lx + 12, lx + 18);
-    fprintf(out, "<text x=\"%d\" y=\"140\" font-size=\"9\">YAFFS2: reference figures,</text>"
-                 "<text x=\"%d\" y=\"151\" font-size=\"9\">not measured by this run</text>\n",
+    fprintf(out,
+            "<text x=\"%d\" y=\"140\" font-size=\"9\">YAFFS2: reference figures,</text>"
+            "<text x=\"%d\" y=\"151\" font-size=\"9\">not measured by this run</text>\n",
             lx, lx);
     fprintf(out, "</svg>\n");
 #undef NK_SVG_Y
