@@ -11,7 +11,7 @@
 static void nk_cat_help(FILE *out)
 {
     fprintf(out,
-            "usage: nandkit cat IMAGE PATH (--geometry P,O,N[,B] | --chip NAME) [--layout L]\n\n"
+            "usage: nandkit cat IMAGE PATH [--geometry P,O,N[,B] | --chip NAME] [--layout L]\n\n"
             "Mounts the YAFFS2 file system in IMAGE read-only and writes file PATH (symlinks\n"
             "and hard links followed) to standard output. Data that fails the ECC is never\n"
             "written: the bytes before the first unreadable chunk are, then the command\n"

@@ -12,7 +12,7 @@
 
 static void nk_dump_help(FILE *out)
 {
-    fprintf(out, "usage: nandkit dump IMAGE --page N (--geometry P,O,N[,B] | --chip NAME)\n"
+    fprintf(out, "usage: nandkit dump IMAGE --page N [--geometry P,O,N[,B] | --chip NAME]\n"
                  "                    [--layout L] [--raw] [--json]\n\n"
                  "Prints page N of the image: data and OOB in hex as stored, then the result of\n"
                  "reading it through the layout's ECC (clean, bitflips corrected, uncorrectable,\n"

@@ -19,7 +19,7 @@
 static void nk_extract_help(FILE *out)
 {
     fprintf(out,
-            "usage: nandkit extract IMAGE DEST_DIR (--geometry P,O,N[,B] | --chip NAME)\n"
+            "usage: nandkit extract IMAGE DEST_DIR [--geometry P,O,N[,B] | --chip NAME]\n"
             "                       [--layout L]\n\n"
             "Mounts the YAFFS2 file system in IMAGE read-only and recreates its tree under\n"
             "DEST_DIR (created if missing; existing entries are not overwritten): files,\n"

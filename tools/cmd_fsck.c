@@ -12,7 +12,7 @@
 static void nk_fsck_help(FILE *out)
 {
     fprintf(out,
-            "usage: nandkit fsck IMAGE (--geometry P,O,N[,B] | --chip NAME) [--layout L]\n"
+            "usage: nandkit fsck IMAGE [--geometry P,O,N[,B] | --chip NAME] [--layout L]\n"
             "                    [--repair] [--quiet] [--json]\n\n"
             "Mounts the YAFFS2 file system in IMAGE read-only and checks it: tags that fail\n"
             "their ECC or make no sense, torn pages, blocks with bad sequence numbers, object\n"

@@ -18,7 +18,7 @@ static void nk_info_help(FILE *out)
 {
     fprintf(out,
             "usage: nandkit info --chip NAME [--json]\n"
-            "       nandkit info IMAGE (--geometry P,O,N[,B] | --chip NAME) [--json]\n"
+            "       nandkit info IMAGE [--geometry P,O,N[,B] | --chip NAME] [--json]\n"
             "       nandkit info /dev/mtdN [--json]\n\n"
             "Identifies a simulated chip through the controller interface (RESET, READ ID,\n"
             "ONFI/JEDEC parameter page or the legacy ID table) and prints its geometry, IDs,\n"
