@@ -186,10 +186,10 @@ static int nk_tool_check_plausible(struct nk_tool_fs *t, const struct nk_tool_im
     /* Torn pages at the write frontier are damage to name, not a sign of a
      * wrong layout: with other data the problem list names them, alone
      * they are the error. */
-    /* A wrong data ECC makes every page a problem (in-band tags included);
-     * a clean mount costs no extra reads (a power cut's count stays). */
+    /* A few raw reads; under a scheduled power cut only when the mount saw
+     * trouble, so that a clean mount's operation count stays as it was. */
     bool suspect = t->problems >= 2 || s->blocks_bad_sequence > 0 || s->tags_uncorrectable >= 2;
-    int status = suspect ? nk_tool_ecc_probe(&t->image, opts) : 0;
+    int status = suspect || opts->power_cut_after < 0 ? nk_tool_ecc_probe(&t->image, opts) : 0;
     if (status)
         return status;
     if (nk_tool_problems_are_torn(t))
