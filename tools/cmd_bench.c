@@ -75,6 +75,7 @@ static void nk_bench_help(FILE *out)
         "                          and pipelined limits: --chip NAME, or every preset (the\n"
         "                          table also ends with those of its chip)\n"
         "  --seed S                seed of the test data and simulated faults\n"
+        "  --wait                  wait while another nandkit command uses IMAGE\n"
         "  --no-progress           no progress line on stderr\n"
         "  --fs                    the file-system benchmark instead (docs/bench.md): with\n"
         "                          --chip (default K9F1G08U0A), --json, --svg, --seed,\n"
@@ -289,6 +290,9 @@ static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
                                             {"bus", required_argument, NULL, 'W'},
                                             {NULL, 0, NULL, 0}};
     nk_tool_image_opts_init(&o->image);
+    o->image.takes = NK_TOOL_TAKES(NK_OPT_GEOMETRY) | NK_TOOL_TAKES(NK_OPT_CHIP) |
+                     NK_TOOL_TAKES(NK_OPT_SEED) | NK_TOOL_TAKES(NK_OPT_MTD_ECC) |
+                     NK_TOOL_TAKES(NK_OPT_WAIT);
     o->ecc = NK_ECC_MODE_HAMMING;
     o->loop = NK_DATA_LOOP_UNROLLED;
     o->count = 256;
@@ -434,7 +438,7 @@ static int nk_bench_cmd(int argc, char **argv)
                             "(%s); run the page benchmark",
                             spi_part->info.model);
     if (o.sequential) {
-        if (nk_seq_bench_report(stdout, o.image.chip, o.image.seed, why) != 0)
+        if (nk_seq_bench_report(stdout, o.image.chip, o.image.seed, o.json, why) != 0)
             return nk_tool_error("benchmark failed: %s", why->text);
         return 0;
     }
@@ -478,7 +482,7 @@ static int nk_bench_cmd(int argc, char **argv)
         nk_bench_print_table(stdout, results, count);
     if (!o.json && !o.compare && !o.image.path && o.image.chip && !spi_part) {
         fputc('\n', stdout);
-        if (nk_seq_bench_report(stdout, o.image.chip, o.image.seed, why) != 0)
+        if (nk_seq_bench_report(stdout, o.image.chip, o.image.seed, false, why) != 0)
             return nk_tool_error("benchmark failed: %s", why->text);
     }
     if (o.svg) {

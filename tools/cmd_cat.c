@@ -11,13 +11,12 @@
 static void nk_cat_help(FILE *out)
 {
     fprintf(out,
-            "usage: nandkit cat IMAGE PATH (--geometry P,O,N[,B] | --chip NAME) [--layout L]\n\n"
+            "usage: nandkit cat IMAGE PATH [--geometry P,O,N[,B] | --chip NAME] [--layout L]\n\n"
             "Mounts the YAFFS2 file system in IMAGE read-only and writes file PATH (symlinks\n"
             "and hard links followed) to standard output. Data that fails the ECC is never\n"
             "written: the bytes before the first unreadable chunk are, then the command\n"
             "stops with an error naming the byte offset.\n\n"
-            "Options:\n" NK_TOOL_IMAGE_HELP
-            "\nExit status: 0 written, 1 not found or unreadable, 2 bad input.\n");
+            "Options:\n" NK_TOOL_IMAGE_HELP_READ);
 }
 
 static int nk_cat_run(int argc, char **argv)
@@ -25,6 +24,7 @@ static int nk_cat_run(int argc, char **argv)
     static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS, {NULL, 0, NULL, 0}};
     struct nk_tool_image_opts opts;
     nk_tool_image_opts_init(&opts);
+    opts.reads_only = true;
     int opt;
     optind = 1;
     opt = nk_tool_getopt(argc, argv, "", options, &opts, "cat");
@@ -43,7 +43,8 @@ static int nk_cat_run(int argc, char **argv)
     int err = nk_fs_file_open(&t.fs, &file, path, NK_FS_O_RDONLY);
     if (err) {
         nk_tool_fs_close(&t);
-        return nk_tool_error("%s: %s in the image", path, nk_strerror(err));
+        return nk_tool_fail_err(err, nk_tool_is_user_error(err), "%s: %s in the image", path,
+                                nk_strerror(err));
     }
     struct nk_fs_stat st;
     bool at_risk = nk_fs_file_stat(&file, &st) == 0 && st.at_risk;

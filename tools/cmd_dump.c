@@ -12,7 +12,7 @@
 
 static void nk_dump_help(FILE *out)
 {
-    fprintf(out, "usage: nandkit dump IMAGE --page N (--geometry P,O,N[,B] | --chip NAME)\n"
+    fprintf(out, "usage: nandkit dump IMAGE --page N [--geometry P,O,N[,B] | --chip NAME]\n"
                  "                    [--layout L] [--raw] [--json]\n\n"
                  "Prints page N of the image: data and OOB in hex as stored, then the result of\n"
                  "reading it through the layout's ECC (clean, bitflips corrected, uncorrectable,\n"
@@ -20,7 +20,7 @@ static void nk_dump_help(FILE *out)
                  "decoded: sequence number, object, chunk, byte count, the extra header fields,\n"
                  "what the page is, and the tags ECC status. A page of a bad block is shown as\n"
                  "stored, with \"block N is bad\" instead of an ECC verdict on its junk.\n\n"
-                 "Options:\n" NK_TOOL_IMAGE_HELP
+                 "Options:\n" NK_TOOL_IMAGE_HELP_READ
                  "  --page N                page number (0 = block 0, page 0)\n"
                  "  --raw                   skip the ECC check\n"
                  "  -j, --json              machine-readable output (data and OOB in hex)\n");
@@ -35,6 +35,7 @@ static int nk_dump_run(int argc, char **argv)
                                             {NULL, 0, NULL, 0}};
     struct nk_tool_image_opts opts;
     nk_tool_image_opts_init(&opts);
+    opts.reads_only = true;
     opts.read_only = true;
     uint64_t page = 0;
     bool have_page = false, raw = false, json = false;

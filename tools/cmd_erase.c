@@ -73,7 +73,8 @@ static int nk_erase_run(int argc, char **argv)
         nk_erase_option,
         &noskipbad,
         3,
-        "IMAGE|/dev/mtdN, START and COUNT (COUNT 0 = to the end)"};
+        "IMAGE|/dev/mtdN, START and COUNT (COUNT 0 = to the end)",
+        false};
     struct nk_tool_image_opts opts;
     struct nk_tool_flash_flags f;
     const char *args[3];

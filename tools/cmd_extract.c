@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "copy_progress.h"
 #include "fsimage.h"
 #include "nandkit/error.h"
 #include "tool.h"
@@ -18,7 +19,7 @@
 static void nk_extract_help(FILE *out)
 {
     fprintf(out,
-            "usage: nandkit extract IMAGE DEST_DIR (--geometry P,O,N[,B] | --chip NAME)\n"
+            "usage: nandkit extract IMAGE DEST_DIR [--geometry P,O,N[,B] | --chip NAME]\n"
             "                       [--layout L]\n\n"
             "Mounts the YAFFS2 file system in IMAGE read-only and recreates its tree under\n"
             "DEST_DIR (created if missing; existing entries are not overwritten): files,\n"
@@ -31,8 +32,11 @@ static void nk_extract_help(FILE *out)
             "does by default. A file with a chunk that fails its ECC is still extracted whole,\n"
             "the unreadable bytes as zeros, and named on stderr with how many bytes could not\n"
             "be read.\n\n"
-            "Options:\n" NK_TOOL_IMAGE_HELP
-            "\nExit status: 0 extracted, 1 something could not be read or written, 2 bad input.\n");
+            "Options:\n" NK_TOOL_IMAGE_HELP_READ
+            "  --progress              a progress line on stderr (files, bytes), also when it\n"
+            "                          is not a terminal (default: on a terminal, after a\n"
+            "                          second)\n"
+            "  --no-progress           no progress line\n");
 }
 
 struct nk_link_seen {
@@ -48,6 +52,7 @@ struct nk_extract {
     size_t link_count, link_cap;
     uint8_t *buf;
     unsigned incomplete; /* files not read fully */
+    struct nk_tool_copy_progress progress;
 };
 
 /* Every entry is made relative to the file descriptor of its directory,
@@ -173,7 +178,9 @@ static void nk_extract_file(struct nk_extract *x, const char *path, int dir_fd, 
             write_failed = true;
         }
         offset += (uint64_t)n;
+        nk_tool_copy_progress_add(&x->progress, (uint64_t)n, 0);
     }
+    nk_tool_copy_progress_add(&x->progress, 0, 1);
     if (unreadable) {
         fprintf(stderr,
                 "nandkit: %s: %llu of %llu bytes unreadable (uncorrectable ECC), the first at "
@@ -340,12 +347,19 @@ static void nk_extract_dir(struct nk_extract *x, const char *path, int dir_fd, c
 
 static int nk_extract_run(int argc, char **argv)
 {
-    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+    enum { OPT_PROGRESS = NK_OPT_FIRST_FREE, OPT_NO_PROGRESS };
+    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
+                                            {"progress", no_argument, NULL, OPT_PROGRESS},
+                                            {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+                                            {NULL, 0, NULL, 0}};
     struct nk_tool_image_opts opts;
     nk_tool_image_opts_init(&opts);
+    opts.reads_only = true;
+    enum nk_tool_copy_progress_mode progress = NK_TOOL_COPY_PROGRESS_AUTO;
     int opt;
     optind = 1;
-    opt = nk_tool_getopt(argc, argv, "", options, &opts, "extract");
+    while ((opt = nk_tool_getopt(argc, argv, "", options, &opts, "extract")) > 0)
+        progress = opt == OPT_PROGRESS ? NK_TOOL_COPY_PROGRESS_ON : NK_TOOL_COPY_PROGRESS_OFF;
     if (opt < 0)
         return -opt;
     if (argc - optind != 2)
@@ -369,10 +383,12 @@ static int nk_extract_run(int argc, char **argv)
                             errno == ENOTDIR ? "not a directory" : strerror(errno));
     }
     struct nk_extract x = {.fs = &t.fs, .dest_fd = dest_fd, .buf = malloc(65536)};
+    nk_tool_copy_progress_begin(&x.progress, "extract", progress, 0);
     if (x.buf)
         nk_extract_dir(&x, "/", dest_fd, dest, 0);
     else
         x.status = nk_tool_error("out of memory");
+    nk_tool_copy_progress_end(&x.progress);
     if (x.incomplete)
         fprintf(stderr, "nandkit: %u file(s) could not be read fully (see above)\n", x.incomplete);
     if (nk_tool_fs_damage(&t) && !x.status)

@@ -12,7 +12,7 @@
 static void nk_fsck_help(FILE *out)
 {
     fprintf(out,
-            "usage: nandkit fsck IMAGE (--geometry P,O,N[,B] | --chip NAME) [--layout L]\n"
+            "usage: nandkit fsck IMAGE [--geometry P,O,N[,B] | --chip NAME] [--layout L]\n"
             "                    [--repair] [--quiet] [--json]\n\n"
             "Mounts the YAFFS2 file system in IMAGE read-only and checks it: tags that fail\n"
             "their ECC or make no sense, torn pages, blocks with bad sequence numbers, object\n"
@@ -31,9 +31,9 @@ static void nk_fsck_help(FILE *out)
             "                          power cut) and save the image, then check it\n"
             "  -q, --quiet             only the summary line\n"
             "  -j, --json              machine-readable report\n\n"
-            "Exit status: 0 clean, 1 damage found (each problem reported on its own line),\n"
-            "2 bad input, 3 no damage but traces of an interrupted write (power loss; the\n"
-            "next read-write mount or fsck --repair clears them).\n");
+            "Damage found exits 1 (each problem reported on its own line); no damage but\n"
+            "traces of an interrupted write exits 3 (the next read-write mount or fsck\n"
+            "--repair clears them).\n");
 }
 
 struct nk_fsck {
@@ -236,10 +236,9 @@ static int nk_fsck_run(int argc, char **argv)
                    "%u junk\n",
                    s->blocks_in_use, s->blocks_from_summary, s->blocks_empty, s->blocks_checkpoint,
                    s->blocks_bad, s->blocks_bad_sequence);
-            printf("objects: %u (%u files, %u directories, %u symlinks, %u hard links, %u "
-                   "special), %u in lost+found\n",
-                   s->objects, s->files, s->dirs, s->symlinks, s->hardlinks, s->specials,
-                   s->orphans);
+            nk_tool_print_objects(s->objects, s->files, s->dirs, s->symlinks, s->hardlinks,
+                                  s->specials);
+            printf(", %u in lost+found\n", s->orphans);
             printf("chunks: %u written, %u live; %u read through the ECC, %u with corrected "
                    "bitflips (%llu bits); tags: %u corrected\n",
                    s->chunks_seen, s->chunks_live, result.chunks_read, result.chunks_corrected,

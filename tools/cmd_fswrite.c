@@ -4,9 +4,11 @@
  * chmod. Each mounts the image (or /dev/mtdN) read-write, makes one change
  * through the file system's API, syncs, unmounts and saves the image through
  * the simulator's store. With --power-cut-after N the simulated chip loses
- * power at flash operation N: the command stops there, says so, and the
- * image is saved as the chip holds it.
+ * power after N flash operations of the change (counted from the end of the
+ * mount): the command stops there, says so, and the image is saved as the
+ * chip holds it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -16,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "copy_progress.h"
 #include "fsimage.h"
 #include "nandkit/error.h"
 #include "save.h"
@@ -27,14 +30,12 @@
     "file + rename). With --power-cut-after N the simulated chip loses power after N\n"           \
     "flash operations of the change (its reads, programs and erases, counted from the\n"          \
     "end of the mount): the command stops with an error naming the cut, and the image\n"          \
-    "holds what the chip would.\n\n"                                                               \
-    "Exit status: 0 done, 1 the change failed (flash error, no space, power cut), 2 bad\n"         \
-    "input (bad option, a missing or wrong path in the image, a missing host file).\n"
+    "holds what the chip would.\n"
 
 static void nk_put_help(FILE *out)
 {
-    fprintf(out, "usage: nandkit put IMAGE HOST_FILE PATH (--geometry P,O,N[,B] | --chip NAME)\n"
-                 "                   [--layout L] [--power-cut-after N --seed S]\n\n"
+    fprintf(out, "usage: nandkit put [-r] IMAGE HOST_FILE PATH (--geometry P,O,N[,B] |\n"
+                 "                   --chip NAME) [--layout L] [--power-cut-after N --seed S]\n\n"
                  "Copies HOST_FILE (a regular file) into the YAFFS2 file system of IMAGE as file\n"
                  "PATH, replacing a file already there, atomically: the data goes to a temporary\n"
                  "name in PATH's directory that names nothing yet (.NAME.nkput, or .nkput-N when\n"
@@ -42,17 +43,26 @@ static void nk_put_help(FILE *out)
                  "permission bits and times, and is renamed over PATH. After a power cut at any\n"
                  "point PATH is absent (when it was), the old file, or the whole new one; the\n"
                  "temporary file may be left behind (nandkit rm removes it: put never deletes a\n"
-                 "file it did not make in this run).\n\n" NK_FSWRITE_OPTIONS_HELP);
+                 "file it did not make in this run).\n\n"
+                 "With -r HOST_FILE is a directory: PATH becomes a directory (made when missing)\n"
+                 "holding its tree, each regular file put as above, directories with their mode,\n"
+                 "symlinks as they are; other kinds are skipped with a warning.\n\n"
+                 "  -r, --recursive         copy the directory HOST_FILE and everything below it\n"
+                 "  --progress              a progress line on stderr, also when it is not a\n"
+                 "                          terminal (default: on a terminal, after a second)\n"
+                 "  --no-progress           no progress line\n\n" NK_FSWRITE_OPTIONS_HELP);
 }
 
 static void nk_rm_help(FILE *out)
 {
     fprintf(
         out,
-        "usage: nandkit rm IMAGE PATH (--geometry P,O,N[,B] | --chip NAME) [--layout L]\n"
-        "                  [--power-cut-after N --seed S]\n\n"
+        "usage: nandkit rm [-r] IMAGE PATH (--geometry P,O,N[,B] | --chip NAME)\n"
+        "                  [--layout L] [--power-cut-after N --seed S]\n\n"
         "Removes PATH from the YAFFS2 file system of IMAGE: a file, symlink, hard link or\n"
-        "special, or an empty directory. Atomic across a power cut.\n\n" NK_FSWRITE_OPTIONS_HELP);
+        "special, or an empty directory. Atomic across a power cut. With -r a directory\n"
+        "goes with everything below it, entry by entry (a cut leaves part of the tree).\n\n"
+        "  -r, --recursive         remove a directory and its tree\n\n" NK_FSWRITE_OPTIONS_HELP);
 }
 
 static void nk_mkdir_help(FILE *out)
@@ -86,22 +96,15 @@ static void nk_chmod_help(FILE *out)
             "of IMAGE (symlinks followed). Atomic across a power cut.\n\n" NK_FSWRITE_OPTIONS_HELP);
 }
 
-/* Errors that name something wrong with what the user asked (exit 2). */
-static bool nk_fswrite_user_error(int err)
-{
-    return err == -NK_ENOENT || err == -NK_EEXIST || err == -NK_ENOTDIR || err == -NK_EISDIR ||
-           err == -NK_ENOTEMPTY || err == -NK_EINVAL || err == -NK_ENAMETOOLONG ||
-           err == -NK_EBUSY || err == -NK_EPERM || err == -NK_ELOOP;
-}
-
 /* One line for a failed file-system call on `what`; the power cut when the
  * simulated chip lost power. */
 static int nk_fswrite_fail(struct nk_tool_fs *t, const char *command, const char *what, int err)
 {
     if (t->image.sim && !nk_sim_powered(t->image.sim))
         return nk_tool_error("%s %s: %s", command, what, nk_tool_image_error(&t->image, err));
-    if (nk_fswrite_user_error(err))
-        return nk_tool_fail("%s %s: %s in the image", command, what, nk_strerror(err));
+    if (nk_tool_is_user_error(err))
+        return nk_tool_fail_err(err, true, "%s %s: %s in the image", command, what,
+                                nk_strerror(err));
     return nk_tool_error("%s %s: %s", command, what,
                          t->fs.diag.text[0] ? t->fs.diag.text : nk_strerror(err));
 }
@@ -123,6 +126,7 @@ static int nk_fswrite_open(struct nk_tool_fs *t, struct nk_tool_image_opts *opts
             status = nk_tool_save_begin(save, opts->path, true);
         if (status)
             return status;
+        opts->name = user_path;
         opts->path = save->tmp;
         opts->write_through = true;
         /* An image without a sidecar stays one: nothing new is written
@@ -182,6 +186,15 @@ struct nk_fswrite_args {
     bool parents;
     uint32_t mode;
     bool mode_given;
+    bool recursive;
+    enum nk_tool_copy_progress_mode progress;
+};
+
+/* The options of a command's own, besides the image options. */
+enum {
+    NK_FSWRITE_OWN_MKDIR = 1,     /* -p, --mode */
+    NK_FSWRITE_OWN_RECURSIVE = 2, /* -r */
+    NK_FSWRITE_OWN_PROGRESS = 4,  /* --progress, --no-progress */
 };
 
 static bool nk_fswrite_parse_mode(const char *text, uint32_t *mode)
@@ -201,22 +214,42 @@ static bool nk_fswrite_parse_mode(const char *text, uint32_t *mode)
 }
 
 static int nk_fswrite_parse(int argc, char **argv, const char *command, int positional,
-                            const char *names, bool mkdir_options, struct nk_fswrite_args *a)
+                            const char *names, unsigned own, struct nk_fswrite_args *a)
 {
-    enum { OPT_MODE = NK_OPT_FIRST_FREE };
+    enum { OPT_MODE = NK_OPT_FIRST_FREE, OPT_PROGRESS, OPT_NO_PROGRESS };
     static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS, {NULL, 0, NULL, 0}};
     static const struct option mkdir_opts[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
                                                {"parents", no_argument, NULL, 'p'},
                                                {"mode", required_argument, NULL, OPT_MODE},
                                                {NULL, 0, NULL, 0}};
+    static const struct option rm_opts[] = {
+        NK_TOOL_IMAGE_LONG_OPTIONS, {"recursive", no_argument, NULL, 'r'}, {NULL, 0, NULL, 0}};
+    static const struct option put_opts[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
+                                             {"recursive", no_argument, NULL, 'r'},
+                                             {"progress", no_argument, NULL, OPT_PROGRESS},
+                                             {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+                                             {NULL, 0, NULL, 0}};
+    const struct option *table = own & NK_FSWRITE_OWN_MKDIR       ? mkdir_opts
+                                 : own & NK_FSWRITE_OWN_PROGRESS  ? put_opts
+                                 : own & NK_FSWRITE_OWN_RECURSIVE ? rm_opts
+                                                                  : options;
+    const char *shortopts = own & NK_FSWRITE_OWN_MKDIR       ? "p"
+                            : own & NK_FSWRITE_OWN_RECURSIVE ? "r"
+                                                             : "";
     memset(a, 0, sizeof *a);
     nk_tool_image_opts_init(&a->opts);
     a->mode = 0755;
+    a->progress = NK_TOOL_COPY_PROGRESS_AUTO;
     int opt;
     optind = 1;
-    while ((opt = nk_tool_getopt(argc, argv, mkdir_options ? "p" : "",
-                                 mkdir_options ? mkdir_opts : options, &a->opts, command)) > 0) {
-        if (opt == 'p') {
+    while ((opt = nk_tool_getopt(argc, argv, shortopts, table, &a->opts, command)) > 0) {
+        if (opt == 'r') {
+            a->recursive = true;
+        } else if (opt == OPT_PROGRESS) {
+            a->progress = NK_TOOL_COPY_PROGRESS_ON;
+        } else if (opt == OPT_NO_PROGRESS) {
+            a->progress = NK_TOOL_COPY_PROGRESS_OFF;
+        } else if (opt == 'p') {
             a->parents = true;
         } else if (opt == OPT_MODE) {
             if (!nk_fswrite_parse_mode(optarg, &a->mode))
@@ -278,7 +311,8 @@ static int nk_put_temp_name(struct nk_tool_fs *t, const char *parent, const char
 /* Copies `host` (open as `fd`) into the new file `temp`; errors name `path`,
  * the name the user gave. */
 static int nk_put_copy(struct nk_tool_fs *t, int fd, const char *host, const char *temp,
-                       const char *path, const struct stat *st)
+                       const char *path, const struct stat *st,
+                       struct nk_tool_copy_progress *progress)
 {
     struct nk_fs_file file;
     int err =
@@ -304,6 +338,7 @@ static int nk_put_copy(struct nk_tool_fs *t, int fd, const char *host, const cha
             break;
         }
         done += (uint64_t)got;
+        nk_tool_copy_progress_add(progress, (uint64_t)got, 0);
     }
     free(buf);
     if (!status && done != (uint64_t)st->st_size)
@@ -324,62 +359,184 @@ static int nk_put_copy(struct nk_tool_fs *t, int fd, const char *host, const cha
     return status;
 }
 
-static int nk_put_run(int argc, char **argv)
+/* Opens HOST_FILE without blocking (a FIFO named as HOST_FILE must not hang
+ * the open) and checks it is a regular file. Returns the descriptor, or
+ * minus the exit status after one line. */
+static int nk_put_open_host(const char *host, struct stat *st)
 {
-    struct nk_fswrite_args a;
-    int status = nk_fswrite_parse(argc, argv, "put", 3, "IMAGE, HOST_FILE and PATH", false, &a);
-    if (status)
-        return status;
-    const char *host = a.args[0], *path = a.args[1];
+    int fd = open(host, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT
+                   ? -nk_tool_not_found("put: cannot open HOST_FILE %s: %s", host, strerror(errno))
+                   : -nk_tool_fail("put: cannot open HOST_FILE %s: %s", host, strerror(errno));
+    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+        close(fd);
+        return -nk_tool_fail("put: HOST_FILE %s is not a regular file%s", host,
+                             S_ISDIR(st->st_mode) ? " (give -r to copy a directory)" : "");
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+
+/* Puts the host file open as `fd` at `path` of the mounted image: checks
+ * the parent, picks a temporary name, copies, renames over `path`. */
+static int nk_put_file(struct nk_tool_fs *t, int fd, const char *host, const struct stat *st,
+                       const char *path, struct nk_tool_copy_progress *progress)
+{
     char parent[4096], temp[4096 + NK_FS_NAME_MAX + 8];
     if (nk_put_parent(path, parent, sizeof parent) != 0)
         return nk_tool_fail("put: bad PATH '%s': it must name a file", path);
-    /* Without blocking: a FIFO named as HOST_FILE must not hang the open. */
-    int fd = open(host, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return nk_tool_fail("put: cannot open HOST_FILE %s: %s", host, strerror(errno));
+    struct nk_fs_stat existing;
+    int err = nk_fs_stat(&t->fs, parent[0] ? parent : "/", &existing);
+    if (err == 0 && existing.type != NK_FS_TYPE_DIR)
+        err = -NK_ENOTDIR;
+    if (err)
+        return nk_fswrite_fail(t, "put", parent, err);
+    err = nk_fs_lstat(&t->fs, path, &existing);
+    if (err == 0 && existing.type == NK_FS_TYPE_DIR)
+        return nk_tool_fail("put: PATH '%s' is a directory in the image", path);
+    if (err && err != -NK_ENOENT)
+        return nk_fswrite_fail(t, "put", path, err);
+    const char *slash = strrchr(path, '/');
+    err = nk_put_temp_name(t, parent, slash ? slash + 1 : path, temp, sizeof temp);
+    if (err)
+        return nk_fswrite_fail(t, "put", path, err);
+    int status = nk_put_copy(t, fd, host, temp, path, st, progress);
+    if (status)
+        return status;
+    err = nk_fs_rename(&t->fs, temp, path);
+    if (err)
+        return nk_fswrite_fail(t, "put", path, err);
+    nk_tool_copy_progress_add(progress, 0, 1);
+    return 0;
+}
+
+static int nk_put_tree(struct nk_tool_fs *t, const char *host_dir, const char *path,
+                       struct nk_tool_copy_progress *progress, unsigned depth);
+
+/* One entry of a host directory under -r: a file, a directory, a symlink. */
+static int nk_put_entry(struct nk_tool_fs *t, const char *host, const char *path,
+                        struct nk_tool_copy_progress *progress, unsigned depth)
+{
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return nk_tool_fail("put: HOST_FILE %s is not a regular file", host);
+    if (lstat(host, &st) != 0)
+        return nk_tool_error("put: cannot stat %s: %s", host, strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return nk_put_tree(t, host, path, progress, depth + 1);
+    if (S_ISLNK(st.st_mode)) {
+        char target[NK_FS_ALIAS_MAX + 1];
+        ssize_t len = readlink(host, target, sizeof target);
+        if (len < 0 || (size_t)len > NK_FS_ALIAS_MAX)
+            return nk_tool_fail("put: symlink %s: %s", host,
+                                len < 0 ? strerror(errno) : "target too long for YAFFS2");
+        target[len] = '\0';
+        int err = nk_fs_symlink(&t->fs, target, path);
+        return err ? nk_fswrite_fail(t, "put", path, err) : 0;
     }
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    if (!S_ISREG(st.st_mode)) {
+        fprintf(stderr,
+                "nandkit: warning: put -r: %s is not a file, directory or symlink: "
+                "skipped\n",
+                host);
+        return 0;
+    }
+    int fd = nk_put_open_host(host, &st);
+    if (fd < 0)
+        return -fd;
+    int status = nk_put_file(t, fd, host, &st, path, progress);
+    close(fd);
+    return status;
+}
+
+/* put -r: directory `path` (made with `host_dir`'s mode when missing), then
+ * every entry of `host_dir` in name order. */
+static int nk_put_tree(struct nk_tool_fs *t, const char *host_dir, const char *path,
+                       struct nk_tool_copy_progress *progress, unsigned depth)
+{
+    if (depth > 64)
+        return nk_tool_fail("put: %s: more than 64 directory levels", host_dir);
+    struct stat st;
+    if (stat(host_dir, &st) != 0)
+        return nk_tool_error("put: cannot stat %s: %s", host_dir, strerror(errno));
+    struct nk_fs_stat existing;
+    int err = nk_fs_stat(&t->fs, path, &existing);
+    if (err == -NK_ENOENT)
+        err = nk_fs_mkdir(&t->fs, path, (uint32_t)st.st_mode & 07777u);
+    else if (!err && existing.type != NK_FS_TYPE_DIR)
+        err = -NK_ENOTDIR;
+    if (err)
+        return nk_fswrite_fail(t, "put", path, err);
+    struct dirent **names;
+    int count = scandir(host_dir, &names, NULL, alphasort);
+    if (count < 0)
+        return nk_tool_error("put: cannot read directory %s: %s", host_dir, strerror(errno));
+    int status = 0;
+    for (int i = 0; i < count; i++) {
+        const char *name = names[i]->d_name;
+        bool dot = strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+        char *host = dot || status ? NULL : nk_tool_path_dup(host_dir, name);
+        char *child = host ? nk_tool_path_dup(strcmp(path, "/") ? path : "", name) : NULL;
+        if (host && child)
+            status = nk_put_entry(t, host, child, progress, depth);
+        else if (!dot && !status)
+            status = nk_tool_error("out of memory");
+        free(host);
+        free(child);
+        free(names[i]);
+    }
+    free(names);
+    if (!status) { /* after its entries, which change it */
+        err = nk_fs_utimes(&t->fs, path, (uint64_t)st.st_atime, (uint64_t)st.st_mtime);
+        if (err)
+            status = nk_fswrite_fail(t, "put", path, err);
+    }
+    return status;
+}
+
+static int nk_put_run(int argc, char **argv)
+{
+    struct nk_fswrite_args a;
+    int status = nk_fswrite_parse(argc, argv, "put", 3, "IMAGE, HOST_FILE and PATH",
+                                  NK_FSWRITE_OWN_RECURSIVE | NK_FSWRITE_OWN_PROGRESS, &a);
+    if (status)
+        return status;
+    const char *host = a.args[0], *path = a.args[1];
+    struct stat st;
+    int fd = -1;
+    if (a.recursive) {
+        if (stat(host, &st) != 0)
+            return errno == ENOENT
+                       ? nk_tool_not_found("put: cannot open %s: %s", host, strerror(errno))
+                       : nk_tool_fail("put: cannot open %s: %s", host, strerror(errno));
+        if (!S_ISDIR(st.st_mode))
+            return nk_tool_fail("put -r: %s is not a directory", host);
+    } else {
+        char parent[4096];
+        if (nk_put_parent(path, parent, sizeof parent) != 0)
+            return nk_tool_fail("put: bad PATH '%s': it must name a file", path);
+        fd = nk_put_open_host(host, &st);
+        if (fd < 0)
+            return -fd;
+    }
 
     struct nk_tool_fs t;
     struct nk_tool_save save;
     status = nk_fswrite_open(&t, &a.opts, &save);
     if (status) {
-        close(fd);
+        if (fd >= 0)
+            close(fd);
         return status;
     }
-    struct nk_fs_stat existing;
-    int err = nk_fs_stat(&t.fs, parent[0] ? parent : "/", &existing);
-    if (err == 0 && existing.type != NK_FS_TYPE_DIR)
-        err = -NK_ENOTDIR;
-    if (err) {
-        status = nk_fswrite_fail(&t, "put", parent, err);
+    struct nk_tool_copy_progress progress;
+    nk_tool_copy_progress_begin(&progress, "put", a.progress,
+                                a.recursive ? 0 : (uint64_t)st.st_size);
+    if (a.recursive)
+        status = nk_put_tree(&t, host, path, &progress, 0);
+    else
+        status = nk_put_file(&t, fd, host, &st, path, &progress);
+    if (fd >= 0)
         close(fd);
-        return nk_fswrite_finish(&t, &save, "put", path, status);
-    }
-    err = nk_fs_lstat(&t.fs, path, &existing);
-    if (err == 0 && existing.type == NK_FS_TYPE_DIR)
-        status = nk_tool_fail("put: PATH '%s' is a directory in the image", path);
-    else if (err && err != -NK_ENOENT)
-        status = nk_fswrite_fail(&t, "put", path, err);
-    if (!status) {
-        err = nk_put_temp_name(&t, parent, strrchr(path, '/') ? strrchr(path, '/') + 1 : path, temp,
-                               sizeof temp);
-        if (err)
-            status = nk_fswrite_fail(&t, "put", path, err);
-    }
-    if (!status)
-        status = nk_put_copy(&t, fd, host, temp, path, &st);
-    close(fd);
-    if (!status) {
-        err = nk_fs_rename(&t.fs, temp, path);
-        if (err)
-            status = nk_fswrite_fail(&t, "put", path, err);
-    }
+    nk_tool_copy_progress_end(&progress);
     return nk_fswrite_finish(&t, &save, "put", path, status);
 }
 
@@ -402,11 +559,39 @@ static int nk_fswrite_one(const char *cmd, struct nk_fswrite_args *a, const char
     return nk_fswrite_finish(&t, &save, cmd, path, status);
 }
 
+/* Removes `path` and, when it is a directory, everything below it first. */
+static int nk_rm_tree(struct nk_fs *fs, const char *path)
+{
+    struct nk_fs_stat st;
+    int err = nk_fs_lstat(fs, path, &st);
+    if (err || st.type != NK_FS_TYPE_DIR)
+        return err ? err : nk_fs_unlink(fs, path);
+    struct nk_fs_dir dir;
+    err = nk_fs_dir_open(fs, &dir, path);
+    if (err)
+        return err;
+    struct nk_fs_dirent entry;
+    int got;
+    /* Removing the entry just read is allowed: the handle skips it. */
+    while (!err && (got = nk_fs_dir_read(&dir, &entry)) != 0) {
+        if (got < 0) {
+            err = got;
+            break;
+        }
+        char *child = nk_tool_path_dup(path, entry.name);
+        err = child ? nk_rm_tree(fs, child) : -NK_ENOMEM;
+        free(child);
+    }
+    nk_fs_dir_close(&dir);
+    return err ? err : nk_fs_rmdir(fs, path);
+}
+
 static int nk_rm_op(struct nk_tool_fs *t, const struct nk_fswrite_args *a, const char *path)
 {
-    (void)a;
     struct nk_fs_stat st;
     int err = nk_fs_lstat(&t->fs, path, &st);
+    if (!err && a->recursive)
+        return nk_rm_tree(&t->fs, path);
     if (!err)
         err = st.type == NK_FS_TYPE_DIR ? nk_fs_rmdir(&t->fs, path) : nk_fs_unlink(&t->fs, path);
     return err;
@@ -415,7 +600,8 @@ static int nk_rm_op(struct nk_tool_fs *t, const struct nk_fswrite_args *a, const
 static int nk_rm_run(int argc, char **argv)
 {
     struct nk_fswrite_args a;
-    int status = nk_fswrite_parse(argc, argv, "rm", 2, "IMAGE and PATH", false, &a);
+    int status =
+        nk_fswrite_parse(argc, argv, "rm", 2, "IMAGE and PATH", NK_FSWRITE_OWN_RECURSIVE, &a);
     return status ? status : nk_fswrite_one("rm", &a, a.args[0], nk_rm_op);
 }
 
@@ -456,14 +642,29 @@ static int nk_mkdir_op(struct nk_tool_fs *t, const struct nk_fswrite_args *a, co
 static int nk_mkdir_run(int argc, char **argv)
 {
     struct nk_fswrite_args a;
-    int status = nk_fswrite_parse(argc, argv, "mkdir", 2, "IMAGE and PATH", true, &a);
+    int status =
+        nk_fswrite_parse(argc, argv, "mkdir", 2, "IMAGE and PATH", NK_FSWRITE_OWN_MKDIR, &a);
     return status ? status : nk_fswrite_one("mkdir", &a, a.args[0], nk_mkdir_op);
+}
+
+/* True when the last component of `path` is "." or "..": the one other
+ * reason nk_fs_rename() gives -NK_EINVAL. */
+static bool nk_mv_names_by_dot(const char *path)
+{
+    size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/')
+        len--;
+    size_t start = len;
+    while (start > 0 && path[start - 1] != '/')
+        start--;
+    return (len - start == 1 && path[start] == '.') ||
+           (len - start == 2 && path[start] == '.' && path[start + 1] == '.');
 }
 
 static int nk_mv_run(int argc, char **argv)
 {
     struct nk_fswrite_args a;
-    int status = nk_fswrite_parse(argc, argv, "mv", 3, "IMAGE, FROM and TO", false, &a);
+    int status = nk_fswrite_parse(argc, argv, "mv", 3, "IMAGE, FROM and TO", 0, &a);
     if (status)
         return status;
     const char *from = a.args[0], *to = a.args[1];
@@ -478,7 +679,12 @@ static int nk_mv_run(int argc, char **argv)
         status = nk_fswrite_fail(&t, "mv", from, err);
     } else {
         err = nk_fs_rename(&t.fs, from, to);
-        if (err) {
+        if (err == -NK_EINVAL && (nk_mv_names_by_dot(from) || nk_mv_names_by_dot(to)))
+            status =
+                nk_tool_fail("mv %s to %s: a name ending in . or .. cannot be renamed", from, to);
+        else if (err == -NK_EINVAL && st.type == NK_FS_TYPE_DIR)
+            status = nk_tool_fail("mv %s to %s: a directory cannot move into itself", from, to);
+        else if (err) {
             char what[8192];
             snprintf(what, sizeof what, "%s to %s", from, to);
             status = nk_fswrite_fail(&t, "mv", what, err);
@@ -495,7 +701,7 @@ static int nk_chmod_op(struct nk_tool_fs *t, const struct nk_fswrite_args *a, co
 static int nk_chmod_run(int argc, char **argv)
 {
     struct nk_fswrite_args a;
-    int status = nk_fswrite_parse(argc, argv, "chmod", 3, "IMAGE, OCTAL_MODE and PATH", false, &a);
+    int status = nk_fswrite_parse(argc, argv, "chmod", 3, "IMAGE, OCTAL_MODE and PATH", 0, &a);
     if (status)
         return status;
     if (!nk_fswrite_parse_mode(a.args[0], &a.mode))

@@ -18,7 +18,7 @@ static void nk_info_help(FILE *out)
 {
     fprintf(out,
             "usage: nandkit info --chip NAME [--json]\n"
-            "       nandkit info IMAGE (--geometry P,O,N[,B] | --chip NAME) [--json]\n"
+            "       nandkit info IMAGE [--geometry P,O,N[,B] | --chip NAME] [--json]\n"
             "       nandkit info /dev/mtdN [--json]\n\n"
             "Identifies a simulated chip through the controller interface (RESET, READ ID,\n"
             "ONFI/JEDEC parameter page or the legacy ID table) and prints its geometry, IDs,\n"
@@ -26,7 +26,8 @@ static void nk_info_help(FILE *out)
             "only what the file says: geometry, how much of it is present or erased, bad-block\n"
             "markers, bad-block tables and a guess at the YAFFS2 layout (no ID or timing: an\n"
             "image carries none). IMAGE with --chip describes it as that preset. Only reads.\n\n"
-            "Options:\n" NK_TOOL_IMAGE_HELP "  --json                  machine-readable output\n");
+            "Options:\n" NK_TOOL_IMAGE_HELP_READ
+            "  --json                  machine-readable output\n");
 }
 
 static const struct {
@@ -377,6 +378,7 @@ static int nk_info_run(int argc, char **argv)
         NK_TOOL_IMAGE_LONG_OPTIONS, {"json", no_argument, NULL, 'j'}, {NULL, 0, NULL, 0}};
     struct nk_tool_image_opts opts;
     nk_tool_image_opts_init(&opts);
+    opts.reads_only = true;
     opts.read_only = true;
     bool json = false;
     int opt;

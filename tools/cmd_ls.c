@@ -13,20 +13,22 @@
 static void nk_ls_help(FILE *out)
 {
     fprintf(out,
-            "usage: nandkit ls [-R] [--json] IMAGE [PATH] (--geometry P,O,N[,B] | --chip NAME)\n"
+            "usage: nandkit ls [-l] [-R] [--json] IMAGE [PATH] [--geometry P,O,N[,B] |\n"
+            "                  --chip NAME]\n"
             "                  [--layout L]\n\n"
             "Mounts the YAFFS2 file system in IMAGE read-only and lists directory PATH\n"
             "(default /), sorted by name: mode, links, uid, gid, size, mtime (UTC), name, and\n"
             "for a symlink its target. A PATH that is not a directory lists itself. With -R\n"
             "every entry below PATH is listed with its full path.\n\n"
-            "Options:\n" NK_TOOL_IMAGE_HELP "  -R, --recursive         the whole tree below PATH\n"
+            "Options:\n" NK_TOOL_IMAGE_HELP_READ
+            "  -R, --recursive         the whole tree below PATH\n"
+            "  -l, --long              the long listing above (the default; taken as ls -l)\n"
             "  --json                  a JSON array of {path, type (file, dir, symlink,\n"
             "                          hardlink, special), size, mode (octal string), uid, gid,\n"
             "                          mtime, nlink, obj_id, ino, link_target (symlinks),\n"
             "                          hardlink_target_id (hard links)}; a name byte that\n"
             "                          is not UTF-8, XX, is written \\uDCXX (a lone surrogate,\n"
-            "                          as Python's surrogateescape)\n\n"
-            "Exit status: 0 listed, 1 an entry could not be read, 2 bad input.\n");
+            "                          as Python's surrogateescape)\n");
 }
 
 struct nk_ls {
@@ -193,14 +195,18 @@ static int nk_ls_run(int argc, char **argv)
 {
     static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
                                             {"recursive", no_argument, NULL, 'R'},
+                                            {"long", no_argument, NULL, 'l'},
                                             {"json", no_argument, NULL, 'j'},
                                             {NULL, 0, NULL, 0}};
     struct nk_tool_image_opts opts;
     nk_tool_image_opts_init(&opts);
+    opts.reads_only = true;
     struct nk_ls ls = {.first = true};
     int opt;
     optind = 1;
-    while ((opt = nk_tool_getopt(argc, argv, "R", options, &opts, "ls")) > 0) {
+    while ((opt = nk_tool_getopt(argc, argv, "Rl", options, &opts, "ls")) > 0) {
+        if (opt == 'l')
+            continue; /* the listing is always the long one */
         if (opt == 'R')
             ls.recursive = true;
         else if (opt == 'j')
@@ -226,7 +232,8 @@ static int nk_ls_run(int argc, char **argv)
     int err = nk_fs_stat(ls.fs, path, &st);
     if (err) {
         nk_tool_fs_close(&t);
-        return nk_tool_error("%s: %s in the image", path, nk_strerror(err));
+        return nk_tool_fail_err(err, nk_tool_is_user_error(err), "%s: %s in the image", path,
+                                nk_strerror(err));
     }
     if (ls.json)
         printf("[");

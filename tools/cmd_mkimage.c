@@ -45,8 +45,11 @@ static void nk_mkimage_help(FILE *out)
             "top-level lost+found directory becomes YAFFS2's own lost+found.\n\n"
             "IMAGE is created when missing, sparse as `nandkit sim create` makes it: the file\n"
             "ends with the last block written, as mkyaffs2image's output does, and reads back\n"
-            "with --geometry P,O,N. No IMAGE.nksim sidecar is made (one that exists is kept\n"
-            "up to date).\n\n"
+            "with --geometry P,O,N (or none: its geometry is detected from its tags). No\n"
+            "IMAGE.nksim sidecar is made (one that exists is kept up to date). Given\n"
+            "--geometry P,O,N without a block count (and no --blocks), a new image is sized\n"
+            "to what the tree takes plus 4 erased blocks (the file system's garbage-collection\n"
+            "reserve of 3 and one to write in), so that put, mkdir and rm work on it.\n\n"
             "An image file is built in a temporary copy beside it (IMAGE.nktmp-XXXXXX, holes\n"
             "kept), made durable and renamed over IMAGE at the end: a kill, a full disk or a\n"
             "failed build leaves the old image as it was (a kill may leave the temporary\n"
@@ -61,12 +64,12 @@ static void nk_mkimage_help(FILE *out)
             "does not fit: the error names the space needed and the space there is.\n\n"
             "Options:\n" NK_TOOL_IMAGE_HELP
             "  --blocks N              build in the first N blocks (default: all; with\n"
-            "                          --geometry P,O,N it also sizes a new image)\n"
+            "                          --geometry P,O,N it also sizes a new image, else\n"
+            "                          the tree's blocks and 4 more)\n"
             "  --all-root              store uid and gid 0 for everything\n"
             "  --no-progress           no progress lines on stderr (shown after a second)\n\n"
-            "Exit status: 0 built, 1 a read or write failed, 2 bad input (missing SRC_DIR, an\n"
-            "unreadable file, a name or symlink target too long, an image too small); with\n"
-            "2 nothing was written.\n");
+            "Bad input (an unreadable file, a name or symlink target too long, an image too\n"
+            "small) writes nothing.\n");
 }
 
 /* ----- the plan --------------------------------------------------------------------------- */
@@ -494,29 +497,60 @@ static int nk_mkimage_build(struct nk_mkimage *m)
 
 /* ----- the image ------------------------------------------------------------------------------ */
 
-/* Creates a missing image file as an erased chip: an empty file, no sidecar. */
-static int nk_mkimage_create(struct nk_tool_image_opts *opts, uint64_t blocks, const char *shown)
+/* Erased blocks a new image sized by mkimage gets beyond what the tree takes:
+ * the file system's garbage-collection reserve (3, fs.h reserve_blocks) and
+ * one block for the next writes, so that put, mkdir and rm work on it. */
+#define NK_MKIMAGE_RESERVE_BLOCKS 4u
+
+/* The blocks of a new image for the plan: whole blocks for its chunks (the
+ * root's header, one per object, a file's data in chunks of a page, less
+ * the in-band tags: nk_fs_build_chunks()), plus the reserve. */
+static uint64_t nk_mkimage_blocks_for_plan(const struct nk_mkimage *m, const char *geometry,
+                                           enum nk_fs_layout layout)
 {
+    unsigned page = 0, oob = 0, pages_per_block = 0;
+    if (sscanf(geometry, "%u,%u,%u", &page, &oob, &pages_per_block) != 3 || page <= 16 ||
+        pages_per_block == 0)
+        return 0; /* the open that follows names the bad geometry */
+    uint64_t chunk_bytes = layout == NK_FS_LAYOUT_INBAND ? page - 16u : page;
+    uint64_t chunks = 1;
+    for (size_t i = 0; i < m->count; i++) {
+        const struct nk_mkimage_node *n = &m->nodes[i];
+        if (n->role == NK_MKIMAGE_SKIPPED)
+            continue;
+        chunks += 1;
+        if (n->type == NK_FS_TYPE_FILE)
+            chunks += ((uint64_t)n->st.st_size + chunk_bytes - 1) / chunk_bytes;
+    }
+    return (chunks + pages_per_block - 1) / pages_per_block + NK_MKIMAGE_RESERVE_BLOCKS;
+}
+
+/* Creates a missing image file as an erased chip: an empty file, no sidecar.
+ * With --geometry P,O,N and no --blocks its size is the plan's: *sized
+ * gets the block count (else 0). */
+static int nk_mkimage_create(struct nk_tool_image_opts *opts, uint64_t blocks,
+                             const struct nk_mkimage *m, uint64_t *sized)
+{
+    const char *shown = m->image_path;
     struct nk_tool_image_opts create = *opts;
     create.create = true;
     char geometry[96];
+    *sized = 0;
+    unsigned commas = 0;
+    for (const char *p = opts->geometry ? opts->geometry : ""; *p; p++)
+        commas += *p == ',';
+    if (!opts->chip && commas == 2 && !blocks) {
+        blocks = *sized = nk_mkimage_blocks_for_plan(m, opts->geometry, opts->layout);
+        if (!blocks)
+            return nk_tool_fail("bad --geometry '%s': expected PAGE,OOB,PAGES_PER_BLOCK[,BLOCKS]",
+                                opts->geometry);
+    }
     if (opts->geometry && blocks) {
-        unsigned commas = 0;
-        for (const char *p = opts->geometry; *p; p++)
-            commas += *p == ',';
         if (commas == 2) {
             snprintf(geometry, sizeof geometry, "%s,%llu", opts->geometry,
                      (unsigned long long)blocks);
             create.geometry = geometry;
         }
-    }
-    if (create.geometry && !create.chip) {
-        unsigned commas = 0;
-        for (const char *p = create.geometry; *p; p++)
-            commas += *p == ',';
-        if (commas == 2)
-            return nk_tool_fail("a new image needs its size: --geometry %s,BLOCKS or --blocks N",
-                                create.geometry);
     }
     struct nk_sim_params params;
     int status = nk_tool_params_from_opts(&create, &params);
@@ -592,13 +626,14 @@ static void nk_mkimage_summary(struct nk_mkimage *m, const struct nk_fs_build_st
 {
     printf("%s -> %s: %s layout, %u-byte chunks, %u pages per block\n", m->src, m->image_path,
            layout_name, s->chunk_bytes, s->pages_per_block);
-    printf("objects: %u (%u files, %u directories, %u symlinks, %u hard links, %u special)\n",
-           s->objects, s->files, s->dirs, s->symlinks, s->hardlinks, s->specials);
-    printf("chunks: %llu written (%llu headers, %llu data holding %llu bytes) in %u blocks, "
+    nk_tool_print_objects(s->objects, s->files, s->dirs, s->symlinks, s->hardlinks, s->specials);
+    printf("\nchunks: %llu written (%llu %s, %llu data holding %llu %s) in %u %s, "
            "sequence 0x%x..0x%x\n",
            (unsigned long long)s->chunks_written, (unsigned long long)s->header_chunks,
-           (unsigned long long)s->data_chunks, (unsigned long long)s->data_bytes, s->blocks_used,
-           s->first_seq, s->last_seq);
+           nk_tool_plural(s->header_chunks, "header", "headers"),
+           (unsigned long long)s->data_chunks, (unsigned long long)s->data_bytes,
+           nk_tool_plural(s->data_bytes, "byte", "bytes"), s->blocks_used,
+           nk_tool_plural(s->blocks_used, "block", "blocks"), s->first_seq, s->last_seq);
     /* The table's reserved blocks count among those skipped: say how many. */
     uint32_t reserved = 0;
     for (uint32_t b = 0; image->nand.bbt && b < s->blocks; b++)
@@ -608,9 +643,17 @@ static void nk_mkimage_summary(struct nk_mkimage *m, const struct nk_fs_build_st
         printf(" (%u bad, %u kept for a bad-block table)", s->blocks_bad - reserved, reserved);
     printf(", %u retired, %u erased; %.2f s", s->blocks_retired, s->blocks_erased,
            nk_mkimage_elapsed(m));
-    if (image->sim) /* what the same writes take on the simulated chip */
-        printf(" (%.2f s of flash time on the %s model)", (double)nk_sim_time_ns(image->sim) / 1e9,
-               image->params.chip.model);
+    /* What the same writes take on the chip the simulator models. */
+    const struct nk_chip_info *chip = &image->params.chip;
+    double flash_seconds = image->sim ? (double)nk_sim_time_ns(image->sim) / 1e9 : 0.0;
+    if (image->sim && strcmp(chip->vendor, "generic") == 0)
+        printf(" (a chip of this geometry with the K9F1G08U0A's timing would take about %.2f s "
+               "for these erases and writes)",
+               flash_seconds);
+    else if (image->sim)
+        printf(" (a real %s %s would take about %.2f s for these erases and writes, by the "
+               "simulator's timing)",
+               chip->vendor, chip->model, flash_seconds);
     printf("\n");
 }
 
@@ -652,7 +695,9 @@ static int nk_mkimage_run(int argc, char **argv)
 
     /* Plan: nothing is written before the whole tree checks out. */
     if (stat(m.src, &m.root_st) != 0)
-        return nk_tool_fail("cannot read SRC_DIR %s: %s", m.src, strerror(errno));
+        return errno == ENOENT
+                   ? nk_tool_not_found("cannot read SRC_DIR %s: %s", m.src, strerror(errno))
+                   : nk_tool_fail("cannot read SRC_DIR %s: %s", m.src, strerror(errno));
     if (!S_ISDIR(m.root_st.st_mode))
         return nk_tool_fail("SRC_DIR %s is not a directory", m.src);
     bool is_mtd = nk_tool_path_is_mtd(opts.path);
@@ -676,12 +721,15 @@ static int nk_mkimage_run(int argc, char **argv)
     }
     if (!status && !is_mtd) {
         status = nk_tool_save_begin(&save, m.image_path, m.image_exists);
-        if (!status)
+        if (!status) {
+            opts.name = m.image_path;
             opts.path = save.tmp;
+        }
     }
+    uint64_t sized_blocks = 0;
     if (!status && !is_mtd && fresh) {
         const char *given = opts.geometry;
-        status = nk_mkimage_create(&opts, blocks, m.image_path);
+        status = nk_mkimage_create(&opts, blocks, &m, &sized_blocks);
         if (opts.geometry != given)
             created_geometry = opts.geometry;
     }
@@ -779,6 +827,10 @@ static int nk_mkimage_run(int argc, char **argv)
             status = nk_tool_error("writing %s failed: %s", m.image_path, why->text);
         if (!status) {
             nk_mkimage_summary(&m, &stats, nk_fs_layout_name(layout), &image);
+            if (sized_blocks)
+                printf("size: %llu blocks, what the tree takes and %u erased for later writes "
+                       "(--blocks N or --geometry P,O,N,BLOCKS sets it)\n",
+                       (unsigned long long)sized_blocks, NK_MKIMAGE_RESERVE_BLOCKS);
             nk_tool_layout_note(layout);
             nk_tool_ecc_note(&image.part);
         }
@@ -791,8 +843,16 @@ out:;
     /* A simulated power cut leaves what the chip would hold, as asked;
      * any other failure leaves the image as it was. */
     bool power_cut = image.sim && !nk_sim_powered(image.sim);
+    const struct nk_chip_info *chip = &image.params.chip;
+    uint64_t sized_bytes =
+        sized_blocks * chip->pages_per_block * (chip->page_size + chip->oob_size);
     int err_close = image.sim ? nk_sim_close(image.sim) : 0;
     image.sim = NULL;
+    /* The reserve of a sized image is erased: a hole at the file's end. */
+    struct stat tmp_st;
+    if (!err_close && !status && sized_bytes && save.tmp && stat(save.tmp, &tmp_st) == 0 &&
+        (uint64_t)tmp_st.st_size < sized_bytes && truncate(save.tmp, (off_t)sized_bytes) != 0)
+        status = nk_tool_error("writing %s failed: %s", m.image_path, strerror(errno));
     nk_tool_image_close(&image);
     if (err_close && (!status || power_cut))
         status = nk_tool_error("writing %s failed: %s", m.image_path, nk_strerror(err_close));

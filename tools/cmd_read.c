@@ -13,33 +13,35 @@
 
 static void nk_read_help(FILE *out)
 {
-    fprintf(
-        out,
-        "usage: nandkit read IMAGE|/dev/mtdN [-s START] [-l LENGTH] [-f FILE] [--oob]\n"
-        "                    [--noecc] [--bb=skipbad|dumpbad|padbad] [options]\n\n"
-        "Copies pages of the device to FILE (default: standard output), as nanddump does:\n"
-        "each page's data, followed by its OOB with --oob. START and LENGTH are bytes of\n"
-        "page data (decimal, 0x hex, or with a KiB/MiB/GiB suffix); START must be page\n"
-        "aligned and LENGTH is rounded up to whole pages. Pages are read through the\n"
-        "layout's ECC (corrected data, the OOB as on flash) unless --noecc. A page whose\n"
-        "ECC fails is written as read and counted; the exit status is then 1. Only reads:\n"
-        "nothing is written to the device or beside an image.\n\n"
-        "Bad blocks (--bb):\n"
-        "  skipbad   leave them out; LENGTH counts good data only (default, as nanddump)\n"
-        "  padbad    write 0xFF in their place, so offsets in FILE match the device\n"
-        "  dumpbad   read them like any other block\n\n"
-        "Options:\n"
-        "  -s, --start OFFSET      first byte (default 0)\n"
-        "  -l, --length BYTES      how much page data (default, or 0: to the end; with\n"
-        "                          padbad or dumpbad a range past the end stops there,\n"
-        "                          as nanddump)\n"
-        "  -f, --file FILE         output file, replaced whole when the read succeeds\n"
-        "  -o, --oob               each page's OOB after its data\n"
-        "  -n, --noecc             raw pages, no ECC correction\n"
-        "      --bb METHOD         skipbad, padbad or dumpbad\n"
-        "  -p, --progress          a progress line on stderr (default: when it is a terminal)\n"
-        "  -q, --quiet             no progress line, warning or summary\n"
-        "  -j, --json              a JSON summary on stdout (needs --file)\n" NK_TOOL_IMAGE_HELP);
+    fprintf(out,
+            "usage: nandkit read IMAGE|/dev/mtdN [-s START] [-l LENGTH] [-f FILE] [--oob]\n"
+            "                    [--noecc] [--bb=skipbad|dumpbad|padbad] [options]\n\n"
+            "Copies pages of the device to FILE (default: standard output), as nanddump does:\n"
+            "each page's data, followed by its OOB with --oob. START and LENGTH are bytes of\n"
+            "page data (decimal, 0x hex, or with a KiB/MiB/GiB suffix); START must be page\n"
+            "aligned and LENGTH is rounded up to whole pages. Pages are read through the\n"
+            "layout's ECC (corrected data, the OOB as on flash) unless --noecc. A page whose\n"
+            "ECC fails is written as read and counted; the exit status is then 1. Only reads:\n"
+            "nothing is written to the device or beside an image.\n\n"
+            "Bad blocks (--bb):\n"
+            "  skipbad   leave them out; LENGTH counts good data only (default, as nanddump)\n"
+            "  padbad    write 0xFF in their place, so offsets in FILE match the device\n"
+            "  dumpbad   read them like any other block\n\n"
+            "Options:\n"
+            "  -s, --start OFFSET      first byte (default 0)\n"
+            "  -l, --length BYTES      how much page data (default, or 0: to the end; with\n"
+            "                          padbad or dumpbad a range past the end stops there,\n"
+            "                          as nanddump)\n"
+            "  -f, --file FILE         output file, replaced whole when the read succeeds\n"
+            "  -o, --oob               each page's OOB after its data\n"
+            "  -n, --noecc             raw pages, no ECC correction\n"
+            "      --bb METHOD         skipbad, padbad or dumpbad\n"
+            "      --progress          a progress line on stderr (default: when it is a terminal;\n"
+            "                          -p is nanddump's --prettyprint, which read refuses: use\n"
+            "                          dump --page N for a hex view)\n"
+            "  -q, --quiet             no progress line, warning or summary\n"
+            "  -j, --json              a JSON summary on stdout (needs "
+            "--file)\n" NK_TOOL_IMAGE_HELP_READ);
 }
 
 enum nk_read_bb { NK_BB_SKIP, NK_BB_PAD, NK_BB_DUMP };
@@ -89,6 +91,10 @@ static int nk_read_option(void *ctx, int opt, const char *arg)
             }
         }
         return nk_tool_fail("unknown --bb '%s' (skipbad, padbad or dumpbad)", arg);
+    case 'p':
+        return nk_tool_fail("read: -p/--prettyprint (nanddump's hex listing) is not supported: "
+                            "read writes binary; `nandkit dump IMAGE --page N` prints a page as "
+                            "hex, and --progress shows progress");
     default:
         return -1;
     }
@@ -103,13 +109,14 @@ static int nk_read_run(int argc, char **argv)
                                             {"oob", no_argument, NULL, 'o'},
                                             {"noecc", no_argument, NULL, 'n'},
                                             {"bb", required_argument, NULL, 'b'},
-                                            {"progress", no_argument, NULL, 'p'},
+                                            {"progress", no_argument, NULL, NK_TOOL_OPT_PROGRESS},
+                                            {"prettyprint", no_argument, NULL, 'p'},
                                             {"quiet", no_argument, NULL, 'q'},
                                             {"json", no_argument, NULL, 'j'},
                                             {NULL, 0, NULL, 0}};
     struct nk_read_args r = {.bb = NK_BB_SKIP};
     const struct nk_tool_flash_parse parse = {
-        "read", "s:l:f:onpqj", options, 'p', nk_read_option, &r, 1, "an IMAGE or /dev/mtdN"};
+        "read", "s:l:f:onpqj", options, 0, nk_read_option, &r, 1, "an IMAGE or /dev/mtdN", true};
     struct nk_tool_image_opts opts;
     struct nk_tool_flash_flags f;
     const char *args[1];

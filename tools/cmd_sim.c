@@ -197,6 +197,10 @@ static int nk_sim_create(int argc, char **argv)
     struct nk_tool_image_opts opts;
     nk_tool_image_opts_init(&opts);
     opts.create = true;
+    /* --ecc and --bit-error-rate get their own refusal below. */
+    opts.takes = NK_TOOL_TAKES(NK_OPT_GEOMETRY) | NK_TOOL_TAKES(NK_OPT_CHIP) |
+                 NK_TOOL_TAKES(NK_OPT_SEED) | NK_TOOL_TAKES(NK_OPT_ECC) |
+                 NK_TOOL_TAKES(NK_OPT_BIT_ERROR_RATE);
     int bad_count = 0;
     uint32_t *bad_list = NULL;
     unsigned bad_len = 0;

@@ -329,7 +329,8 @@ static int nk_torture_run(int argc, char **argv)
                                             {NULL, 0, NULL, 0}};
     struct nk_torture_args a = {.cycles = 10, .reads = 1};
     const struct nk_tool_flash_parse parse = {
-        "torture", "b:c:r:kmqj", options, 0, nk_torture_option, &a, 1, "an IMAGE or /dev/mtdN"};
+        "torture", "b:c:r:kmqj", options, 0, nk_torture_option, &a, 1, "an IMAGE or /dev/mtdN",
+        false};
     struct nk_tool_image_opts opts;
     struct nk_tool_flash_flags f;
     const char *args[1];

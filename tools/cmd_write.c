@@ -67,7 +67,9 @@ static int nk_write_open_input(const char *path, FILE **out)
     if (strcmp(path, "-") != 0) {
         int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
         if (fd < 0)
-            return nk_tool_fail("cannot open INPUT '%s': %s", path, strerror(errno));
+            return errno == ENOENT
+                       ? nk_tool_not_found("cannot open INPUT '%s': %s", path, strerror(errno))
+                       : nk_tool_fail("cannot open INPUT '%s': %s", path, strerror(errno));
         struct stat st;
         if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
             close(fd);
@@ -163,7 +165,8 @@ static int nk_write_run(int argc, char **argv)
                                             {NULL, 0, NULL, 0}};
     struct nk_write_args a = {.align = 1};
     const struct nk_tool_flash_parse parse = {
-        "write", "s:poOnmNkb:qj", options, 0, nk_write_option, &a, 2, "IMAGE|/dev/mtdN and INPUT"};
+        "write", "s:poOnmNkb:qj", options, 0, nk_write_option, &a, 2, "IMAGE|/dev/mtdN and INPUT",
+        false};
     struct nk_tool_image_opts opts;
     struct nk_tool_flash_flags f;
     const char *args[2];

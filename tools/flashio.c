@@ -157,7 +157,13 @@ int nk_tool_outfile_open(struct nk_tool_outfile *out, const char *path)
         out->final_path = out->temp_path = NULL;
         return code;
     }
-    out->file = fdopen(fd, "wb");
+    /* mkstemp() makes 0600: the file gets the mode a shell's `>` would give
+     * it, the old file's, or 0666 less the umask for a new one. */
+    struct stat old;
+    mode_t mask = umask(0);
+    umask(mask);
+    mode_t mode = stat(path, &old) == 0 && S_ISREG(old.st_mode) ? old.st_mode & 07777 : 0666 & ~mask;
+    out->file = fchmod(fd, mode) == 0 ? fdopen(fd, "wb") : NULL;
     if (!out->file) {
         close(fd);
         unlink(out->temp_path);
@@ -240,6 +246,7 @@ int nk_tool_flash_parse(int argc, char **argv, const struct nk_tool_flash_parse 
                         const char **args)
 {
     nk_tool_image_opts_init(opts);
+    opts->reads_only = parse->reads_only;
     flags->progress = isatty(STDERR_FILENO);
     flags->quiet = false;
     flags->json = false;

@@ -86,6 +86,7 @@ struct nk_tool_flash_parse {
     void *ctx;
     unsigned count;
     const char *needs;
+    bool reads_only; /* the command never writes: write-only options are refused */
 };
 
 int nk_tool_flash_parse(int argc, char **argv, const struct nk_tool_flash_parse *parse,

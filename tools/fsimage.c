@@ -125,6 +125,7 @@ static bool nk_tool_has_data(struct nk_tool_fs *t)
 static void nk_tool_fs_report(void *ctx, const struct nk_fs_problem *problem)
 {
     struct nk_tool_fs *t = ctx;
+    t->problems++;
     if (problem->kind == NK_FS_PROBLEM_TAGS_ECC || problem->kind == NK_FS_PROBLEM_TAGS_INVALID ||
         problem->kind == NK_FS_PROBLEM_TORN_CHUNK) {
         if (t->tag_problems < NK_TOOL_FS_TAG_PROBLEMS)
@@ -185,6 +186,12 @@ static int nk_tool_check_plausible(struct nk_tool_fs *t, const struct nk_tool_im
     /* Torn pages at the write frontier are damage to name, not a sign of a
      * wrong layout: with other data the problem list names them, alone
      * they are the error. */
+    /* A few raw reads; under a scheduled power cut only when the mount saw
+     * trouble, so that a clean mount's operation count stays as it was. */
+    bool suspect = t->problems >= 2 || s->blocks_bad_sequence > 0 || s->tags_uncorrectable >= 2;
+    int status = suspect || opts->power_cut_after < 0 ? nk_tool_ecc_probe(&t->image, opts) : 0;
+    if (status)
+        return status;
     if (nk_tool_problems_are_torn(t))
         return s->chunks_live == 0 ? nk_tool_report_torn(t) : 0;
     return nk_tool_check_layout(t, opts, s);

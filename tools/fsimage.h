@@ -32,6 +32,7 @@ struct nk_tool_fs {
     void *report_ctx;
     uint32_t tag_problem_pages[NK_TOOL_FS_TAG_PROBLEMS];
     uint32_t tag_problems;
+    uint32_t problems; /* every problem the mount reported */
 };
 
 /* An allocator over malloc/free. */
@@ -55,6 +56,11 @@ void nk_tool_ecc_note(const struct nk_part *part);
 void nk_tool_at_risk(const char *path);
 int nk_tool_fs_damage(struct nk_tool_fs *t);
 unsigned nk_tool_fs_list_at_risk(struct nk_tool_fs *t, FILE *out);
+
+/* Refuses (one line, exit status 2) an image most of whose first written
+ * pages fail the data ECC it is read with while another of Linux's engines
+ * reads them all, naming that one (tools/ecc_probe.c). 0 otherwise. */
+int nk_tool_ecc_probe(struct nk_tool_image *image, const struct nk_tool_image_opts *opts);
 
 /* Opens `opts` (forced read-only) and mounts. `report` (may be NULL) gets
  * every problem the mount meets. Returns 0, or prints one line naming the

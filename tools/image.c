@@ -69,6 +69,7 @@ int nk_tool_image_option(struct nk_tool_image_opts *opts, int opt, const char *a
             opts->mtd_raw = true;
         else
             return nk_tool_fail("unknown --mtd-ecc '%s' (use kernel or nandkit)", arg);
+        opts->mtd_ecc_given = true;
         return 1;
     case NK_OPT_POWER_CUT:
         if (!nk_tool_parse_u64(arg, &value) || value > INT64_MAX)
@@ -99,6 +100,20 @@ int nk_tool_getopt(int argc, char **argv, const char *shortopts, const struct op
             return -nk_tool_fail("%s: unknown option '%s' (see nandkit %s --help)", command, arg,
                                  command);
         }
+        if (opt >= NK_OPT_GEOMETRY && opt < NK_OPT_FIRST_FREE && opts->takes &&
+            !(opts->takes & NK_TOOL_TAKES(opt))) {
+            const char *name = "?";
+            for (const struct option *o = options; o->name; o++)
+                if (o->val == opt)
+                    name = o->name;
+            return -nk_tool_fail("%s: --%s does not apply to this command (see nandkit %s --help)",
+                                 command, name, command);
+        }
+        if (opts->reads_only && (opt == NK_OPT_POWER_CUT || opt == NK_OPT_FORCE))
+            return -nk_tool_fail("%s: %s does not apply: %s only reads the image (see nandkit %s "
+                                 "--help)",
+                                 command, opt == NK_OPT_POWER_CUT ? "--power-cut-after" : "--force",
+                                 command, command);
         int handled = nk_tool_image_option(opts, opt, optarg);
         if (handled == 2)
             return -2;
@@ -160,8 +175,51 @@ static uint8_t nk_cycles_for(uint64_t count)
     return cycles;
 }
 
+/* No --chip, no --geometry: the sidecar's part (0 or minus an exit status),
+ * or for a reader the geometry detected from the image into `geometry`
+ * (returns 1). */
+static int nk_tool_geometry_from_image(const struct nk_tool_image_opts *opts,
+                                       struct nk_sim_params *params, char *geometry, size_t size)
+{
+    const char *shown = opts->name ? opts->name : opts->path;
+    if (opts->path && !opts->create && access(opts->path, F_OK) != 0 && errno == ENOENT)
+        return -nk_tool_not_found("cannot open image '%s': %s", shown, strerror(ENOENT));
+    char sidecar[4096];
+    if (opts->path && !opts->no_sidecar &&
+        nk_sim_sidecar_path(opts->path, sidecar, sizeof sidecar) && access(sidecar, F_OK) == 0) {
+        struct nk_diag why[1] = {{""}};
+        if (nk_sim_sidecar_part(opts->path, params, why) != 0)
+            return -nk_tool_fail("%s: %s", shown, why->text[0] ? why->text : "unreadable sidecar");
+        return 0;
+    }
+    struct nk_tool_geometry g;
+    bool found =
+        opts->path && !opts->create && nk_tool_detect_geometry(opts->path, opts->layout, &g) == 0;
+    if (found && opts->read_only) {
+        snprintf(geometry, size, "%u,%u,%u,%u", g.page_size, g.oob_size, g.pages_per_block,
+                 g.blocks);
+        fprintf(stderr,
+                "nandkit: %s: no --geometry or --chip: detected %u+%u-byte pages, %u pages "
+                "per block, %u block%s from its %s-layout tags (--geometry %s)\n",
+                shown, g.page_size, g.oob_size, g.pages_per_block, g.blocks,
+                g.blocks == 1 ? "" : "s", nk_fs_layout_name(opts->layout), geometry);
+        return 1;
+    }
+    if (found)
+        return -nk_tool_fail("%s has no sidecar to say its geometry; its tags look like "
+                             "--geometry %u,%u,%u: give that (or --chip NAME) to write it",
+                             shown, g.page_size, g.oob_size, g.pages_per_block);
+    return -nk_tool_fail(
+        "%s needs --geometry PAGE,OOB,PAGES_PER_BLOCK[,BLOCKS] or --chip NAME%s",
+        shown ? shown : "this command",
+        opts->path && !opts->create
+            ? " (it has no sidecar, and no YAFFS2 tags where its --layout puts them)"
+            : "");
+}
+
 int nk_tool_params_from_opts(const struct nk_tool_image_opts *opts, struct nk_sim_params *params)
 {
+    const char *shown = opts->name ? opts->name : opts->path;
     memset(params, 0, sizeof *params);
     if (opts->chip) {
         if (nk_sim_preset(opts->chip, params) != 0)
@@ -171,15 +229,20 @@ int nk_tool_params_from_opts(const struct nk_tool_image_opts *opts, struct nk_si
             return nk_tool_fail("give --chip or --geometry, not both");
         return 0;
     }
-    if (!opts->geometry)
-        return nk_tool_fail("%s needs --geometry PAGE,OOB,PAGES_PER_BLOCK[,BLOCKS] or --chip NAME",
-                            opts->path ? opts->path : "this command");
+    char detected[96];
+    const char *geometry = opts->geometry;
+    if (!geometry) {
+        int status = nk_tool_geometry_from_image(opts, params, detected, sizeof detected);
+        if (status <= 0)
+            return -status;
+        geometry = detected;
+    }
 
     /* An explicit geometry borrows the K9F1G08U0A's timing and ID. */
     if (nk_sim_preset("K9F1G08U0A", params) != 0)
         return nk_tool_error("internal: K9F1G08U0A preset missing");
     struct nk_chip_info *info = &params->chip;
-    int status = nk_parse_geometry(opts->geometry, info);
+    int status = nk_parse_geometry(geometry, info);
     if (status)
         return status;
     uint64_t page_bytes = (uint64_t)info->page_size + info->oob_size;
@@ -187,27 +250,28 @@ int nk_tool_params_from_opts(const struct nk_tool_image_opts *opts, struct nk_si
     if (opts->path && !opts->create) {
         struct stat st;
         if (stat(opts->path, &st) != 0)
-            return nk_tool_fail("cannot open image '%s': %s", opts->path, strerror(errno));
+            return errno == ENOENT
+                       ? nk_tool_not_found("cannot open image '%s': %s", shown, strerror(errno))
+                       : nk_tool_fail("cannot open image '%s': %s", shown, strerror(errno));
         if (st.st_size == 0 && info->blocks == 0)
             return nk_tool_fail("image '%s' is empty (a fresh sparse image): give the block "
                                 "count, --geometry %s,BLOCKS, or --chip NAME",
-                                opts->path, opts->geometry);
+                                shown, geometry);
         if ((uint64_t)st.st_size % page_bytes != 0)
             return nk_tool_fail("image '%s' is %llu bytes, not a multiple of the %llu-byte "
                                 "page+OOB size of --geometry %s (wrong geometry?)",
-                                opts->path, (unsigned long long)st.st_size,
-                                (unsigned long long)page_bytes, opts->geometry);
+                                shown, (unsigned long long)st.st_size,
+                                (unsigned long long)page_bytes, geometry);
         uint64_t blocks = ((uint64_t)st.st_size + block_bytes - 1) / block_bytes;
         if (info->blocks == 0)
             info->blocks = (uint32_t)blocks;
         else if (blocks > info->blocks)
             return nk_tool_fail("image '%s' holds %llu blocks, more than the %u of --geometry %s",
-                                opts->path, (unsigned long long)blocks, info->blocks,
-                                opts->geometry);
+                                shown, (unsigned long long)blocks, info->blocks, geometry);
     }
     if (info->blocks == 0)
         return nk_tool_fail("--geometry %s needs a block count here (PAGE,OOB,PPB,BLOCKS)",
-                            opts->geometry);
+                            geometry);
     info->col_cycles = nk_cycles_for(page_bytes);
     info->row_cycles = nk_cycles_for((uint64_t)info->blocks * info->pages_per_block);
     if (info->page_size <= 512) {
@@ -320,6 +384,10 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
         return nk_tool_fail("--ecc %s: %s uses the kernel's ECC engine and layout (--mtd-ecc "
                             "nandkit reads raw with its twin); --ecc is for image files",
                             opts->ecc, opts->path);
+    if (opts->mtd_ecc_given && !nk_tool_path_is_mtd(opts->path))
+        return nk_tool_fail("--mtd-ecc does not apply to %s: it chooses the ECC of /dev/mtdN "
+                            "(give --ecc for an image file)",
+                            opts->path ? opts->path : "a simulated chip");
     if (nk_tool_path_is_mtd(opts->path) && opts->bit_error_rate > 0.0)
         return nk_tool_fail("--bit-error-rate is for simulated chips, not %s", opts->path);
     /* Readers share the image, a writer has it alone, until the command ends. */

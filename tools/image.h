@@ -22,6 +22,8 @@
 /* What the user asked for on the command line. */
 struct nk_tool_image_opts {
     const char *path;         /* image file, or NULL for a memory chip */
+    const char *name;         /* the image as the user named it, for messages, when `path`
+                                 is a temporary copy of it (NULL: `path`) */
     const char *chip;         /* --chip NAME */
     const char *geometry;     /* --geometry PAGE,OOB,PPB[,BLOCKS] */
     enum nk_fs_layout layout; /* --layout (docs/fs-format.md, "Layouts") */
@@ -37,6 +39,11 @@ struct nk_tool_image_opts {
     bool no_sidecar;         /* image files: neither read nor write IMAGE.nksim */
     bool write_through;      /* image files: every program and erase goes to the file at
                                 once; memory stays bounded (large builds) */
+    bool reads_only;         /* set before nk_tool_getopt(): the command never writes, so
+                                --power-cut-after and --force are refused */
+    unsigned takes;          /* set before nk_tool_getopt(): the shared options the command
+                                takes (NK_TOOL_TAKES() bits), the others refused; 0 = all */
+    bool mtd_ecc_given;      /* --mtd-ecc was given: refused unless the path is /dev/mtdN */
 };
 
 /* Long options every image command accepts; getopt_long returns these. */
@@ -55,6 +62,9 @@ enum {
     NK_OPT_FIRST_FREE /* commands number their own options from here */
 };
 
+/* The bit of shared option `opt` (NK_OPT_GEOMETRY ...) in nk_tool_image_opts.takes. */
+#define NK_TOOL_TAKES(opt) (1u << ((opt)-NK_OPT_GEOMETRY))
+
 #define NK_TOOL_IMAGE_LONG_OPTIONS                                                                 \
     {"geometry", required_argument, NULL, NK_OPT_GEOMETRY},                                        \
         {"chip", required_argument, NULL, NK_OPT_CHIP},                                            \
@@ -69,11 +79,15 @@ enum {
         "power-cut-after", required_argument, NULL, NK_OPT_POWER_CUT                               \
     }
 
-/* Help text for the options above. */
-#define NK_TOOL_IMAGE_HELP                                                                         \
+/* Help text for the options above: NK_TOOL_IMAGE_HELP_READ for a command
+ * that only reads (nk_tool_image_opts.reads_only), NK_TOOL_IMAGE_HELP with
+ * the options of a command that writes. */
+#define NK_TOOL_IMAGE_HELP_READ                                                                    \
     "  --chip NAME             a simulator preset (nandkit sim list) for geometry and timing\n"    \
     "  --geometry P,O,N[,B]    page bytes, OOB bytes, pages per block[, blocks]\n"                 \
-    "                          (blocks default to the image size)\n"                               \
+    "                          (blocks default to the image size). With neither: the\n"            \
+    "                          image's sidecar (IMAGE.nksim) says, else a command that\n"          \
+    "                          reads detects it from the image's tags (said on stderr)\n"          \
     "  --layout L              linux (default), mkyaffs2 or inband\n"                              \
     "  --ecc E                 data ECC: none, hamming (256-byte steps), hamming512,\n"            \
     "                          bchT or bchT-512, bchT-1024 (T = 1..32; bch4, bch8 ...),\n"         \
@@ -83,13 +97,16 @@ enum {
     "                          (nandkit info --chip NAME shows it)\n"                              \
     "  --force-ecc             use --ecc even when weaker than the chip requires\n"                \
     "  --seed S                seed of every simulated fault (default 1)\n"                        \
-    "  --power-cut-after N     lose power after N flash operations (writes only; put, rm,\n"      \
-    "                          mkdir, mv and chmod count from the end of their mount)\n"          \
-    "  --mtd-ecc kernel|nandkit  /dev/mtdN: the kernel corrects (default), or raw access\n"        \
-    "                          with nandkit's twin of the kernel's ECC\n"                          \
+    "  --mtd-ecc kernel|nandkit  /dev/mtdN only: the kernel corrects (default), or raw\n"          \
+    "                          access with nandkit's twin of the kernel's ECC\n"                   \
     "  --wait                  wait while another nandkit command uses the image (else\n"          \
-    "                          refused with exit status 1: writers lock it exclusively,\n"         \
-    "                          readers shared)\n"                                                  \
+    "                          refused with exit status 5: writers lock it exclusively,\n"         \
+    "                          readers shared)\n"
+
+#define NK_TOOL_IMAGE_HELP                                                                         \
+    NK_TOOL_IMAGE_HELP_READ                                                                        \
+    "  --power-cut-after N     lose power after N flash operations (simulated chips; put,\n"       \
+    "                          rm, mkdir, mv and chmod count from the end of their mount)\n"     \
     "  --force                 write an image file even when its mode says read-only\n"            \
     "                          (refused otherwise, root included)\n"
 
@@ -175,8 +192,22 @@ int nk_tool_image_raw_io(struct nk_tool_image *image);
 /* Closes what nk_tool_image_open_mtd() opened (nothing when image->mtd is NULL). */
 void nk_tool_image_close_mtd(struct nk_tool_image *image);
 
+/* A geometry read from an image file (tools/detect.c). */
+struct nk_tool_geometry {
+    uint32_t page_size, oob_size, pages_per_block, blocks;
+};
+
+/* Reads the geometry of the YAFFS2 image file `path` from its pages, as
+ * `unyaffs -d` does: the page+OOB size whose pages carry valid tags where
+ * `layout` puts them, and the pages per block their sequence numbers
+ * imply. Returns 0, or -1 when no size (or more than one) fits. */
+int nk_tool_detect_geometry(const char *path, enum nk_fs_layout layout,
+                            struct nk_tool_geometry *found);
+
 /* Fills `params` from --chip or --geometry (plus the image size for a missing
- * block count). Returns 0 or an exit status after printing the problem. */
+ * block count); with neither, from the image's sidecar, or (for a command
+ * that only reads) from the image itself, saying on stderr what was
+ * detected. Returns 0 or an exit status after printing the problem. */
 int nk_tool_params_from_opts(const struct nk_tool_image_opts *opts, struct nk_sim_params *params);
 
 /* Before a command writes the image file `path` with `params` (from --chip or

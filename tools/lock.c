@@ -57,8 +57,8 @@ static int nk_lock_flock(int fd, int how)
 
 static int nk_lock_busy(const char *path)
 {
-    return nk_tool_error("%s is in use by another nandkit command: give --wait to wait for it",
-                         path);
+    nk_tool_error("%s is in use by another nandkit command: give --wait to wait for it", path);
+    return NK_EXIT_IN_USE;
 }
 
 int nk_tool_lock(const char *path, bool exclusive)

@@ -163,7 +163,10 @@ static void nk_man_body(FILE *out, const char *help)
             fputs(".fi\n", out);
             in_verbatim = false;
         }
-        state = state == NK_LIST ? NK_TEXT : state;
+        if (state == NK_LIST) { /* prose after a list: a paragraph of its own */
+            fputs(".PP\n", out);
+            state = NK_TEXT;
+        }
         nk_man_escape(out, line, len);
         fputc('\n', out);
     }
@@ -191,9 +194,15 @@ static int nk_man_write(const char *dir, const char *page, const char *summary, 
     nk_man_escape(out, summary, strlen(summary));
     fputc('\n', out);
     nk_man_body(out, help);
-    fputs(".SH EXIT STATUS\n0 on success; 1 when an operation failed (an image in use by another "
-          "nandkit command included, unless \\-\\-wait); 2 on bad input, with one line naming the "
-          "bad value; 3 from fsck only: no damage, traces of a write cut by power loss.\n"
+    fputs(".SH EXIT STATUS\nThe same for every command:\n"
+          ".TP\n.B 0\ndone\n"
+          ".TP\n.B 1\nfailed: an I/O error, uncorrectable data, damage found, no space, a "
+          "simulated power cut\n"
+          ".TP\n.B 2\nbad input: a bad option or value, an option the command does not take, a "
+          "path of the wrong kind; one line names it and nothing is written\n"
+          ".TP\n.B 3\nfsck only: no damage, traces of a write cut by power loss\n"
+          ".TP\n.B 4\nnot found: the image, a path in it, or a host file does not exist\n"
+          ".TP\n.B 5\nthe image is in use by another nandkit command (give \\-\\-wait to wait)\n"
           ".SH FILES\nIMAGE.nksim, the simulator's sidecar beside an image file; "
           "IMAGE.nktmp\\-XXXXXX, the temporary copy a writing command works in (one a killed "
           "command left is removed by the next). A command that writes an image holds an exclusive "

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nandkit/error.h"
 #include "nandkit/version.h"
 #include "tool.h"
 
@@ -28,8 +29,25 @@ static void nk_usage(FILE *out)
     fprintf(out, "\nRun `nandkit COMMAND --help` for a command's options; each also has a manual\n"
                  "page, nandkit-COMMAND(1), made from the same text.\n\n"
                  "Options:\n"
-                 "  -h, --help              this list\n"
+                 "  -h, --help              this list (`nandkit help COMMAND`: one command's)\n"
                  "  -V, --version           the version\n");
+}
+
+static const struct nk_tool_command *nk_find(const char *name)
+{
+    for (size_t i = 0; i < NK_COMMAND_COUNT; i++)
+        if (strcmp(name, nk_commands[i]->name) == 0)
+            return nk_commands[i];
+    return NULL;
+}
+
+/* `nandkit CMD --help` and `nandkit help CMD`: the command's text, then the
+ * exit status every command shares. */
+static int nk_help(const struct nk_tool_command *cmd)
+{
+    cmd->help(stdout);
+    fputs("\n" NK_TOOL_EXIT_HELP, stdout);
+    return 0;
 }
 
 /* One line on stderr; returns `status`. */
@@ -59,9 +77,47 @@ int nk_tool_error(const char *format, ...)
     return status;
 }
 
+int nk_tool_not_found(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    int status = nk_tool_report(NK_EXIT_NOT_FOUND, format, args);
+    va_end(args);
+    return status;
+}
+
+bool nk_tool_is_user_error(int err)
+{
+    return err == -NK_ENOENT || err == -NK_EEXIST || err == -NK_ENOTDIR || err == -NK_EISDIR ||
+           err == -NK_ENOTEMPTY || err == -NK_EINVAL || err == -NK_ENAMETOOLONG ||
+           err == -NK_EBUSY || err == -NK_EPERM || err == -NK_ELOOP;
+}
+
+int nk_tool_fail_err(int err, bool user_error, const char *format, ...)
+{
+    int status = err == -NK_ENOENT ? NK_EXIT_NOT_FOUND
+                 : user_error      ? NK_EXIT_USAGE
+                                   : NK_EXIT_FAILED;
+    va_list args;
+    va_start(args, format);
+    nk_tool_report(status, format, args);
+    va_end(args);
+    return status;
+}
+
 bool nk_tool_is_help(const char *arg)
 {
     return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
+
+void nk_tool_print_objects(uint32_t objects, uint32_t files, uint32_t dirs, uint32_t symlinks,
+                           uint32_t hardlinks, uint32_t specials)
+{
+    printf("objects: %u (%u %s, %u %s, %u %s, %u %s, %u special)", objects, files,
+           nk_tool_plural(files, "file", "files"), dirs,
+           nk_tool_plural(dirs, "directory", "directories"), symlinks,
+           nk_tool_plural(symlinks, "symlink", "symlinks"), hardlinks,
+           nk_tool_plural(hardlinks, "hard link", "hard links"), specials);
 }
 
 bool nk_tool_parse_u64(const char *text, uint64_t *value)
@@ -83,6 +139,13 @@ int main(int argc, char **argv)
         nk_usage(stderr);
         return 2;
     }
+    if (strcmp(argv[1], "help") == 0 && argc > 2) {
+        const struct nk_tool_command *cmd = nk_find(argv[2]);
+        if (!cmd)
+            return nk_tool_fail("help: unknown command '%s' (run `nandkit --help` for the list)",
+                                argv[2]);
+        return nk_help(cmd);
+    }
     if (nk_tool_is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
         nk_usage(stdout);
         return 0;
@@ -96,17 +159,13 @@ int main(int argc, char **argv)
             return nk_tool_fail("--man-dir needs a directory");
         return nk_tool_write_man_pages(argv[2], nk_commands, NK_COMMAND_COUNT, nk_usage);
     }
-    for (size_t i = 0; i < NK_COMMAND_COUNT; i++) {
-        const struct nk_tool_command *cmd = nk_commands[i];
-        if (strcmp(argv[1], cmd->name) != 0)
-            continue;
+    const struct nk_tool_command *cmd = nk_find(argv[1]);
+    if (cmd) {
         for (int a = 2; a < argc; a++) {
             if (strcmp(argv[a], "--") == 0)
                 break;
-            if (nk_tool_is_help(argv[a])) {
-                cmd->help(stdout);
-                return 0;
-            }
+            if (nk_tool_is_help(argv[a]))
+                return nk_help(cmd);
         }
         return cmd->run(argc - 1, argv + 1);
     }

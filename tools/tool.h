@@ -47,12 +47,41 @@ struct nk_tool_image_opts;
 int nk_tool_bench_fs(const struct nk_tool_image_opts *opts, bool small, bool json, const char *svg,
                      bool progress);
 
+/* The exit status of every command (docs/cli.md, "Exit status"). */
+enum nk_tool_exit {
+    NK_EXIT_OK = 0,
+    NK_EXIT_FAILED = 1,    /* I/O error, uncorrectable data, damage, no space, power cut */
+    NK_EXIT_USAGE = 2,     /* bad option or value, wrong kind of path; nothing written */
+    NK_EXIT_TRACES = 3,    /* fsck only: no damage, traces of an interrupted write */
+    NK_EXIT_NOT_FOUND = 4, /* the image, a path in it or a host file does not exist */
+    NK_EXIT_IN_USE = 5,    /* another nandkit command holds the image (no --wait) */
+};
+
+/* The table above as help text, for every command's --help. */
+#define NK_TOOL_EXIT_HELP                                                                          \
+    "Exit status: 0 done; 1 failed (I/O error, uncorrectable data, damage, no space,\n"            \
+    "power cut); 2 bad input (bad option or value, nothing written); 3 fsck only: no\n"            \
+    "damage, traces of an interrupted write; 4 not found (the image, a path in it, a\n"            \
+    "host file); 5 the image is in use by another nandkit command.\n"
+
 /* Prints "nandkit: MESSAGE" on stderr and returns exit status 2 (bad input)
  * so callers can `return nk_tool_fail(...)`. */
 int nk_tool_fail(const char *format, ...) __attribute__((format(printf, 1, 2)));
 
 /* Prints "nandkit: MESSAGE" on stderr and returns 1 (operation failed). */
 int nk_tool_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints "nandkit: MESSAGE" on stderr and returns 4 (not found). */
+int nk_tool_not_found(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+/* True for a file-system error that names something wrong with what the
+ * user asked (a path of the wrong kind, an existing name...): exit 2. */
+bool nk_tool_is_user_error(int err);
+
+/* The same line with the status for `err`, a negative nandkit error from a
+ * call on a path: 4 for -NK_ENOENT, 2 for `user_error`, else 1. */
+int nk_tool_fail_err(int err, bool user_error, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* True when `arg` is -h or --help. */
 bool nk_tool_is_help(const char *arg);
@@ -61,6 +90,17 @@ bool nk_tool_is_help(const char *arg);
  * every command's help text (tools/manpage.c). Returns 0 or an exit status. */
 int nk_tool_write_man_pages(const char *dir, const struct nk_tool_command *const *commands,
                             size_t count, void (*usage)(FILE *out));
+
+/* `one` when n is 1, else `many`: "1 file", "2 files". */
+static inline const char *nk_tool_plural(uint64_t n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
+/* Prints "objects: N (F files, D directories, ...)" for the counts given,
+ * each noun singular where its count is 1, without a newline. */
+void nk_tool_print_objects(uint32_t objects, uint32_t files, uint32_t dirs, uint32_t symlinks,
+                           uint32_t hardlinks, uint32_t specials);
 
 /* Parses an unsigned decimal/hex (0x) number. Returns false on junk. */
 bool nk_tool_parse_u64(const char *text, uint64_t *value);

@@ -15,6 +15,11 @@
 #include "nandkit/nand.h"
 #include "nandkit/sim.h"
 
+/* The format of every `nandkit bench --json` document (page, compare,
+ * sequential, fs: one family with "tool", "format" and "benchmark" at the
+ * top; docs/bench.md). */
+#define NK_BENCH_JSON_FORMAT 3
+
 enum nk_bench_op {
     NK_BENCH_PAGE_READ,      /* data + OOB, with ECC */
     NK_BENCH_PAGE_READ_DATA, /* data only, with ECC */

@@ -212,7 +212,8 @@ static void nk_json_run(FILE *out, const struct nk_bench_result *res)
 
 void nk_bench_print_json(FILE *out, const struct nk_bench_result *results, unsigned count)
 {
-    fputs("{\"tool\":\"nandkit bench\",\"format\":2,", out);
+    fprintf(out, "{\"tool\":\"nandkit bench\",\"format\":%d,\"benchmark\":\"%s\",",
+            NK_BENCH_JSON_FORMAT, count == 1 ? "page" : "compare");
     if (count == 1) {
         nk_json_run(out, &results[0]);
     } else {

@@ -549,7 +549,35 @@ void nk_seq_bench_print(FILE *out, const struct nk_seq_result *results, unsigned
     }
 }
 
-int nk_seq_bench_report(FILE *out, const char *preset, uint64_t seed, struct nk_diag *why)
+void nk_seq_bench_print_json(FILE *out, const struct nk_seq_result *results, unsigned count)
+{
+    fprintf(out,
+            "{\"tool\":\"nandkit bench\",\"format\":%d,\"benchmark\":\"sequential\","
+            "\"time\":\"virtual device time per page; host CPU excluded\",\"chips\":[",
+            NK_BENCH_JSON_FORMAT);
+    for (unsigned i = 0; i < count; i++) {
+        const struct nk_seq_result *r = &results[i];
+        fprintf(out, "%s{\"chip\":\"%s\",\"commands\":\"%s\",\"rows\":[", i ? "," : "", r->chip,
+                r->commands);
+        for (unsigned j = 0; j < r->count; j++) {
+            const struct nk_seq_row *row = &r->rows[j];
+            fprintf(out,
+                    "%s{\"config\":\"%s\",\"op\":\"%s\",\"method\":\"%s\",\"measured_us\":%.2f,"
+                    "\"single_us\":%.2f,\"pipelined_us\":",
+                    j ? "," : "", row->config, row->op, row->method, row->measured_us,
+                    row->single_us);
+            if (row->pipelined_us > 0)
+                fprintf(out, "%.2f}", row->pipelined_us);
+            else
+                fputs("null}", out);
+        }
+        fputs("]}", out);
+    }
+    fputs("]}\n", out);
+}
+
+int nk_seq_bench_report(FILE *out, const char *preset, uint64_t seed, bool json,
+                        struct nk_diag *why)
 {
     struct nk_seq_result *results = calloc(64, sizeof *results);
     if (!results) {
@@ -569,7 +597,9 @@ int nk_seq_bench_report(FILE *out, const char *preset, uint64_t seed, struct nk_
         if (!err)
             count++;
     }
-    if (!err)
+    if (!err && json)
+        nk_seq_bench_print_json(out, results, count);
+    else if (!err)
         nk_seq_bench_print(out, results, count);
     free(results);
     return err;

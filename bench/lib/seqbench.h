@@ -10,8 +10,11 @@
 #ifndef NK_SEQBENCH_H
 #define NK_SEQBENCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "nkbench.h"
 
 #define NK_SEQ_MAX_ROWS 16
 
@@ -39,7 +42,13 @@ int nk_seq_bench_run(const char *preset, uint64_t seed, struct nk_seq_result *re
 /* Prints the figures of `count` presets as a table. */
 void nk_seq_bench_print(FILE *out, const struct nk_seq_result *results, unsigned count);
 
-/* Runs and prints the figures of `preset`, or of every preset when NULL. */
-int nk_seq_bench_report(FILE *out, const char *preset, uint64_t seed, struct nk_diag *why);
+/* The same as one JSON document of the `nandkit bench` family
+ * (docs/bench.md): "benchmark": "sequential". */
+void nk_seq_bench_print_json(FILE *out, const struct nk_seq_result *results, unsigned count);
+
+/* Runs and prints the figures of `preset`, or of every preset when NULL,
+ * as a table or (json) a JSON document. */
+int nk_seq_bench_report(FILE *out, const char *preset, uint64_t seed, bool json,
+                        struct nk_diag *why);
 
 #endif

@@ -78,12 +78,13 @@ expect 2 "needs --page" -- "$nk" dump "$img" --chip K9F1G08U0A
 # bad input: geometry, missing files, sizes
 expect 2 "page size 2000" -- "$nk" info "$img" --geometry 2000,64,64
 expect 2 "bad --geometry '2048,64'" -- "$nk" info "$img" --geometry 2048,64
-expect 2 "cannot open image '$tmp/missing.img'" -- "$nk" info "$tmp/missing.img" --geometry 2048,64,64
+expect 4 "cannot open image '$tmp/missing.img'" -- "$nk" info "$tmp/missing.img" --geometry 2048,64,64
 head -c 1000 /dev/zero > "$tmp/odd.img"
 expect 2 "not a multiple of the 2112-byte page\+OOB size" -- "$nk" info "$tmp/odd.img" --geometry 2048,64,64
 one_line "$nk" info "$tmp/odd.img" --geometry 2048,64,64
 expect 2 "unknown layout 'fat'" -- "$nk" dump "$img" --chip K9F1G08U0A --layout fat --page 0
-expect 2 "needs --geometry" -- "$nk" info "$img"
+expect 0 "1024 of 1024 blocks present" -- "$nk" info "$img"
+expect 2 "odd.img needs --geometry" -- "$nk" info "$tmp/odd.img"
 expect 2 "sim create needs an IMAGE" -- "$nk" sim create
 expect 2 "info: unknown option '--frob'" -- "$nk" info --frob
 one_line "$nk" info --frob

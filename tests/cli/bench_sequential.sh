@@ -5,6 +5,9 @@
 # usage: bench_sequential.sh NANDKIT_BINARY FIXTURES_DIR
 set -u
 nk=$1
+tmp_json=$(mktemp)
+tmp_err=$(mktemp)
+trap 'rm -f "$tmp_json" "$tmp_err"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 expect() {
@@ -27,6 +30,21 @@ expect 0 "K9F1208U0C +1 chip +program +page at a time" -- "$nk" bench --sequenti
 expect 0 "sequential, per page" -- "$nk" bench --count 4 --block-count 1 --no-progress
 expect 2 "unknown preset|unknown chip|NOPE" -- "$nk" bench --sequential --chip NOPE
 expect 2 "--sequential runs on the simulator presets" -- "$nk" bench --sequential some.img
+
+# --json: one document of the bench family on stdout, nothing on stderr
+"$nk" bench --sequential --json --chip K9F1G08U0A > "$tmp_json" 2> "$tmp_err" || fail "--sequential --json failed"
+[[ -s $tmp_err ]] && fail "--sequential --json wrote to stderr: $(cat "$tmp_err")"
+python3 - "$tmp_json" <<'EOF' || fail "--sequential --json: wrong document"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["tool"] == "nandkit bench" and d["format"] == 3 and d["benchmark"] == "sequential", d
+chip = d["chips"][0]
+assert chip["chip"] == "K9F1G08U0A" and len(chip["rows"]) >= 8
+prog = [r for r in chip["rows"] if r["config"] == "1 chip" and r["op"] == "program"][0]
+assert abs(prog["single_us"] - 363.54) < 0.005 and abs(prog["pipelined_us"] - 303.0) < 0.05, prog
+EOF
+expect 0 '"benchmark":"page"' -- "$nk" bench --count 4 --block-count 1 --no-progress --json
+expect 0 '"benchmark":"compare"' -- "$nk" bench --count 4 --block-count 1 --no-progress --json --compare
 
 out=$("$nk" bench --sequential --chip NOPE 2>&1)
 [[ $(wc -l <<<"$out") -eq 1 ]] || fail "bad --chip gives more than one line: $out"

@@ -60,7 +60,7 @@ for p, w in want.items():
 PY
 expect_status 0 0 -- "$NK" ls "$TMP/mk.img" /bin --geometry 2048,64,64 --layout mkyaffs2
 grep -q "cat -> busybox" "$TMP/out" || fail "ls /bin does not show the symlink target"
-expect_status 1 1 -- "$NK" ls "$TMP/linux.img" /no/such/dir $G2K
+expect_status 4 1 -- "$NK" ls "$TMP/linux.img" /no/such/dir $G2K
 
 # ----- cat ---------------------------------------------------------------------------------
 read -r CATPATH CATSHA < <(python3 -c '
@@ -70,7 +70,7 @@ e = max((e for e in t if e["type"] == "file"), key=lambda e: e["size"])
 print(e["path"], e["sha256"])' "$MAN")
 "$NK" cat "$TMP/linux.img" "$CATPATH" $G2K > "$TMP/cat.out" || fail "cat $CATPATH failed"
 [ "$(sha256sum < "$TMP/cat.out" | cut -d' ' -f1)" = "$CATSHA" ] || fail "cat $CATPATH: wrong content"
-expect_status 1 1 -- "$NK" cat "$TMP/linux.img" /etc $G2K
+expect_status 2 1 -- "$NK" cat "$TMP/linux.img" /etc $G2K
 
 # ----- extract -----------------------------------------------------------------------------
 expect_status 0 0 -- "$NK" extract "$TMP/mk.img" "$TMP/x" --geometry 2048,64,64 --layout mkyaffs2
@@ -143,8 +143,9 @@ expect_status 2 1 -- "$NK" ls "$TMP/linux.img" $G2K --layout inband
 grep -q "layout" "$TMP/err" || fail "wrong layout (inband) is not named"
 expect_status 2 1 -- "$NK" fsck "$TMP/mk.img" $G2K --layout linux
 grep -q "mkyaffs2" "$TMP/err" || fail "a markerless image read as linux does not suggest mkyaffs2"
-expect_status 2 1 -- "$NK" cat "$TMP/linux.img" /x
-expect_status 2 1 -- "$NK" extract "$TMP/nonexistent.img" "$TMP/y" $G2K
+expect_status 4 0 -- "$NK" cat "$TMP/linux.img" /x
+grep -q "detected 2048+64-byte pages" "$TMP/err" || fail "cat without geometry: $(cat "$TMP/err")"
+expect_status 4 1 -- "$NK" extract "$TMP/nonexistent.img" "$TMP/y" $G2K
 expect_status 2 1 -- "$NK" ls "$TMP/linux.img" $G2K --layout yaffs1
 
 # ----- help ------------------------------------------------------------------------------------

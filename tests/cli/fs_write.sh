@@ -62,21 +62,22 @@ done
 G="--geometry 2048,64,64,32"
 IMG="$TMP/linux.img"
 expect_user_error() {
-    local want=$1
+    local want=$1 status=2
     shift
+    [ "$1" = --not-found ] && status=4 && shift
     "$@" > /dev/null 2> "$TMP/err"
     local got=$?
-    [ "$got" = 2 ] || fail "exit $got, expected 2: $*"
+    [ "$got" = $status ] || fail "exit $got, expected $status: $*"
     [ "$(wc -l < "$TMP/err")" = 1 ] || fail "expected one line from: $* (got: $(cat "$TMP/err"))"
     grep -q -- "$want" "$TMP/err" || fail "error does not name '$want': $(cat "$TMP/err")"
 }
-expect_user_error "/missing" "$NK" put "$IMG" "$TMP/big" /missing/f $G
-expect_user_error "/missing" "$NK" mkdir "$IMG" /missing/d $G
-expect_user_error "/nothing" "$NK" rm "$IMG" /nothing $G
-expect_user_error "/nothing" "$NK" mv "$IMG" /nothing /x $G
+expect_user_error "/missing" --not-found "$NK" put "$IMG" "$TMP/big" /missing/f $G
+expect_user_error "/missing" --not-found "$NK" mkdir "$IMG" /missing/d $G
+expect_user_error "/nothing" --not-found "$NK" rm "$IMG" /nothing $G
+expect_user_error "/nothing" --not-found "$NK" mv "$IMG" /nothing /x $G
 expect_user_error "/data" "$NK" rm "$IMG" /data $G
 expect_user_error "999" "$NK" chmod "$IMG" 999 /data $G
-expect_user_error "$TMP/absent" "$NK" put "$IMG" "$TMP/absent" /f $G
+expect_user_error "$TMP/absent" --not-found "$NK" put "$IMG" "$TMP/absent" /f $G
 expect_user_error "/etc" "$NK" put "$IMG" "$TMP/big" /etc $G
 "$NK" rm "$IMG" /data $G 2> "$TMP/err"
 grep -q "not empty" "$TMP/err" || fail "rm of a full directory does not say it is not empty"

@@ -2,7 +2,7 @@
 # Two commands on one image never both write it: a command that writes an
 # image holds an exclusive flock on it for its whole run, one that only
 # reads a shared one. While another process holds the lock a writer (or,
-# against an exclusive holder, a reader) is refused with exit status 1 and
+# against an exclusive holder, a reader) is refused with exit status 5 and
 # one line naming the image, and the image is left as it was; with --wait it
 # waits, so that concurrent puts all land (none lost, as a copy-and-rename
 # writer would lose all but one without the lock).
@@ -37,13 +37,13 @@ echo hello > "$TMP/src/a"
 "$NK" mkimage "$TMP/src" "$IMG" $G --no-progress > /dev/null 2>&1 || fail "mkimage"
 for i in 1 2 3 4; do head -c $((200000 + i)) /dev/urandom > "$TMP/f$i"; done
 
-# locked_image_refuses_a_writer: one line naming the image, exit 1, nothing written.
+# locked_image_refuses_a_writer: one line naming the image, exit 5, nothing written.
 for mode in -x -s; do
     hold $mode
     cp "$IMG" "$TMP/before"
     "$NK" put "$IMG" "$TMP/f1" /f1 $G > /dev/null 2> "$TMP/err"
     rc=$?
-    [ "$rc" = 1 ] || fail "put on an image locked ($mode) by another process: exit $rc, expected 1"
+    [ "$rc" = 5 ] || fail "put on an image locked ($mode) by another process: exit $rc, expected 5"
     [ "$(wc -l < "$TMP/err")" = 1 ] || fail "put on a locked image: not one line: $(cat "$TMP/err")"
     grep -q "$IMG is in use by another nandkit command" "$TMP/err" ||
         fail "put on a locked image: message does not name it: $(cat "$TMP/err")"
@@ -63,7 +63,7 @@ release
 hold -x
 "$NK" ls "$IMG" / $G > /dev/null 2> "$TMP/err"
 rc=$?
-[ "$rc" = 1 ] || fail "ls on an image being written: exit $rc, expected 1"
+[ "$rc" = 5 ] || fail "ls on an image being written: exit $rc, expected 5"
 grep -q "$IMG is in use" "$TMP/err" || fail "ls on a locked image: $(cat "$TMP/err")"
 release
 

@@ -59,6 +59,29 @@ out=$(complete_words "$nk" info --chip K9F)
 grep -qw K9F1G08U0A <<<"$out" || fail "completion of --chip lacks K9F1G08U0A: $out"
 out=$(complete_words "$nk" sim "")
 [[ $out == "create list" ]] || fail "completion of sim: $out"
+# --bb=VALUE (bash splits the word at '='), ecc's actions and schemes, no file names
+out=$(complete_words "$nk" read x.img --bb = "")
+[[ $out == "skipbad padbad dumpbad" ]] || fail "completion of --bb=: $out"
+out=$(complete_words "$nk" read x.img --bb "=")
+[[ $out == "skipbad padbad dumpbad" ]] || fail "completion of --bb= with nothing after: $out"
+out=$(complete_words "$nk" read x.img --bb = pa)
+[[ $out == "padbad" ]] || fail "completion of --bb=pa: $out"
+out=$(complete_words "$nk" ecc "")
+[[ $out == "calc check correct" ]] || fail "completion of ecc: $out"
+out=$(complete_words "$nk" ecc calc --scheme "")
+grep -qw hamming256 <<<"$out" && grep -qw bch8-512 <<<"$out" || fail "completion of --scheme: $out"
+out=$(complete_words "$nk" ecc calc --scheme = "")
+grep -qw hamming256 <<<"$out" || fail "completion of --scheme=: $out"
+out=$(complete_words "$nk" help "p")
+[[ $out == "put" ]] || fail "completion of help p: $out"
+
+# nandkit.1: the text after the last command is a paragraph of its own, and
+# the exit-status table is in every page
+awk '/^\.B chmod$/ { getline; getline; print; exit }' "$tmp/man/nandkit.1" > "$tmp/after"
+[[ $(cat "$tmp/after") == .PP ]] || fail "nandkit.1: the text after chmod is not a new paragraph: $(cat "$tmp/after")"
+for page in "$tmp"/man/*.1; do
+  grep -q "not found: the image, a path in it, or a host file" "$page" || fail "$page lacks the exit-status table"
+done
 
 # dump: a factory-bad block is named as such; --json
 img=$tmp/chip.img

@@ -234,7 +234,7 @@ print(m["layout"]["name"], "%d,%d,%d,%d" % (g["page_size"], g["oob_size"], g["pa
 done
 
 # ----- bad input: one line, exit 2, nothing touched ------------------------------------------------
-expect_status 2 1 -- "$NK" mkimage "$TMP/no-such-dir" "$TMP/n.img" --geometry 2048,64,64,16
+expect_status 4 1 -- "$NK" mkimage "$TMP/no-such-dir" "$TMP/n.img" --geometry 2048,64,64,16
 grep -q "no-such-dir" "$TMP/err" || fail "a missing SRC_DIR is not named"
 expect_status 2 1 -- "$NK" mkimage "$SRC/a/size1" "$TMP/n.img" --geometry 2048,64,64,16
 grep -q "not a directory" "$TMP/err" || fail "a file as SRC_DIR is not called out"
@@ -252,8 +252,9 @@ grep -q "needs [0-9]* chunks .* but .* has 512 (8 good blocks of 8" "$TMP/err" |
 cp "$TMP/linux-2048.img" "$TMP/keep.img"
 expect_status 2 1 -- "$NK" mkimage "$SRC" "$TMP/keep.img" --geometry 2048,64,64,64 --blocks 4
 cmp -s "$TMP/keep.img" "$TMP/linux-2048.img" || fail "a refused mkimage changed the image"
-expect_status 2 1 -- "$NK" mkimage "$SRC" "$TMP/n.img" --geometry 2048,64,64
-grep -q "BLOCKS" "$TMP/err" || fail "a new image without a size is not explained"
+expect_status 0 0 -- "$NK" mkimage "$SRC" "$TMP/sized.img" --geometry 2048,64,64
+grep -q "^size: [0-9]* blocks, what the tree takes and 4 erased" "$TMP/out" ||
+    fail "a new image without a size is not sized: $(cat "$TMP/out")"
 mkdir -p "$TMP/lf" && touch "$TMP/lf/lost+found"
 expect_status 2 1 -- "$NK" mkimage "$TMP/lf" "$TMP/n.img" --geometry 2048,64,64,16
 grep -q "lost+found is not a directory" "$TMP/err" || fail "a file named lost+found is not explained"

@@ -22,6 +22,13 @@ _nandkit()
         return
     fi
     local cmd=${COMP_WORDS[1]}
+    # --opt=VALUE: bash splits at '=' (COMP_WORDBREAKS), so the option is the
+    # word before the '=' and the value typed so far follows it.
+    if [[ $cur == = ]]; then
+        cur=""
+    elif [[ $prev == = ]] && ((COMP_CWORD > 1)); then
+        prev=${COMP_WORDS[COMP_CWORD - 2]}
+    fi
     case $prev in
     --chip)
         COMPREPLY=($(compgen -W "$("$nk" sim list 2>/dev/null | awk 'NR > 1 && /^[^ ]/ { print $1 }')" -- "$cur"))
@@ -31,7 +38,11 @@ _nandkit()
     --bb)
         COMPREPLY=($(compgen -W "skipbad padbad dumpbad" -- "$cur")); return ;;
     --ecc)
-        COMPREPLY=($(compgen -W "none hamming bch4 bch8 hw" -- "$cur")); return ;;
+        # ecc correct/check take stored codes in hex here: nothing to offer
+        [[ $cmd == ecc ]] && { COMPREPLY=(); return; }
+        COMPREPLY=($(compgen -W "none hamming hamming512 hamming256-sm hamming512-sm bch4 bch8 bch8-1024 on-die hw" -- "$cur")); return ;;
+    --scheme)
+        COMPREPLY=($(compgen -W "hamming256 hamming512 hamming256-sm hamming512-sm bch4-512 bch8-512 bch8-1024 bch16-1024" -- "$cur")); return ;;
     --mtd-ecc)
         COMPREPLY=($(compgen -W "kernel nandkit" -- "$cur")); return ;;
     --loop)
@@ -39,6 +50,14 @@ _nandkit()
     esac
     if [[ $cmd == sim && $COMP_CWORD -eq 2 ]]; then
         COMPREPLY=($(compgen -W "create list" -- "$cur"))
+        return
+    fi
+    if [[ $cmd == ecc && $COMP_CWORD -eq 2 ]]; then
+        COMPREPLY=($(compgen -W "calc check correct" -- "$cur"))
+        return
+    fi
+    if [[ $cmd == help && $COMP_CWORD -eq 2 ]]; then
+        COMPREPLY=($(compgen -W "$(_nandkit_commands "$nk")" -- "$cur"))
         return
     fi
     if [[ $cur == -* ]]; then
