@@ -530,10 +530,9 @@ static bool nk_fs_can_check_torn(const struct nk_fs *fs)
 
 /* Whether `page`, whose tags failed their code, still reads whole through
  * its data ECC and check word (where it has one; without a data ECC only a
- * present word proves it) and holds an object header: then it was not
- * torn, and it is a newer state of an object the mount cannot name. 1
- * (`hdr`, when given, points into page_buf), 0, or a device error. */
-static int nk_fs_lost_tags_header(struct nk_fs *fs, uint32_t page, struct nk_fs_header *hdr)
+ * present word proves it): then it was not torn. 1 (the page in page_buf),
+ * 0, or a device error. */
+static int nk_fs_lost_page_whole(struct nk_fs *fs, uint32_t page)
 {
     if (fs->config.tags_place == NK_FS_TAGS_INBAND || !nk_fs_can_check_torn(fs))
         return 0; /* in-band tags fail with their data: nothing is left to read */
@@ -550,14 +549,48 @@ static int nk_fs_lost_tags_header(struct nk_fs *fs, uint32_t page, struct nk_fs_
         if ((w[0] & w[1] & w[2] & w[3]) == 0xff)
             return 0; /* no word, no ECC: nothing proves the page whole */
     }
+    return 1;
+}
+
+/* Whether page_buf holds an object header (a known type, a usable name);
+ * then its parent, the object it shadows and its name (NK_FS_NAME_MAX
+ * bytes at `name`, when given). A leaf of its own: the decoded header stays
+ * off the stack of the reads. */
+__attribute__((noinline)) static bool nk_fs_buf_header(const struct nk_fs *fs, uint32_t *parent,
+                                                       uint32_t *shadows, uint8_t *name,
+                                                       size_t *len)
+{
     struct nk_fs_header h;
     nk_fs_header_decode(fs->page_buf, fs->chunk_bytes, false, &h);
     if (h.type < NK_FS_TYPE_FILE || h.type > NK_FS_TYPE_SPECIAL ||
         !nk_fs_name_usable(h.name, h.name_len))
-        return 0;
-    if (hdr)
-        *hdr = h;
-    return 1;
+        return false;
+    if (name) {
+        *parent = h.parent_id;
+        *shadows = h.shadows;
+        *len = h.name_len;
+        memcpy(name, h.name, h.name_len);
+    }
+    return true;
+}
+
+/* Whether the header in page_buf has name `name` of `len` bytes. */
+__attribute__((noinline)) static bool nk_fs_buf_header_named(const struct nk_fs *fs,
+                                                             const uint8_t *name, size_t len)
+{
+    struct nk_fs_header h;
+    nk_fs_header_decode(fs->page_buf, fs->chunk_bytes, false, &h);
+    return h.name_len == len && memcmp(h.name, name, len) == 0;
+}
+
+/* 1 when `page`, whose tags failed their code, reads whole and holds an
+ * object header: a newer state of an object the mount cannot name. */
+static int nk_fs_lost_tags_header(struct nk_fs *fs, uint32_t page)
+{
+    int whole = nk_fs_lost_page_whole(fs, page);
+    if (whole <= 0)
+        return whole;
+    return nk_fs_buf_header(fs, NULL, NULL, NULL, NULL) ? 1 : 0;
 }
 
 /* Whether the chunk at page `a` was written before the one at page `b`. */
@@ -595,26 +628,26 @@ static int nk_fs_settle_lost_page(struct nk_fs *fs, uint32_t page, uint8_t *name
     if (status != -NK_EBADMSG)
         return status < 0 ? status : 0;
     nk_fs_tags_decode(fs->oob_buf + fs->config.tags_offset, false, &raw); /* a hint only */
-    struct nk_fs_header hdr;
-    int header = nk_fs_lost_tags_header(fs, page, &hdr);
-    if (header <= 0)
-        return header;
-    uint32_t parent = hdr.parent_id, shadows = hdr.shadows;
-    size_t len = hdr.name_len;
-    memcpy(name, hdr.name, len);
-    nk_fs_stale_if_older(fs, nk_fs_obj_find(fs, raw.obj_id), page);
+    uint32_t raw_id = raw.obj_id, parent = 0, shadows = 0;
+    size_t len = 0;
+    int whole = nk_fs_lost_page_whole(fs, page);
+    if (whole <= 0)
+        return whole;
+    if (!nk_fs_buf_header(fs, &parent, &shadows, name, &len))
+        return 0;
+    nk_fs_stale_if_older(fs, nk_fs_obj_find(fs, raw_id), page);
     if (shadows)
         nk_fs_stale_if_older(fs, nk_fs_obj_find(fs, shadows), page);
     uint32_t bucket = 0;
     for (struct nk_fs_obj *obj = nk_fs_obj_next(fs, NULL, &bucket); obj;
          obj = nk_fs_obj_next(fs, obj, &bucket)) {
         if (!(obj->flags & NK_FS_OBJ_VALID) || obj->parent_id != parent ||
-            (obj->wflags & NK_FS_W_STALE))
+            obj->hdr_page == NK_FS_NONE || (obj->wflags & NK_FS_W_STALE))
             continue;
-        int same = nk_fs_obj_name_equals(fs, obj, (const char *)name, len);
-        if (same < 0 && same != -NK_EIO)
-            return same;
-        if (same > 0)
+        int err = nk_fs_page_load(fs, obj->hdr_page);
+        if (err && err != -NK_EIO)
+            return err;
+        if (!err && nk_fs_buf_header_named(fs, name, len))
             nk_fs_stale_if_older(fs, obj, page);
     }
     return 0;
@@ -622,7 +655,7 @@ static int nk_fs_settle_lost_page(struct nk_fs *fs, uint32_t page, uint8_t *name
 
 /* After the scan: the objects the headers that lost their tags may be newer
  * states of (docs/fs-design.md 7.7, "Tags lost"). */
-static int nk_fs_settle_lost_tags(struct nk_fs *fs)
+__attribute__((noinline)) static int nk_fs_settle_lost_tags(struct nk_fs *fs)
 {
     uint8_t *name = NULL;
     int err = 0;
@@ -715,7 +748,7 @@ static int nk_fs_scan_block(struct nk_fs *fs, struct nk_fs_scan *scan, uint32_t 
             if (scan->pages[p].state != NK_FS_PAGE_TAGS_BAD)
                 continue;
             scan->pages[p].state = NK_FS_PAGE_BAD;
-            int header = nk_fs_lost_tags_header(fs, base + p, NULL);
+            int header = nk_fs_lost_tags_header(fs, base + p);
             if (header < 0)
                 return header;
             if (header) {
