@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 
 #include "flashio.h"
@@ -275,6 +276,7 @@ static int nk_tool_fs_open_as(struct nk_tool_fs *t, struct nk_tool_image_opts *o
     }
     t->config.part = &t->image.part;
     t->config.allocator = nk_tool_heap_allocator();
+    t->config.clock = nk_tool_host_clock();
     /* A writable mount writes at once: look read-only first, so a wrong
      * --layout or --geometry is refused before anything is written. */
     t->config.read_only = true;
@@ -339,6 +341,18 @@ void nk_tool_fs_close(struct nk_tool_fs *t)
         nk_fs_unmount(&t->fs);
     t->mounted = false;
     nk_tool_fs_drop_image(t);
+}
+
+static uint64_t nk_tool_host_now(void *ctx)
+{
+    (void)ctx;
+    time_t now = time(NULL);
+    return now > 0 ? (uint64_t)now : 0;
+}
+
+struct nk_fs_clock nk_tool_host_clock(void)
+{
+    return (struct nk_fs_clock){nk_tool_host_now, NULL};
 }
 
 void nk_tool_mode_string(uint32_t mode, char out[11])

@@ -37,6 +37,10 @@ struct nk_tool_fs {
 /* An allocator over malloc/free. */
 struct nk_fs_allocator nk_tool_heap_allocator(void);
 
+/* The host's time() as the file system's clock: what the commands that
+ * change an image (and mount) stamp on what they create and change. */
+struct nk_fs_clock nk_tool_host_clock(void);
+
 /* One line on stderr when `layout` cannot catch flipped data bits (the
  * mkyaffs2 layout has no data ECC); nothing for the others. */
 void nk_tool_layout_note(enum nk_fs_layout layout);

@@ -90,6 +90,9 @@ int nk_fs_hdr_write(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header
     if (obj->type == NK_FS_TYPE_FILE && hdr->size == 0 &&
         (hdr->parent_id == NK_FS_OBJ_DELETED || hdr->parent_id == NK_FS_OBJ_UNLINKED))
         hdr->shrink = true;
+    uint64_t now;
+    if ((obj->wflags & NK_FS_W_TOUCHED) && nk_fs_now(fs, &now))
+        hdr->mtime = hdr->ctime = now;
     uint8_t *page = fs->copy_buf;
     memset(page, 0xff, fs->page_size);
     int err = nk_fs_header_encode(hdr, page, fs->chunk_bytes);
@@ -105,9 +108,49 @@ int nk_fs_hdr_write(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header
     obj->hdr_page = (uint32_t)at;
     if (hdr->parent_id != NK_FS_OBJ_DELETED)
         nk_fs_live_set(fs, (uint32_t)at);
-    obj->wflags &= (uint8_t) ~(NK_FS_W_HDR_DIRTY | NK_FS_W_SIZE_IN_DATA);
+    obj->wflags &= (uint8_t) ~(NK_FS_W_HDR_DIRTY | NK_FS_W_SIZE_IN_DATA | NK_FS_W_TOUCHED);
     obj->flags |= NK_FS_OBJ_VALID;
     return 0;
+}
+
+/* ----- times ------------------------------------------------------------------------------ */
+
+bool nk_fs_now(const struct nk_fs *fs, uint64_t *now)
+{
+    if (!fs->config.clock.now_s)
+        return false;
+    *now = fs->config.clock.now_s(fs->config.clock.ctx);
+    return true;
+}
+
+/* Sets `obj`'s ctime (and with `modified` its mtime) to the clock's time in
+ * a header of its own, unless it says that time already. Returns 0 (also
+ * without a clock) or the write's error. */
+static int nk_fs_stamp(struct nk_fs *fs, struct nk_fs_obj *obj, bool modified)
+{
+    uint64_t now;
+    if (!obj || !nk_fs_now(fs, &now))
+        return 0;
+    struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);
+    if (!edit)
+        return -NK_ENOMEM;
+    int err = nk_fs_hdr_load(fs, obj, edit);
+    if (!err && (edit->hdr.ctime != now || (modified && edit->hdr.mtime != now))) {
+        err = nk_fs_make_room(fs, 1, obj->hdr_page == NK_FS_NONE ? 1 : 0, false);
+        edit->hdr.ctime = now;
+        if (modified)
+            edit->hdr.mtime = now;
+        if (!err)
+            err = nk_fs_hdr_store(fs, obj, edit);
+    }
+    nk_fs_edit_give(fs, edit);
+    return err;
+}
+
+void nk_fs_dir_touch(struct nk_fs *fs, struct nk_fs_obj *dir)
+{
+    if (dir && nk_fs_obj_is_dir(dir))
+        (void)nk_fs_stamp(fs, dir, true);
 }
 
 /* ----- directories in RAM ---------------------------------------------------------------- */
@@ -301,6 +344,9 @@ int nk_fs_create(struct nk_fs *fs, const struct nk_fs_where *w, const struct nk_
         memcpy(edit->alias, n->alias, n->alias_len);
         edit->hdr.alias_len = (uint16_t)n->alias_len;
     }
+    uint64_t now;
+    if (nk_fs_now(fs, &now))
+        edit->hdr.atime = edit->hdr.mtime = edit->hdr.ctime = now;
     err = nk_fs_hdr_store(fs, obj, edit);
     nk_fs_edit_give(fs, edit);
     if (err) {
@@ -310,9 +356,12 @@ int nk_fs_create(struct nk_fs *fs, const struct nk_fs_where *w, const struct nk_
     nk_fs_dir_hook(fs, w->dir, obj);
     if (n->type == NK_FS_TYPE_HARDLINK) {
         struct nk_fs_obj *target = nk_fs_obj_find(fs, n->equiv_id);
-        if (target)
+        if (target) {
             target->flags |= NK_FS_OBJ_LINKED;
+            (void)nk_fs_stamp(fs, target, false); /* its link count changed */
+        }
     }
+    nk_fs_dir_touch(fs, w->dir);
     if (out)
         *out = obj;
     return 0;
@@ -330,7 +379,7 @@ static int nk_fs_where_new(struct nk_fs *fs, const char *path, struct nk_fs_wher
     return fs->writable ? 0 : -NK_EROFS;
 }
 
-int nk_fs_mkdir(struct nk_fs *fs, const char *path, uint32_t mode)
+int nk_fs_mkdir_unlocked(struct nk_fs *fs, const char *path, uint32_t mode)
 {
     if (!fs || !path || !fs->mounted)
         return -NK_EINVAL;
@@ -342,7 +391,7 @@ int nk_fs_mkdir(struct nk_fs *fs, const char *path, uint32_t mode)
     return nk_fs_create(fs, &w, &n, NULL);
 }
 
-int nk_fs_symlink(struct nk_fs *fs, const char *target, const char *path)
+int nk_fs_symlink_unlocked(struct nk_fs *fs, const char *target, const char *path)
 {
     if (!fs || !target || !path || !fs->mounted)
         return -NK_EINVAL;
@@ -361,7 +410,7 @@ int nk_fs_symlink(struct nk_fs *fs, const char *target, const char *path)
     return nk_fs_create(fs, &w, &n, NULL);
 }
 
-int nk_fs_mknod(struct nk_fs *fs, const char *path, uint32_t mode, uint32_t rdev)
+int nk_fs_mknod_unlocked(struct nk_fs *fs, const char *path, uint32_t mode, uint32_t rdev)
 {
     if (!fs || !path || !fs->mounted)
         return -NK_EINVAL;
@@ -380,7 +429,7 @@ int nk_fs_mknod(struct nk_fs *fs, const char *path, uint32_t mode, uint32_t rdev
     return nk_fs_create(fs, &w, &n, NULL);
 }
 
-int nk_fs_link(struct nk_fs *fs, const char *existing, const char *path)
+int nk_fs_link_unlocked(struct nk_fs *fs, const char *existing, const char *path)
 {
     if (!fs || !existing || !path || !fs->mounted)
         return -NK_EINVAL;
@@ -491,6 +540,9 @@ static int nk_fs_take_link_name(struct nk_fs *fs, struct nk_fs_obj *file, struct
         memcpy(own->name, theirs->name, theirs->hdr.name_len);
         own->hdr.name_len = theirs->hdr.name_len;
         own->hdr.shadows = link->id;
+        uint64_t now;
+        if (nk_fs_now(fs, &now))
+            own->hdr.ctime = now; /* one link fewer */
     }
     if (theirs)
         nk_fs_edit_give(fs, theirs);
@@ -576,7 +628,7 @@ static bool nk_fs_names_by_dot(const char *path)
     return (n == 1 && path[start] == '.') || (n == 2 && path[start] == '.' && path[start + 1] == '.');
 }
 
-int nk_fs_unlink(struct nk_fs *fs, const char *path)
+int nk_fs_unlink_unlocked(struct nk_fs *fs, const char *path)
 {
     if (!fs || !path)
         return -NK_EINVAL;
@@ -593,10 +645,14 @@ int nk_fs_unlink(struct nk_fs *fs, const char *path)
     err = nk_fs_make_room(fs, 3, 0, true);
     if (err)
         return err;
-    return nk_fs_remove_name(fs, obj);
+    struct nk_fs_obj *parent = nk_fs_obj_find(fs, obj->parent_id);
+    err = nk_fs_remove_name(fs, obj);
+    if (!err)
+        nk_fs_dir_touch(fs, parent);
+    return err;
 }
 
-int nk_fs_rmdir(struct nk_fs *fs, const char *path)
+int nk_fs_rmdir_unlocked(struct nk_fs *fs, const char *path)
 {
     if (!fs || !path || nk_fs_names_by_dot(path))
         return -NK_EINVAL;
@@ -615,7 +671,11 @@ int nk_fs_rmdir(struct nk_fs *fs, const char *path)
     err = nk_fs_make_room(fs, 1, 0, true);
     if (err)
         return err;
-    return nk_fs_remove_name(fs, obj);
+    struct nk_fs_obj *parent = nk_fs_obj_find(fs, obj->parent_id);
+    err = nk_fs_remove_name(fs, obj);
+    if (!err)
+        nk_fs_dir_touch(fs, parent);
+    return err;
 }
 
 /* ----- rename ------------------------------------------------------------------------------ */
@@ -632,7 +692,7 @@ static bool nk_fs_is_under(struct nk_fs *fs, struct nk_fs_obj *dir, const struct
     return false;
 }
 
-int nk_fs_rename(struct nk_fs *fs, const char *from, const char *to)
+int nk_fs_rename_unlocked(struct nk_fs *fs, const char *from, const char *to)
 {
     if (!fs || !from || !to || nk_fs_names_by_dot(from) || nk_fs_names_by_dot(to))
         return -NK_EINVAL;
@@ -693,7 +753,11 @@ int nk_fs_rename(struct nk_fs *fs, const char *from, const char *to)
     memcpy(edit->name, w.name, w.len);
     edit->hdr.name_len = (uint16_t)w.len;
     edit->hdr.shadows = dst ? dst->id : 0;
+    uint64_t now;
+    if (nk_fs_now(fs, &now))
+        edit->hdr.ctime = now;
     uint32_t old_parent = src->parent_id;
+    struct nk_fs_obj *from_dir = nk_fs_obj_find(fs, old_parent);
     src->parent_id = w.dir->id;
     err = nk_fs_hdr_store(fs, src, edit);
     nk_fs_edit_give(fs, edit);
@@ -712,6 +776,11 @@ int nk_fs_rename(struct nk_fs *fs, const char *from, const char *to)
         } else {
             err = nk_fs_delete(fs, dst);
         }
+    }
+    if (!err) {
+        nk_fs_dir_touch(fs, from_dir);
+        if (w.dir != from_dir)
+            nk_fs_dir_touch(fs, w.dir);
     }
     return err;
 }
@@ -756,14 +825,18 @@ static int nk_fs_set_attr(struct nk_fs *fs, const char *path, const struct nk_fs
             edit->hdr.mtime = c->mtime;
             if (edit->hdr.ctime < c->mtime)
                 edit->hdr.ctime = c->mtime;
+            obj->wflags &= (uint8_t)~NK_FS_W_TOUCHED; /* the times given win */
         }
+        uint64_t now;
+        if (nk_fs_now(fs, &now))
+            edit->hdr.ctime = now;
         err = nk_fs_hdr_store(fs, obj, edit);
     }
     nk_fs_edit_give(fs, edit);
     return err;
 }
 
-int nk_fs_chmod(struct nk_fs *fs, const char *path, uint32_t mode)
+int nk_fs_chmod_unlocked(struct nk_fs *fs, const char *path, uint32_t mode)
 {
     if (!fs || !path || !fs->mounted)
         return -NK_EINVAL;
@@ -773,7 +846,7 @@ int nk_fs_chmod(struct nk_fs *fs, const char *path, uint32_t mode)
     return nk_fs_set_attr(fs, path, &c);
 }
 
-int nk_fs_chown(struct nk_fs *fs, const char *path, uint32_t uid, uint32_t gid)
+int nk_fs_chown_unlocked(struct nk_fs *fs, const char *path, uint32_t uid, uint32_t gid)
 {
     if (!fs || !path || !fs->mounted)
         return -NK_EINVAL;
@@ -781,7 +854,7 @@ int nk_fs_chown(struct nk_fs *fs, const char *path, uint32_t uid, uint32_t gid)
     return nk_fs_set_attr(fs, path, &c);
 }
 
-int nk_fs_utimes(struct nk_fs *fs, const char *path, uint64_t atime, uint64_t mtime)
+int nk_fs_utimes_unlocked(struct nk_fs *fs, const char *path, uint64_t atime, uint64_t mtime)
 {
     if (!fs || !path || !fs->mounted)
         return -NK_EINVAL;
@@ -791,7 +864,7 @@ int nk_fs_utimes(struct nk_fs *fs, const char *path, uint64_t atime, uint64_t mt
 
 /* ----- sync and format ------------------------------------------------------------------------ */
 
-int nk_fs_sync(struct nk_fs *fs)
+int nk_fs_sync_unlocked(struct nk_fs *fs)
 {
     if (!fs || !fs->mounted)
         return -NK_EINVAL;
@@ -807,7 +880,7 @@ int nk_fs_sync(struct nk_fs *fs)
          obj = nk_fs_obj_next(fs, obj, &bucket)) {
         if ((obj->wflags & NK_FS_W_HDR_DIRTY) && (obj->wflags & NK_FS_W_SIZE_IN_DATA))
             obj->wflags &= (uint8_t)~NK_FS_W_HDR_DIRTY; /* the data says the size */
-        if (!(obj->wflags & NK_FS_W_HDR_DIRTY))
+        if (!(obj->wflags & (NK_FS_W_HDR_DIRTY | NK_FS_W_TOUCHED)))
             continue;
         err = nk_fs_make_room(fs, 1, 0, false);
         if (!err)
