@@ -234,9 +234,12 @@ static void nk_tool_fs_drop_image(struct nk_tool_fs *t)
 }
 
 static int nk_tool_fs_open_as(struct nk_tool_fs *t, struct nk_tool_image_opts *opts,
-                              nk_fs_report_fn report, void *report_ctx, bool writable)
+                              nk_fs_report_fn report, void *report_ctx, bool writable,
+                              const struct nk_lock *lock)
 {
     memset(t, 0, sizeof *t);
+    if (lock)
+        t->config.lock = *lock;
     opts->read_only = !writable;
     int status = nk_tool_image_open(&t->image, opts);
     if (status)
@@ -327,12 +330,18 @@ static int nk_tool_fs_open_as(struct nk_tool_fs *t, struct nk_tool_image_opts *o
 int nk_tool_fs_open(struct nk_tool_fs *t, struct nk_tool_image_opts *opts, nk_fs_report_fn report,
                     void *report_ctx)
 {
-    return nk_tool_fs_open_as(t, opts, report, report_ctx, false);
+    return nk_tool_fs_open_as(t, opts, report, report_ctx, false, NULL);
 }
 
 int nk_tool_fs_open_writable(struct nk_tool_fs *t, struct nk_tool_image_opts *opts)
 {
-    return nk_tool_fs_open_as(t, opts, NULL, NULL, true);
+    return nk_tool_fs_open_as(t, opts, NULL, NULL, true, NULL);
+}
+
+int nk_tool_fs_open_shared(struct nk_tool_fs *t, struct nk_tool_image_opts *opts, bool writable,
+                           const struct nk_lock *lock)
+{
+    return nk_tool_fs_open_as(t, opts, NULL, NULL, writable, lock);
 }
 
 void nk_tool_fs_close(struct nk_tool_fs *t)

@@ -70,6 +70,12 @@ int nk_tool_fs_open(struct nk_tool_fs *t, struct nk_tool_image_opts *opts, nk_fs
  * mounts read-write: the image or device must be writable. */
 int nk_tool_fs_open_writable(struct nk_tool_fs *t, struct nk_tool_image_opts *opts);
 
+/* As nk_tool_fs_open() or, with `writable`, nk_tool_fs_open_writable(),
+ * with `lock` as the file system's lock hook (config.lock), for threads
+ * that share the mount (nandkit mount). */
+int nk_tool_fs_open_shared(struct nk_tool_fs *t, struct nk_tool_image_opts *opts, bool writable,
+                           const struct nk_lock *lock);
+
 void nk_tool_fs_close(struct nk_tool_fs *t);
 
 /* What a read-write mount does to an image after a power cut, and nothing
