@@ -221,6 +221,26 @@ static void test_times_given_after_a_write_win_over_the_clock(void **state)
     w_close(w);
 }
 
+static void test_lutimes_and_lchown_change_the_symlink_not_its_target(void **state)
+{
+    (void)state;
+    struct w *w = w_open(true);
+    const uint64_t t0 = w->now;
+    put(w, "/f", "x");
+    assert_int_equal(nk_fs_symlink(&w->fs, "f", "/s"), 0);
+    w->now = t0 + 8;
+    assert_int_equal(nk_fs_lutimes(&w->fs, "/s", 30, 40), 0);
+    assert_int_equal(nk_fs_lchown(&w->fs, "/s", 5, 6), 0);
+    EXPECT_TIMES(w, "/s", 30, 40, t0 + 8);
+    EXPECT_TIMES(w, "/f", t0, t0, t0);
+    struct nk_fs_stat st = st_of(w, "/s");
+    assert_int_equal(st.uid, 5);
+    assert_int_equal(st_of(w, "/f").uid, 0);
+    w_remount(w);
+    EXPECT_TIMES(w, "/s", 30, 40, t0 + 8);
+    w_close(w);
+}
+
 static void test_without_a_clock_times_stay_as_given(void **state)
 {
     (void)state;
@@ -247,6 +267,7 @@ int main(void)
         cmocka_unit_test(test_removing_an_entry_sets_the_parents_mtime_and_ctime),
         cmocka_unit_test(test_chmod_chown_utimes_link_and_rename_set_ctime),
         cmocka_unit_test(test_times_given_after_a_write_win_over_the_clock),
+        cmocka_unit_test(test_lutimes_and_lchown_change_the_symlink_not_its_target),
         cmocka_unit_test(test_without_a_clock_times_stay_as_given),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

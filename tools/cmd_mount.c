@@ -274,7 +274,8 @@ static int nk_mount_chown(const char *path, uid_t uid, gid_t gid, struct fuse_fi
     (void)fi;
     uint32_t u = uid == (uid_t)-1 ? NK_FS_NONE : (uint32_t)uid;
     uint32_t g = gid == (gid_t)-1 ? NK_FS_NONE : (uint32_t)gid;
-    return nk_mount_errno(nk_fs_chown(&nk_mount_of()->t.fs, path, u, g));
+    /* The kernel resolved every symlink before: a symlink here is lchown's. */
+    return nk_mount_errno(nk_fs_lchown(&nk_mount_of()->t.fs, path, u, g));
 }
 
 static int nk_mount_truncate(const char *path, off_t size, struct fuse_file_info *fi)
@@ -529,7 +530,7 @@ static int nk_mount_utimens(const char *path, const struct timespec tv[2],
     (void)fi;
     struct nk_mount *m = nk_mount_of();
     struct nk_fs_stat st;
-    int err = nk_fs_stat(&m->t.fs, path, &st);
+    int err = nk_fs_lstat(&m->t.fs, path, &st);
     if (err)
         return nk_mount_errno(err);
     uint64_t now = (uint64_t)time(NULL), times[2] = {st.atime, st.mtime};
@@ -539,7 +540,7 @@ static int nk_mount_utimens(const char *path, const struct timespec tv[2],
         else if (tv[i].tv_nsec != UTIME_OMIT)
             times[i] = tv[i].tv_sec < 0 ? 0 : (uint64_t)tv[i].tv_sec;
     }
-    return nk_mount_errno(nk_fs_utimes(&m->t.fs, path, times[0], times[1]));
+    return nk_mount_errno(nk_fs_lutimes(&m->t.fs, path, times[0], times[1]));
 }
 
 static int nk_mount_setxattr(const char *path, const char *name, const char *value, size_t size,

@@ -610,6 +610,11 @@ int nk_fs_chown(struct nk_fs *fs, const char *path, uint32_t uid, uint32_t gid);
  * max(ctime, mtime) without a clock. */
 int nk_fs_utimes(struct nk_fs *fs, const char *path, uint64_t atime, uint64_t mtime);
 
+/* As nk_fs_chown() and nk_fs_utimes(), but a final symlink is changed
+ * itself (lchown(2), utimensat(2) with AT_SYMLINK_NOFOLLOW). */
+int nk_fs_lchown(struct nk_fs *fs, const char *path, uint32_t uid, uint32_t gid);
+int nk_fs_lutimes(struct nk_fs *fs, const char *path, uint64_t atime, uint64_t mtime);
+
 /* ----- directories -------------------------------------------------------------------- */
 
 struct nk_fs_dir {

@@ -304,6 +304,24 @@ int nk_fs_utimes(struct nk_fs *fs, const char *path, uint64_t atime, uint64_t mt
     return ret;
 }
 
+int nk_fs_lutimes(struct nk_fs *fs, const char *path, uint64_t atime, uint64_t mtime)
+{
+    const struct nk_lock lock = nk_fs_lock_of(fs);
+    nk_fs_lock_take(&lock);
+    int ret = nk_fs_lutimes_unlocked(fs, path, atime, mtime);
+    nk_fs_lock_give(&lock);
+    return ret;
+}
+
+int nk_fs_lchown(struct nk_fs *fs, const char *path, uint32_t uid, uint32_t gid)
+{
+    const struct nk_lock lock = nk_fs_lock_of(fs);
+    nk_fs_lock_take(&lock);
+    int ret = nk_fs_lchown_unlocked(fs, path, uid, gid);
+    nk_fs_lock_give(&lock);
+    return ret;
+}
+
 int nk_fs_dir_open(struct nk_fs *fs, struct nk_fs_dir *dir, const char *path)
 {
     const struct nk_lock lock = nk_fs_lock_of(fs);

@@ -530,6 +530,8 @@ int nk_fs_mknod_unlocked(struct nk_fs *fs, const char *path, uint32_t mode, uint
 int nk_fs_chmod_unlocked(struct nk_fs *fs, const char *path, uint32_t mode);
 int nk_fs_chown_unlocked(struct nk_fs *fs, const char *path, uint32_t uid, uint32_t gid);
 int nk_fs_utimes_unlocked(struct nk_fs *fs, const char *path, uint64_t atime, uint64_t mtime);
+int nk_fs_lchown_unlocked(struct nk_fs *fs, const char *path, uint32_t uid, uint32_t gid);
+int nk_fs_lutimes_unlocked(struct nk_fs *fs, const char *path, uint64_t atime, uint64_t mtime);
 int nk_fs_dir_open_unlocked(struct nk_fs *fs, struct nk_fs_dir *dir, const char *path);
 int nk_fs_dir_read_unlocked(struct nk_fs_dir *dir, struct nk_fs_dirent *entry);
 int nk_fs_dir_stat_unlocked(struct nk_fs_dir *dir, struct nk_fs_stat *st);

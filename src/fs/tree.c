@@ -789,6 +789,7 @@ int nk_fs_rename_unlocked(struct nk_fs *fs, const char *from, const char *to)
 
 struct nk_fs_attr_change {
     bool mode, owner, times;
+    bool no_follow; /* a final symlink is changed itself */
     uint32_t mode_bits, uid, gid;
     uint64_t atime, mtime;
 };
@@ -796,7 +797,7 @@ struct nk_fs_attr_change {
 static int nk_fs_set_attr(struct nk_fs *fs, const char *path, const struct nk_fs_attr_change *c)
 {
     struct nk_fs_obj *obj;
-    int err = nk_fs_path_lookup(fs, path, true, &obj);
+    int err = nk_fs_path_lookup(fs, path, !c->no_follow, &obj);
     if (err)
         return err;
     if (!fs->writable)
@@ -859,6 +860,23 @@ int nk_fs_utimes_unlocked(struct nk_fs *fs, const char *path, uint64_t atime, ui
     if (!fs || !path || !fs->mounted)
         return -NK_EINVAL;
     struct nk_fs_attr_change c = {.times = true, .atime = atime, .mtime = mtime};
+    return nk_fs_set_attr(fs, path, &c);
+}
+
+int nk_fs_lchown_unlocked(struct nk_fs *fs, const char *path, uint32_t uid, uint32_t gid)
+{
+    if (!fs || !path || !fs->mounted)
+        return -NK_EINVAL;
+    struct nk_fs_attr_change c = {.owner = true, .no_follow = true, .uid = uid, .gid = gid};
+    return nk_fs_set_attr(fs, path, &c);
+}
+
+int nk_fs_lutimes_unlocked(struct nk_fs *fs, const char *path, uint64_t atime, uint64_t mtime)
+{
+    if (!fs || !path || !fs->mounted)
+        return -NK_EINVAL;
+    struct nk_fs_attr_change c = {
+        .times = true, .no_follow = true, .atime = atime, .mtime = mtime};
     return nk_fs_set_attr(fs, path, &c);
 }
 
