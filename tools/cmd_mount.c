@@ -25,7 +25,7 @@ static void nk_mount_help(FILE *out)
 {
     fprintf(out,
             "usage: nandkit mount IMAGE|/dev/mtdN MOUNTPOINT (--geometry P,O,N[,B] | --chip NAME)\n"
-            "                     [--layout L] [--ecc E] [-o ro] [-f] [-d] [-s]\n\n"
+            "                     [--layout L] [--ecc E] [-o ro] [-f] [-d] [-s] [--stats]\n\n"
             "Mounts the YAFFS2 file system of IMAGE (or /dev/mtdN) at MOUNTPOINT through FUSE,\n"
             "so that any program can use it: cp, tar, rsync, git, sqlite3... The daemon runs\n"
             "in the background unless -f; unmount with `fusermount3 -u MOUNTPOINT` (or send\n"
@@ -37,7 +37,10 @@ static void nk_mount_help(FILE *out)
             "  -f                      stay in the foreground\n"
             "  -d                      FUSE debug output (implies -f)\n"
             "  -s                      one FUSE thread (default: several, sharing the mount\n"
-            "                          through its lock)\n\n"
+            "                          through its lock)\n"
+            "  --stats                 at exit, one line on stderr: the simulated chip's page\n"
+            "                          reads, programs, erases and virtual device time since\n"
+            "                          the image was opened (bench_mount reads it)\n\n"
             "What is durable when:\n"
             "  - creating, removing and renaming names, links, symlinks, mkdir, rmdir,\n"
             "    chmod, chown and utimens: when the call returns (each is atomic);\n"
@@ -94,6 +97,7 @@ struct nk_mount {
     struct nk_tool_fs t;
     pthread_mutex_t mutex;
     bool read_only;
+    bool stats; /* --stats */
 };
 
 /* An open directory: the handle, and the FUSE offset of its next entry. */
@@ -623,6 +627,17 @@ static int nk_mount_finish(struct nk_mount *m)
             status = nk_tool_error("unmount: %s",
                                    m->t.fs.diag.text[0] ? m->t.fs.diag.text : nk_strerror(err));
     }
+    if (m->t.image.sim && m->stats) {
+        struct nk_sim_counters c;
+        nk_sim_counters(m->t.image.sim, &c);
+        fprintf(stderr,
+                "nandkit mount: flash: %llu page reads, %llu programs, %llu erases; device time "
+                "%.3f ms\n",
+                (unsigned long long)c.ops[NK_SIM_OP_READ],
+                (unsigned long long)(c.ops[NK_SIM_OP_PROGRAM] + c.ops[NK_SIM_OP_CACHE_PROGRAM]),
+                (unsigned long long)c.ops[NK_SIM_OP_ERASE],
+                (double)nk_sim_time_ns(m->t.image.sim) / 1e6);
+    }
     if (m->t.image.sim && !m->read_only) {
         struct nk_diag why[1] = {{""}};
         int err = nk_sim_sync(m->t.image.sim, why);
@@ -636,11 +651,12 @@ static int nk_mount_finish(struct nk_mount *m)
 
 static int nk_mount_run(int argc, char **argv)
 {
-    enum { OPT_O = 'o' };
-    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+    enum { OPT_O = 'o', OPT_STATS = NK_OPT_FIRST_FREE };
+    static const struct option options[] = {
+        NK_TOOL_IMAGE_LONG_OPTIONS, {"stats", no_argument, NULL, OPT_STATS}, {NULL, 0, NULL, 0}};
     struct nk_tool_image_opts opts;
     nk_tool_image_opts_init(&opts);
-    bool foreground = false, debug = false, single = false, read_only = false;
+    bool foreground = false, debug = false, single = false, read_only = false, stats = false;
     char fuse_options[1024] = "";
     int opt;
     optind = 1;
@@ -651,6 +667,8 @@ static int nk_mount_run(int argc, char **argv)
             debug = foreground = true;
         } else if (opt == 's') {
             single = true;
+        } else if (opt == OPT_STATS) {
+            stats = true;
         } else if (opt == OPT_O) {
             char *copy = strdup(optarg);
             for (char *save = NULL, *o = strtok_r(copy, ",", &save); o;
@@ -696,6 +714,7 @@ static int nk_mount_run(int argc, char **argv)
     struct nk_mount *m = calloc(1, sizeof *m);
     pthread_mutex_init(&m->mutex, NULL);
     m->read_only = read_only;
+    m->stats = stats;
     const struct nk_lock lock = {nk_mount_lock, nk_mount_unlock, &m->mutex};
     int status = nk_tool_fs_open_shared(&m->t, &opts, !read_only, &lock);
     if (status) {
