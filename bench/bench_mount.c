@@ -273,7 +273,7 @@ static int nk_fuse_run(const char *nandkit, const char *image, const char *mnt, 
     if (nk_mount_start(nandkit, image, mnt, stats, &d))
         return -1;
     double idle = nk_mount_stop(mnt, &d);
-    char path[PATH_MAX + 16];
+    char path[2 * PATH_MAX];
     snprintf(path, sizeof path, "%s/bench", mnt);
     uint8_t *buf = malloc(io);
     int err = 0;
@@ -381,7 +381,7 @@ int main(int argc, char **argv)
         memset(&api, 0, sizeof api);
         memset(&through, 0, sizeof through);
         unlink(image);
-        char empty[PATH_MAX + 16];
+        char empty[2 * PATH_MAX];
         snprintf(empty, sizeof empty, "%s/empty", work);
         mkdir(empty, 0755);
         if (nk_sh("'%s' mkimage '%s' '%s' --chip %s --no-progress >/dev/null 2>&1", nandkit, empty,

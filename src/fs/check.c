@@ -283,9 +283,9 @@ size_t nk_fs_problem_format(const struct nk_fs_problem *p, char *buf, size_t siz
 
 int nk_fs_check(struct nk_fs *fs, struct nk_fs_check_result *result)
 {
-    const struct nk_lock lock = nk_fs_lock_of(fs);
-    nk_fs_lock_take(&lock);
+    const struct nk_lock *lock = nk_fs_lock_of(fs);
+    nk_fs_lock_take(lock);
     int ret = nk_fs_check_unlocked(fs, result);
-    nk_fs_lock_give(&lock);
+    nk_fs_lock_give(lock);
     return ret;
 }

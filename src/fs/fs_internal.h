@@ -495,7 +495,7 @@ int nk_fs_path_lookup_len(struct nk_fs *fs, const char *path, size_t len, struct
 /* ----- public entry points without the lock (entry.c wraps each) -------------------------- */
 
 /* config.lock of `fs` (none for NULL), and taking and giving it. */
-struct nk_lock nk_fs_lock_of(const struct nk_fs *fs);
+const struct nk_lock *nk_fs_lock_of(const struct nk_fs *fs);
 void nk_fs_lock_take(const struct nk_lock *lock);
 void nk_fs_lock_give(const struct nk_lock *lock);
 

@@ -1003,15 +1003,18 @@ int nk_fs_format(const struct nk_fs_config *config, enum nk_fs_layout layout)
         return err;
     /* A checkpoint saying the other blocks are cleanly erased; the mount
      * behind it draws from the same memory (without it: no checkpoint). */
-    struct nk_fs *fs = allocator.alloc(allocator.ctx, sizeof *fs);
-    if (!fs)
+    struct nk_fs_format_mount {
+        struct nk_fs fs;
+        struct nk_fs_config config; /* allocated too: off the deepest stack chain */
+    } *m = allocator.alloc(allocator.ctx, sizeof *m);
+    if (!m)
         return 0;
-    struct nk_fs_config mc = *config;
-    nk_fs_config_layout(&mc, layout);
-    mc.allocator = allocator;
-    mc.read_only = false;
-    err = nk_fs_format_checkpoint(fs, &mc);
-    allocator.free(allocator.ctx, fs, sizeof *fs);
+    m->config = *config;
+    nk_fs_config_layout(&m->config, layout);
+    m->config.allocator = allocator;
+    m->config.read_only = false;
+    err = nk_fs_format_checkpoint(&m->fs, &m->config);
+    allocator.free(allocator.ctx, m, sizeof *m);
     return err == -NK_ENOMEM ? 0 : err;
 #endif
 }
