@@ -11,11 +11,15 @@
 # integrity_check is ok, fsck finds nothing. At the end the library's fsck,
 # nandkit ls -R and nandkit extract agree with the mount.
 #
-# usage: bash tests/fuse/programs.sh NANDKIT_BINARY
+# With NK_YAFFS2 (tests/interop's YAFFS2 Direct tool, built when CMake is
+# given the YAFFS2 sources), YAFFS2 reads the final image too and agrees.
+#
+# usage: bash tests/fuse/programs.sh NANDKIT_BINARY [NK_YAFFS2]
 # Needs /dev/fuse, fusermount3, rsync, git, sqlite3, fio
 # (scripts/install-deps.sh fuse fuse-programs); exits 77 without /dev/fuse.
 set -u
 NK=$(realpath "$1")
+YAFFS2=${2:-}
 if [ ! -c /dev/fuse ]; then
     echo "skipped: no /dev/fuse on this machine, FUSE cannot mount"; exit 77
 fi
@@ -245,6 +249,31 @@ diff -r --no-dereference "$SRC" "$TMP/extracted/tree" > /dev/null || fail "extra
 "$NK" ls -R "$IMG" /tree $G 2> /dev/null | grep -c . > "$TMP/ls.count"
 [ "$(cat "$TMP/ls.count")" -ge $((files - 1)) ] || fail "ls -R lists $(cat "$TMP/ls.count") entries of $((files - 1))"
 fsck_clean "at the end"
+if [ -n "$YAFFS2" ]; then
+    say "YAFFS2 Direct reads the image"
+    cp --sparse=always "$IMG" "$TMP/yaffs2.img" # it may write its own checkpoint
+    "$YAFFS2" walk "$TMP/yaffs2.img" "$TMP/ywalk" --geometry 2048,64,64,1024 > "$TMP/ywalk.json" 2> "$TMP/ywalk.err"
+    [ $? -le 1 ] || fail "YAFFS2 walk: $(tail -2 "$TMP/ywalk.err")"
+    python3 - "$SRC" "$TMP/ywalk.json" "$TMP/ywalk/data" <<'PY' || fail "YAFFS2 Direct sees another tree"
+import json, os, sys
+src, listing, data = sys.argv[1:]
+objs = {}
+for line in open(listing):
+    o = json.loads(line)
+    assert "error" not in o, o
+    objs[o["path"]] = o
+n = 0
+for dp, dns, fns in os.walk(src):
+    for name in dns + fns:
+        p = os.path.join(dp, name)
+        rel = "/tree/" + os.path.relpath(p, src)
+        assert rel in objs, rel
+        if os.path.isfile(p) and not os.path.islink(p):
+            assert open(p, "rb").read() == open(data + rel, "rb").read(), rel
+        n += 1
+print("YAFFS2 Direct: %d objects of the tree, every file's bytes the same" % n)
+PY
+fi
 
 say "done"
 [ $FAILS -eq 0 ] && echo "ok: cp, tar, rsync, git, sqlite3 and fio on the mount, and kills under load"
