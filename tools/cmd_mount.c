@@ -71,8 +71,9 @@ static int nk_mount_run(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    return nk_tool_error("mount: this nandkit was built without FUSE (libfuse3 was not found "
-                         "when it was configured: install libfuse3-dev and build again)");
+    return nk_tool_error("mount: this nandkit was built without FUSE (configured without "
+                         "libfuse3, or with -DNANDKIT_FUSE=OFF: install libfuse3-dev and "
+                         "configure again)");
 }
 
 #else

@@ -23,7 +23,7 @@ YAFFS2=${2:-}
 if [ ! -c /dev/fuse ]; then
     echo "skipped: no /dev/fuse on this machine, FUSE cannot mount"; exit 77
 fi
-for tool in fusermount3 rsync git sqlite3 fio; do
+for tool in fusermount3 rsync git sqlite3 fio getfattr; do
     command -v $tool > /dev/null || { echo "FAIL: $tool is missing (scripts/install-deps.sh fuse fuse-programs)"; exit 1; }
 done
 TMP=$(mktemp -d)
@@ -121,6 +121,9 @@ for dp, dns, fns in os.walk(a):
 h = os.path.join(b, "dir05/sub2")
 assert os.lstat(h + "/hard-link").st_ino == os.lstat(h + "/file000.txt").st_ino
 PY
+
+getfattr -R -d "$MNT/tree" > "$TMP/xattrs" 2>&1 || fail "getfattr -d: $(head -2 "$TMP/xattrs")"
+[ ! -s "$TMP/xattrs" ] || fail "getfattr shows attributes the file system does not store"
 
 say "tar round trip"
 mkdir "$TMP/untar"
