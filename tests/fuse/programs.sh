@@ -61,7 +61,7 @@ unmount() {
 }
 kill_daemon() {
     kill -9 "$PID"
-    wait "$PID" 2> /dev/null
+    { wait "$PID"; } 2> /dev/null
     PID=
     fusermount3 -u -z "$MNT" 2> /dev/null
     for _ in $(seq 100); do mountpoint -q "$MNT" || break; sleep 0.05; done
