@@ -58,9 +58,9 @@ static void nk_mount_help(FILE *out)
             "with -o ro).\n\n"
             "Unlike a Linux file system: no extended attributes (ENOTSUP); rename with\n"
             "RENAME_EXCHANGE is refused (EINVAL); atime is never updated by reads; a\n"
-            "directory's link count is 1; device numbers hold 8-bit majors and minors\n"
-            "(EOVERFLOW beyond); st_blocks is the size rounded up (holes are not counted\n"
-            "out). See docs/cli.md.\n\n"
+            "directory's link count is 1; hard links name files only (EPERM); device\n"
+            "numbers hold 8-bit majors and minors (EOVERFLOW beyond); st_blocks is the\n"
+            "size rounded up (holes are not counted out). See docs/cli.md.\n\n"
             "Options:\n" NK_TOOL_IMAGE_HELP "\n"
             "Exit status: 0 unmounted cleanly, 1 the mount or the unmount failed, 2 bad input.\n");
 }
@@ -98,13 +98,18 @@ struct nk_mount {
     struct nk_tool_fs t;
     pthread_mutex_t mutex;
     bool read_only;
-    bool stats; /* --stats */
+    bool stats;           /* --stats */
+    uint32_t chunk_bytes; /* file bytes per chunk: st_blksize (statfs walks every block) */
 };
 
-/* An open directory: the handle, and the FUSE offset of its next entry. */
+/* An open directory: the handle, the FUSE offset of its next entry, and
+ * the entry that did not fit in the last reply (listed first next time). */
 struct nk_mount_dir {
     struct nk_fs_dir dir;
     off_t next;
+    bool pending, pending_stat;
+    struct nk_fs_dirent entry;
+    struct stat st;
 };
 
 static struct nk_mount *nk_mount_of(void)
@@ -166,9 +171,7 @@ static void nk_mount_fill_stat(const struct nk_fs_stat *st, uint32_t chunk_bytes
 
 static uint32_t nk_mount_chunk_bytes(struct nk_mount *m)
 {
-    struct nk_fs_statfs sf;
-    nk_fs_statfs(&m->t.fs, &sf);
-    return sf.chunk_bytes;
+    return m->chunk_bytes;
 }
 
 static struct nk_fs_file *nk_mount_file(struct fuse_file_info *fi)
@@ -265,7 +268,16 @@ static int nk_mount_rename(const char *from, const char *to, unsigned int flags)
 
 static int nk_mount_link(const char *from, const char *to)
 {
-    return nk_mount_errno(nk_fs_link(&nk_mount_of()->t.fs, from, to));
+    struct nk_mount *m = nk_mount_of();
+    /* link(2) names a symlink itself; the file system's link follows it
+     * (and YAFFS2 links only files): refused rather than linking the target. */
+    struct nk_fs_stat st;
+    int err = nk_fs_lstat(&m->t.fs, from, &st);
+    if (err)
+        return nk_mount_errno(err);
+    if ((st.mode & NK_FS_S_IFMT) == NK_FS_S_IFLNK)
+        return -EPERM;
+    return nk_mount_errno(nk_fs_link(&m->t.fs, from, to));
 }
 
 static int nk_mount_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
@@ -365,9 +377,13 @@ static int nk_mount_write(const char *path, const char *buf, size_t size, off_t 
 {
     (void)path;
     struct nk_fs_file *file = nk_mount_file(fi);
+    /* O_APPEND: at the end the file system knows, not the kernel's idea of it. */
+    bool append = (file->flags & NK_FS_O_APPEND) != 0;
     size_t done = 0;
     while (done < size) {
-        int32_t n = nk_fs_file_pwrite(file, buf + done, size - done, (uint64_t)offset + done);
+        int32_t n = append ? nk_fs_file_write(file, buf + done, size - done)
+                           : nk_fs_file_pwrite(file, buf + done, size - done,
+                                               (uint64_t)offset + done);
         if (n <= 0)
             return done ? (int)done : nk_mount_errno(n ? n : -NK_EIO);
         done += (size_t)n;
@@ -442,10 +458,22 @@ static int nk_mount_opendir(const char *path, struct fuse_file_info *fi)
     return 0;
 }
 
+/* Restarts the listing of `d` and skips to FUSE offset `offset`. */
+static void nk_mount_dir_seek(struct nk_mount_dir *d, off_t offset)
+{
+    nk_fs_dir_rewind(&d->dir);
+    d->next = 3;
+    d->pending = false;
+    struct nk_fs_dirent skip;
+    while (d->next <= offset && nk_fs_dir_read(&d->dir, &skip) == 1)
+        d->next++;
+}
+
 /* Offsets: 1 and 2 are "." and "..", then one per entry in listing order.
  * The handle lists on from where it stopped whatever entries come and go
- * (nk_fs_dir_read()); an offset other than where it stopped (seekdir,
- * rewinddir) restarts the listing and skips that many entries. */
+ * (nk_fs_dir_read()); an entry that did not fit in a reply is kept and
+ * comes first in the next. Only an offset other than where the listing
+ * stopped (seekdir, rewinddir) restarts it and skips that many entries. */
 static int nk_mount_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t offset,
                             struct fuse_file_info *fi, enum fuse_readdir_flags flags)
 {
@@ -454,47 +482,34 @@ static int nk_mount_readdir(const char *path, void *buf, fuse_fill_dir_t filler,
     struct nk_mount *m = nk_mount_of();
     struct nk_mount_dir *d = (struct nk_mount_dir *)(uintptr_t)fi->fh;
     if (offset < 2) {
-        nk_fs_dir_rewind(&d->dir);
-        d->next = 3;
+        nk_mount_dir_seek(d, 0);
         if (offset < 1 && filler(buf, ".", NULL, 1, 0))
             return 0;
         if (filler(buf, "..", NULL, 2, 0))
             return 0;
     } else if (offset != d->next - 1) {
-        nk_fs_dir_rewind(&d->dir);
-        d->next = 3;
-        struct nk_fs_dirent skip;
-        while (d->next <= offset && nk_fs_dir_read(&d->dir, &skip) == 1)
-            d->next++;
+        nk_mount_dir_seek(d, offset);
     }
-    uint32_t chunk_bytes = nk_mount_chunk_bytes(m);
     for (;;) {
-        struct nk_fs_dirent e;
-        int r = nk_fs_dir_read(&d->dir, &e);
-        if (r == -NK_EIO)
-            continue; /* an entry whose header failed ECC: left out */
-        if (r < 0)
-            return nk_mount_errno(r);
-        if (r == 0)
-            break;
-        struct stat st;
-        struct nk_fs_stat nst;
-        bool have = nk_fs_dir_stat(&d->dir, &nst) == 0;
-        if (have)
-            nk_mount_fill_stat(&nst, chunk_bytes, &st);
-        if (filler(buf, e.name, have ? &st : NULL, d->next, 0)) {
-            /* The buffer is full: this entry comes first next time. */
-            nk_fs_dir_rewind(&d->dir);
-            off_t want = d->next - 1;
-            d->next = 3;
-            struct nk_fs_dirent skip;
-            while (d->next <= want && nk_fs_dir_read(&d->dir, &skip) == 1)
-                d->next++;
-            return 0;
+        if (!d->pending) {
+            int r = nk_fs_dir_read(&d->dir, &d->entry);
+            if (r == -NK_EIO)
+                continue; /* an entry whose header failed ECC: left out */
+            if (r < 0)
+                return nk_mount_errno(r);
+            if (r == 0)
+                return 0;
+            struct nk_fs_stat nst;
+            d->pending_stat = nk_fs_dir_stat(&d->dir, &nst) == 0;
+            if (d->pending_stat)
+                nk_mount_fill_stat(&nst, nk_mount_chunk_bytes(m), &d->st);
+            d->pending = true;
         }
+        if (filler(buf, d->entry.name, d->pending_stat ? &d->st : NULL, d->next, 0))
+            return 0; /* the reply is full: this entry comes first next time */
+        d->pending = false;
         d->next++;
     }
-    return 0;
 }
 
 static int nk_mount_releasedir(const char *path, struct fuse_file_info *fi)
@@ -724,6 +739,10 @@ static int nk_mount_run(int argc, char **argv)
         free(mountpoint);
         return status;
     }
+
+    struct nk_fs_statfs sf;
+    nk_fs_statfs(&m->t.fs, &sf);
+    m->chunk_bytes = sf.chunk_bytes;
 
     char fsname[PATH_MAX + 32];
     snprintf(fsname, sizeof fsname, "-ofsname=nandkit:%s,subtype=nandkit,default_permissions%s%s",

@@ -2,7 +2,8 @@
 # nandkit mount (FUSE): files written through the mount read back through
 # the image commands; the errno values programs see (ENAMETOOLONG, ENOSPC,
 # EXDEV, EEXIST from RENAME_NOREPLACE, EINVAL for RENAME_EXCHANGE, ENOTSUP
-# for xattrs, EROFS with -o ro); a listing that entries come and go under
+# for xattrs, EPERM for a hard link to a symlink, EROFS with -o ro);
+# O_APPEND through two handles; a listing that entries come and go under
 # lists every entry that stayed exactly once; SIGTERM unmounts and writes
 # the checkpoint; SIGKILL leaves an image that mounts as after a power cut
 # with every fsync'd file intact; the image lock keeps other commands off.
@@ -91,6 +92,17 @@ echo b > "$MNT/b.txt"
 [ "$(renameat2 "$MNT/b.txt" "$MNT/a.txt" 1)" = EEXIST ] || fail "RENAME_NOREPLACE over a file is not EEXIST"
 [ "$(renameat2 "$MNT/b.txt" "$MNT/c.txt" 1)" = ok ] || fail "RENAME_NOREPLACE to a new name fails"
 [ "$(renameat2 "$MNT/c.txt" "$MNT/a.txt" 2)" = EINVAL ] || fail "RENAME_EXCHANGE is not EINVAL"
+[ "$(errno_of "os.link('$MNT/dir/sym', '$MNT/hard-to-sym', follow_symlinks=False)")" = EPERM ] ||
+    fail "a hard link to a symlink is not refused with EPERM"
+python3 - "$MNT/log" <<'PY' || fail "O_APPEND writes of two handles do not both land at the end"
+import os, sys
+a = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+b = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)
+for i in range(20):
+    os.write(a if i % 2 else b, b"line %02d\n" % i)
+os.close(a); os.close(b)
+assert open(sys.argv[1], "rb").read() == b"".join(b"line %02d\n" % i for i in range(20))
+PY
 [ "$(errno_of "os.setxattr('$MNT/a.txt', 'user.k', b'v')")" = ENOTSUP ] || fail "setxattr is not ENOTSUP"
 [ "$(errno_of "os.listxattr('$MNT/a.txt')")" = ok ] || fail "listxattr fails"
 
