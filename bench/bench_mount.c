@@ -372,8 +372,8 @@ int main(int argc, char **argv)
            "%s image\n(Linux layout), through the API and through nandkit mount. MB/s = 10^6 "
            "bytes per second\nof host wall clock; device = the simulated chip's virtual time.\n\n",
            (unsigned long long)mib, NK_CHIP);
-    printf("%-6s %-8s %9s %11s %9s %11s   %s\n", "path", "I/O", "write", "device", "read",
-           "device", "host time FUSE/API");
+    printf("%-6s %-8s %9s %11s %9s %11s   %s\n", "path", "I/O", "write", "device", "read", "device",
+           "host time FUSE/API");
     printf("%-6s %-8s %9s %11s %9s %11s   %s\n", "", "", "MB/s", "ms", "MB/s", "ms", "write  read");
     int status = 0;
     for (int s = 0; s < 2 && !status; s++) {

@@ -69,7 +69,7 @@ static void slot_path(const struct worker *w, int i, char *out, size_t size)
 #define CHECK(w, cond, ...)                                                                        \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
-            snprintf((w)->failure, sizeof (w)->failure, __VA_ARGS__);                              \
+            snprintf((w)->failure, sizeof(w)->failure, __VA_ARGS__);                               \
             return;                                                                                \
         }                                                                                          \
     } while (0)

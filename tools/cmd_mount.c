@@ -151,8 +151,7 @@ static dev_t nk_mount_dev_decode(uint32_t rdev)
     return makedev((rdev >> 8) & 0xffu, rdev & 0xffu);
 }
 
-static void nk_mount_fill_stat(const struct nk_fs_stat *st, uint32_t chunk_bytes,
-                               struct stat *out)
+static void nk_mount_fill_stat(const struct nk_fs_stat *st, uint32_t chunk_bytes, struct stat *out)
 {
     memset(out, 0, sizeof *out);
     out->st_ino = st->ino;
@@ -381,9 +380,9 @@ static int nk_mount_write(const char *path, const char *buf, size_t size, off_t 
     bool append = (file->flags & NK_FS_O_APPEND) != 0;
     size_t done = 0;
     while (done < size) {
-        int32_t n = append ? nk_fs_file_write(file, buf + done, size - done)
-                           : nk_fs_file_pwrite(file, buf + done, size - done,
-                                               (uint64_t)offset + done);
+        int32_t n = append
+                        ? nk_fs_file_write(file, buf + done, size - done)
+                        : nk_fs_file_pwrite(file, buf + done, size - done, (uint64_t)offset + done);
         if (n <= 0)
             return done ? (int)done : nk_mount_errno(n ? n : -NK_EIO);
         done += (size_t)n;
@@ -533,7 +532,7 @@ static int nk_mount_fsyncdir(const char *path, int datasync, struct fuse_file_in
 static void *nk_mount_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
     (void)conn;
-    cfg->use_ino = 1;     /* st_ino is the object id: hard links show as one inode */
+    cfg->use_ino = 1; /* st_ino is the object id: hard links show as one inode */
     cfg->readdir_ino = 1;
     cfg->hard_remove = 1; /* the file system keeps an unlinked open file itself */
     cfg->nullpath_ok = 1;

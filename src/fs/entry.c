@@ -126,7 +126,8 @@ int nk_fs_file_open(struct nk_fs *fs, struct nk_fs_file *file, const char *path,
     return ret;
 }
 
-int nk_fs_file_open_mode(struct nk_fs *fs, struct nk_fs_file *file, const char *path, uint32_t flags, uint32_t mode)
+int nk_fs_file_open_mode(struct nk_fs *fs, struct nk_fs_file *file, const char *path,
+                         uint32_t flags, uint32_t mode)
 {
     const struct nk_lock *lock = nk_fs_lock_of(fs);
     nk_fs_lock_take(lock);

@@ -117,7 +117,7 @@ struct nk_fs_obj {
     0x10u /* a file whose own name was renamed over while hard links to it remain: reachable only  \
              through them, in no directory, until a read-write mount gives it a link's name */
 #define NK_FS_W_TOUCHED                                                                            \
-    0x20u /* data changed since its newest header (with a clock): the next header stamps mtime   \
+    0x20u /* data changed since its newest header (with a clock): the next header stamps mtime     \
              and ctime, and stat reports the clock's time meanwhile */
 
 /* ----- memory (alloc.c) ----------------------------------------------------------------- */
@@ -491,7 +491,6 @@ int nk_fs_path_lookup(struct nk_fs *fs, const char *path, bool follow, struct nk
  * final symlink. */
 int nk_fs_path_lookup_len(struct nk_fs *fs, const char *path, size_t len, struct nk_fs_obj **out);
 
-
 /* ----- public entry points without the lock (entry.c wraps each) -------------------------- */
 
 /* config.lock of `fs` (none for NULL), and taking and giving it. */
@@ -509,10 +508,13 @@ int nk_fs_statfs_unlocked(struct nk_fs *fs, struct nk_fs_statfs *st);
 int nk_fs_stat_unlocked(struct nk_fs *fs, const char *path, struct nk_fs_stat *st);
 int nk_fs_lstat_unlocked(struct nk_fs *fs, const char *path, struct nk_fs_stat *st);
 int nk_fs_readlink_unlocked(struct nk_fs *fs, const char *path, char *buf, size_t size);
-int nk_fs_file_open_unlocked(struct nk_fs *fs, struct nk_fs_file *file, const char *path, uint32_t flags);
-int nk_fs_file_open_mode_unlocked(struct nk_fs *fs, struct nk_fs_file *file, const char *path, uint32_t flags, uint32_t mode);
+int nk_fs_file_open_unlocked(struct nk_fs *fs, struct nk_fs_file *file, const char *path,
+                             uint32_t flags);
+int nk_fs_file_open_mode_unlocked(struct nk_fs *fs, struct nk_fs_file *file, const char *path,
+                                  uint32_t flags, uint32_t mode);
 int32_t nk_fs_file_write_unlocked(struct nk_fs_file *file, const void *buf, size_t len);
-int32_t nk_fs_file_pwrite_unlocked(struct nk_fs_file *file, const void *buf, size_t len, uint64_t offset);
+int32_t nk_fs_file_pwrite_unlocked(struct nk_fs_file *file, const void *buf, size_t len,
+                                   uint64_t offset);
 int nk_fs_file_truncate_unlocked(struct nk_fs_file *file, uint64_t size);
 int nk_fs_file_fsync_unlocked(struct nk_fs_file *file);
 int32_t nk_fs_file_read_unlocked(struct nk_fs_file *file, void *buf, size_t len);

@@ -875,8 +875,7 @@ int nk_fs_lutimes_unlocked(struct nk_fs *fs, const char *path, uint64_t atime, u
 {
     if (!fs || !path || !fs->mounted)
         return -NK_EINVAL;
-    struct nk_fs_attr_change c = {
-        .times = true, .no_follow = true, .atime = atime, .mtime = mtime};
+    struct nk_fs_attr_change c = {.times = true, .no_follow = true, .atime = atime, .mtime = mtime};
     return nk_fs_set_attr(fs, path, &c);
 }
 

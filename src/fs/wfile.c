@@ -234,7 +234,8 @@ static int32_t nk_fs_write_at(struct nk_fs_file *file, const uint8_t *buf, size_
     return err;
 }
 
-int32_t nk_fs_file_pwrite_unlocked(struct nk_fs_file *file, const void *buf, size_t len, uint64_t offset)
+int32_t nk_fs_file_pwrite_unlocked(struct nk_fs_file *file, const void *buf, size_t len,
+                                   uint64_t offset)
 {
     if (!nk_fs_file_writable(file)) {
         if (file && file->open && file->fs && file->fs->mounted && !file->fs->writable)
@@ -357,7 +358,7 @@ int nk_fs_file_fsync_unlocked(struct nk_fs_file *file)
 }
 
 int nk_fs_file_open_mode_unlocked(struct nk_fs *fs, struct nk_fs_file *file, const char *path,
-                         uint32_t flags, uint32_t mode)
+                                  uint32_t flags, uint32_t mode)
 {
     if (!file || !path)
         return -NK_EINVAL;
@@ -420,7 +421,8 @@ int nk_fs_file_open_mode_unlocked(struct nk_fs *fs, struct nk_fs_file *file, con
     return 0;
 }
 
-int nk_fs_file_open_unlocked(struct nk_fs *fs, struct nk_fs_file *file, const char *path, uint32_t flags)
+int nk_fs_file_open_unlocked(struct nk_fs *fs, struct nk_fs_file *file, const char *path,
+                             uint32_t flags)
 {
     return nk_fs_file_open_mode_unlocked(fs, file, path, flags, 0644u);
 }
