@@ -229,6 +229,11 @@ PY
     sleep "$(echo "$point" | awk '{print $1 * 0.5 - 0.1}')"
     kill_daemon
     wait $writer 2> /dev/null; wait $blob 2> /dev/null; kill $fiopid 2> /dev/null; wait $fiopid 2> /dev/null
+    # Read-only, before any recovery: no damage (a page the kill cut short
+    # is a trace of an interrupted write, fsck's exit status 3).
+    "$NK" fsck "$IMG" $G > "$TMP/fsck" 2> /dev/null
+    verdict=$?
+    [ $verdict = 0 ] || [ $verdict = 3 ] || fail "kill $point: fsck of the killed image: exit $verdict: $(grep problem "$TMP/fsck" | head -3)"
     committed=$(cat "$TMP/committed" 2> /dev/null || echo 0)
     done_bytes=$(cat "$TMP/blob$point.done" 2> /dev/null || echo 0)
     mount_bg
@@ -236,7 +241,7 @@ PY
     rows=$(sqlite3 "$MNT/crash.sqlite" 'select count(*) from c')
     [ "$rows" -ge "$committed" ] || fail "kill $point: $rows rows, $committed were committed"
     cmp -n "$done_bytes" "$TMP/blob$point" "$MNT/blob$point" || fail "kill $point: fsync'd blob differs"
-    say "kill $point: $committed rows committed, $rows there; $done_bytes fsync'd bytes of a file intact"
+    say "kill $point: fsck before recovery exit $verdict; $committed rows committed, $rows there; $done_bytes fsync'd bytes of a file intact"
     [ "$done_bytes" -lt $((40 << 20)) ] || fail "kill $point came after the file was whole: not under load"
     rm -f "$MNT/blob$point" "$MNT/fio-crash"
     unmount
