@@ -40,7 +40,7 @@ mkdir -p "$TMP/empty" "$MNT"
 mount_fg() {
     "$NK" mount "$IMG" "$MNT" $G -f "$@" 2> "$TMP/mount.err" &
     PID=$!
-    for _ in $(seq 100); do
+    for _ in $(seq 400); do
         mountpoint -q "$MNT" && return 0
         kill -0 "$PID" 2> /dev/null || break
         sleep 0.05

@@ -47,7 +47,7 @@ mkdir -p "$TMP/empty" "$MNT"
 mount_bg() {
     "$NK" mount "$IMG" "$MNT" $G -f 2>> "$TMP/mount.err" &
     PID=$!
-    for _ in $(seq 200); do
+    for _ in $(seq 400); do
         mountpoint -q "$MNT" && return 0
         kill -0 "$PID" 2> /dev/null || break
         sleep 0.05
@@ -122,7 +122,7 @@ h = os.path.join(b, "dir05/sub2")
 assert os.lstat(h + "/hard-link").st_ino == os.lstat(h + "/file000.txt").st_ino
 PY
 
-getfattr -R -d "$MNT/tree" > "$TMP/xattrs" 2>&1 || fail "getfattr -d: $(head -2 "$TMP/xattrs")"
+getfattr -h -R -d "$MNT/tree" > "$TMP/xattrs" 2>&1 || fail "getfattr -d: $(head -2 "$TMP/xattrs")"
 [ ! -s "$TMP/xattrs" ] || fail "getfattr shows attributes the file system does not store"
 
 say "tar round trip"
@@ -197,6 +197,7 @@ say "SIGKILL in the middle of sqlite3 and fio"
 for point in 1 2 3; do
     # sqlite3: each committed transaction is durable (sqlite fsyncs); kill
     # at a point in the stream of inserts.
+    rm -f "$TMP/committed"
     python3 - "$MNT/crash.sqlite" "$TMP/committed" 2> /dev/null <<'PY' &
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
@@ -226,6 +227,13 @@ PY
     fio --name=crash --directory="$MNT" --filename=fio-crash --rw=randwrite --bs=4k --size=2m \
         --fsync=1 --time_based --runtime=30 > /dev/null 2>&1 &
     fiopid=$!
+    # Both writers under way on the mount first (a writer that started after
+    # the kill would write into the bare mount point instead).
+    for _ in $(seq 200); do
+        [ -s "$TMP/committed" ] && [ -s "$TMP/blob$point.done" ] && break
+        sleep 0.05
+    done
+    [ -s "$TMP/committed" ] && [ -s "$TMP/blob$point.done" ] || fail "kill $point: the writers did not start"
     sleep "$(echo "$point" | awk '{print $1 * 0.5 - 0.1}')"
     kill_daemon
     wait $writer 2> /dev/null; wait $blob 2> /dev/null; kill $fiopid 2> /dev/null; wait $fiopid 2> /dev/null
