@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages nandkit needs, only those missing.
-# usage: scripts/install-deps.sh GROUP...   groups: build test ci qemu fuse linux
-# (linux: Linux's software ECC sources and valgrind, for bench_ecc_linux)
+# usage: scripts/install-deps.sh GROUP...   groups: build test ci qemu fuse fuse-programs linux
+# (linux: Linux's software ECC sources and valgrind, for bench_ecc_linux;
+# fuse-programs: the programs tests/fuse/programs.sh runs on a mounted image)
 #
 # On a system without apt-get/dpkg it installs nothing: it names the packages
 # (Debian names) and exits 1, so the caller stops with that message.
@@ -13,13 +14,14 @@ declare -A groups=(
   [ci]="gcc-arm-none-eabi libnewlib-arm-none-eabi clang libclang-rt-14-dev llvm pkg-config"
   [qemu]="qemu-system-x86 qemu-system-arm busybox-static xz-utils"
   [fuse]="libfuse3-dev fuse3 pkg-config"
+  [fuse-programs]="rsync git sqlite3 fio attr python3"
   [linux]="linux-source-6.1 valgrind xz-utils"
 )
 
 wanted=()
 for group in "$@"; do
   if [[ -z "${groups[$group]+x}" ]]; then
-    echo "install-deps: unknown group '$group' (build test ci qemu fuse linux)" >&2
+    echo "install-deps: unknown group '$group' (build test ci qemu fuse fuse-programs linux)" >&2
     exit 2
   fi
   for pkg in ${groups[$group]}; do

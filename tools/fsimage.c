@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "flashio.h"
 #include "nandkit/error.h"
@@ -240,9 +241,12 @@ static void nk_tool_fs_drop_image(struct nk_tool_fs *t)
 }
 
 static int nk_tool_fs_open_as(struct nk_tool_fs *t, struct nk_tool_image_opts *opts,
-                              nk_fs_report_fn report, void *report_ctx, bool writable)
+                              nk_fs_report_fn report, void *report_ctx, bool writable,
+                              const struct nk_lock *lock)
 {
     memset(t, 0, sizeof *t);
+    if (lock)
+        t->config.lock = *lock;
     opts->read_only = !writable;
     /* A change's --power-cut-after N counts the flash operations of the
      * change itself: armed once the read-write mount is done (a mount
@@ -289,6 +293,7 @@ static int nk_tool_fs_open_as(struct nk_tool_fs *t, struct nk_tool_image_opts *o
     }
     t->config.part = &t->image.part;
     t->config.allocator = nk_tool_heap_allocator();
+    t->config.clock = nk_tool_host_clock();
     /* A writable mount writes at once: look read-only first, so a wrong
      * --layout or --geometry is refused before anything is written. */
     t->config.read_only = true;
@@ -342,12 +347,18 @@ static int nk_tool_fs_open_as(struct nk_tool_fs *t, struct nk_tool_image_opts *o
 int nk_tool_fs_open(struct nk_tool_fs *t, struct nk_tool_image_opts *opts, nk_fs_report_fn report,
                     void *report_ctx)
 {
-    return nk_tool_fs_open_as(t, opts, report, report_ctx, false);
+    return nk_tool_fs_open_as(t, opts, report, report_ctx, false, NULL);
 }
 
 int nk_tool_fs_open_writable(struct nk_tool_fs *t, struct nk_tool_image_opts *opts)
 {
-    return nk_tool_fs_open_as(t, opts, NULL, NULL, true);
+    return nk_tool_fs_open_as(t, opts, NULL, NULL, true, NULL);
+}
+
+int nk_tool_fs_open_shared(struct nk_tool_fs *t, struct nk_tool_image_opts *opts, bool writable,
+                           const struct nk_lock *lock)
+{
+    return nk_tool_fs_open_as(t, opts, NULL, NULL, writable, lock);
 }
 
 void nk_tool_fs_close(struct nk_tool_fs *t)
@@ -356,6 +367,18 @@ void nk_tool_fs_close(struct nk_tool_fs *t)
         nk_fs_unmount(&t->fs);
     t->mounted = false;
     nk_tool_fs_drop_image(t);
+}
+
+static uint64_t nk_tool_host_now(void *ctx)
+{
+    (void)ctx;
+    time_t now = time(NULL);
+    return now > 0 ? (uint64_t)now : 0;
+}
+
+struct nk_fs_clock nk_tool_host_clock(void)
+{
+    return (struct nk_fs_clock){nk_tool_host_now, NULL};
 }
 
 void nk_tool_mode_string(uint32_t mode, char out[11])

@@ -38,6 +38,10 @@ struct nk_tool_fs {
 /* An allocator over malloc/free. */
 struct nk_fs_allocator nk_tool_heap_allocator(void);
 
+/* The host's time() as the file system's clock: what the commands that
+ * change an image (and mount) stamp on what they create and change. */
+struct nk_fs_clock nk_tool_host_clock(void);
+
 /* One line on stderr when `layout` cannot catch flipped data bits (the
  * mkyaffs2 layout has no data ECC); nothing for the others. */
 void nk_tool_layout_note(enum nk_fs_layout layout);
@@ -71,6 +75,12 @@ int nk_tool_fs_open(struct nk_tool_fs *t, struct nk_tool_image_opts *opts, nk_fs
 /* As nk_tool_fs_open() (same checks, on a read-only mount first), then
  * mounts read-write: the image or device must be writable. */
 int nk_tool_fs_open_writable(struct nk_tool_fs *t, struct nk_tool_image_opts *opts);
+
+/* As nk_tool_fs_open() or, with `writable`, nk_tool_fs_open_writable(),
+ * with `lock` as the file system's lock hook (config.lock), for threads
+ * that share the mount (nandkit mount). */
+int nk_tool_fs_open_shared(struct nk_tool_fs *t, struct nk_tool_image_opts *opts, bool writable,
+                           const struct nk_lock *lock);
 
 void nk_tool_fs_close(struct nk_tool_fs *t);
 

@@ -11,10 +11,10 @@
 #include "tool.h"
 
 static const struct nk_tool_command *const nk_commands[] = {
-    &nk_cmd_bench,   &nk_cmd_info, &nk_cmd_sim,   &nk_cmd_dump,    &nk_cmd_badblocks,
-    &nk_cmd_ecc,     &nk_cmd_ls,   &nk_cmd_cat,   &nk_cmd_extract, &nk_cmd_fsck,
-    &nk_cmd_mkimage, &nk_cmd_read, &nk_cmd_write, &nk_cmd_erase,   &nk_cmd_torture,
-    &nk_cmd_put,     &nk_cmd_rm,   &nk_cmd_mkdir, &nk_cmd_mv,      &nk_cmd_chmod,
+    &nk_cmd_bench, &nk_cmd_info,  &nk_cmd_sim,     &nk_cmd_dump, &nk_cmd_badblocks, &nk_cmd_ecc,
+    &nk_cmd_ls,    &nk_cmd_cat,   &nk_cmd_extract, &nk_cmd_fsck, &nk_cmd_mkimage,   &nk_cmd_read,
+    &nk_cmd_write, &nk_cmd_erase, &nk_cmd_torture, &nk_cmd_put,  &nk_cmd_rm,        &nk_cmd_mkdir,
+    &nk_cmd_mv,    &nk_cmd_chmod, &nk_cmd_mount,
 };
 
 #define NK_COMMAND_COUNT (sizeof nk_commands / sizeof nk_commands[0])

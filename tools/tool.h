@@ -39,6 +39,7 @@ extern const struct nk_tool_command nk_cmd_rm;
 extern const struct nk_tool_command nk_cmd_mkdir;
 extern const struct nk_tool_command nk_cmd_mv;
 extern const struct nk_tool_command nk_cmd_chmod;
+extern const struct nk_tool_command nk_cmd_mount;
 
 struct nk_tool_image_opts;
 

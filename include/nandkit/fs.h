@@ -172,6 +172,13 @@ typedef void (*nk_fs_report_fn)(void *ctx, const struct nk_fs_problem *problem);
 
 /* How to mount. Zero every field you do not set; nk_fs_config_layout()
  * fills the layout-dependent ones. */
+/* The time a file system stamps on the objects it changes: seconds since
+ * 1970-01-01 UTC (a host's time(), an RTOS's calendar clock). */
+struct nk_fs_clock {
+    uint64_t (*now_s)(void *ctx);
+    void *ctx;
+};
+
 struct nk_fs_config {
     struct nk_part *part; /* required; opened with the layout's ECC and OOB layout */
     /* Memory: an allocator, or else a static buffer the mount carves with a
@@ -200,6 +207,20 @@ struct nk_fs_config {
                                 none at unmount (docs/fs-design.md section 8) */
     nk_fs_report_fn report;  /* optional problem callback */
     void *report_ctx;
+    /* Optional clock (now_s NULL: none). With one, times follow POSIX: a
+     * create sets atime, mtime and ctime; a data change or truncate sets the
+     * file's mtime and ctime (written with its header at fsync or close, and
+     * reported by stat meanwhile); adding or removing an entry sets the
+     * directory's mtime and ctime; chmod, chown, utimes, link and rename set
+     * the object's ctime. Without one, times stay as given (0 for new objects,
+     * utimes' values otherwise). */
+    struct nk_fs_clock clock;
+    /* Optional mutual exclusion (lock NULL: none): every public call on the
+     * mounted file system, its files and directory handles holds it, so
+     * threads can share one struct nk_fs. It must not be recursive-only:
+     * the file system never takes it twice. Handles are not shared: one
+     * struct nk_fs_file or nk_fs_dir belongs to one thread at a time. */
+    struct nk_lock lock;
 };
 
 /* Fills the tags placement and marker rule of `config` for `layout`. */
@@ -503,7 +524,8 @@ struct nk_fs_file {
 
 /* Opens `path` (following symlinks and hard links) into `file`.
  * NK_FS_O_RDONLY, _WRONLY or _RDWR, plus: _CREAT creates a regular file
- * (mode 0644, root-owned, times 0: set them with nk_fs_chmod() and friends)
+ * (mode 0644, root-owned, times from config.clock or 0: set them with
+ * nk_fs_chmod() and friends)
  * when the name is missing; _EXCL with _CREAT fails with -NK_EEXIST when it
  * exists (a dangling symlink included); _TRUNC cuts a file opened for
  * writing to 0 bytes; _APPEND makes every write go to the end of the file.
@@ -618,8 +640,14 @@ int nk_fs_chmod(struct nk_fs *fs, const char *path, uint32_t mode);
 int nk_fs_chown(struct nk_fs *fs, const char *path, uint32_t uid, uint32_t gid);
 
 /* Sets access and modification times (seconds) of `path` (symlinks
- * followed); the change time becomes max(ctime, mtime). */
+ * followed); the change time becomes the clock's time (config.clock), or
+ * max(ctime, mtime) without a clock. */
 int nk_fs_utimes(struct nk_fs *fs, const char *path, uint64_t atime, uint64_t mtime);
+
+/* As nk_fs_chown() and nk_fs_utimes(), but a final symlink is changed
+ * itself (lchown(2), utimensat(2) with AT_SYMLINK_NOFOLLOW). */
+int nk_fs_lchown(struct nk_fs *fs, const char *path, uint32_t uid, uint32_t gid);
+int nk_fs_lutimes(struct nk_fs *fs, const char *path, uint64_t atime, uint64_t mtime);
 
 /* ----- directories -------------------------------------------------------------------- */
 

@@ -170,7 +170,7 @@ static void nk_fs_check_duplicates(struct nk_fs_checker *c, struct nk_fs_obj *di
     nk_fs_mem_free(c->fs, v, (size_t)n * sizeof *v);
 }
 
-int nk_fs_check(struct nk_fs *fs, struct nk_fs_check_result *result)
+int nk_fs_check_unlocked(struct nk_fs *fs, struct nk_fs_check_result *result)
 {
     if (!fs || !result || !fs->mounted)
         return -NK_EINVAL;
@@ -285,4 +285,13 @@ size_t nk_fs_problem_format(const struct nk_fs_problem *p, char *buf, size_t siz
     default:
         return nk_format(buf, size, "%s%s", name, where);
     }
+}
+
+int nk_fs_check(struct nk_fs *fs, struct nk_fs_check_result *result)
+{
+    const struct nk_lock *lock = nk_fs_lock_of(fs);
+    nk_fs_lock_take(lock);
+    int ret = nk_fs_check_unlocked(fs, result);
+    nk_fs_lock_give(lock);
+    return ret;
 }

@@ -7,7 +7,7 @@
 
 #include "fs/fs_internal.h"
 
-int nk_fs_dir_open(struct nk_fs *fs, struct nk_fs_dir *dir, const char *path)
+int nk_fs_dir_open_unlocked(struct nk_fs *fs, struct nk_fs_dir *dir, const char *path)
 {
     if (!fs || !dir || !path || !fs->mounted)
         return -NK_EINVAL;
@@ -27,7 +27,7 @@ int nk_fs_dir_open(struct nk_fs *fs, struct nk_fs_dir *dir, const char *path)
     return 0;
 }
 
-int nk_fs_dir_read(struct nk_fs_dir *dir, struct nk_fs_dirent *entry)
+int nk_fs_dir_read_unlocked(struct nk_fs_dir *dir, struct nk_fs_dirent *entry)
 {
     if (!dir || !dir->open || !dir->fs->mounted)
         return -NK_EBADF;
@@ -46,7 +46,7 @@ int nk_fs_dir_read(struct nk_fs_dir *dir, struct nk_fs_dirent *entry)
     return 1;
 }
 
-int nk_fs_dir_stat(struct nk_fs_dir *dir, struct nk_fs_stat *st)
+int nk_fs_dir_stat_unlocked(struct nk_fs_dir *dir, struct nk_fs_stat *st)
 {
     if (!dir || !dir->open || !dir->fs->mounted)
         return -NK_EBADF;
@@ -57,7 +57,7 @@ int nk_fs_dir_stat(struct nk_fs_dir *dir, struct nk_fs_stat *st)
     return nk_fs_obj_stat(dir->fs, dir->last, st);
 }
 
-int nk_fs_dir_rewind(struct nk_fs_dir *dir)
+int nk_fs_dir_rewind_unlocked(struct nk_fs_dir *dir)
 {
     if (!dir || !dir->open)
         return -NK_EBADF;
@@ -66,7 +66,7 @@ int nk_fs_dir_rewind(struct nk_fs_dir *dir)
     return 0;
 }
 
-int nk_fs_dir_close(struct nk_fs_dir *dir)
+int nk_fs_dir_close_unlocked(struct nk_fs_dir *dir)
 {
     if (!dir || !dir->open)
         return -NK_EBADF;

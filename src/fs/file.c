@@ -142,7 +142,7 @@ static int32_t nk_fs_read_at(struct nk_fs_file *file, uint8_t *buf, size_t len, 
             index < NK_FS_CHUNK_ID_MAX ? nk_fs_map_get(fs, obj, (uint32_t)index + 1) : NK_FS_NONE;
         if (fs->wbuf_obj == obj && fs->wbuf_chunk == index + 1) {
             memcpy(buf + done, fs->wbuf + in_chunk, n); /* the write buffer's newer copy */
-        } else if (page == NK_FS_NONE && nk_fs_damaged(fs)) {
+        } else if (page == NK_FS_NONE && nk_fs_damaged_unlocked(fs)) {
             /* Maybe a chunk whose tags were lost: never zeros in its place. */
             return done ? (int32_t)done : -NK_EIO;
         } else if (page == NK_FS_NONE) {
@@ -163,7 +163,7 @@ static int32_t nk_fs_read_at(struct nk_fs_file *file, uint8_t *buf, size_t len, 
     return (int32_t)done;
 }
 
-int32_t nk_fs_file_pread(struct nk_fs_file *file, void *buf, size_t len, uint64_t offset)
+int32_t nk_fs_file_pread_unlocked(struct nk_fs_file *file, void *buf, size_t len, uint64_t offset)
 {
     if (!nk_fs_file_ok(file))
         return -NK_EBADF;
@@ -174,15 +174,15 @@ int32_t nk_fs_file_pread(struct nk_fs_file *file, void *buf, size_t len, uint64_
     return nk_fs_read_at(file, buf, len, offset);
 }
 
-int32_t nk_fs_file_read(struct nk_fs_file *file, void *buf, size_t len)
+int32_t nk_fs_file_read_unlocked(struct nk_fs_file *file, void *buf, size_t len)
 {
-    int32_t n = nk_fs_file_pread(file, buf, len, file ? file->pos : 0);
+    int32_t n = nk_fs_file_pread_unlocked(file, buf, len, file ? file->pos : 0);
     if (n > 0)
         file->pos += (uint64_t)n;
     return n;
 }
 
-int64_t nk_fs_file_seek(struct nk_fs_file *file, int64_t offset, int whence)
+int64_t nk_fs_file_seek_unlocked(struct nk_fs_file *file, int64_t offset, int whence)
 {
     if (!nk_fs_file_ok(file))
         return -NK_EBADF;
@@ -206,7 +206,7 @@ int64_t nk_fs_file_seek(struct nk_fs_file *file, int64_t offset, int whence)
     return (int64_t)file->pos;
 }
 
-int nk_fs_file_stat(struct nk_fs_file *file, struct nk_fs_stat *st)
+int nk_fs_file_stat_unlocked(struct nk_fs_file *file, struct nk_fs_stat *st)
 {
     if (!nk_fs_file_ok(file))
         return -NK_EBADF;
@@ -215,7 +215,7 @@ int nk_fs_file_stat(struct nk_fs_file *file, struct nk_fs_stat *st)
     return nk_fs_obj_stat(file->fs, file->named, st);
 }
 
-int nk_fs_file_close(struct nk_fs_file *file)
+int nk_fs_file_close_unlocked(struct nk_fs_file *file)
 {
     if (!file || !file->open)
         return -NK_EBADF;
@@ -224,7 +224,7 @@ int nk_fs_file_close(struct nk_fs_file *file)
     int err = 0;
     if (fs && fs->mounted) {
         if ((file->flags & NK_FS_O_ACCMODE) != NK_FS_O_RDONLY)
-            err = nk_fs_file_fsync(file);
+            err = nk_fs_file_fsync_unlocked(file);
         if (obj->opens)
             obj->opens--;
         if (obj->opens == 0 && (obj->wflags & NK_FS_W_UNLINKED)) {

@@ -118,8 +118,11 @@ struct nk_fs_obj {
 #define NK_FS_W_DISPLACED                                                                          \
     0x10u /* a file whose own name was renamed over while hard links to it remain: reachable only  \
              through them, in no directory, until a read-write mount gives it a link's name */
+#define NK_FS_W_TOUCHED                                                                            \
+    0x20u /* data changed since its newest header (with a clock): the next header stamps mtime     \
+             and ctime, and stat reports the clock's time meanwhile */
 #define NK_FS_W_STALE                                                                              \
-    0x20u /* a header newer than its newest one lost its tags: what it is now is unknown (opens    \
+    0x40u /* a header newer than its newest one lost its tags: what it is now is unknown (opens    \
              give EIO) until a new header of it is written */
 
 /* ----- memory (alloc.c) ----------------------------------------------------------------- */
@@ -415,6 +418,17 @@ struct nk_fs_where {
 };
 int nk_fs_where(struct nk_fs *fs, const char *path, struct nk_fs_where *w);
 
+/* ----- times (tree.c) ------------------------------------------------------------------- */
+
+/* The clock's time into *now; false without a clock (config.clock). */
+bool nk_fs_now(const struct nk_fs *fs, uint64_t *now);
+
+/* An entry of `dir` came or went: its mtime and ctime become the clock's
+ * time (a header written unless it says that time already). Nothing without
+ * a clock. Best effort: the change it follows is done and durable, so a
+ * failure here (no room) leaves the old times and is not reported. */
+void nk_fs_dir_touch(struct nk_fs *fs, struct nk_fs_obj *dir);
+
 /* What to create. */
 struct nk_fs_new {
     uint8_t type;
@@ -487,5 +501,55 @@ int nk_fs_path_lookup(struct nk_fs *fs, const char *path, bool follow, struct nk
 /* As nk_fs_path_lookup() of the first `len` bytes of `path`, following a
  * final symlink. */
 int nk_fs_path_lookup_len(struct nk_fs *fs, const char *path, size_t len, struct nk_fs_obj **out);
+
+/* ----- public entry points without the lock (entry.c wraps each) -------------------------- */
+
+/* config.lock of `fs` (none for NULL), and taking and giving it. */
+const struct nk_lock *nk_fs_lock_of(const struct nk_fs *fs);
+void nk_fs_lock_take(const struct nk_lock *lock);
+void nk_fs_lock_give(const struct nk_lock *lock);
+
+int nk_fs_mount_unlocked(struct nk_fs *fs, const struct nk_fs_config *config);
+uint32_t nk_fs_damaged_unlocked(const struct nk_fs *fs);
+int nk_fs_unmount_unlocked(struct nk_fs *fs);
+int nk_fs_sync_unlocked(struct nk_fs *fs);
+int nk_fs_checkpoint_unlocked(struct nk_fs *fs);
+void nk_fs_ram_usage_unlocked(const struct nk_fs *fs, size_t *now, size_t *peak);
+int nk_fs_statfs_unlocked(struct nk_fs *fs, struct nk_fs_statfs *st);
+int nk_fs_stat_unlocked(struct nk_fs *fs, const char *path, struct nk_fs_stat *st);
+int nk_fs_lstat_unlocked(struct nk_fs *fs, const char *path, struct nk_fs_stat *st);
+int nk_fs_readlink_unlocked(struct nk_fs *fs, const char *path, char *buf, size_t size);
+int nk_fs_file_open_unlocked(struct nk_fs *fs, struct nk_fs_file *file, const char *path,
+                             uint32_t flags);
+int nk_fs_file_open_mode_unlocked(struct nk_fs *fs, struct nk_fs_file *file, const char *path,
+                                  uint32_t flags, uint32_t mode);
+int32_t nk_fs_file_write_unlocked(struct nk_fs_file *file, const void *buf, size_t len);
+int32_t nk_fs_file_pwrite_unlocked(struct nk_fs_file *file, const void *buf, size_t len,
+                                   uint64_t offset);
+int nk_fs_file_truncate_unlocked(struct nk_fs_file *file, uint64_t size);
+int nk_fs_file_fsync_unlocked(struct nk_fs_file *file);
+int32_t nk_fs_file_read_unlocked(struct nk_fs_file *file, void *buf, size_t len);
+int32_t nk_fs_file_pread_unlocked(struct nk_fs_file *file, void *buf, size_t len, uint64_t offset);
+int64_t nk_fs_file_seek_unlocked(struct nk_fs_file *file, int64_t offset, int whence);
+int nk_fs_file_stat_unlocked(struct nk_fs_file *file, struct nk_fs_stat *st);
+int nk_fs_file_close_unlocked(struct nk_fs_file *file);
+int nk_fs_mkdir_unlocked(struct nk_fs *fs, const char *path, uint32_t mode);
+int nk_fs_rmdir_unlocked(struct nk_fs *fs, const char *path);
+int nk_fs_unlink_unlocked(struct nk_fs *fs, const char *path);
+int nk_fs_rename_unlocked(struct nk_fs *fs, const char *from, const char *to);
+int nk_fs_link_unlocked(struct nk_fs *fs, const char *existing, const char *path);
+int nk_fs_symlink_unlocked(struct nk_fs *fs, const char *target, const char *path);
+int nk_fs_mknod_unlocked(struct nk_fs *fs, const char *path, uint32_t mode, uint32_t rdev);
+int nk_fs_chmod_unlocked(struct nk_fs *fs, const char *path, uint32_t mode);
+int nk_fs_chown_unlocked(struct nk_fs *fs, const char *path, uint32_t uid, uint32_t gid);
+int nk_fs_utimes_unlocked(struct nk_fs *fs, const char *path, uint64_t atime, uint64_t mtime);
+int nk_fs_lchown_unlocked(struct nk_fs *fs, const char *path, uint32_t uid, uint32_t gid);
+int nk_fs_lutimes_unlocked(struct nk_fs *fs, const char *path, uint64_t atime, uint64_t mtime);
+int nk_fs_dir_open_unlocked(struct nk_fs *fs, struct nk_fs_dir *dir, const char *path);
+int nk_fs_dir_read_unlocked(struct nk_fs_dir *dir, struct nk_fs_dirent *entry);
+int nk_fs_dir_stat_unlocked(struct nk_fs_dir *dir, struct nk_fs_stat *st);
+int nk_fs_dir_rewind_unlocked(struct nk_fs_dir *dir);
+int nk_fs_dir_close_unlocked(struct nk_fs_dir *dir);
+int nk_fs_check_unlocked(struct nk_fs *fs, struct nk_fs_check_result *result);
 
 #endif /* NK_FS_INTERNAL_H */

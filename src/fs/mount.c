@@ -399,7 +399,7 @@ static int nk_fs_mount_tables(struct nk_fs *fs, const struct nk_fs_config *confi
     return 0;
 }
 
-int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config)
+int nk_fs_mount_unlocked(struct nk_fs *fs, const struct nk_fs_config *config)
 {
     if (!fs)
         return -NK_EINVAL;
@@ -423,24 +423,24 @@ int nk_fs_mount(struct nk_fs *fs, const struct nk_fs_config *config)
     return 0;
 }
 
-int nk_fs_unmount(struct nk_fs *fs)
+int nk_fs_unmount_unlocked(struct nk_fs *fs)
 {
     if (!fs)
         return -NK_EINVAL;
     if (!fs->mounted)
         return -NK_EINVAL;
-    int err = nk_fs_sync(fs);
+    int err = nk_fs_sync_unlocked(fs);
     if (!err)
         err = nk_fs_checkpoint_write(fs);
     nk_fs_release(fs);
     return err;
 }
 
-int nk_fs_checkpoint(struct nk_fs *fs)
+int nk_fs_checkpoint_unlocked(struct nk_fs *fs)
 {
     if (!fs || !fs->mounted)
         return -NK_EINVAL;
-    int err = nk_fs_sync(fs);
+    int err = nk_fs_sync_unlocked(fs);
     if (!err)
         err = nk_fs_checkpoint_write(fs);
     return err;
@@ -531,7 +531,7 @@ const char *nk_fs_last_error(const struct nk_fs *fs, const struct nk_nand *dev,
     return why ? why->text : "";
 }
 
-void nk_fs_ram_usage(const struct nk_fs *fs, size_t *now, size_t *peak)
+void nk_fs_ram_usage_unlocked(const struct nk_fs *fs, size_t *now, size_t *peak)
 {
     if (!fs) {
         if (now)
@@ -546,7 +546,7 @@ void nk_fs_ram_usage(const struct nk_fs *fs, size_t *now, size_t *peak)
         *peak = fs->ram_peak;
 }
 
-int nk_fs_statfs(struct nk_fs *fs, struct nk_fs_statfs *st)
+int nk_fs_statfs_unlocked(struct nk_fs *fs, struct nk_fs_statfs *st)
 {
     if (!fs || !st)
         return -NK_EINVAL;

@@ -270,6 +270,9 @@ int nk_fs_obj_stat(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_stat *s
         st->atime = hdr.atime;
         st->mtime = hdr.mtime;
         st->ctime = hdr.ctime;
+        uint64_t now;
+        if ((src->wflags & NK_FS_W_TOUCHED) && nk_fs_now(fs, &now))
+            st->mtime = st->ctime = now; /* stamped by its next header */
         if (src->type == NK_FS_TYPE_SYMLINK)
             st->size = hdr.alias_len;
     } else if (src->id == NK_FS_OBJ_LOST_FOUND) {
@@ -285,12 +288,12 @@ int nk_fs_obj_stat(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_stat *s
         st->size = src->size;
         st->nlink = nk_fs_link_count(fs, src);
     }
-    if (nk_fs_damaged(fs))
+    if (nk_fs_damaged_unlocked(fs))
         st->at_risk = nk_fs_obj_at_risk(fs, src);
     return 0;
 }
 
-uint32_t nk_fs_damaged(const struct nk_fs *fs)
+uint32_t nk_fs_damaged_unlocked(const struct nk_fs *fs)
 {
     if (!fs)
         return 0;

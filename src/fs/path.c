@@ -120,7 +120,7 @@ int nk_fs_path_lookup_len(struct nk_fs *fs, const char *path, size_t len, struct
     return nk_fs_walk(fs, fs->root, path, len, true, &links, out);
 }
 
-int nk_fs_stat(struct nk_fs *fs, const char *path, struct nk_fs_stat *st)
+int nk_fs_stat_unlocked(struct nk_fs *fs, const char *path, struct nk_fs_stat *st)
 {
     if (!fs || !path || !st || !fs->mounted)
         return -NK_EINVAL;
@@ -131,7 +131,7 @@ int nk_fs_stat(struct nk_fs *fs, const char *path, struct nk_fs_stat *st)
     return nk_fs_obj_stat(fs, obj, st);
 }
 
-int nk_fs_lstat(struct nk_fs *fs, const char *path, struct nk_fs_stat *st)
+int nk_fs_lstat_unlocked(struct nk_fs *fs, const char *path, struct nk_fs_stat *st)
 {
     if (!fs || !path || !st || !fs->mounted)
         return -NK_EINVAL;
@@ -142,7 +142,7 @@ int nk_fs_lstat(struct nk_fs *fs, const char *path, struct nk_fs_stat *st)
     return nk_fs_obj_stat(fs, obj, st);
 }
 
-int nk_fs_readlink(struct nk_fs *fs, const char *path, char *buf, size_t size)
+int nk_fs_readlink_unlocked(struct nk_fs *fs, const char *path, char *buf, size_t size)
 {
     if (!fs || !path || !buf || !fs->mounted)
         return -NK_EINVAL;

@@ -96,6 +96,9 @@ int nk_fs_hdr_write(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header
     if (obj->type == NK_FS_TYPE_FILE && hdr->size == 0 &&
         (hdr->parent_id == NK_FS_OBJ_DELETED || hdr->parent_id == NK_FS_OBJ_UNLINKED))
         hdr->shrink = true;
+    uint64_t now;
+    if ((obj->wflags & NK_FS_W_TOUCHED) && nk_fs_now(fs, &now))
+        hdr->mtime = hdr->ctime = now;
     uint8_t *page = fs->copy_buf;
     memset(page, 0xff, fs->page_size);
     int err = nk_fs_header_encode(hdr, page, fs->chunk_bytes);
@@ -111,9 +114,49 @@ int nk_fs_hdr_write(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header
     obj->hdr_page = (uint32_t)at;
     if (hdr->parent_id != NK_FS_OBJ_DELETED)
         nk_fs_live_set(fs, (uint32_t)at);
-    obj->wflags &= (uint8_t) ~(NK_FS_W_HDR_DIRTY | NK_FS_W_SIZE_IN_DATA);
+    obj->wflags &= (uint8_t) ~(NK_FS_W_HDR_DIRTY | NK_FS_W_SIZE_IN_DATA | NK_FS_W_TOUCHED);
     obj->flags |= NK_FS_OBJ_VALID;
     return 0;
+}
+
+/* ----- times ------------------------------------------------------------------------------ */
+
+bool nk_fs_now(const struct nk_fs *fs, uint64_t *now)
+{
+    if (!fs->config.clock.now_s)
+        return false;
+    *now = fs->config.clock.now_s(fs->config.clock.ctx);
+    return true;
+}
+
+/* Sets `obj`'s ctime (and with `modified` its mtime) to the clock's time in
+ * a header of its own, unless it says that time already. Returns 0 (also
+ * without a clock) or the write's error. */
+static int nk_fs_stamp(struct nk_fs *fs, struct nk_fs_obj *obj, bool modified)
+{
+    uint64_t now;
+    if (!obj || !nk_fs_now(fs, &now))
+        return 0;
+    struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);
+    if (!edit)
+        return -NK_ENOMEM;
+    int err = nk_fs_hdr_load(fs, obj, edit);
+    if (!err && (edit->hdr.ctime != now || (modified && edit->hdr.mtime != now))) {
+        err = nk_fs_make_room(fs, 1, obj->hdr_page == NK_FS_NONE ? 1 : 0, false);
+        edit->hdr.ctime = now;
+        if (modified)
+            edit->hdr.mtime = now;
+        if (!err)
+            err = nk_fs_hdr_store(fs, obj, edit);
+    }
+    nk_fs_edit_give(fs, edit);
+    return err;
+}
+
+void nk_fs_dir_touch(struct nk_fs *fs, struct nk_fs_obj *dir)
+{
+    if (dir && nk_fs_obj_is_dir(dir))
+        (void)nk_fs_stamp(fs, dir, true);
 }
 
 /* ----- directories in RAM ---------------------------------------------------------------- */
@@ -307,6 +350,9 @@ int nk_fs_create(struct nk_fs *fs, const struct nk_fs_where *w, const struct nk_
         memcpy(edit->alias, n->alias, n->alias_len);
         edit->hdr.alias_len = (uint16_t)n->alias_len;
     }
+    uint64_t now;
+    if (nk_fs_now(fs, &now))
+        edit->hdr.atime = edit->hdr.mtime = edit->hdr.ctime = now;
     err = nk_fs_hdr_store(fs, obj, edit);
     nk_fs_edit_give(fs, edit);
     if (err) {
@@ -316,9 +362,12 @@ int nk_fs_create(struct nk_fs *fs, const struct nk_fs_where *w, const struct nk_
     nk_fs_dir_hook(fs, w->dir, obj);
     if (n->type == NK_FS_TYPE_HARDLINK) {
         struct nk_fs_obj *target = nk_fs_obj_find(fs, n->equiv_id);
-        if (target)
+        if (target) {
             target->flags |= NK_FS_OBJ_LINKED;
+            (void)nk_fs_stamp(fs, target, false); /* its link count changed */
+        }
     }
+    nk_fs_dir_touch(fs, w->dir);
     if (out)
         *out = obj;
     return 0;
@@ -336,7 +385,7 @@ static int nk_fs_where_new(struct nk_fs *fs, const char *path, struct nk_fs_wher
     return fs->writable ? 0 : -NK_EROFS;
 }
 
-int nk_fs_mkdir(struct nk_fs *fs, const char *path, uint32_t mode)
+int nk_fs_mkdir_unlocked(struct nk_fs *fs, const char *path, uint32_t mode)
 {
     if (!fs || !path || !fs->mounted)
         return -NK_EINVAL;
@@ -348,7 +397,7 @@ int nk_fs_mkdir(struct nk_fs *fs, const char *path, uint32_t mode)
     return nk_fs_create(fs, &w, &n, NULL);
 }
 
-int nk_fs_symlink(struct nk_fs *fs, const char *target, const char *path)
+int nk_fs_symlink_unlocked(struct nk_fs *fs, const char *target, const char *path)
 {
     if (!fs || !target || !path || !fs->mounted)
         return -NK_EINVAL;
@@ -367,7 +416,7 @@ int nk_fs_symlink(struct nk_fs *fs, const char *target, const char *path)
     return nk_fs_create(fs, &w, &n, NULL);
 }
 
-int nk_fs_mknod(struct nk_fs *fs, const char *path, uint32_t mode, uint32_t rdev)
+int nk_fs_mknod_unlocked(struct nk_fs *fs, const char *path, uint32_t mode, uint32_t rdev)
 {
     if (!fs || !path || !fs->mounted)
         return -NK_EINVAL;
@@ -386,7 +435,7 @@ int nk_fs_mknod(struct nk_fs *fs, const char *path, uint32_t mode, uint32_t rdev
     return nk_fs_create(fs, &w, &n, NULL);
 }
 
-int nk_fs_link(struct nk_fs *fs, const char *existing, const char *path)
+int nk_fs_link_unlocked(struct nk_fs *fs, const char *existing, const char *path)
 {
     if (!fs || !existing || !path || !fs->mounted)
         return -NK_EINVAL;
@@ -497,6 +546,9 @@ static int nk_fs_take_link_name(struct nk_fs *fs, struct nk_fs_obj *file, struct
         memcpy(own->name, theirs->name, theirs->hdr.name_len);
         own->hdr.name_len = theirs->hdr.name_len;
         own->hdr.shadows = link->id;
+        uint64_t now;
+        if (nk_fs_now(fs, &now))
+            own->hdr.ctime = now; /* one link fewer */
     }
     if (theirs)
         nk_fs_edit_give(fs, theirs);
@@ -582,7 +634,7 @@ static bool nk_fs_names_by_dot(const char *path)
     return (n == 1 && path[start] == '.') || (n == 2 && path[start] == '.' && path[start + 1] == '.');
 }
 
-int nk_fs_unlink(struct nk_fs *fs, const char *path)
+int nk_fs_unlink_unlocked(struct nk_fs *fs, const char *path)
 {
     if (!fs || !path)
         return -NK_EINVAL;
@@ -599,10 +651,14 @@ int nk_fs_unlink(struct nk_fs *fs, const char *path)
     err = nk_fs_make_room(fs, 3, 0, true);
     if (err)
         return err;
-    return nk_fs_remove_name(fs, obj);
+    struct nk_fs_obj *parent = nk_fs_obj_find(fs, obj->parent_id);
+    err = nk_fs_remove_name(fs, obj);
+    if (!err)
+        nk_fs_dir_touch(fs, parent);
+    return err;
 }
 
-int nk_fs_rmdir(struct nk_fs *fs, const char *path)
+int nk_fs_rmdir_unlocked(struct nk_fs *fs, const char *path)
 {
     if (!fs || !path || nk_fs_names_by_dot(path))
         return -NK_EINVAL;
@@ -621,7 +677,11 @@ int nk_fs_rmdir(struct nk_fs *fs, const char *path)
     err = nk_fs_make_room(fs, 1, 0, true);
     if (err)
         return err;
-    return nk_fs_remove_name(fs, obj);
+    struct nk_fs_obj *parent = nk_fs_obj_find(fs, obj->parent_id);
+    err = nk_fs_remove_name(fs, obj);
+    if (!err)
+        nk_fs_dir_touch(fs, parent);
+    return err;
 }
 
 /* ----- rename ------------------------------------------------------------------------------ */
@@ -638,7 +698,7 @@ static bool nk_fs_is_under(struct nk_fs *fs, struct nk_fs_obj *dir, const struct
     return false;
 }
 
-int nk_fs_rename(struct nk_fs *fs, const char *from, const char *to)
+int nk_fs_rename_unlocked(struct nk_fs *fs, const char *from, const char *to)
 {
     if (!fs || !from || !to || nk_fs_names_by_dot(from) || nk_fs_names_by_dot(to))
         return -NK_EINVAL;
@@ -699,7 +759,11 @@ int nk_fs_rename(struct nk_fs *fs, const char *from, const char *to)
     memcpy(edit->name, w.name, w.len);
     edit->hdr.name_len = (uint16_t)w.len;
     edit->hdr.shadows = dst ? dst->id : 0;
+    uint64_t now;
+    if (nk_fs_now(fs, &now))
+        edit->hdr.ctime = now;
     uint32_t old_parent = src->parent_id;
+    struct nk_fs_obj *from_dir = nk_fs_obj_find(fs, old_parent);
     src->parent_id = w.dir->id;
     err = nk_fs_hdr_store(fs, src, edit);
     nk_fs_edit_give(fs, edit);
@@ -719,6 +783,11 @@ int nk_fs_rename(struct nk_fs *fs, const char *from, const char *to)
             err = nk_fs_delete(fs, dst);
         }
     }
+    if (!err) {
+        nk_fs_dir_touch(fs, from_dir);
+        if (w.dir != from_dir)
+            nk_fs_dir_touch(fs, w.dir);
+    }
     return err;
 }
 
@@ -726,6 +795,7 @@ int nk_fs_rename(struct nk_fs *fs, const char *from, const char *to)
 
 struct nk_fs_attr_change {
     bool mode, owner, times;
+    bool no_follow; /* a final symlink is changed itself */
     uint32_t mode_bits, uid, gid;
     uint64_t atime, mtime;
 };
@@ -733,7 +803,7 @@ struct nk_fs_attr_change {
 static int nk_fs_set_attr(struct nk_fs *fs, const char *path, const struct nk_fs_attr_change *c)
 {
     struct nk_fs_obj *obj;
-    int err = nk_fs_path_lookup(fs, path, true, &obj);
+    int err = nk_fs_path_lookup(fs, path, !c->no_follow, &obj);
     if (err)
         return err;
     if (!fs->writable)
@@ -762,14 +832,18 @@ static int nk_fs_set_attr(struct nk_fs *fs, const char *path, const struct nk_fs
             edit->hdr.mtime = c->mtime;
             if (edit->hdr.ctime < c->mtime)
                 edit->hdr.ctime = c->mtime;
+            obj->wflags &= (uint8_t)~NK_FS_W_TOUCHED; /* the times given win */
         }
+        uint64_t now;
+        if (nk_fs_now(fs, &now))
+            edit->hdr.ctime = now;
         err = nk_fs_hdr_store(fs, obj, edit);
     }
     nk_fs_edit_give(fs, edit);
     return err;
 }
 
-int nk_fs_chmod(struct nk_fs *fs, const char *path, uint32_t mode)
+int nk_fs_chmod_unlocked(struct nk_fs *fs, const char *path, uint32_t mode)
 {
     if (!fs || !path || !fs->mounted)
         return -NK_EINVAL;
@@ -779,7 +853,7 @@ int nk_fs_chmod(struct nk_fs *fs, const char *path, uint32_t mode)
     return nk_fs_set_attr(fs, path, &c);
 }
 
-int nk_fs_chown(struct nk_fs *fs, const char *path, uint32_t uid, uint32_t gid)
+int nk_fs_chown_unlocked(struct nk_fs *fs, const char *path, uint32_t uid, uint32_t gid)
 {
     if (!fs || !path || !fs->mounted)
         return -NK_EINVAL;
@@ -787,7 +861,7 @@ int nk_fs_chown(struct nk_fs *fs, const char *path, uint32_t uid, uint32_t gid)
     return nk_fs_set_attr(fs, path, &c);
 }
 
-int nk_fs_utimes(struct nk_fs *fs, const char *path, uint64_t atime, uint64_t mtime)
+int nk_fs_utimes_unlocked(struct nk_fs *fs, const char *path, uint64_t atime, uint64_t mtime)
 {
     if (!fs || !path || !fs->mounted)
         return -NK_EINVAL;
@@ -795,9 +869,25 @@ int nk_fs_utimes(struct nk_fs *fs, const char *path, uint64_t atime, uint64_t mt
     return nk_fs_set_attr(fs, path, &c);
 }
 
+int nk_fs_lchown_unlocked(struct nk_fs *fs, const char *path, uint32_t uid, uint32_t gid)
+{
+    if (!fs || !path || !fs->mounted)
+        return -NK_EINVAL;
+    struct nk_fs_attr_change c = {.owner = true, .no_follow = true, .uid = uid, .gid = gid};
+    return nk_fs_set_attr(fs, path, &c);
+}
+
+int nk_fs_lutimes_unlocked(struct nk_fs *fs, const char *path, uint64_t atime, uint64_t mtime)
+{
+    if (!fs || !path || !fs->mounted)
+        return -NK_EINVAL;
+    struct nk_fs_attr_change c = {.times = true, .no_follow = true, .atime = atime, .mtime = mtime};
+    return nk_fs_set_attr(fs, path, &c);
+}
+
 /* ----- sync and format ------------------------------------------------------------------------ */
 
-int nk_fs_sync(struct nk_fs *fs)
+int nk_fs_sync_unlocked(struct nk_fs *fs)
 {
     if (!fs || !fs->mounted)
         return -NK_EINVAL;
@@ -813,7 +903,7 @@ int nk_fs_sync(struct nk_fs *fs)
          obj = nk_fs_obj_next(fs, obj, &bucket)) {
         if ((obj->wflags & NK_FS_W_HDR_DIRTY) && (obj->wflags & NK_FS_W_SIZE_IN_DATA))
             obj->wflags &= (uint8_t)~NK_FS_W_HDR_DIRTY; /* the data says the size */
-        if (!(obj->wflags & NK_FS_W_HDR_DIRTY))
+        if (!(obj->wflags & (NK_FS_W_HDR_DIRTY | NK_FS_W_TOUCHED)))
             continue;
         err = nk_fs_make_room(fs, 1, 0, false);
         if (!err)
@@ -918,15 +1008,18 @@ int nk_fs_format(const struct nk_fs_config *config, enum nk_fs_layout layout)
         return err;
     /* A checkpoint saying the other blocks are cleanly erased; the mount
      * behind it draws from the same memory (without it: no checkpoint). */
-    struct nk_fs *fs = allocator.alloc(allocator.ctx, sizeof *fs);
-    if (!fs)
+    struct nk_fs_format_mount {
+        struct nk_fs fs;
+        struct nk_fs_config config; /* allocated too: off the deepest stack chain */
+    } *m = allocator.alloc(allocator.ctx, sizeof *m);
+    if (!m)
         return 0;
-    struct nk_fs_config mc = *config;
-    nk_fs_config_layout(&mc, layout);
-    mc.allocator = allocator;
-    mc.read_only = false;
-    err = nk_fs_format_checkpoint(fs, &mc);
-    allocator.free(allocator.ctx, fs, sizeof *fs);
+    m->config = *config;
+    nk_fs_config_layout(&m->config, layout);
+    m->config.allocator = allocator;
+    m->config.read_only = false;
+    err = nk_fs_format_checkpoint(&m->fs, &m->config);
+    allocator.free(allocator.ctx, m, sizeof *m);
     return err == -NK_ENOMEM ? 0 : err;
 #endif
 }

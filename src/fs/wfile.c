@@ -226,12 +226,16 @@ static int32_t nk_fs_write_at(struct nk_fs_file *file, const uint8_t *buf, size_
             }
         }
     }
+    uint64_t now;
+    if (done > 0 && nk_fs_now(fs, &now))
+        obj->wflags |= NK_FS_W_TOUCHED;
     if (done > 0)
         return (int32_t)done;
     return err;
 }
 
-int32_t nk_fs_file_pwrite(struct nk_fs_file *file, const void *buf, size_t len, uint64_t offset)
+int32_t nk_fs_file_pwrite_unlocked(struct nk_fs_file *file, const void *buf, size_t len,
+                                   uint64_t offset)
 {
     if (!nk_fs_file_writable(file)) {
         if (file && file->open && file->fs && file->fs->mounted && !file->fs->writable)
@@ -243,12 +247,12 @@ int32_t nk_fs_file_pwrite(struct nk_fs_file *file, const void *buf, size_t len, 
     return nk_fs_write_at(file, buf, len, offset);
 }
 
-int32_t nk_fs_file_write(struct nk_fs_file *file, const void *buf, size_t len)
+int32_t nk_fs_file_write_unlocked(struct nk_fs_file *file, const void *buf, size_t len)
 {
     if (!nk_fs_file_writable(file))
-        return nk_fs_file_pwrite(file, buf, len, 0);
+        return nk_fs_file_pwrite_unlocked(file, buf, len, 0);
     uint64_t at = (file->flags & NK_FS_O_APPEND) ? file->obj->size : file->pos;
-    int32_t n = nk_fs_file_pwrite(file, buf, len, at);
+    int32_t n = nk_fs_file_pwrite_unlocked(file, buf, len, at);
     if (n > 0)
         file->pos = at + (uint64_t)n;
     return n;
@@ -308,6 +312,9 @@ static int nk_fs_truncate_obj(struct nk_fs *fs, struct nk_fs_obj *obj, uint64_t 
     }
     obj->size = size;
     edit->hdr.shrink = shrink;
+    uint64_t now;
+    if (size != old && nk_fs_now(fs, &now))
+        obj->wflags |= NK_FS_W_TOUCHED;
     err = nk_fs_hdr_store(fs, obj, edit);
     nk_fs_edit_give(fs, edit);
     if (err) {
@@ -322,14 +329,14 @@ static int nk_fs_truncate_obj(struct nk_fs *fs, struct nk_fs_obj *obj, uint64_t 
     return 0;
 }
 
-int nk_fs_file_truncate(struct nk_fs_file *file, uint64_t size)
+int nk_fs_file_truncate_unlocked(struct nk_fs_file *file, uint64_t size)
 {
     if (!nk_fs_file_writable(file))
         return file && file->open && file->fs && !file->fs->writable ? -NK_EROFS : -NK_EBADF;
     return nk_fs_truncate_obj(file->fs, file->obj, size);
 }
 
-int nk_fs_file_fsync(struct nk_fs_file *file)
+int nk_fs_file_fsync_unlocked(struct nk_fs_file *file)
 {
     if (!file || !file->open || !file->fs || !file->fs->mounted)
         return -NK_EBADF;
@@ -342,7 +349,7 @@ int nk_fs_file_fsync(struct nk_fs_file *file)
         err = nk_fs_wbuf_flush(fs);
     if (!err && (obj->wflags & NK_FS_W_HDR_DIRTY) && (obj->wflags & NK_FS_W_SIZE_IN_DATA))
         obj->wflags &= (uint8_t)~NK_FS_W_HDR_DIRTY; /* the data says the size */
-    if (!err && (obj->wflags & NK_FS_W_HDR_DIRTY)) {
+    if (!err && (obj->wflags & (NK_FS_W_HDR_DIRTY | NK_FS_W_TOUCHED))) {
         err = nk_fs_make_room(fs, 1, 0, false);
         if (!err)
             err = nk_fs_hdr_rewrite(fs, obj);
@@ -350,8 +357,8 @@ int nk_fs_file_fsync(struct nk_fs_file *file)
     return err;
 }
 
-int nk_fs_file_open_mode(struct nk_fs *fs, struct nk_fs_file *file, const char *path,
-                         uint32_t flags, uint32_t mode)
+int nk_fs_file_open_mode_unlocked(struct nk_fs *fs, struct nk_fs_file *file, const char *path,
+                                  uint32_t flags, uint32_t mode)
 {
     if (!file || !path)
         return -NK_EINVAL;
@@ -416,7 +423,8 @@ int nk_fs_file_open_mode(struct nk_fs *fs, struct nk_fs_file *file, const char *
     return 0;
 }
 
-int nk_fs_file_open(struct nk_fs *fs, struct nk_fs_file *file, const char *path, uint32_t flags)
+int nk_fs_file_open_unlocked(struct nk_fs *fs, struct nk_fs_file *file, const char *path,
+                             uint32_t flags)
 {
-    return nk_fs_file_open_mode(fs, file, path, flags, 0644u);
+    return nk_fs_file_open_mode_unlocked(fs, file, path, flags, 0644u);
 }
