@@ -911,6 +911,17 @@ int nk_fs_write_recover(struct nk_fs *fs)
         if (err)
             return err;
     }
+    /* Junk (an erase cut short, a lone torn page: no usable sequence
+     * number) holds nothing: erased now, so that after this mount no trace
+     * of the cut is left for fsck to report. */
+    for (uint32_t b = 0; b < fs->blocks; b++) {
+        const struct nk_fs_block *info = &fs->block_info[b];
+        if (info->state != NK_FS_BLOCK_JUNK || (info->flags & NK_FS_BLK_STUCK))
+            continue;
+        int err = nk_fs_erase(fs, b);
+        if (err)
+            return err;
+    }
     return 0;
 }
 

@@ -77,8 +77,9 @@ out=$(complete_words "$nk" help "p")
 
 # nandkit.1: the text after the last command is a paragraph of its own, and
 # the exit-status table is in every page
-awk '/^\.B chmod$/ { getline; getline; print; exit }' "$tmp/man/nandkit.1" > "$tmp/after"
-[[ $(cat "$tmp/after") == .PP ]] || fail "nandkit.1: the text after chmod is not a new paragraph: $(cat "$tmp/after")"
+last=$(tail -1 <<<"$commands")
+awk -v c="$last" '$0 == ".B " c { getline; getline; print; exit }' "$tmp/man/nandkit.1" > "$tmp/after"
+[[ $(cat "$tmp/after") == .PP ]] || fail "nandkit.1: the text after $last is not a new paragraph: $(cat "$tmp/after")"
 for page in "$tmp"/man/*.1; do
   grep -q "not found: the image, a path in it, or a host file" "$page" || fail "$page lacks the exit-status table"
 done
