@@ -38,6 +38,9 @@
 
 #include "yglue.h"
 
+/* In direct/yaffsfs.c beside yaffs_add_device(), not in its header. */
+void yaffs_remove_device(struct yaffs_dev *dev);
+
 #define FILLS 3
 #define IO_SIZES 4
 #define MNT "/y"
@@ -222,11 +225,12 @@ static int chip_open(const char *preset, uint32_t blocks, uint64_t seed)
         return -1;
     }
 
-    /* The device's parameters are set again for every chip: the previous
-     * mount's state goes with the unmount. */
-    struct list_head keep = dev.dev_list;
+    /* The device is set up afresh for every chip (taken off YAFFS2's list
+     * first: yaffs_add_device() fills in its callbacks only for a device
+     * not on the list). */
+    if (dev.dev_list.next)
+        yaffs_remove_device(&dev);
     memset(&dev, 0, sizeof dev);
-    dev.dev_list = keep;
     struct yaffs_param *p = &dev.param;
     p->name = MNT;
     p->total_bytes_per_chunk = chip.page;
@@ -251,6 +255,7 @@ static int chip_open(const char *preset, uint32_t blocks, uint64_t seed)
     dev.drv.drv_check_bad_fn = drv_check_bad;
     dev.driver_context = &chip;
     yaffs_add_device(&dev);
+    yglue_malloc_reset_peak();
     if (yaffs_mount(MNT) != 0) {
         fprintf(stderr, "bench_yaffs2: yaffs_mount: error %d\n", yglue_last_error());
         chip_close();
@@ -640,7 +645,6 @@ static int bench_ram_big(struct result *r, const uint8_t *data)
     r->ram_big_bytes = r->small ? (8u << 20) : (100u << 20);
     if (chip_open(r->chip, blocks_of(r), r->seed) != 0)
         return -1;
-    yglue_malloc_reset_peak();
     int err = write_file(MNT "/big", r->ram_big_bytes, 128 * 1024, data);
     if (!err) {
         unsigned now, peak;
@@ -840,6 +844,9 @@ static void usage(FILE *out)
             "[--check]\n"
             "YAFFS2 Direct on the simulated chip (default K9F1G08U0A) through the workloads of\n"
             "`nandkit bench --fs`; virtual device time, host CPU excluded (docs/bench.md).\n"
+            "  --chip NAME     simulator preset (default K9F1G08U0A)\n"
+            "  --seed N        seed of the test data and overwrite offsets (default 1)\n"
+            "  --json          the figures as JSON instead of a table\n"
             "  --small         reduced sizes (128 blocks, 1 MiB, 100 files): not comparable\n"
             "  --no-overwrite  leave out the random-overwrite runs (the longest)\n"
             "  --check         exit 1 unless every file reads back equal and the operation\n"
