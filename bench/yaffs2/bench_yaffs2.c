@@ -31,10 +31,10 @@
 #include "nandkit/nand.h"
 #include "nandkit/sim.h"
 
-#include "yportenv.h"
 #include "yaffs_guts.h"
 #include "yaffs_packedtags2.h"
 #include "yaffsfs.h"
+#include "yportenv.h"
 
 #include "yglue.h"
 
@@ -98,7 +98,8 @@ static int drv_write(struct yaffs_dev *d, int nand_chunk, const u8 *data, int da
     struct ysim *c = d->driver_context;
     if (c->frozen)
         return YAFFS_OK;
-    if (nand_chunk < 0 || (uint32_t)tags_len > c->free_bytes || (data && (uint32_t)data_len != c->page))
+    if (nand_chunk < 0 || (uint32_t)tags_len > c->free_bytes ||
+        (data && (uint32_t)data_len != c->page))
         return YAFFS_FAIL;
     memset(c->oobbuf, 0xFF, c->free_bytes);
     if (tags && tags_len > 0)
@@ -218,7 +219,8 @@ static int chip_open(const char *preset, uint32_t blocks, uint64_t seed)
     chip.ppb = info->pages_per_block;
     chip.blocks = info->blocks > 4 ? info->blocks - 4 : info->blocks; /* the table's four */
     chip.free_bytes = nk_nand_free_oob_bytes(&chip.nand);
-    if (chip.free_bytes > sizeof chip.oobbuf || chip.free_bytes < sizeof(struct yaffs_packed_tags2)) {
+    if (chip.free_bytes > sizeof chip.oobbuf ||
+        chip.free_bytes < sizeof(struct yaffs_packed_tags2)) {
         fprintf(stderr, "bench_yaffs2: %u free OOB bytes cannot hold YAFFS2's %zu-byte tags\n",
                 chip.free_bytes, sizeof(struct yaffs_packed_tags2));
         chip_close();
