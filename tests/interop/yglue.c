@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "yportenv.h"
 #include "yaffs_osglue.h"
 #include "yaffs_trace.h"
-#include "yportenv.h"
 
 #include "yglue.h"
 
@@ -104,7 +104,9 @@ int yaffsfs_CheckMemRegion(const void *addr, size_t size, int write_request)
     return addr ? 0 : -1;
 }
 
-void yaffsfs_OSInitialisation(void) {}
+void yaffsfs_OSInitialisation(void)
+{
+}
 
 void yaffs_bug_fn(const char *file_name, int line_no)
 {
