@@ -31,10 +31,11 @@
 #include "nandkit/nand.h"
 #include "nandkit/sim.h"
 
+#include "yportenv.h" /* YAFFS2 Direct's types, before its other headers */
+
 #include "yaffs_guts.h"
 #include "yaffs_packedtags2.h"
 #include "yaffsfs.h"
-#include "yportenv.h"
 
 #include "yglue.h"
 
