@@ -92,6 +92,11 @@ void yaffsfs_get_malloc_values(unsigned *current, unsigned *high_water)
         *high_water = (unsigned)bytes_peak;
 }
 
+void yglue_malloc_reset_peak(void)
+{
+    bytes_peak = bytes_now;
+}
+
 int yaffsfs_CheckMemRegion(const void *addr, size_t size, int write_request)
 {
     (void)size;
