@@ -28,10 +28,12 @@
  * 10-chunk cache, summaries and checkpoint on). They are the reference
  * figures of the product specification, built in as constants: no run of
  * this benchmark measures them (NK_FS_BENCH_YAFFS2_SOURCE says so in the
- * output; docs/bench.md says how they could be reproduced). */
+ * output). bench/yaffs2/bench_yaffs2 measures them, YAFFS2 Direct on the
+ * simulated chip: every figure within 1.2 % (docs/bench.md). */
 #define NK_FS_BENCH_YAFFS2_SOURCE                                                                  \
     "YAFFS2 Direct's reference figures on the K9F1G08U0A timing model, from the product "          \
-    "specification; built in as constants, not measured by this run (docs/bench.md)"
+    "specification, reproduced by bench_yaffs2; built in as constants, not measured by this run "  \
+    "(docs/bench.md)"
 #define YAFFS2_SEQ_WRITE_KBPS 5501.0
 #define YAFFS2_SEQ_READ_KBPS 23128.0
 #define YAFFS2_SEQ_PROGRAMS_PER_CHUNK (8325.0 / 8192.0)
