@@ -9,12 +9,16 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "copy_progress.h"
 #include "fsimage.h"
 #include "nandkit/error.h"
 #include "tool.h"
+
+/* Names or one value: at most a header chunk's bytes (16 KiB pages). */
+#define NK_EXTRACT_XATTR_BYTES 16384
 
 static void nk_extract_help(FILE *out)
 {
@@ -26,7 +30,9 @@ static void nk_extract_help(FILE *out)
             "directories, symlinks (verbatim targets), hard links as hard links, and\n"
             "lost+found, FIFOs, and device nodes when run as root (otherwise, and for\n"
             "sockets, a warning). Permission bits (setuid, setgid, sticky included) and\n"
-            "modification times are kept; owners too when run as root. Nothing already in\n"
+            "modification times are kept; owners too when run as root. Extended attributes\n"
+            "of files and directories are set too (one the host refuses, e.g. security.*\n"
+            "without privilege, is a warning). Nothing already in\n"
             "DEST_DIR is followed when it is a symbolic link: entries are created relative to\n"
             "their directory, never through a link this extraction did not create, as tar\n"
             "does by default. A file with a chunk that fails its ECC is still extracted whole,\n"
@@ -72,6 +78,36 @@ static void nk_extract_times_of(const struct nk_fs_stat *st, struct timespec tim
     times[0].tv_nsec = 0;
     times[1].tv_sec = (time_t)st->mtime;
     times[1].tv_nsec = 0;
+}
+
+/* The extended attributes of `path` onto what `fd` is open on (before its
+ * mode: user.* attributes need write permission). One the host refuses
+ * (ENOTSUP: its file system has none; EPERM: security.* or trusted.* without
+ * the privilege) is a warning, as a foreign owner is. */
+static void nk_extract_xattrs_fd(struct nk_extract *x, const char *path, int fd, const char *host)
+{
+    static char names[NK_EXTRACT_XATTR_BYTES];
+    static uint8_t value[NK_EXTRACT_XATTR_BYTES];
+    int len = nk_fs_listxattr(x->fs, path, names, sizeof names);
+    if (len < 0) {
+        nk_extract_warn(x, "cannot read the extended attributes of", path, len);
+        return;
+    }
+    for (int at = 0; at < len; at += (int)strlen(names + at) + 1) {
+        const char *name = names + at;
+        int n = nk_fs_getxattr(x->fs, path, name, value, sizeof value);
+        if (n < 0) {
+            nk_extract_warn(x, "cannot read an extended attribute of", path, n);
+            continue;
+        }
+        if (fsetxattr(fd, name, value, (size_t)n, 0) == 0)
+            continue;
+        if (errno == ENOTSUP || errno == EPERM)
+            fprintf(stderr, "nandkit: warning: cannot set extended attribute %s of %s: %s\n",
+                    name, host, strerror(errno));
+        else
+            nk_extract_warn(x, "cannot set an extended attribute of", host, errno);
+    }
 }
 
 /* Owner, mode and times of what `fd` is open on. */
@@ -191,6 +227,7 @@ static void nk_extract_file(struct nk_extract *x, const char *path, int dir_fd, 
         x->incomplete++;
     }
     nk_fs_file_close(&file);
+    nk_extract_xattrs_fd(x, path, fd, host);
     nk_extract_attrs_fd(x, fd, host, st);
     if (close(fd) != 0)
         nk_extract_warn(x, "cannot write", host, errno);
@@ -259,6 +296,7 @@ static void nk_extract_entry(struct nk_extract *x, const char *path, int dir_fd,
         nk_extract_dir(x, path, fd, host, depth + 1);
         /* Mode and times last: a read-only directory must still take its
          * children, and adding them would change its mtime. */
+        nk_extract_xattrs_fd(x, path, fd, host);
         nk_extract_attrs_fd(x, fd, host, &st);
         close(fd);
         break;

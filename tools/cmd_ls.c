@@ -26,10 +26,14 @@ static void nk_ls_help(FILE *out)
             "  --json                  a JSON array of {path, type (file, dir, symlink,\n"
             "                          hardlink, special), size, mode (octal string), uid, gid,\n"
             "                          mtime, nlink, obj_id, ino, link_target (symlinks),\n"
-            "                          hardlink_target_id (hard links)}; a name byte that\n"
-            "                          is not UTF-8, XX, is written \\uDCXX (a lone surrogate,\n"
-            "                          as Python's surrogateescape)\n");
+            "                          hardlink_target_id (hard links), xattrs ({name:\n"
+            "                          value in hex}, when the object has any)}; a name\n"
+            "                          byte that is not UTF-8, XX, is written \\uDCXX (a lone\n"
+            "                          surrogate, as Python's surrogateescape)\n");
 }
+
+/* Names or one value: at most a header chunk's bytes (16 KiB pages). */
+#define NK_LS_XATTR_BYTES 16384
 
 struct nk_ls {
     struct nk_fs *fs;
@@ -54,6 +58,38 @@ static const char *nk_ls_type_name(uint8_t type)
 }
 
 /* Lists one entry; `known` is its stat when the caller has it already. */
+/* `"xattrs": {"NAME": "VALUE in hex", ...}` when `path` has any. */
+static void nk_ls_xattrs_json(struct nk_ls *ls, const char *path)
+{
+    static char names[NK_LS_XATTR_BYTES];
+    static uint8_t value[NK_LS_XATTR_BYTES];
+    int len = nk_fs_listxattr(ls->fs, path, names, sizeof names);
+    if (len < 0) {
+        fprintf(stderr, "nandkit: %s: extended attributes: %s\n", path, nk_strerror(len));
+        ls->status = 1;
+        return;
+    }
+    if (len == 0)
+        return;
+    printf(", \"xattrs\": {");
+    for (int at = 0; at < len; at += (int)strlen(names + at) + 1) {
+        int n = nk_fs_getxattr(ls->fs, path, names + at, value, sizeof value);
+        if (n < 0) {
+            fprintf(stderr, "nandkit: %s: extended attribute %s: %s\n", path, names + at,
+                    nk_strerror(n));
+            ls->status = 1;
+            continue;
+        }
+        printf("%s", at ? ", " : "");
+        nk_tool_json_string(stdout, names + at);
+        printf(": \"");
+        for (int i = 0; i < n; i++)
+            printf("%02x", value[i]);
+        printf("\"");
+    }
+    printf("}");
+}
+
 static void nk_ls_entry(struct nk_ls *ls, const char *path, const char *shown,
                         const struct nk_fs_stat *known)
 {
@@ -89,6 +125,7 @@ static void nk_ls_entry(struct nk_ls *ls, const char *path, const char *shown,
         }
         if (st.type == NK_FS_TYPE_HARDLINK)
             printf(", \"hardlink_target_id\": %u", st.ino);
+        nk_ls_xattrs_json(ls, path);
         printf("}");
         return;
     }

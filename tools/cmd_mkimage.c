@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,9 +41,11 @@ static void nk_mkimage_help(FILE *out)
             "Builds a YAFFS2 file system holding the tree under SRC_DIR, as mkyaffs2image does:\n"
             "regular files, directories, symlinks, hard links (names of one inode become one\n"
             "file and YAFFS2 hard-link objects), device nodes, FIFOs and sockets, with their\n"
-            "mode (setuid, setgid, sticky included), owner and times. Directory entries are\n"
-            "taken in bytewise name order, so one tree always gives the same image. A\n"
-            "top-level lost+found directory becomes YAFFS2's own lost+found.\n\n"
+            "mode (setuid, setgid, sticky included), owner, times and extended attributes\n"
+            "(kept in the header chunk after its 512 bytes, as YAFFS2 keeps them; the root's\n"
+            "are not taken). Directory entries are taken in bytewise name order, so one tree\n"
+            "always gives the same image. A top-level lost+found directory becomes YAFFS2's\n"
+            "own lost+found.\n\n"
             "IMAGE is created when missing, sparse as `nandkit sim create` makes it: the file\n"
             "ends with the last block written, as mkyaffs2image's output does, and reads back\n"
             "with --geometry P,O,N (or none: its geometry is detected from its tags). No\n"
@@ -76,6 +79,7 @@ static void nk_mkimage_help(FILE *out)
 
 #define NK_MKIMAGE_NO_PARENT ((size_t)-1)
 #define NK_MKIMAGE_READ_BYTES 65536
+#define NK_MKIMAGE_XATTR_MAX 65536 /* Linux's XATTR_SIZE_MAX; a header chunk holds far less */
 
 enum nk_mkimage_role {
     NK_MKIMAGE_OBJECT = 0, /* an ordinary object */
@@ -90,6 +94,8 @@ struct nk_mkimage_node {
     size_t link_of;  /* hard links: node index of the file */
     struct stat st;
     char *target;    /* symlinks */
+    uint8_t *xattrs; /* extended attributes, as the header stores them (NULL: none) */
+    size_t xattrs_len;
     uint8_t type;    /* enum nk_fs_type */
     uint8_t role;    /* enum nk_mkimage_role */
     uint32_t obj_id; /* given by the build */
@@ -203,6 +209,57 @@ static int nk_mkimage_open_source(const char *path, int flags)
     return open(path, flags);
 }
 
+/* The extended attributes of `path` (not followed), as the header stores
+ * them, in n->xattrs. Whether they fit the image's header chunks is checked
+ * by the build, which knows the page size. */
+static int nk_mkimage_plan_xattrs(struct nk_mkimage_node *n, const char *path)
+{
+    ssize_t names_len = llistxattr(path, NULL, 0);
+    if (names_len < 0 && (errno == ENOTSUP || errno == ENOSYS))
+        return 0; /* the host file system has none */
+    if (names_len < 0)
+        return nk_tool_error("cannot list the extended attributes of %s: %s", path,
+                             strerror(errno));
+    if (names_len == 0)
+        return 0;
+    char *names = malloc((size_t)names_len);
+    uint8_t *list = malloc(NK_MKIMAGE_XATTR_MAX);
+    uint8_t *value = malloc(NK_MKIMAGE_XATTR_MAX);
+    int status = 0;
+    if (!names || !list || !value)
+        status = nk_tool_error("out of memory reading the extended attributes of %s", path);
+    if (!status) {
+        names_len = llistxattr(path, names, (size_t)names_len);
+        if (names_len < 0)
+            status = nk_tool_error("cannot list the extended attributes of %s: %s", path,
+                                   strerror(errno));
+    }
+    size_t used = 0;
+    for (ssize_t at = 0; !status && at < names_len; at += (ssize_t)strlen(names + at) + 1) {
+        const char *name = names + at;
+        ssize_t len = lgetxattr(path, name, value, NK_MKIMAGE_XATTR_MAX);
+        if (len < 0) {
+            status = nk_tool_error("cannot read extended attribute %s of %s: %s", name, path,
+                                   strerror(errno));
+            break;
+        }
+        int err = nk_fs_xattr_pack(list, NK_MKIMAGE_XATTR_MAX, &used, name, value, (size_t)len);
+        if (err)
+            status = nk_tool_fail("%s: extended attribute %s (%lld bytes) is more than a YAFFS2 "
+                                  "header chunk can hold",
+                                  path, name, (long long)len);
+    }
+    if (!status && used) {
+        n->xattrs = list;
+        n->xattrs_len = used;
+        list = NULL;
+    }
+    free(names);
+    free(list);
+    free(value);
+    return status;
+}
+
 /* Adds `path` (lstat'ed into `st`) under `parent`. */
 static int nk_mkimage_plan_entry(struct nk_mkimage *m, char *path, size_t name_off,
                                  const struct stat *st, size_t parent, unsigned depth)
@@ -266,12 +323,18 @@ static int nk_mkimage_plan_entry(struct nk_mkimage *m, char *path, size_t name_o
     }
     if (type == NK_FS_TYPE_FILE && st->st_nlink > 1) {
         size_t first = nk_mkimage_link_of(m, index);
+        n = &m->nodes[index];
         if (first != NK_MKIMAGE_NO_PARENT) {
-            n = &m->nodes[index];
             n->type = NK_FS_TYPE_HARDLINK;
             n->link_of = first;
         }
-    } else if (type == NK_FS_TYPE_DIR) {
+    }
+    if (n->type != NK_FS_TYPE_HARDLINK) {
+        int status = nk_mkimage_plan_xattrs(n, path);
+        if (status)
+            return status;
+    }
+    if (type == NK_FS_TYPE_DIR) {
         return nk_mkimage_plan_dir(m, path, index, depth + 1);
     }
     return 0;
@@ -341,6 +404,7 @@ static void nk_mkimage_free(struct nk_mkimage *m)
     for (size_t i = 0; i < m->count; i++) {
         free(m->nodes[i].path);
         free(m->nodes[i].target);
+        free(m->nodes[i].xattrs);
     }
     free(m->nodes);
     free(m->inodes);
@@ -483,6 +547,14 @@ static int nk_mkimage_build(struct nk_mkimage *m)
         } else if (n->type == NK_FS_TYPE_FILE) {
             e.size = (uint64_t)n->st.st_size;
         }
+        size_t room = nk_fs_build_xattr_room(&m->builder);
+        if (n->xattrs_len && n->xattrs_len >= room)
+            return nk_tool_fail("%s: %zu bytes of extended attributes (names and values, as "
+                                "YAFFS2 stores them), but a header chunk of this image holds "
+                                "fewer than %zu",
+                                n->path, n->xattrs_len, room);
+        e.xattrs = n->xattrs;
+        e.xattrs_len = n->xattrs_len;
         err = nk_fs_build_object(&m->builder, &e, &n->obj_id);
         if (err)
             return nk_mkimage_build_error(m, n->path, err);

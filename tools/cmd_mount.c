@@ -56,11 +56,14 @@ static void nk_mount_help(FILE *out)
             "next mount (or fsck --repair) recovers it, with every fsync'd or closed file\n"
             "intact. The image is locked as by every nandkit command that writes it (shared\n"
             "with -o ro).\n\n"
-            "Unlike a Linux file system: no extended attributes (ENOTSUP); rename with\n"
-            "RENAME_EXCHANGE is refused (EINVAL); atime is never updated by reads; a\n"
-            "directory's link count is 1; hard links name files only (EPERM); device\n"
-            "numbers hold 8-bit majors and minors (EOVERFLOW beyond); st_blocks is the\n"
-            "size rounded up (holes are not counted out). See docs/cli.md.\n\n"
+            "Extended attributes are kept as YAFFS2 keeps them, in the header chunk: an\n"
+            "object's names and values share its chunk bytes - 512 (ENOSPC beyond); POSIX\n"
+            "ACLs (system.posix_acl_*) are refused with ENOTSUP.\n"
+            "Unlike a Linux file system: rename with RENAME_EXCHANGE is refused (EINVAL);\n"
+            "atime is never updated by reads; a directory's link count is 1; hard links\n"
+            "name files only (EPERM); device numbers hold 8-bit majors and minors\n"
+            "(EOVERFLOW beyond); st_blocks is the size rounded up (holes are not counted\n"
+            "out). See docs/cli.md.\n\n"
             "Options:\n" NK_TOOL_IMAGE_HELP "\n"
             "Exit status: 0 unmounted cleanly, 1 the mount or the unmount failed, 2 bad input.\n");
 }
@@ -84,6 +87,7 @@ static int nk_mount_run(int argc, char **argv)
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -562,39 +566,44 @@ static int nk_mount_utimens(const char *path, const struct timespec tv[2],
     return nk_mount_errno(nk_fs_lutimes(&m->t.fs, path, times[0], times[1]));
 }
 
+_Static_assert(XATTR_CREATE == NK_FS_XATTR_CREATE && XATTR_REPLACE == NK_FS_XATTR_REPLACE,
+               "setxattr's flags are passed through");
+
+/* Extended attributes: the file system's errors, but ERANGE stays ERANGE
+ * (a buffer too small, which getfattr answers with a size query). */
+static int nk_mount_xattr_errno(int err)
+{
+    return err == -NK_ERANGE ? -ERANGE : nk_mount_errno(err);
+}
+
 static int nk_mount_setxattr(const char *path, const char *name, const char *value, size_t size,
                              int flags)
 {
-    (void)path;
-    (void)name;
-    (void)value;
-    (void)size;
-    (void)flags;
-    return -ENOTSUP;
+    /* POSIX ACLs are not kept as ACLs: stored as plain attributes they
+     * would not change the mode as the kernel expects (cp -a sets a
+     * directory's mode through one). Refused, programs fall back to chmod. */
+    if (strncmp(name, "system.posix_acl_", 17) == 0)
+        return -ENOTSUP;
+    struct nk_mount *m = nk_mount_of();
+    return nk_mount_xattr_errno(nk_fs_setxattr(&m->t.fs, path, name, value, size, flags));
 }
 
 static int nk_mount_getxattr(const char *path, const char *name, char *value, size_t size)
 {
-    (void)path;
-    (void)name;
-    (void)value;
-    (void)size;
-    return -ENOTSUP;
+    struct nk_mount *m = nk_mount_of();
+    return nk_mount_xattr_errno(nk_fs_getxattr(&m->t.fs, path, name, value, size));
 }
 
 static int nk_mount_listxattr(const char *path, char *list, size_t size)
 {
-    (void)path;
-    (void)list;
-    (void)size;
-    return 0; /* no attributes: an empty list */
+    struct nk_mount *m = nk_mount_of();
+    return nk_mount_xattr_errno(nk_fs_listxattr(&m->t.fs, path, list, size));
 }
 
 static int nk_mount_removexattr(const char *path, const char *name)
 {
-    (void)path;
-    (void)name;
-    return -ENOTSUP;
+    struct nk_mount *m = nk_mount_of();
+    return nk_mount_xattr_errno(nk_fs_removexattr(&m->t.fs, path, name));
 }
 
 static const struct fuse_operations nk_mount_ops = {

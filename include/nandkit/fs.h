@@ -12,14 +12,15 @@
  * Mounts are read-write unless config.read_only is set: open/read/write/
  * pwrite/lseek/ftruncate/fsync/close, stat/lstat/fstat, opendir/readdir,
  * readlink, mkdir/rmdir/unlink/rename/link/symlink/chmod/chown/utimes,
- * statfs, sync and a structure check (fsck). nk_fs_format() writes an empty
+ * get/set/list/removexattr, statfs, sync and a structure check (fsck). nk_fs_format() writes an empty
  * file system; nk_fs_build_* builds a fresh one from a tree (what `nandkit
  * mkimage` uses). Both the builder and the mounted writer lay chunks out
  * through one writer (src/fs/chunk.c), so what they write cannot drift.
  *
  * What is durable when (docs/fs-design.md, "Writing"): every namespace
  * operation (create, mkdir, rmdir, unlink, rename, link, symlink, chmod,
- * chown, utimes, ftruncate) is on flash, atomically, when it returns 0.
+ * chown, utimes, setxattr, removexattr, ftruncate) is on flash, atomically,
+ * when it returns 0.
  * File data goes through a one-chunk write buffer per mounted file system
  * and is on flash, with the file's size, after nk_fs_file_fsync(),
  * nk_fs_file_close() or nk_fs_sync(). A power cut in the middle of unsynced
@@ -649,6 +650,45 @@ int nk_fs_utimes(struct nk_fs *fs, const char *path, uint64_t atime, uint64_t mt
 int nk_fs_lchown(struct nk_fs *fs, const char *path, uint32_t uid, uint32_t gid);
 int nk_fs_lutimes(struct nk_fs *fs, const char *path, uint64_t atime, uint64_t mtime);
 
+/* ----- extended attributes ------------------------------------------------------------ */
+
+/* Extended attributes live where YAFFS2 (and Linux YAFFS2's SELinux labels)
+ * keep them: in the object's header chunk after the 512 header bytes, so an
+ * object has chunk bytes - 512 for all of its names and values together
+ * (1 536 B with 2 KiB pages; none with in-band tags on 512-byte pages:
+ * -NK_ENOTSUP). Names are 1..NK_FS_XATTR_NAME_MAX bytes, any bytes but NUL
+ * (the namespaces "user.", "security."... are the caller's convention).
+ * These calls act on `path` itself when it is a symlink (lgetxattr(2) and
+ * friends), on the file when it is a hard link. A change is one header
+ * written: a power cut leaves the old list or the new one. Every other
+ * header write (chmod, rename, truncate, collection) keeps the list. */
+#define NK_FS_XATTR_NAME_MAX 255
+#define NK_FS_XATTR_CREATE 1  /* setxattr: fail with -NK_EEXIST when the name exists */
+#define NK_FS_XATTR_REPLACE 2 /* setxattr: fail with -NK_ENODATA when it does not */
+
+/* Copies the value of `name` into `value` (`size` bytes). Returns its length
+ * (with `size` 0: only the length), -NK_ENODATA (no such attribute),
+ * -NK_ERANGE (`size` too small, or the name too long), -NK_EINVAL, -NK_EIO,
+ * or a lookup error. */
+int nk_fs_getxattr(struct nk_fs *fs, const char *path, const char *name, void *value,
+                   size_t size);
+
+/* Sets `name` to `size` bytes of `value` (`flags`: 0 or one of
+ * NK_FS_XATTR_CREATE / _REPLACE). Returns 0, -NK_EEXIST, -NK_ENODATA,
+ * -NK_ENOSPC (the names and values of the object would not fit its header
+ * chunk, or the device is full), -NK_EROFS, -NK_ERANGE (name too long),
+ * -NK_EINVAL, -NK_ENOTSUP, -NK_EIO. */
+int nk_fs_setxattr(struct nk_fs *fs, const char *path, const char *name, const void *value,
+                   size_t size, int flags);
+
+/* Copies the names, each NUL-terminated, into `list` (`size` bytes). Returns
+ * their total length (with `size` 0: only the length; 0 when there are
+ * none), -NK_ERANGE (`size` too small), -NK_EINVAL, -NK_EIO. */
+int nk_fs_listxattr(struct nk_fs *fs, const char *path, char *list, size_t size);
+
+/* Removes `name`. Returns 0, -NK_ENODATA, -NK_EROFS, -NK_ENOSPC, -NK_EIO. */
+int nk_fs_removexattr(struct nk_fs *fs, const char *path, const char *name);
+
 /* ----- directories -------------------------------------------------------------------- */
 
 struct nk_fs_dir {
@@ -774,6 +814,10 @@ struct nk_fs_build_entry {
                           then precedes the data, as mkyaffs2image writes it (and unyaffs
                           expects); the data must come to exactly this size. Other layouts
                           write the header after the data, with the size counted. */
+    const uint8_t *xattrs; /* extended attributes as nk_fs_xattr_pack() lays them out, or
+                              NULL; `xattrs_len` below nk_fs_build_xattr_room(). A file's
+                              must stay valid until nk_fs_build_file_end() */
+    size_t xattrs_len;
 };
 
 /* What a build did (so far). */
@@ -829,6 +873,8 @@ struct nk_fs_builder {
     bool file_header_first; /* mkyaffs2: header written at open ... */
     uint64_t file_declared; /* ... with this size */
     struct nk_fs_build_attr file_attr;
+    const uint8_t *file_xattrs; /* the entry's, written with the header */
+    size_t file_xattrs_len;
     uint16_t file_name_len;
     uint8_t file_name[NK_FS_NAME_MAX];
     struct nk_fs_build_stats stats;
@@ -876,6 +922,18 @@ int nk_fs_build_object(struct nk_fs_builder *b, const struct nk_fs_build_entry *
  * fill. Returns 0, -NK_EINVAL (no file open), -NK_EFBIG (beyond the
  * highest chunk id), -NK_ENOSPC, or a build-stopping error. */
 int nk_fs_build_data(struct nk_fs_builder *b, const void *data, size_t len);
+
+/* Bytes a header chunk of this build has for extended attributes (chunk
+ * bytes - 512, or 0): a list must be shorter. */
+size_t nk_fs_build_xattr_room(const struct nk_fs_builder *b);
+
+/* Appends attribute `name` = `size` bytes of `value` to the list at `area`
+ * (`area_size` bytes, of which `*used` are used; start at 0), as the header
+ * stores it, and adds its length to `*used`. Returns 0, -NK_EEXIST (name
+ * already in the list), -NK_ENOSPC (the list would not be shorter than
+ * `area_size`), -NK_ERANGE (name too long), -NK_EINVAL. */
+int nk_fs_xattr_pack(uint8_t *area, size_t area_size, size_t *used, const char *name,
+                     const void *value, size_t size);
 
 /* Closes the open file: writes its last partial chunk and its header with
  * the size of all the data given. Returns 0, -NK_EINVAL (no file open), or

@@ -278,11 +278,14 @@ static int nk_fs_build_put_chunk(struct nk_fs_builder *b, struct nk_fs_tags *tag
 /* Writes `hdr` as object `obj_id`'s header chunk: extra-packed tags in the
  * linux and inband layouts, plain ones as mkyaffs2image writes in its own. */
 static int nk_fs_build_put_header(struct nk_fs_builder *b, uint32_t obj_id,
-                                  const struct nk_fs_header *hdr)
+                                  const struct nk_fs_header *hdr, const uint8_t *xattrs,
+                                  size_t xattrs_len)
 {
     int err = nk_fs_header_encode(hdr, b->page_buf, b->chunk_bytes);
     if (err)
         return nk_diag_set(&b->diag, err, "object %u: header does not encode", (unsigned)obj_id);
+    if (xattrs_len)
+        memcpy(b->page_buf + NK_FS_HEADER_BYTES, xattrs, xattrs_len);
     struct nk_fs_tags tags;
     nk_fs_chunk_header_tags(hdr, obj_id, b->config.layout == NK_FS_LAYOUT_MKYAFFS2, &tags);
     err = nk_fs_build_put_chunk(b, &tags);
@@ -422,6 +425,14 @@ static int nk_fs_build_check_entry(struct nk_fs_builder *b, const struct nk_fs_b
                            "Linux YAFFS2 stores (old_encode_dev: major and minor below 256)",
                            label.text, (unsigned)e->attr.rdev, (unsigned)(e->attr.rdev >> 8),
                            (unsigned)(e->attr.rdev & 0xffu));
+    if (e->xattrs_len &&
+        (!e->xattrs || e->type == NK_FS_TYPE_HARDLINK || e->xattrs_len >= nk_fs_build_xattr_room(b) ||
+         !nk_fs_xattr_whole(e->xattrs, e->xattrs_len)))
+        return nk_diag_set(&b->diag, -NK_EINVAL,
+                           "'%s': %zu bytes of extended attributes that are not a list of "
+                           "records shorter than %zu bytes%s",
+                           label.text, e->xattrs_len, nk_fs_build_xattr_room(b),
+                           e->type == NK_FS_TYPE_HARDLINK ? " (a hard link has its file's)" : "");
     if (e->type == NK_FS_TYPE_HARDLINK && !nk_fs_build_id_given(b, e->equiv_id))
         return nk_diag_set(&b->diag, -NK_EINVAL, "'%s': hard link to %u, which was never built",
                            label.text, (unsigned)e->equiv_id);
@@ -485,7 +496,7 @@ int nk_fs_build_builtin(struct nk_fs_builder *b, uint32_t obj_id,
     else
         nk_fs_build_fill_header(&hdr, NK_FS_TYPE_DIR, NK_FS_OBJ_ROOT, (const uint8_t *)lost_found,
                                 sizeof lost_found - 1, mode, attr);
-    return nk_fs_build_put_header(b, obj_id, &hdr);
+    return nk_fs_build_put_header(b, obj_id, &hdr, NULL, 0);
 }
 
 int nk_fs_build_object(struct nk_fs_builder *b, const struct nk_fs_build_entry *entry,
@@ -534,6 +545,8 @@ int nk_fs_build_object(struct nk_fs_builder *b, const struct nk_fs_build_entry *
         memcpy(b->file_name, entry->name, entry->name_len);
         b->file_header_first = b->config.layout == NK_FS_LAYOUT_MKYAFFS2;
         b->file_declared = entry->size;
+        b->file_xattrs = entry->xattrs;
+        b->file_xattrs_len = entry->xattrs_len;
         if (!b->file_header_first)
             return 0;
         /* mkyaffs2image's order: the header (with the size) first. */
@@ -541,7 +554,7 @@ int nk_fs_build_object(struct nk_fs_builder *b, const struct nk_fs_build_entry *
         nk_fs_build_fill_header(&file_hdr, NK_FS_TYPE_FILE, b->file_parent, b->file_name,
                                 b->file_name_len, mode, &b->file_attr);
         file_hdr.size = entry->size;
-        return nk_fs_build_put_header(b, id, &file_hdr);
+        return nk_fs_build_put_header(b, id, &file_hdr, entry->xattrs, entry->xattrs_len);
     case NK_FS_TYPE_DIR:
         b->stats.dirs++;
         break;
@@ -564,7 +577,7 @@ int nk_fs_build_object(struct nk_fs_builder *b, const struct nk_fs_build_entry *
     } else if (entry->type == NK_FS_TYPE_HARDLINK) {
         hdr.equiv_id = entry->equiv_id;
     }
-    return nk_fs_build_put_header(b, id, &hdr);
+    return nk_fs_build_put_header(b, id, &hdr, entry->xattrs, entry->xattrs_len);
 }
 
 /* ----- file data ---------------------------------------------------------------------- */
@@ -658,11 +671,16 @@ int nk_fs_build_file_end(struct nk_fs_builder *b)
     nk_fs_build_fill_header(&hdr, NK_FS_TYPE_FILE, b->file_parent, b->file_name, b->file_name_len,
                             b->file_attr.mode, &b->file_attr);
     hdr.size = b->file_size;
-    err = nk_fs_build_put_header(b, b->file_id, &hdr);
+    err = nk_fs_build_put_header(b, b->file_id, &hdr, b->file_xattrs, b->file_xattrs_len);
     if (err)
         return err;
     b->file_open = false;
     return 0;
+}
+
+size_t nk_fs_build_xattr_room(const struct nk_fs_builder *b)
+{
+    return b && b->chunk_bytes > NK_FS_HEADER_BYTES ? b->chunk_bytes - NK_FS_HEADER_BYTES : 0;
 }
 
 int nk_fs_build_finish(struct nk_fs_builder *b, struct nk_fs_build_stats *stats)

@@ -325,6 +325,44 @@ int nk_fs_lchown(struct nk_fs *fs, const char *path, uint32_t uid, uint32_t gid)
     return ret;
 }
 
+int nk_fs_getxattr(struct nk_fs *fs, const char *path, const char *name, void *value,
+                   size_t size)
+{
+    const struct nk_lock *lock = nk_fs_lock_of(fs);
+    nk_fs_lock_take(lock);
+    int ret = nk_fs_getxattr_unlocked(fs, path, name, value, size);
+    nk_fs_lock_give(lock);
+    return ret;
+}
+
+int nk_fs_setxattr(struct nk_fs *fs, const char *path, const char *name, const void *value,
+                   size_t size, int flags)
+{
+    const struct nk_lock *lock = nk_fs_lock_of(fs);
+    nk_fs_lock_take(lock);
+    int ret = nk_fs_setxattr_unlocked(fs, path, name, value, size, flags);
+    nk_fs_lock_give(lock);
+    return ret;
+}
+
+int nk_fs_listxattr(struct nk_fs *fs, const char *path, char *list, size_t size)
+{
+    const struct nk_lock *lock = nk_fs_lock_of(fs);
+    nk_fs_lock_take(lock);
+    int ret = nk_fs_listxattr_unlocked(fs, path, list, size);
+    nk_fs_lock_give(lock);
+    return ret;
+}
+
+int nk_fs_removexattr(struct nk_fs *fs, const char *path, const char *name)
+{
+    const struct nk_lock *lock = nk_fs_lock_of(fs);
+    nk_fs_lock_take(lock);
+    int ret = nk_fs_removexattr_unlocked(fs, path, name);
+    nk_fs_lock_give(lock);
+    return ret;
+}
+
 int nk_fs_dir_open(struct nk_fs *fs, struct nk_fs_dir *dir, const char *path)
 {
     const struct nk_lock *lock = nk_fs_lock_of(fs);

@@ -205,6 +205,8 @@ int nk_fs_obj_name_equals(struct nk_fs *fs, struct nk_fs_obj *obj, const char *n
  * object has no header, -NK_EIO on ECC failure or a header that no longer
  * belongs to the object. */
 int nk_fs_obj_header(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header *hdr);
+/* The same read without the decoding: the header chunk is in fs->page_buf. */
+int nk_fs_obj_header_load(struct nk_fs *fs, const struct nk_fs_obj *obj);
 
 /* The file a hard link leads to (or `obj` itself), NULL when dangling. */
 struct nk_fs_obj *nk_fs_obj_target(const struct nk_fs *fs, struct nk_fs_obj *obj);
@@ -363,6 +365,34 @@ void nk_fs_live_clear(struct nk_fs *fs, uint32_t page);
 /* Marks a block read with bitflips at the threshold for scrubbing. */
 void nk_fs_note_scrub(struct nk_fs *fs, uint32_t page);
 
+/* ----- extended attributes (xattr.c) ----- */
+
+/* A change to an attribute list: set `name` to `value` (`size` bytes), or
+ * remove it when `value` is NULL. */
+struct nk_fs_xattr_change {
+    const char *name;
+    size_t name_len;
+    const void *value;
+    size_t size;
+    int flags; /* NK_FS_XATTR_CREATE, NK_FS_XATTR_REPLACE */
+};
+/* Checks an attribute name: -NK_EINVAL (empty), -NK_ERANGE (too long). */
+int nk_fs_xattr_name_check(const char *name, size_t *name_len);
+/* Whether `len` bytes are records and nothing else (a builder's list). */
+bool nk_fs_xattr_whole(const uint8_t *list, size_t len);
+/* Bytes the list at `area` (`len` bytes) holds. */
+size_t nk_fs_xattr_used(const uint8_t *area, size_t len);
+/* Applies `c` to the list: 0, -NK_ENODATA, -NK_EEXIST, -NK_ENOSPC. */
+int nk_fs_xattr_apply(uint8_t *area, size_t len, const struct nk_fs_xattr_change *c);
+/* getxattr(2)/listxattr(2) on a list: the value's or the names' length
+ * (with `size` 0 only the length), -NK_ENODATA, -NK_ERANGE. */
+int nk_fs_xattr_get(const uint8_t *area, size_t len, const char *name, size_t name_len,
+                    void *value, size_t size);
+int nk_fs_xattr_list(const uint8_t *area, size_t len, char *list, size_t size);
+/* Copies the list of `obj`'s newest header into `page` (a header chunk being
+ * written): 0 (also when it has none) or the read's error. */
+int nk_fs_xattr_keep(struct nk_fs *fs, struct nk_fs_obj *obj, uint8_t *page);
+
 /* Writes object `obj`'s header (its current header edited by `edit`, or
  * built from scratch). */
 struct nk_fs_hdr_edit {
@@ -371,8 +401,9 @@ struct nk_fs_hdr_edit {
     uint8_t alias[NK_FS_ALIAS_MAX];
     bool was_shrink;      /* the loaded header's shrink flag (cleared in hdr) */
     uint32_t was_shadows; /* the loaded header's shadowed id (cleared in hdr) */
+    const struct nk_fs_xattr_change *xattr; /* applied to the attribute list, or NULL */
 };
-/* Edits live in the mounted fs, not on the stack (each is 568 B): a call
+/* Edits live in the mounted fs, not on the stack (each is 576 B): a call
  * takes one, and gives it back on every return path, last taken first
  * given. Unlinking a name of a file with hard links holds two, nothing
  * holds more. Take returns NULL when every slot is held (or the mount is
@@ -388,7 +419,8 @@ int nk_fs_hdr_rewrite(struct nk_fs *fs, struct nk_fs_obj *obj);
 /* Writes `hdr` as `obj`'s new header (type, parent, size and link filled in
  * from `obj`). Its name and alias may point into the fs's read page
  * (fs->page_buf): the header is encoded before anything else is read. */
-int nk_fs_hdr_write(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header *hdr);
+int nk_fs_hdr_write(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header *hdr,
+                    const struct nk_fs_xattr_change *xattr);
 
 /* The write buffer: flush makes room first; program writes it as it is
  * (garbage collection's own use). */
@@ -545,6 +577,12 @@ int nk_fs_chown_unlocked(struct nk_fs *fs, const char *path, uint32_t uid, uint3
 int nk_fs_utimes_unlocked(struct nk_fs *fs, const char *path, uint64_t atime, uint64_t mtime);
 int nk_fs_lchown_unlocked(struct nk_fs *fs, const char *path, uint32_t uid, uint32_t gid);
 int nk_fs_lutimes_unlocked(struct nk_fs *fs, const char *path, uint64_t atime, uint64_t mtime);
+int nk_fs_getxattr_unlocked(struct nk_fs *fs, const char *path, const char *name, void *value,
+                            size_t size);
+int nk_fs_setxattr_unlocked(struct nk_fs *fs, const char *path, const char *name,
+                            const void *value, size_t size, int flags);
+int nk_fs_listxattr_unlocked(struct nk_fs *fs, const char *path, char *list, size_t size);
+int nk_fs_removexattr_unlocked(struct nk_fs *fs, const char *path, const char *name);
 int nk_fs_dir_open_unlocked(struct nk_fs *fs, struct nk_fs_dir *dir, const char *path);
 int nk_fs_dir_read_unlocked(struct nk_fs_dir *dir, struct nk_fs_dirent *entry);
 int nk_fs_dir_stat_unlocked(struct nk_fs_dir *dir, struct nk_fs_stat *st);

@@ -101,7 +101,7 @@ bool nk_fs_obj_is_dir(const struct nk_fs_obj *obj)
            obj->id == NK_FS_OBJ_LOST_FOUND;
 }
 
-int nk_fs_obj_header(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header *hdr)
+int nk_fs_obj_header_load(struct nk_fs *fs, const struct nk_fs_obj *obj)
 {
     if (obj->hdr_page == NK_FS_NONE)
         return -NK_ENOENT;
@@ -116,6 +116,14 @@ int nk_fs_obj_header(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_heade
     if (status >= 0 &&
         (status == NK_FS_TAGS_UNWRITTEN || tags.obj_id != obj->id || tags.chunk_id != 0))
         return -NK_EIO;
+    return 0;
+}
+
+int nk_fs_obj_header(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header *hdr)
+{
+    int err = nk_fs_obj_header_load(fs, obj);
+    if (err)
+        return err;
     return nk_fs_header_decode(fs->page_buf, fs->chunk_bytes,
                                fs->config.tags_place == NK_FS_TAGS_INBAND, hdr);
 }

@@ -63,7 +63,7 @@ int nk_fs_hdr_load(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edi
 
 int nk_fs_hdr_store(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edit *edit)
 {
-    return nk_fs_hdr_write(fs, obj, &edit->hdr);
+    return nk_fs_hdr_write(fs, obj, &edit->hdr, edit->xattr);
 }
 
 int nk_fs_hdr_rewrite(struct nk_fs *fs, struct nk_fs_obj *obj)
@@ -78,7 +78,8 @@ int nk_fs_hdr_rewrite(struct nk_fs *fs, struct nk_fs_obj *obj)
     return err;
 }
 
-int nk_fs_hdr_write(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header *hdr)
+int nk_fs_hdr_write(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header *hdr,
+                    const struct nk_fs_xattr_change *xattr)
 {
     if (obj->wflags & NK_FS_W_STALE) {
         /* Its newest state is unknown: it can only be removed. */
@@ -101,9 +102,20 @@ int nk_fs_hdr_write(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header
         hdr->mtime = hdr->ctime = now;
     uint8_t *page = fs->copy_buf;
     memset(page, 0xff, fs->page_size);
-    int err = nk_fs_header_encode(hdr, page, fs->chunk_bytes);
+    const bool room = fs->chunk_bytes > NK_FS_HEADER_BYTES;
+    int err = nk_fs_header_encode(hdr, page, room ? NK_FS_HEADER_BYTES : fs->chunk_bytes);
     if (err)
         return err;
+    /* The extended attributes stay, except with a deletion. The header is
+     * encoded first: its name may be in the page this reads. */
+    if (room && hdr->parent_id != NK_FS_OBJ_DELETED && hdr->parent_id != NK_FS_OBJ_UNLINKED) {
+        err = nk_fs_xattr_keep(fs, obj, page);
+        if (!err && xattr)
+            err = nk_fs_xattr_apply(page + NK_FS_HEADER_BYTES,
+                                    fs->chunk_bytes - NK_FS_HEADER_BYTES, xattr);
+        if (err)
+            return err;
+    }
     struct nk_fs_tags tags;
     nk_fs_chunk_header_tags(hdr, obj->id, false, &tags);
     int64_t at = nk_fs_put_chunk(fs, &tags, page);

@@ -795,7 +795,7 @@ static int nk_fs_move_page(struct nk_fs *fs, uint32_t page, bool suspect)
         const struct nk_fs_obj *shadowed = hdr.shadows ? nk_fs_obj_find(fs, hdr.shadows) : NULL;
         if (shadowed && !(shadowed->wflags & NK_FS_W_DISPLACED))
             hdr.shadows = 0;
-        err = nk_fs_hdr_write(fs, obj, &hdr);
+        err = nk_fs_hdr_write(fs, obj, &hdr, NULL);
     }
     if (!err)
         fs->chunks_copied++;
@@ -841,6 +841,75 @@ int nk_fs_collect(struct nk_fs *fs, uint32_t victim)
     return nk_fs_erase(fs, victim);
 }
 
+/* A torn page at `page` whose tags still read: the mount left its chunk
+ * out, but YAFFS2 scans tags only and would take it (its data failing the
+ * ECC) as its object's newest chunk. What nandkit chose instead is written
+ * on flash, newer, in a form YAFFS2 honours: the object's header again for
+ * a torn header (a deletion header for an object the mount did not keep);
+ * for a torn data chunk the live copy of that chunk again, zeros for a hole
+ * within the size, or a shrink header at the size beyond it. */
+static int nk_fs_supersede_torn(struct nk_fs *fs, uint32_t page)
+{
+    struct nk_fs_tags tags;
+    int status = nk_fs_read_tags(fs, page, &tags);
+    if (status < 0 || status == NK_FS_TAGS_UNWRITTEN || tags.obj_id < NK_FS_OBJ_FIRST_USER)
+        return status < 0 && status != -NK_EBADMSG ? status : 0;
+    struct nk_fs_obj *obj = nk_fs_obj_find(fs, tags.obj_id);
+    if (!obj) {
+        struct nk_fs_header hdr = {.type = tags.extra ? tags.extra_type : NK_FS_TYPE_FILE,
+                                   .parent_id = NK_FS_OBJ_DELETED,
+                                   .shrink = true};
+        if (hdr.type < NK_FS_TYPE_FILE || hdr.type > NK_FS_TYPE_SPECIAL)
+            hdr.type = NK_FS_TYPE_FILE;
+        uint8_t *buf = fs->copy_buf;
+        memset(buf, 0xff, fs->page_size);
+        int err = nk_fs_header_encode(&hdr, buf, NK_FS_HEADER_BYTES);
+        if (err)
+            return err;
+        struct nk_fs_tags t;
+        nk_fs_chunk_header_tags(&hdr, tags.obj_id, false, &t);
+        int64_t at = nk_fs_put_chunk(fs, &t, buf);
+        return at < 0 ? (int)at : 0;
+    }
+    /* A page the mount took as live, now failing (it faded since), is not
+     * one the mount left out: it stays, as any unreadable live chunk. */
+    if (tags.chunk_id == 0 || obj->type != NK_FS_TYPE_FILE)
+        return tags.chunk_id == 0 && obj->hdr_page != NK_FS_NONE && obj->hdr_page != page
+                   ? nk_fs_hdr_rewrite(fs, obj)
+                   : 0;
+    uint32_t live = nk_fs_map_get(fs, obj, tags.chunk_id);
+    if (live == page)
+        return 0;
+    if (live != NK_FS_NONE) {
+        int err = nk_fs_move_page(fs, live, false);
+        return err < 0 ? err : 0;
+    }
+    uint64_t start = (uint64_t)(tags.chunk_id - 1) * fs->chunk_bytes;
+    if (start < obj->size) {
+        uint64_t left = obj->size - start;
+        struct nk_fs_tags t = {.obj_id = obj->id, .chunk_id = tags.chunk_id};
+        t.n_bytes = left < fs->chunk_bytes ? (uint32_t)left : fs->chunk_bytes;
+        memset(fs->copy_buf, 0, fs->page_size);
+        int64_t at = nk_fs_put_chunk(fs, &t, fs->copy_buf);
+        if (at < 0)
+            return (int)at;
+        nk_fs_live_set(fs, (uint32_t)at);
+        return nk_fs_map_set(fs, obj, tags.chunk_id, (uint32_t)at);
+    }
+    if (obj->hdr_page == NK_FS_NONE)
+        return 0;
+    struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);
+    if (!edit)
+        return -NK_ENOMEM;
+    int err = nk_fs_hdr_load(fs, obj, edit);
+    if (!err) {
+        edit->hdr.shrink = true;
+        err = nk_fs_hdr_store(fs, obj, edit);
+    }
+    nk_fs_edit_give(fs, edit);
+    return err;
+}
+
 /* The chunk in the last written page of `block` is written again (see
  * nk_fs_write_recover()). */
 static int nk_fs_recover_block(struct nk_fs *fs, uint32_t block, bool suspect)
@@ -861,6 +930,8 @@ static int nk_fs_recover_block(struct nk_fs *fs, uint32_t block, bool suspect)
         return err;
     fs->in_gc = true;
     err = nk_fs_move_page(fs, page, suspect);
+    if (err == 1)
+        err = nk_fs_supersede_torn(fs, page);
     fs->in_gc = false;
     return err < 0 ? err : 0;
 }

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Real programs on a mounted 128 MiB simulated image (K9F1G08U0A, the eCos
 # library's chip): cp -a of a tree of thousands of files (hard links,
-# symlinks, sparse files, 255-byte names) and diff -r; a tar round trip;
+# symlinks, sparse files, 255-byte names, extended attributes) and diff -r
+# and getfattr -d; a tar round trip;
 # rsync -a --checksum twice (the second transfers nothing); git init,
 # commit and fsck --full; sqlite3 with 10 000 rows in transactions and
 # integrity_check, also after a remount; fio sequential and random writes
@@ -93,6 +94,19 @@ with open(os.path.join(root, "sparse.bin"), "wb") as fh:
     fh.write(b"end of a sparse file\n")
     fh.seek(1 << 20)
     fh.write(b"middle")
+# Extended attributes (user.*: what a tree without privilege can hold) on
+# every directory and every seventh file, one binary, one empty.
+n = 0
+for dp, dns, fns in os.walk(root):
+    os.setxattr(dp, "user.dir", dp[len(root):].encode() or b"/")
+    for f in sorted(fns):
+        p = os.path.join(dp, f)
+        n += 1
+        if os.path.islink(p) or n % 7:
+            continue
+        os.setxattr(p, "user.mime_type", b"application/octet-stream")
+        os.setxattr(p, "user.checksum", rnd.randbytes(32))
+        os.setxattr(p, "user.empty", b"")
 os.chmod(os.path.join(root, "dir00"), 0o750)
 PY
 files=$(find "$SRC" | wc -l)
@@ -122,8 +136,14 @@ h = os.path.join(b, "dir05/sub2")
 assert os.lstat(h + "/hard-link").st_ino == os.lstat(h + "/file000.txt").st_ino
 PY
 
-getfattr -h -R -d "$MNT/tree" > "$TMP/xattrs" 2>&1 || fail "getfattr -d: $(head -2 "$TMP/xattrs")"
-[ ! -s "$TMP/xattrs" ] || fail "getfattr shows attributes the file system does not store"
+# getfattr -d of the copy is the source's (paths relative and sorted, values in hex).
+xattrs_of() { (cd "$1" && find . -print0 | sort -z | xargs -0 getfattr -h -d -m - -e hex 2>&1); }
+xattrs_of "$SRC" > "$TMP/xattrs.src"
+grep -q "user.checksum=" "$TMP/xattrs.src" || fail "the source tree has no extended attributes"
+xattrs_of "$MNT/tree" > "$TMP/xattrs" || fail "getfattr -d: $(head -2 "$TMP/xattrs")"
+diff "$TMP/xattrs.src" "$TMP/xattrs" > "$TMP/xattrs.diff" ||
+    fail "getfattr -d after cp -a differs: $(head -12 "$TMP/xattrs.diff")"
+say "extended attributes: $(grep -c =0x "$TMP/xattrs") values, getfattr -d identical"
 
 say "tar round trip"
 mkdir "$TMP/untar"
@@ -229,7 +249,7 @@ PY
     fiopid=$!
     # Both writers under way on the mount first (a writer that started after
     # the kill would write into the bare mount point instead).
-    for _ in $(seq 200); do
+    for _ in $(seq 1200); do # up to a minute on a loaded machine
         [ -s "$TMP/committed" ] && [ -s "$TMP/blob$point.done" ] && break
         sleep 0.05
     done
@@ -268,6 +288,8 @@ unmount
 say "nandkit ls -R and extract agree"
 "$NK" extract "$IMG" "$TMP/extracted" $G > /dev/null 2>&1 || fail "extract"
 diff -r --no-dereference "$SRC" "$TMP/extracted/tree" > /dev/null || fail "extract of the tree differs"
+xattrs_of "$TMP/extracted/tree" > "$TMP/xattrs.extracted"
+diff "$TMP/xattrs.src" "$TMP/xattrs.extracted" > /dev/null || fail "extract lost extended attributes"
 "$NK" ls -R "$IMG" /tree $G 2> /dev/null | grep -c . > "$TMP/ls.count"
 [ "$(cat "$TMP/ls.count")" -ge $((files - 1)) ] || fail "ls -R lists $(cat "$TMP/ls.count") entries of $((files - 1))"
 fsck_clean "at the end"
@@ -292,8 +314,12 @@ for dp, dns, fns in os.walk(src):
         assert rel in objs, rel
         if os.path.isfile(p) and not os.path.islink(p):
             assert open(p, "rb").read() == open(data + rel, "rb").read(), rel
+        if not os.path.islink(p):
+            want = {k: os.getxattr(p, k).hex() for k in os.listxattr(p)}
+            assert objs[rel].get("xattrs", {}) == want, (rel, objs[rel].get("xattrs"), want)
         n += 1
-print("YAFFS2 Direct: %d objects of the tree, every file's bytes the same" % n)
+print("YAFFS2 Direct: %d objects of the tree, every file's bytes and extended attributes the same"
+      % n)
 PY
 fi
 

@@ -15,7 +15,7 @@
  * SCRIPT, one operation a line (paths inside the file system, no spaces):
  *   put HOSTFILE PATH MODE | trunc PATH SIZE | rm PATH | rmdir PATH | mkdir PATH MODE |
  *   mv FROM TO | ln EXISTING NEW | symlink TARGET PATH | chmod PATH MODE | remount |
- *   gc ROUNDS | sync
+ *   gc ROUNDS | sync | setxattr PATH NAME HEXVALUE (- for empty) | rmxattr PATH NAME
  * An operation that fails prints "op LINE failed: ..." and the run goes on (exit 1).
  */
 #include <errno.h>
@@ -87,6 +87,35 @@ static int mkdirs(const char *path)
 
 static int failures;
 
+/* `,"xattrs":{"NAME":"HEX",...}` of the object at YAFFS2 path `y`, when it has any. */
+static void print_xattrs(const char *y)
+{
+    static char names[16384];
+    static unsigned char value[16384];
+    int len = yaffs_llistxattr(y, names, sizeof names);
+    if (len < 0) {
+        printf(",\"xattr_errno\":%d", yglue_last_error());
+        return;
+    }
+    if (len == 0)
+        return;
+    printf(",\"xattrs\":{");
+    for (int at = 0; at < len; at += (int)strlen(names + at) + 1) {
+        int n = yaffs_lgetxattr(y, names + at, value, sizeof value);
+        printf("%s", at ? "," : "");
+        json_str(stdout, names + at);
+        if (n < 0) {
+            printf(":null");
+            continue;
+        }
+        printf(":\"");
+        for (int i = 0; i < n; i++)
+            printf("%02x", value[i]);
+        printf("\"");
+    }
+    printf("}");
+}
+
 /* Lists `path` (inside the file system) and everything below it. */
 static void walk(const char *path, const char *out)
 {
@@ -138,6 +167,8 @@ static void walk(const char *path, const char *out)
             printf(",\"target\":");
             json_str(stdout, target);
         }
+        if ((st.st_mode & S_IFMT) != S_IFLNK)
+            print_xattrs(y);
         if ((st.st_mode & S_IFMT) == S_IFREG) {
             char host[8400];
             snprintf(host, sizeof host, "%s/data%s", out, child);
@@ -215,9 +246,9 @@ static int put(const char *host, const char *path, unsigned mode)
 
 static int apply_line(char *line)
 {
-    char *argv[4] = {0};
+    char *argv[5] = {0};
     int argc = 0;
-    for (char *tok = strtok(line, " \t\n"); tok && argc < 4; tok = strtok(NULL, " \t\n"))
+    for (char *tok = strtok(line, " \t\n"); tok && argc < 5; tok = strtok(NULL, " \t\n"))
         argv[argc++] = tok;
     if (argc == 0 || argv[0][0] == '#')
         return 0;
@@ -262,6 +293,20 @@ static int apply_line(char *line)
         for (long i = 0; i < rounds; i++)
             yaffs_do_background_gc(full("/", a, sizeof a), 2);
         return 0;
+    } else if (!strcmp(op, "setxattr")) {
+        NEED(3);
+        unsigned char value[4096];
+        size_t n = strlen(argv[3]) / 2;
+        if (n > sizeof value)
+            return -EINVAL;
+        for (size_t i = 0; i < n; i++)
+            sscanf(argv[3] + 2 * i, "%2hhx", &value[i]);
+        if (!strcmp(argv[3], "-"))
+            n = 0;
+        r = yaffs_lsetxattr(full(argv[1], a, sizeof a), argv[2], value, (int)n, 0);
+    } else if (!strcmp(op, "rmxattr")) {
+        NEED(2);
+        r = yaffs_lremovexattr(full(argv[1], a, sizeof a), argv[2]);
     } else if (!strcmp(op, "sync")) {
         NEED(0);
         r = yaffs_sync(full("/", a, sizeof a));
