@@ -7,7 +7,8 @@
  * through the device layer's multi-page read: the bytes of every page,
  * across a block boundary, the ECC outcome of a stream (corrected,
  * uncorrectable in one page and in two, the last one named), and the time
- * against the streaming limit at 1 and 4 lines (virtual time).
+ * against the streaming limit at 1 and 4 lines (virtual time); the
+ * benchmark's continuous and page-at-a-time figures for one block.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "nandkit/nand.h"
 #include "nandkit/sim.h"
 #include "nandkit/spinand.h"
+#include "nkbench.h"
 #include "testutil.h"
 
 /* ----- the recording port ----------------------------------------------------------- */
@@ -208,7 +210,7 @@ struct rig {
 static void rig_open(struct rig *r)
 {
     memset(r, 0, sizeof *r);
-    struct nk_sim_config sc = {.preset = "W25N01GV", .seed = 3};
+    struct nk_sim_config sc = {.preset = "W25N01GV", .seed = 3, .measure_host_time = true};
     struct nk_diag why;
     if (nk_sim_open(&r->sim, &sc, &why))
         fail_msg("W25N01GV: %s", why.text);
@@ -325,6 +327,66 @@ static void test_a_stream_is_within_2_percent_of_the_streaming_limit(void **stat
     }
 }
 
+/* The device time of a figure (what the simulator charged, no host CPU). */
+static double device_us(const struct nk_bench_stat *s)
+{
+    return s->array_us + s->bus_us;
+}
+
+static void test_bench_measures_continuous_against_page_at_a_time_reads(void **state)
+{
+    (void)state;
+    struct rig r;
+    rig_open(&r);
+    struct nk_bench_config config;
+    memset(&config, 0, sizeof config);
+    config.nand = &r.nand;
+    config.sim = r.sim;
+    config.clock = NK_BENCH_CLOCK_SIM;
+    config.count = 4;
+    config.block_count = 2;
+    config.seed = 3;
+    struct nk_bench_result result;
+    struct nk_diag why[1] = {{""}};
+    if (nk_bench_run(&config, &result, why))
+        fail_msg("bench: %s", why->text);
+    const struct nk_bench_stat *paged = &result.seq_paged, *stream = &result.seq_continuous;
+    assert_int_equal(paged->count, 2);
+    assert_int_equal(stream->count, 2);
+    /* Four lines at 104 MHz: tRD once, 40 clocks, 64 data areas. */
+    assert_float_equal(stream->limit_us, 60.0 + (40.0 + 64 * 2048 * 8 / 4.0) / 104.0, 1e-6);
+    assert_float_equal(paged->limit_us, 64 * result.ops[NK_BENCH_PAGE_READ_DATA].limit_us, 1e-6);
+    print_message("  block of 64 pages: page at a time %.2f us device time (limit %.2f), "
+                  "continuous %.2f us (limit %.2f)\n",
+                  device_us(paged), paged->limit_us, device_us(stream), stream->limit_us);
+    assert_true(device_us(stream) >= stream->limit_us);
+    assert_true(device_us(stream) < 1.02 * stream->limit_us);
+    assert_true(device_us(paged) >= paged->limit_us);
+    assert_true(device_us(stream) < 0.45 * device_us(paged));
+    rig_close(&r);
+
+    /* A part without continuous read has no such figures. */
+    struct nk_sim *sim;
+    struct nk_sim_config sc = {.preset = "GD5F1GQ4UB", .seed = 3, .measure_host_time = true};
+    assert_int_equal(nk_sim_open(&sim, &sc, NULL), 0);
+    size_t size = nk_nand_default_workspace_size(&nk_sim_params(sim)->chip);
+    void *ws = malloc(size);
+    struct nk_nand nand;
+    struct nk_nand_config nc = {.ctrl = nk_sim_ctrl(sim),
+                                .workspace = ws,
+                                .workspace_size = size,
+                                .clock = nk_sim_clock(sim)};
+    assert_int_equal(nk_nand_open(&nand, &nc), 0);
+    config.nand = &nand;
+    config.sim = sim;
+    assert_int_equal(nk_bench_run(&config, &result, why), 0);
+    assert_int_equal(result.seq_paged.count, 0);
+    assert_int_equal(result.seq_continuous.count, 0);
+    nk_nand_close(&nand);
+    nk_sim_close(sim);
+    free(ws);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -335,6 +397,7 @@ int main(void)
         cmocka_unit_test(test_read_pages_streams_every_page_across_a_block_boundary),
         cmocka_unit_test(test_a_stream_reports_the_worst_page_and_names_the_last_failure),
         cmocka_unit_test(test_a_stream_is_within_2_percent_of_the_streaming_limit),
+        cmocka_unit_test(test_bench_measures_continuous_against_page_at_a_time_reads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -83,6 +83,11 @@ struct nk_bench_result {
     double ecc_page_read_us;    /* calibrated ECC CPU per page, read path */
     double ecc_page_program_us; /* calibrated ECC CPU per page, program path */
     struct nk_bench_stat ops[NK_BENCH_OP_COUNT];
+    /* The data of one block read in sequence on a part with continuous
+     * read (count 0 on other parts): page at a time (PAGE READ, tRD and a
+     * read from cache per page, nk_nand_read_page) and in one continuous
+     * stream (nk_nand_read_pages). Limits as in docs/bench.md. */
+    struct nk_bench_stat seq_paged, seq_continuous;
 };
 
 /* The eCos library's datasheet limits (ecos-devel benchmark, 2009) for `info`, in microseconds:
