@@ -387,6 +387,49 @@ static void test_bench_measures_continuous_against_page_at_a_time_reads(void **s
     free(ws);
 }
 
+/* A device that hides the part (a Linux MTD device) takes the serial
+ * limits from the part named to the benchmark. */
+static void test_bench_limits_of_a_named_part_behind_a_device_that_hides_it(void **state)
+{
+    (void)state;
+    struct nk_sim *sim;
+    struct nk_sim_config sc = {.preset = "K9F1G08U0A", .seed = 3};
+    assert_int_equal(nk_sim_open(&sim, &sc, NULL), 0);
+    size_t size = nk_nand_default_workspace_size(&nk_sim_params(sim)->chip);
+    void *ws = malloc(size);
+    struct nk_nand nand;
+    struct nk_nand_config nc = {.ctrl = nk_sim_ctrl(sim),
+                                .workspace = ws,
+                                .workspace_size = size,
+                                .clock = nk_sim_clock(sim)};
+    assert_int_equal(nk_nand_open(&nand, &nc), 0);
+    const struct nk_spinand_part *part = nk_spinand_table_find("W25N01GV");
+    struct nk_bench_config config;
+    memset(&config, 0, sizeof config);
+    config.nand = &nand;
+    config.sim = sim;
+    config.clock = NK_BENCH_CLOCK_SIM;
+    config.count = 2;
+    config.block_count = 1;
+    config.seed = 3;
+    config.timing = &part->info.timing;
+    config.serial_part = part;
+    config.serial_width = 4;
+    struct nk_bench_result result;
+    struct nk_diag why[1] = {{""}};
+    if (nk_bench_run(&config, &result, why))
+        fail_msg("bench: %s", why->text);
+    /* tRD + (13h 32 + EBh 16 clocks + 2112 bytes on 4 lines) at 104 MHz. */
+    assert_float_equal(result.ops[NK_BENCH_PAGE_READ].limit_us,
+                       60.0 + (32.0 + 16.0 + 2112 * 8 / 4.0) / 104.0, 1e-6);
+    /* tPROG + (06h 8 + 32h 24 + 2112 bytes on 4 lines + 10h 32). */
+    assert_float_equal(result.ops[NK_BENCH_PAGE_PROGRAM].limit_us,
+                       250.0 + (8.0 + 24.0 + 2112 * 8 / 4.0 + 32.0) / 104.0, 1e-6);
+    nk_nand_close(&nand);
+    nk_sim_close(sim);
+    free(ws);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -398,6 +441,7 @@ int main(void)
         cmocka_unit_test(test_a_stream_reports_the_worst_page_and_names_the_last_failure),
         cmocka_unit_test(test_a_stream_is_within_2_percent_of_the_streaming_limit),
         cmocka_unit_test(test_bench_measures_continuous_against_page_at_a_time_reads),
+        cmocka_unit_test(test_bench_limits_of_a_named_part_behind_a_device_that_hides_it),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,6 +59,8 @@ enum nk_bench_clock {
     NK_BENCH_CLOCK_WALL, /* wall time (real hardware, /dev/mtdN) */
 };
 
+struct nk_spinand_part;
+
 struct nk_bench_config {
     struct nk_nand *nand;
     struct nk_sim *sim; /* NK_BENCH_CLOCK_SIM: the simulator behind `nand` */
@@ -72,6 +74,12 @@ struct nk_bench_config {
     /* Datasheet timing for the limits: the timing the simulator runs (its
      * preset's typical values), NULL = the identified chip's. */
     const struct nk_chip_timing *timing;
+    /* The SPI-NAND part behind a device that does not show it (a Linux MTD
+     * device: the kernel speaks the serial protocol): the limits are the
+     * part's serial ones at `serial_width` data lines (0: 1) and its clock.
+     * NULL: the device's own chip decides. */
+    const struct nk_spinand_part *serial_part;
+    unsigned serial_width;
     const char *label; /* for the progress line */
 };
 

@@ -597,9 +597,30 @@ int nk_bench_run(const struct nk_bench_config *config, struct nk_bench_result *r
     struct nk_chip_info datasheet = *info;
     if (config->timing)
         datasheet.timing = *config->timing;
-    bool have_limits = nk_bench_chip_limits(&nand->chip, &datasheet, false, limits);
-    if (have_limits)
-        nk_bench_chip_limits(&nand->chip, &datasheet, true, limits_max);
+    bool have_limits;
+    if (config->serial_part && config->serial_part->max_hz) {
+        /* The part's serial limits, at its clock and the width given. */
+        unsigned width = config->serial_width ? config->serial_width : 1;
+        const struct nk_spinand_part *part = config->serial_part;
+        unsigned quad_io_dummy = !(part->flags & NK_SPINAND_QUAD_IO)      ? 0u
+                                 : (part->flags & NK_SPINAND_EBH_DUMMY_1) ? 2u
+                                                                          : 4u;
+        unsigned write_width = width == 4 && !(part->flags & NK_SPINAND_X1_LOAD) ? 4u : 1u;
+        struct nk_chip_info worst = datasheet;
+        if (worst.timing.tR_max_ns > worst.timing.tR_ns)
+            worst.timing.tR_ns = worst.timing.tR_max_ns;
+        if (worst.timing.tPROG_max_ns > worst.timing.tPROG_ns)
+            worst.timing.tPROG_ns = worst.timing.tPROG_max_ns;
+        if (worst.timing.tBERS_max_ns > worst.timing.tBERS_ns)
+            worst.timing.tBERS_ns = worst.timing.tBERS_max_ns;
+        nk_bench_spi_limits(&datasheet, width, write_width, quad_io_dummy, part->max_hz, limits);
+        nk_bench_spi_limits(&worst, width, write_width, quad_io_dummy, part->max_hz, limits_max);
+        have_limits = true;
+    } else {
+        have_limits = nk_bench_chip_limits(&nand->chip, &datasheet, false, limits);
+        if (have_limits)
+            nk_bench_chip_limits(&nand->chip, &datasheet, true, limits_max);
+    }
     if (!have_limits && config->clock == NK_BENCH_CLOCK_WALL) {
         /* Real hardware is worth timing even without a datasheet to compare. */
         memset(limits, 0, sizeof limits);

@@ -62,12 +62,11 @@ static int app_nand_start(void)
             nk_nand_read_pages(&nand, 0, BOOT_PAGES, (uint8_t *)boot_image, NULL, NK_OOB_PLACE);
 #ifndef NK_NO_FS
     /* Tags in the free OOB bytes; a part with fewer than the 28 bytes of
-     * tags and their code (W25N01GV: 24) keeps the 16 tag bytes only,
-     * without a code of their own. */
-    struct nk_fs_config fs_config = {.part = &data_part,
-                                     .pool = fs_pool,
-                                     .pool_size = sizeof fs_pool,
-                                     .no_tags_ecc = nk_nand_free_oob_bytes(&nand) < 28u};
+     * tags and their code (W25N01GV: 24) keeps them in the page instead. */
+    struct nk_fs_config fs_config = {
+        .part = &data_part, .pool = fs_pool, .pool_size = sizeof fs_pool};
+    nk_fs_config_layout(&fs_config, nk_nand_free_oob_bytes(&nand) < 28u ? NK_FS_LAYOUT_INBAND
+                                                                        : NK_FS_LAYOUT_LINUX);
     nand_status[3] = nk_fs_mount(&fs, &fs_config);
 #endif
     return nand_status[3];
