@@ -84,7 +84,9 @@ static void nk_bench_help(FILE *out)
         "  --geometry P,O,N,B      geometry of IMAGE (instead of --chip)\n"
         "  --mtd-ecc kernel|nandkit  /dev/mtdN: the kernel's ECC (default) or raw + nandkit's\n"
         "                          (with /dev/mtdN, --chip NAME gives the datasheet timing\n"
-        "                          for the limits; without it only the figures are shown)\n");
+        "                          for the limits; without it only the figures are shown;\n"
+        "                          for a SPI-NAND part the limits are at --bus lines,\n"
+        "                          default 1, as the kernel's width is not visible)\n");
 }
 
 struct nk_bench_options {
@@ -245,10 +247,21 @@ static int nk_bench_mtd_run(const struct nk_bench_options *o, struct nk_bench_re
     int status = nk_tool_image_open(&image, &opts);
     if (status)
         return status;
+    /* A SPI-NAND part: the kernel drives the serial bus, its limits are the
+     * serial ones at --bus lines (the kernel's width is not visible here). */
+    const struct nk_spinand_part *serial =
+        o->image.chip ? nk_spinand_table_find(o->image.chip) : NULL;
+    if (o->bus && !serial) {
+        nk_tool_image_close(&image);
+        return nk_tool_fail("--bus %u on %s: name the SPI-NAND part behind it with --chip", o->bus,
+                            o->image.path);
+    }
     if (o->image.chip)
         image.nand.chip.info.timing = part.chip.timing;
     struct nk_bench_config bc;
     memset(&bc, 0, sizeof bc);
+    bc.serial_part = serial;
+    bc.serial_width = o->bus ? o->bus : 1;
     bc.nand = &image.nand;
     bc.clock = NK_BENCH_CLOCK_WALL;
     bc.count = o->count;

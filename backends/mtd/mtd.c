@@ -412,7 +412,9 @@ int nk_mtd_ecc_engine(struct nk_mtd *mtd, struct nk_ecc_engine *engine,
                            ecc->strength, ecc->step_size);
     if (mtd->bch.ecc_bytes != ecc->bytes_per_step)
         return nk_diag_set(why, -NK_ENOTSUP,
-                           "kernel stores %u ECC bytes per step; BCH t=%u needs %u",
+                           "kernel stores %u ECC bytes per step; BCH t=%u needs %u: not a software "
+                           "engine nandkit can stand in for (an on-die ECC, as on SPI-NAND, or a "
+                           "controller's): use the kernel's ECC",
                            ecc->bytes_per_step, ecc->strength, mtd->bch.ecc_bytes);
     nk_ecc_bch_engine_init(engine, &mtd->bch);
     return 0;

@@ -122,13 +122,14 @@ struct nk_sim_pending {
 struct nk_spinand_part;
 struct nk_sim_spinand {
     const struct nk_spinand_part *part;
-    uint8_t protect;     /* feature A0h */
-    uint8_t config;      /* feature B0h */
-    bool wel;            /* write enable latch */
-    bool p_fail, e_fail; /* status bits of the last program / erase */
-    uint8_t ecc_code;    /* status bits 6:4 of the last page read */
-    uint8_t ecc_extra;   /* the vendor register refining them (F0h, 7Ch, 30h) */
-    uint32_t loaded_row; /* page the cache holds from a PAGE READ, UINT32_MAX: none */
+    uint8_t protect;       /* feature A0h */
+    uint8_t config;        /* feature B0h */
+    bool wel;              /* write enable latch */
+    bool p_fail, e_fail;   /* status bits of the last program / erase */
+    uint8_t ecc_code;      /* status bits 6:4 of the last page read */
+    uint8_t ecc_extra;     /* the vendor register refining them (F0h, 7Ch, 30h) */
+    uint32_t loaded_row;   /* page the cache holds from a PAGE READ, UINT32_MAX: none */
+    uint32_t last_failure; /* last page a continuous read could not correct (A9h) */
 };
 
 struct nk_sim {

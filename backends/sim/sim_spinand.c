@@ -161,8 +161,100 @@ static bool nk_sim_spinand_column(struct nk_sim *sim, const struct nk_spi_op *op
     return true;
 }
 
+/* Continuous read (Winbond, BUF = 0): the data areas of the loaded page and
+ * the pages after it, streamed while chip select stays low. Each next page
+ * is read from the array (with its physics, its on-die correction and its
+ * cut point) as the previous one streams out, so no tRD shows. The ECC
+ * status sums up the stream: 01 some page corrected, 10 one page and 11
+ * more than one uncorrectable; A9h names the last of those. */
+static void nk_sim_spinand_stream(struct nk_sim *sim, const struct nk_spi_op *op)
+{
+    struct nk_sim_spinand *s = &sim->spi;
+    const uint32_t page_size = sim->params.chip.page_size;
+    uint8_t *out = op->data.in;
+    bool ok = op->cmd.opcode != NK_SPINAND_READ_CACHE_QUAD_IO;
+    if (!ok)
+        nk_sim_spinand_error(sim, op, "EBh in continuous read mode (not modelled)");
+    unsigned want = op->cmd.opcode == NK_SPINAND_READ_CACHE_X2   ? 2u
+                    : op->cmd.opcode == NK_SPINAND_READ_CACHE_X4 ? 4u
+                                                                 : 1u;
+    unsigned dummy = op->cmd.opcode == NK_SPINAND_READ_CACHE ? NK_SPINAND_CONTINUOUS_DUMMY_03H
+                                                             : NK_SPINAND_CONTINUOUS_DUMMY;
+    if (ok)
+        ok = nk_sim_spinand_shape(sim, op, 0, dummy * 8u,
+                                  "continuous read: no column, 3 (03h) or 4 dummy bytes");
+    if (ok && nk_sim_width(op->data.width) != want) {
+        nk_sim_spinand_error(sim, op, "read from cache on the wrong number of lines");
+        ok = false;
+    }
+    if (ok && want == 4)
+        ok = nk_sim_spinand_quad_ok(sim, op);
+    if (ok && s->loaded_row == UINT32_MAX) {
+        nk_sim_spinand_error(sim, op, "continuous read without a page read");
+        ok = false;
+    }
+    sim->counters.bytes_in += op->data.len;
+    if (!ok) {
+        memset(out, 0xff, op->data.len);
+        return;
+    }
+    uint32_t row = s->loaded_row;
+    unsigned failures = s->ecc_code == 2 ? 1u : 0u;
+    bool corrected = s->ecc_code == 1;
+    if (failures)
+        s->last_failure = row;
+    for (uint32_t done = 0; done < op->data.len;) {
+        if (done && done % page_size == 0) {
+            if (row + 1 >= sim->rows) {
+                memset(out + done, 0xff, op->data.len - done);
+                break;
+            }
+            row++;
+            sim->on_die_most = 0;
+            nk_sim_op_read(sim, row);
+            if (!sim->powered)
+                return;
+            sim->rdy_until = sim->array_until = sim->now; /* loaded while streaming */
+            nk_sim_spinand_ecc_encode(sim, (sim->status_bits & NK_STATUS_FAIL) != 0,
+                                      sim->on_die_most);
+            if (s->ecc_code == 2) {
+                failures++;
+                s->last_failure = row;
+            }
+            corrected |= s->ecc_code == 1;
+        }
+        uint32_t column = done % page_size, n = page_size - column;
+        if (n > op->data.len - done)
+            n = op->data.len - done;
+        memcpy(out + done, sim->reg + column, n);
+        done += n;
+    }
+    s->ecc_code = failures > 1 ? 3 : failures ? 2 : corrected ? 1 : 0;
+    s->loaded_row = row;
+}
+
+static void nk_sim_spinand_last_failure(struct nk_sim *sim, const struct nk_spi_op *op)
+{
+    if (!(sim->spi.part->flags & NK_SPINAND_CONTINUOUS)) {
+        sim->counters.unknown_commands++;
+        nk_sim_spinand_error(sim, op, "A9h on a part without continuous read");
+        return;
+    }
+    if (!nk_sim_spinand_shape(sim, op, 0, 8, "A9h: 1 dummy byte"))
+        return;
+    for (uint32_t i = 0; i < op->data.len; i++)
+        op->data.in[i] = i == 0   ? (uint8_t)(sim->spi.last_failure >> 8)
+                         : i == 1 ? (uint8_t)sim->spi.last_failure
+                                  : 0x00;
+}
+
 static void nk_sim_spinand_read_cache(struct nk_sim *sim, const struct nk_spi_op *op)
 {
+    if ((sim->spi.part->flags & NK_SPINAND_CONTINUOUS) &&
+        !(sim->spi.config & NK_SPINAND_CONFIG_BUF)) {
+        nk_sim_spinand_stream(sim, op);
+        return;
+    }
     uint8_t opcode = op->cmd.opcode;
     unsigned xw = nk_sim_width(op->data.width);
     bool ok;
@@ -483,6 +575,9 @@ static void nk_sim_spinand_decode(struct nk_sim *sim, const struct nk_spi_op *op
         break;
     case NK_SPINAND_MX_READ_ECCSR:
         nk_sim_spinand_ecc_register(sim, op);
+        return;
+    case NK_SPINAND_WB_LAST_ECC_FAILURE:
+        nk_sim_spinand_last_failure(sim, op);
         return;
     default:
         sim->counters.unknown_commands++;

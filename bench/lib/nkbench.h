@@ -59,6 +59,8 @@ enum nk_bench_clock {
     NK_BENCH_CLOCK_WALL, /* wall time (real hardware, /dev/mtdN) */
 };
 
+struct nk_spinand_part;
+
 struct nk_bench_config {
     struct nk_nand *nand;
     struct nk_sim *sim; /* NK_BENCH_CLOCK_SIM: the simulator behind `nand` */
@@ -72,6 +74,12 @@ struct nk_bench_config {
     /* Datasheet timing for the limits: the timing the simulator runs (its
      * preset's typical values), NULL = the identified chip's. */
     const struct nk_chip_timing *timing;
+    /* The SPI-NAND part behind a device that does not show it (a Linux MTD
+     * device: the kernel speaks the serial protocol): the limits are the
+     * part's serial ones at `serial_width` data lines (0: 1) and its clock.
+     * NULL: the device's own chip decides. */
+    const struct nk_spinand_part *serial_part;
+    unsigned serial_width;
     const char *label; /* for the progress line */
 };
 
@@ -83,6 +91,11 @@ struct nk_bench_result {
     double ecc_page_read_us;    /* calibrated ECC CPU per page, read path */
     double ecc_page_program_us; /* calibrated ECC CPU per page, program path */
     struct nk_bench_stat ops[NK_BENCH_OP_COUNT];
+    /* The data of one block read in sequence on a part with continuous
+     * read (count 0 on other parts): page at a time (PAGE READ, tRD and a
+     * read from cache per page, nk_nand_read_page) and in one continuous
+     * stream (nk_nand_read_pages). Limits as in docs/bench.md. */
+    struct nk_bench_stat seq_paged, seq_continuous;
 };
 
 /* The eCos library's datasheet limits (ecos-devel benchmark, 2009) for `info`, in microseconds:

@@ -91,6 +91,16 @@ static void nk_bench_spi_limits(const struct nk_chip_info *info, unsigned read_w
         limits[NK_BENCH_BLOCK_ERASE] + info->pages_per_block * limits[NK_BENCH_PAGE_PROGRAM];
 }
 
+/* Continuous read of `pages` pages' data at `hz` on `width` lines (docs/bench.md):
+ * tRD once, then 0Bh/3Bh/6Bh with 4 dummy bytes (40 clocks) and the data
+ * areas back to back. */
+static double nk_bench_continuous_limit(const struct nk_chip_info *info, uint32_t pages,
+                                        unsigned width, double hz)
+{
+    return info->timing.tR_ns / 1e3 +
+           (8.0 + 32.0 + (double)pages * info->page_size * 8.0 / width) * 1e6 / hz;
+}
+
 /* The limits of `chip` with `timing`: the serial ones for a SPI-NAND part at
  * its current widths and clock. */
 static bool nk_bench_chip_limits(const struct nk_chip *chip, const struct nk_chip_info *timing,
@@ -167,7 +177,8 @@ struct nk_run {
     uint8_t *oob;  /* block of OOB */
     uint8_t *back; /* read buffer, one page */
     uint8_t *back_oob;
-    uint32_t *blocks; /* usable blocks */
+    uint8_t *back_block; /* a block of page data, for the sequential reads */
+    uint32_t *blocks;    /* usable blocks */
     uint32_t block_count;
     uint64_t started;
     uint64_t last_progress;
@@ -432,6 +443,55 @@ static int nk_bench_blocks(struct nk_run *run, struct nk_accum *erase, struct nk
     return 0;
 }
 
+/* Whether the device reads sequential data through the part's continuous
+ * read (nk_nand_read_pages: data only, the on-die ECC). */
+static bool nk_bench_has_continuous(const struct nk_nand *nand)
+{
+    const struct nk_spinand_part *part = nk_chip_spinand_part(&nand->chip);
+    return nk_chip_is_serial(&nand->chip) && part && (part->flags & NK_SPINAND_CONTINUOUS) &&
+           nk_nand_ecc(nand)->placement == NK_ECC_PLACEMENT_ON_DIE;
+}
+
+/* One block's data (written by nk_bench_blocks) read page at a time, then
+ * in one continuous stream, `count` times each; both must match. */
+static int nk_bench_sequential(struct nk_run *run, struct nk_accum *paged,
+                               struct nk_accum *continuous)
+{
+    struct nk_nand *nand = run->nand;
+    uint32_t ppb = nk_nand_pages_per_block(nand), page_size = nk_nand_page_size(nand);
+    unsigned count = run->config->block_count;
+    for (unsigned i = 0; i < count; i++) {
+        uint32_t block = run->blocks[i % run->block_count];
+        struct nk_probe p0, p1;
+        int err = 0;
+        nk_probe_take(run, &p0, false);
+        for (uint32_t p = 0; !err && p < ppb; p++) {
+            int r = nk_nand_read_page(nand, block * ppb + p,
+                                      run->back_block + (size_t)p * page_size, NULL, NK_OOB_PLACE);
+            if (!nk_read_ok(r))
+                err = r;
+        }
+        nk_probe_take(run, &p1, true);
+        if (err)
+            return nk_fail(run, err, "page-at-a-time read of block", block);
+        nk_accum_add(paged, &p0, &p1, run->config->clock, run->clock_read_ns);
+        if (memcmp(run->back_block, run->data, (size_t)ppb * page_size) != 0)
+            return nk_fail(run, -NK_EIO, "page-at-a-time read back other data from block", block);
+
+        memset(run->back_block, 0, (size_t)ppb * page_size);
+        nk_probe_take(run, &p0, false);
+        int r = nk_nand_read_pages(nand, block * ppb, ppb, run->back_block, NULL, NK_OOB_PLACE);
+        nk_probe_take(run, &p1, true);
+        if (!nk_read_ok(r))
+            return nk_fail(run, r, "continuous read of block", block);
+        nk_accum_add(continuous, &p0, &p1, run->config->clock, run->clock_read_ns);
+        if (memcmp(run->back_block, run->data, (size_t)ppb * page_size) != 0)
+            return nk_fail(run, -NK_EIO, "continuous read back other data from block", block);
+        nk_progress(run, "sequential reads", i + 1, count);
+    }
+    return 0;
+}
+
 /* ----- ECC calibration --------------------------------------------------------------- */
 
 static int nk_compare_doubles(const void *a, const void *b)
@@ -537,9 +597,30 @@ int nk_bench_run(const struct nk_bench_config *config, struct nk_bench_result *r
     struct nk_chip_info datasheet = *info;
     if (config->timing)
         datasheet.timing = *config->timing;
-    bool have_limits = nk_bench_chip_limits(&nand->chip, &datasheet, false, limits);
-    if (have_limits)
-        nk_bench_chip_limits(&nand->chip, &datasheet, true, limits_max);
+    bool have_limits;
+    if (config->serial_part && config->serial_part->max_hz) {
+        /* The part's serial limits, at its clock and the width given. */
+        unsigned width = config->serial_width ? config->serial_width : 1;
+        const struct nk_spinand_part *part = config->serial_part;
+        unsigned quad_io_dummy = !(part->flags & NK_SPINAND_QUAD_IO)      ? 0u
+                                 : (part->flags & NK_SPINAND_EBH_DUMMY_1) ? 2u
+                                                                          : 4u;
+        unsigned write_width = width == 4 && !(part->flags & NK_SPINAND_X1_LOAD) ? 4u : 1u;
+        struct nk_chip_info worst = datasheet;
+        if (worst.timing.tR_max_ns > worst.timing.tR_ns)
+            worst.timing.tR_ns = worst.timing.tR_max_ns;
+        if (worst.timing.tPROG_max_ns > worst.timing.tPROG_ns)
+            worst.timing.tPROG_ns = worst.timing.tPROG_max_ns;
+        if (worst.timing.tBERS_max_ns > worst.timing.tBERS_ns)
+            worst.timing.tBERS_ns = worst.timing.tBERS_max_ns;
+        nk_bench_spi_limits(&datasheet, width, write_width, quad_io_dummy, part->max_hz, limits);
+        nk_bench_spi_limits(&worst, width, write_width, quad_io_dummy, part->max_hz, limits_max);
+        have_limits = true;
+    } else {
+        have_limits = nk_bench_chip_limits(&nand->chip, &datasheet, false, limits);
+        if (have_limits)
+            nk_bench_chip_limits(&nand->chip, &datasheet, true, limits_max);
+    }
     if (!have_limits && config->clock == NK_BENCH_CLOCK_WALL) {
         /* Real hardware is worth timing even without a datasheet to compare. */
         memset(limits, 0, sizeof limits);
@@ -597,6 +678,23 @@ int nk_bench_run(const struct nk_bench_config *config, struct nk_bench_result *r
     if (!err)
         err = nk_bench_blocks(&run, &acc[NK_BENCH_BLOCK_ERASE], &acc[NK_BENCH_BLOCK_WRITE],
                               &acc[NK_BENCH_BLOCK_READ]);
+    struct nk_accum seq[2];
+    memset(seq, 0, sizeof seq);
+    if (!err && nk_bench_has_continuous(nand)) {
+        run.back_block = malloc((size_t)ppb * page_size);
+        for (int k = 0; k < 2; k++) {
+            seq[k].cap = config->block_count;
+            seq[k].samples = malloc((seq[k].cap ? seq[k].cap : 1) * sizeof(double));
+            if (!seq[k].samples)
+                err = -NK_ENOMEM;
+        }
+        if (!run.back_block)
+            err = -NK_ENOMEM;
+        if (err)
+            nk_format(why->text, sizeof why->text, "out of memory for the sequential reads");
+        else
+            err = nk_bench_sequential(&run, &seq[0], &seq[1]);
+    }
     if (!err)
         nk_calibrate_ecc(&run, result);
     if (run.progress_shown)
@@ -615,6 +713,24 @@ int nk_bench_run(const struct nk_bench_config *config, struct nk_bench_result *r
         result->ops[op].limit_max_us = limits_max[op];
         free(acc[op].samples);
     }
+    if (seq[0].samples) {
+        unsigned width = nand->chip.spi.read_width ? nand->chip.spi.read_width : 1;
+        const struct nk_spinand_part *part = nk_chip_spinand_part(&nand->chip);
+        nk_accum_finish(&seq[0], &result->seq_paged, 0.0, config->clock == NK_BENCH_CLOCK_SIM);
+        nk_accum_finish(&seq[1], &result->seq_continuous, 0.0, config->clock == NK_BENCH_CLOCK_SIM);
+        result->seq_paged.limit_us = ppb * limits[NK_BENCH_PAGE_READ_DATA];
+        result->seq_paged.limit_max_us = ppb * limits_max[NK_BENCH_PAGE_READ_DATA];
+        result->seq_continuous.limit_us =
+            nk_bench_continuous_limit(&datasheet, ppb, width, part->max_hz);
+        struct nk_chip_info worst = datasheet;
+        if (worst.timing.tR_max_ns > worst.timing.tR_ns)
+            worst.timing.tR_ns = worst.timing.tR_max_ns;
+        result->seq_continuous.limit_max_us =
+            nk_bench_continuous_limit(&worst, ppb, width, part->max_hz);
+    }
+    free(seq[0].samples);
+    free(seq[1].samples);
+    free(run.back_block);
     free(run.data);
     free(run.oob);
     free(run.back);

@@ -52,6 +52,15 @@ void nk_bench_print_table(FILE *out, const struct nk_bench_result *results, unsi
                     "erase %+.3f %%\n",
                     nk_vs(rd->median_us, rd->limit_us), nk_vs(pg->median_us, pg->limit_us),
                     nk_vs(er->median_us, er->limit_us));
+        const struct nk_bench_stat *sp = &res->seq_paged, *sc = &res->seq_continuous;
+        if (sp->count && sc->count && sc->median_us > 0)
+            fprintf(out,
+                    "sequential data of a block: page at a time %.2f us (limit %.2f), continuous "
+                    "read %.2f us (limit %.2f);\ncontinuous read takes %.4f of the page-at-a-time "
+                    "time (limits: %.4f)\n",
+                    sp->median_us, sp->limit_us, sc->median_us, sc->limit_us,
+                    sc->median_us / sp->median_us,
+                    sp->limit_us > 0 ? sc->limit_us / sp->limit_us : 0.0);
         if (r + 1 < count)
             fputc('\n', out);
     }
@@ -156,6 +165,8 @@ static void nk_json_number(FILE *out, double v)
         fputs("null", out);
 }
 
+static void nk_json_stat(FILE *out, bool first, const char *key, const struct nk_bench_stat *s);
+
 static void nk_json_run(FILE *out, const struct nk_bench_result *res)
 {
     fputs("\"chip\":", out);
@@ -176,8 +187,28 @@ static void nk_json_run(FILE *out, const struct nk_bench_result *res)
         const struct nk_bench_stat *s = &res->ops[op];
         if (!s->count)
             continue;
-        fprintf(out, "%s\"%s\":{\"count\":%u", first ? "" : ",",
-                nk_bench_op_key((enum nk_bench_op)op), s->count);
+        nk_json_stat(out, first, nk_bench_op_key((enum nk_bench_op)op), s);
+        first = false;
+    }
+    fputc('}', out);
+    if (res->seq_paged.count && res->seq_continuous.count) {
+        fputs(",\"sequential_read\":{", out);
+        nk_json_stat(out, true, "page_at_a_time", &res->seq_paged);
+        nk_json_stat(out, false, "continuous", &res->seq_continuous);
+        fputs(",\"ratio\":", out);
+        nk_json_number(out, res->seq_paged.median_us > 0
+                                ? res->seq_continuous.median_us / res->seq_paged.median_us
+                                : NAN);
+        fputc('}', out);
+    }
+    fputs(",\"fs\":[]", out);
+}
+
+/* One figure as "key":{count, statistics, limits, breakdown}. */
+static void nk_json_stat(FILE *out, bool first, const char *key, const struct nk_bench_stat *s)
+{
+    {
+        fprintf(out, "%s\"%s\":{\"count\":%u", first ? "" : ",", key, s->count);
         const char *keys[] = {"median_us",    "p99_us",  "min_us",    "max_us",
                               "noise_us",     "mean_us", "stddev_us", "limit_us",
                               "limit_max_us", "ratio",   "ratio_max"};
@@ -205,9 +236,7 @@ static void nk_json_run(FILE *out, const struct nk_bench_result *res)
         fputs(",\"other_cpu\":", out);
         nk_json_number(out, s->other_cpu_us);
         fputs("}}", out);
-        first = false;
     }
-    fputs("},\"fs\":[]", out);
 }
 
 void nk_bench_print_json(FILE *out, const struct nk_bench_result *results, unsigned count)

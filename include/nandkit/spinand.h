@@ -53,8 +53,14 @@ enum nk_spinand_cmd {
     NK_SPINAND_BLOCK_ERASE = 0xd8,     /* 3 row bytes */
     NK_SPINAND_WRITE_ENABLE = 0x06,
     NK_SPINAND_WRITE_DISABLE = 0x04,
-    NK_SPINAND_MX_READ_ECCSR = 0x7c, /* Macronix: ECC status register, 1 dummy byte */
+    NK_SPINAND_MX_READ_ECCSR = 0x7c,       /* Macronix: ECC status register, 1 dummy byte */
+    NK_SPINAND_WB_LAST_ECC_FAILURE = 0xa9, /* Winbond: last page that failed, 1 dummy byte */
 };
+
+/* Dummy bytes of a read from cache in continuous mode (Winbond BUF = 0):
+ * no column address; 03h takes 3 dummy bytes, 0Bh/3Bh/6Bh take 4. */
+#define NK_SPINAND_CONTINUOUS_DUMMY_03H 3u
+#define NK_SPINAND_CONTINUOUS_DUMMY 4u
 
 /* Feature (register) addresses. */
 #define NK_SPINAND_FEATURE_PROTECT 0xa0u     /* block protection */
@@ -170,6 +176,18 @@ static inline const struct nk_spinand_part *nk_chip_spinand_part(const struct nk
 /* GET FEATURE / SET FEATURE of register `address`. 0 or a port error. */
 int nk_spinand_get_feature(struct nk_chip *chip, uint8_t address, uint8_t *value);
 int nk_spinand_set_feature(struct nk_chip *chip, uint8_t address, uint8_t value);
+
+/* Continuous read (parts with NK_SPINAND_CONTINUOUS): `pages` pages from
+ * page `row` on, their data areas only (no OOB), back to back into `buf`
+ * (pages x page size bytes) with one PAGE READ and one read from cache
+ * while chip select stays low: the part loads each next page while the
+ * current one streams out, so only the first page costs tRD. The mode bit
+ * (BUF = 0) is set for the call and cleared after it. The ECC status after
+ * the stream sums up every page: the bitflip contract of the worst page
+ * (the strength where any page was corrected) or -NK_EBADMSG when any page
+ * was uncorrectable (the diagnostic names the last such page, from A9h).
+ * -NK_ENOTSUP on a part without continuous read. */
+int nk_spinand_read_continuous(struct nk_chip *chip, uint32_t row, uint32_t pages, uint8_t *buf);
 
 /* Turns the on-die ECC on or off (configuration ECC_EN). */
 int nk_spinand_ecc_enable(struct nk_chip *chip, bool on);

@@ -343,6 +343,77 @@ int nk_spinand_read_column(struct nk_chip *chip, uint32_t column)
     return 0;
 }
 
+/* The read from cache of a continuous stream: no column, the mode's dummy
+ * bytes on one line, the data on the read width (6Bh for four lines: EBh's
+ * continuous form is not used). */
+static int nk_spinand_stream(struct nk_chip *chip, uint8_t *buf, uint32_t len)
+{
+    unsigned width = chip->spi.read_width ? chip->spi.read_width : 1;
+    struct nk_spi_op op;
+    nk_spi_op_init(&op, chip,
+                   width == 4   ? NK_SPINAND_READ_CACHE_X4
+                   : width == 2 ? NK_SPINAND_READ_CACHE_X2
+                                : NK_SPINAND_READ_CACHE_FAST);
+    op.dummy.bytes = NK_SPINAND_CONTINUOUS_DUMMY;
+    op.dummy.width = 1;
+    op.data.dir = NK_SPI_DATA_IN;
+    op.data.width = (uint8_t)width;
+    op.data.len = len;
+    op.data.in = buf;
+    return nk_spinand_exec(chip, &op);
+}
+
+/* Names the last page the part could not correct (A9h, 16-bit address). */
+static void nk_spinand_name_failure(struct nk_chip *chip, uint32_t row, uint32_t pages)
+{
+    uint8_t page[2] = {0, 0};
+    struct nk_spi_op op;
+    nk_spi_op_init(&op, chip, NK_SPINAND_WB_LAST_ECC_FAILURE);
+    op.dummy.bytes = 1;
+    op.dummy.width = 1;
+    op.data.dir = NK_SPI_DATA_IN;
+    op.data.width = 1;
+    op.data.len = sizeof page;
+    op.data.in = page;
+    if (nk_spinand_exec(chip, &op) == 0)
+        nk_diag_set(&chip->diag, -NK_EBADMSG,
+                    "continuous read of pages %u..%u: page %u uncorrectable (the last such page)",
+                    row, row + pages - 1, (unsigned)page[0] << 8 | page[1]);
+}
+
+int nk_spinand_read_continuous(struct nk_chip *chip, uint32_t row, uint32_t pages, uint8_t *buf)
+{
+    const struct nk_spinand_part *part = chip->spi.part;
+    if (!part || !(part->flags & NK_SPINAND_CONTINUOUS))
+        return nk_diag_set(&chip->diag, -NK_ENOTSUP, "%s has no continuous read",
+                           part ? part->info.model : "this part");
+    if (pages == 0)
+        return 0;
+    uint8_t config;
+    int err = nk_spinand_get_feature(chip, NK_SPINAND_FEATURE_CONFIG, &config);
+    if (err)
+        return err;
+    err = nk_spinand_set_feature(chip, NK_SPINAND_FEATURE_CONFIG,
+                                 (uint8_t)(config & ~NK_SPINAND_CONFIG_BUF));
+    if (!err)
+        err = nk_spinand_read_start(chip, row, 0);
+    if (!err)
+        err = nk_spinand_stream(chip, buf, pages * chip->info.page_size);
+    /* The status after the stream holds every page's outcome. */
+    if (!err)
+        err = nk_spinand_get_feature(chip, NK_SPINAND_FEATURE_STATUS, &chip->spi.status);
+    int result = err ? err : nk_spinand_ecc_result(chip);
+    if (result == -NK_EBADMSG)
+        nk_spinand_name_failure(chip, row, pages);
+    /* Back to page-at-a-time reads (the rest of the layer expects them). */
+    int restore = err == -NK_ENODEV
+                      ? 0
+                      : nk_spinand_set_feature(chip, NK_SPINAND_FEATURE_CONFIG,
+                                               (uint8_t)(config | NK_SPINAND_CONFIG_BUF));
+    chip->spi.row = row + pages - 1;
+    return result < 0 && result != -NK_EBADMSG ? result : restore ? restore : result;
+}
+
 int nk_spinand_read_page(struct nk_chip *chip, uint32_t row, const struct nk_xfer *xfers,
                          unsigned count)
 {

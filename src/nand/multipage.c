@@ -5,7 +5,10 @@
  * allows, with the single-page path's contracts.
  *
  *   reads    read cache (31h/3Fh) within each block when the chip has it and
- *            the ECC is software or none; otherwise one page at a time.
+ *            the ECC is software or none; continuous read over the whole
+ *            range on a SPI-NAND part that has it (Winbond's BUF = 0) when
+ *            only data is asked for with its on-die ECC; otherwise one page
+ *            at a time.
  *   programs cache program (80h..15h, the last page of each block with
  *            10h) when the chip has it and the ECC is software or none;
  *            otherwise one page at a time.
@@ -33,6 +36,7 @@
 
 #include "nand/nand_internal.h"
 #include "nandkit/error.h"
+#include "nandkit/spinand.h"
 
 /* ----- lock and clock ----------------------------------------------------------- */
 
@@ -218,6 +222,48 @@ static int nk_mp_read_cache_run(struct nk_nand *dev, uint32_t first, uint32_t co
     return result;
 }
 
+#ifndef NK_NO_SPINAND
+/* Whether a read of `count` pages streams through the part's continuous
+ * read: data only (the stream carries no OOB), the on-die ECC deciding. */
+static bool nk_mp_continuous(const struct nk_nand *dev, uint32_t count, const uint8_t *data,
+                             const uint8_t *oob, enum nk_oob_mode mode)
+{
+    const struct nk_spinand_part *part = nk_chip_spinand_part(&dev->chip);
+    return count >= 2 && data && !oob && mode != NK_OOB_RAW && nk_chip_is_serial(&dev->chip) &&
+           part && (part->flags & NK_SPINAND_CONTINUOUS) &&
+           dev->ecc.placement == NK_ECC_PLACEMENT_ON_DIE;
+}
+
+/* Pages [first, first + count) in one continuous stream, with the
+ * single-page path's accounting: a page read and its bytes per page, the
+ * part's summed-up ECC outcome for the whole range. */
+static int nk_mp_read_continuous(struct nk_nand *dev, uint32_t first, uint32_t count, uint8_t *data)
+{
+    int result = nk_spinand_read_continuous(&dev->chip, first, count, data);
+    if (result < 0 && result != -NK_EBADMSG) {
+        memcpy(dev->diag.text, dev->chip.diag.text, sizeof dev->diag.text);
+        return result;
+    }
+    dev->stats.page_reads += count;
+    dev->stats.bytes_read += (uint64_t)count * nk_nand_page_size(dev);
+    if (result == -NK_EBADMSG) {
+        dev->stats.ecc_failed_steps++;
+        dev->stats.ecc_failed_pages++;
+        memcpy(dev->diag.text, dev->chip.diag.text, sizeof dev->diag.text);
+        dev->last_bitflips = 0;
+        return result;
+    }
+    if (result > 0) {
+        dev->stats.ecc_corrected_bits += (unsigned)result;
+        dev->stats.ecc_corrected_steps++;
+        if (dev->bitflip_threshold && (unsigned)result >= dev->bitflip_threshold)
+            dev->stats.scrub_reports++;
+    }
+    dev->last_bitflips = (unsigned)result;
+    return result;
+}
+#endif
+
 int nk_nand_read_pages_unlocked(struct nk_nand *dev, uint32_t first_page, uint32_t count,
                                 uint8_t *data, uint8_t *oob, enum nk_oob_mode mode)
 {
@@ -235,6 +281,10 @@ int nk_nand_read_pages_unlocked(struct nk_nand *dev, uint32_t first_page, uint32
         err = nk_check_mode(dev, mode);
     if (err)
         return err;
+#ifndef NK_NO_SPINAND
+    if (nk_mp_continuous(dev, count, data, oob, mode))
+        return nk_mp_read_continuous(dev, first_page, count, data);
+#endif
     for (uint32_t i = 0; i < count && !nk_mp_hard_error(result);) {
         uint32_t page = first_page + i;
         uint32_t run = ppb - page % ppb;
