@@ -4,7 +4,7 @@
 #   . "$(dirname "$0")/lib.sh"
 #   nk_test_begin "$@"      # NK (the nandkit binary, absolute), TMP (a fresh
 #                           # directory, removed at exit unless KEEP is set),
-#                           # FAILS = 0, fail MESSAGE...
+#                           # FAILS = 0, fail MESSAGE..., say MESSAGE...
 #   nk_test_end "all ... checks passed"
 #
 # nk_test_begin leaves the shell in the directory it was in; a test that
@@ -30,7 +30,13 @@ nk_test_begin() {
     NK=$(realpath "$1")
     TMP=$(mktemp -d)
     FAILS=0
+    nk_test_t0=$SECONDS
     trap nk_test_cleanup EXIT
+}
+
+# A progress line with the seconds since nk_test_begin.
+say() {
+    echo "[$((SECONDS - nk_test_t0)) s] $*"
 }
 
 fail() {

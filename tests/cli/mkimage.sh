@@ -8,13 +8,9 @@
 # nothing.
 #
 # usage: bash tests/cli/mkimage.sh NANDKIT_BINARY FIXTURES_DIR
-set -u
-NK=$1
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 FIX=$2/yaffs2
-TMP=$(mktemp -d)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
 ROOT=0
 [ "$(id -u)" = 0 ] && ROOT=1
 
@@ -270,8 +266,4 @@ expect_status 0 0 -- "$NK" mkimage --help
 grep -q "usage: nandkit mkimage SRC_DIR IMAGE" "$TMP/out" || fail "mkimage --help has no usage line"
 "$NK" --help | grep -q "^  mkimage " || fail "nandkit --help does not list mkimage"
 
-if [ "$FAILS" -ne 0 ]; then
-    echo "$FAILS failure(s)"
-    exit 1
-fi
-echo "mkimage: all checks passed"
+nk_test_end "mkimage: all checks passed"

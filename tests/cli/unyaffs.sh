@@ -4,15 +4,11 @@
 # tree with multi-chunk files, an empty file, a file of exactly one chunk,
 # nested directories, hard links and symlinks, on 2 KiB and 4 KiB pages.
 # usage: unyaffs.sh NANDKIT_BINARY FIXTURES_DIR
-set -u
-nk=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 command -v unyaffs >/dev/null || { echo "FAIL: unyaffs is not installed (scripts/install-deps.sh test)"; exit 1; }
 
-tree=$tmp/tree
+tree=$TMP/tree
 mkdir -p "$tree/etc/init.d" "$tree/usr/lib/deep/er" "$tree/empty-dir"
 head -c 20000 /dev/urandom > "$tree/usr/lib/multi.bin"      # 10 chunks of 2 KiB, 5 of 4 KiB
 head -c 4096 /dev/urandom > "$tree/usr/lib/exact4k.bin"      # exactly two / one chunk(s)
@@ -29,8 +25,8 @@ ln -s /etc/passwd "$tree/sym-abs"
 ln -s does/not/exist "$tree/usr/dangling"
 
 for geo in 2048,64,64 4096,128,64; do
-  img=$tmp/img-$geo.img out=$tmp/out-$geo
-  "$nk" mkimage "$tree" "$img" --geometry $geo --layout mkyaffs2 --blocks 64 >/dev/null || { fail "mkimage $geo failed"; continue; }
+  img=$TMP/img-$geo.img out=$TMP/out-$geo
+  "$NK" mkimage "$tree" "$img" --geometry $geo --layout mkyaffs2 --blocks 64 >/dev/null || { fail "mkimage $geo failed"; continue; }
   mkdir "$out"
   log=$( (cd "$out" && unyaffs "$img") 2>&1 ) || fail "unyaffs failed on the $geo image: $log"
   grep -qi "invalid\|broken\|error" <<<"$log" && fail "unyaffs complains about the $geo image: $log"
@@ -63,8 +59,7 @@ assert groups(inodes_a) == groups(inodes_b), (groups(inodes_a), groups(inodes_b)
 assert any(len(g) == 2 for g in inodes_b.values())
 EOF
   # nandkit reads its own image back too
-  "$nk" fsck "$img" --geometry $geo --layout mkyaffs2 >/dev/null || fail "fsck of the $geo mkyaffs2 image failed"
+  "$NK" fsck "$img" --geometry $geo --layout mkyaffs2 >/dev/null || fail "fsck of the $geo mkyaffs2 image failed"
 done
 
-if [[ $fails -ne 0 ]]; then echo "$fails check(s) failed"; exit 1; fi
-echo "all unyaffs checks passed"
+nk_test_end "all unyaffs checks passed"

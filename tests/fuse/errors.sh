@@ -18,8 +18,6 @@ if [ ! -c /dev/fuse ]; then
 fi
 nk_test_need fusermount3 fuse
 nk_test_mount_setup
-t0=$SECONDS
-say() { echo "[$((SECONDS - t0)) s] $*"; }
 mkdir -p "$TMP/empty"
 
 # ----- names and targets too long, a full image: a 64-block image
