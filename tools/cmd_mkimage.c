@@ -123,9 +123,9 @@ struct nk_mkimage_inode {
 };
 
 struct nk_mkimage {
-    const char *src;            /* SRC_DIR, or SRC_IMAGE with --from */
-    struct nk_tool_fs *from;    /* --from: the source image's read-only mount */
-    char *from_geometry;        /* IMAGE's --geometry when taken from the source */
+    const char *src;         /* SRC_DIR, or SRC_IMAGE with --from */
+    struct nk_tool_fs *from; /* --from: the source image's read-only mount */
+    char *from_geometry;     /* IMAGE's --geometry when taken from the source */
     const char *image_path;
     struct stat root_st;
     struct nk_mkimage_node *nodes;

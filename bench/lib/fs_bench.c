@@ -660,8 +660,8 @@ void nk_fs_bench_print_json(FILE *out, const struct nk_fs_bench_result *r)
     fprintf(out,
             "\n  ],\n  \"mount\": {\"files\": %u, \"big_bytes\": %llu, \"clean_ms\": %.3f, "
             "\"crash_ms\": %.3f, ",
-            r->files, (unsigned long long)r->mount_big_bytes, nk_fs_bench_ms(r->mount_clean.time_ns),
-            nk_fs_bench_ms(r->mount_crash.time_ns));
+            r->files, (unsigned long long)r->mount_big_bytes,
+            nk_fs_bench_ms(r->mount_clean.time_ns), nk_fs_bench_ms(r->mount_crash.time_ns));
     nk_fs_bench_json_ops(out, "clean", &r->mount_clean);
     fprintf(out, ", ");
     nk_fs_bench_json_ops(out, "crash", &r->mount_crash);
