@@ -53,7 +53,9 @@ static void nk_mkimage_help(FILE *out)
             "IMAGE.nksim sidecar is made (one that exists is kept up to date). Given\n"
             "--geometry P,O,N without a block count (and no --blocks), a new image is sized\n"
             "to what the tree takes plus 4 erased blocks (the file system's garbage-collection\n"
-            "reserve of 3 and one to write in), so that put, mkdir and rm work on it.\n\n"
+            "reserve of 3 and one to write in), so that put, mkdir and rm work on it. Those\n"
+            "erased blocks are a hole in the file, but 0xFF bytes in the mkyaffs2 layout:\n"
+            "unyaffs would read a hole's zeros as chunks.\n\n"
             "An image file is built in a temporary copy beside it (IMAGE.nktmp-XXXXXX, holes\n"
             "kept), made durable and renamed over IMAGE at the end: a kill, a full disk or a\n"
             "failed build leaves the old image as it was (a kill may leave the temporary\n"
@@ -770,6 +772,32 @@ static int nk_mkimage_create(struct nk_tool_image_opts *opts, uint64_t blocks,
     return 0;
 }
 
+/* Extends the file at `path` from `from` to `to` bytes: a hole, or with
+ * `erased_bytes` 0xFF bytes written. Returns 0, or -1 with errno set. */
+static int nk_mkimage_extend(const char *path, uint64_t from, uint64_t to, bool erased_bytes)
+{
+    if (!erased_bytes)
+        return truncate(path, (off_t)to);
+    int fd = open(path, O_WRONLY);
+    if (fd < 0)
+        return -1;
+    uint8_t erased[4096];
+    memset(erased, 0xff, sizeof erased);
+    int err = 0;
+    for (uint64_t at = from; at < to && !err;) {
+        size_t n = to - at < sizeof erased ? (size_t)(to - at) : sizeof erased;
+        ssize_t put = pwrite(fd, erased, n, (off_t)at);
+        if (put <= 0)
+            err = -1;
+        else
+            at += (uint64_t)put;
+    }
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return err;
+}
+
 static void nk_mkimage_human(uint64_t bytes, char *out, size_t size)
 {
     if (bytes >= 10ull << 20)
@@ -1145,10 +1173,15 @@ out:;
         sized_blocks * chip->pages_per_block * (chip->page_size + chip->oob_size);
     int err_close = image.sim ? nk_sim_close(image.sim) : 0;
     image.sim = NULL;
-    /* The reserve of a sized image is erased: a hole at the file's end. */
+    /* The reserve of a sized image is erased: a hole at the file's end,
+     * which nandkit reads as erased. mkyaffs2image's readers read the bytes
+     * and take zeros for a chunk (unyaffs: "Illegal file name in object
+     * 0"), so in the mkyaffs2 layout the reserve is written out as 0xFF. */
     struct stat tmp_st;
     if (!err_close && !status && sized_bytes && save.tmp && stat(save.tmp, &tmp_st) == 0 &&
-        (uint64_t)tmp_st.st_size < sized_bytes && truncate(save.tmp, (off_t)sized_bytes) != 0)
+        (uint64_t)tmp_st.st_size < sized_bytes &&
+        nk_mkimage_extend(save.tmp, (uint64_t)tmp_st.st_size, sized_bytes,
+                          image.layout == NK_FS_LAYOUT_MKYAFFS2) != 0)
         status = nk_tool_error("writing %s failed: %s", m.image_path, strerror(errno));
     nk_tool_image_close(&image);
     if (err_close && (!status || power_cut))
