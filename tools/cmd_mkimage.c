@@ -53,9 +53,9 @@ static void nk_mkimage_help(FILE *out)
             "IMAGE.nksim sidecar is made (one that exists is kept up to date). Given\n"
             "--geometry P,O,N without a block count (and no --blocks), a new image is sized\n"
             "to what the tree takes plus 4 erased blocks (the file system's garbage-collection\n"
-            "reserve of 3 and one to write in), so that put, mkdir and rm work on it. Those\n"
-            "erased blocks are a hole in the file, but 0xFF bytes in the mkyaffs2 layout:\n"
-            "unyaffs would read a hole's zeros as chunks.\n\n"
+            "reserve of 3 and one to write in), so that put, mkdir and rm work on it; with\n"
+            "--blocks N, to N blocks. Those erased blocks are a hole in the file, but 0xFF\n"
+            "bytes in the mkyaffs2 layout: unyaffs would read a hole's zeros as chunks.\n\n"
             "An image file is built in a temporary copy beside it (IMAGE.nktmp-XXXXXX, holes\n"
             "kept), made durable and renamed over IMAGE at the end: a kill, a full disk or a\n"
             "failed build leaves the old image as it was (a kill may leave the temporary\n"
@@ -714,15 +714,18 @@ static uint64_t nk_mkimage_blocks_for_plan(const struct nk_mkimage *m, const cha
 
 /* Creates a missing image file as an erased chip: an empty file, no sidecar.
  * With --geometry P,O,N and no --blocks its size is the plan's: *sized
- * gets the block count (else 0). */
+ * gets the block count (else 0). With --geometry P,O,N either way, *length
+ * gets the blocks the file must span, so that it reads back with P,O,N at
+ * that size (else 0). */
 static int nk_mkimage_create(struct nk_tool_image_opts *opts, uint64_t blocks,
-                             const struct nk_mkimage *m, uint64_t *sized)
+                             const struct nk_mkimage *m, uint64_t *sized, uint64_t *length)
 {
     const char *shown = m->image_path;
     struct nk_tool_image_opts create = *opts;
     create.create = true;
     char geometry[96];
     *sized = 0;
+    *length = 0;
     unsigned commas = 0;
     for (const char *p = opts->geometry ? opts->geometry : ""; *p; p++)
         commas += *p == ',';
@@ -737,6 +740,7 @@ static int nk_mkimage_create(struct nk_tool_image_opts *opts, uint64_t blocks,
             snprintf(geometry, sizeof geometry, "%s,%llu", opts->geometry,
                      (unsigned long long)blocks);
             create.geometry = geometry;
+            *length = blocks;
         }
     }
     struct nk_sim_params params;
@@ -1051,10 +1055,10 @@ static int nk_mkimage_run(int argc, char **argv)
             opts.path = save.tmp;
         }
     }
-    uint64_t sized_blocks = 0;
+    uint64_t sized_blocks = 0, length_blocks = 0;
     if (!status && !is_mtd && fresh) {
         const char *given = opts.geometry;
-        status = nk_mkimage_create(&opts, blocks, &m, &sized_blocks);
+        status = nk_mkimage_create(&opts, blocks, &m, &sized_blocks, &length_blocks);
         if (opts.geometry != given)
             created_geometry = opts.geometry;
     }
@@ -1170,10 +1174,11 @@ out:;
     bool power_cut = image.sim && !nk_sim_powered(image.sim);
     const struct nk_chip_info *chip = &image.params.chip;
     uint64_t sized_bytes =
-        sized_blocks * chip->pages_per_block * (chip->page_size + chip->oob_size);
+        length_blocks * chip->pages_per_block * (chip->page_size + chip->oob_size);
     int err_close = image.sim ? nk_sim_close(image.sim) : 0;
     image.sim = NULL;
-    /* The reserve of a sized image is erased: a hole at the file's end,
+    /* The erased end of a new image of a planned or given size (--blocks
+     * with --geometry P,O,N): a hole at the file's end,
      * which nandkit reads as erased. mkyaffs2image's readers read the bytes
      * and take zeros for a chunk (unyaffs: "Illegal file name in object
      * 0"), so in the mkyaffs2 layout the reserve is written out as 0xFF. */

@@ -185,6 +185,10 @@ PY
 expect_status 0 0 -- "$NK" mkimage "$SRC/a/b/c" "$TMP/n16.img" --geometry 2048,64,64 --blocks 16
 expect_status 0 0 -- "$NK" extract "$TMP/n16.img" "$TMP/x-n16" --geometry 2048,64,64,16
 compare_trees "$SRC/a/b/c" "$TMP/x-n16" || fail "--blocks 16 on a new image: tree differs"
+[ "$(stat -c %s "$TMP/n16.img")" = $((16 * 135168)) ] ||
+    fail "--blocks 16: the new image is $(stat -c %s "$TMP/n16.img") bytes, not 16 blocks"
+"$NK" mkdir "$TMP/n16.img" /later --geometry 2048,64,64 > /dev/null 2>&1 ||
+    fail "--blocks 16: mkdir on the new image read with --geometry 2048,64,64 failed"
 cp "$TMP/linux-2048.img" "$TMP/part.img"
 expect_status 0 0 -- "$NK" mkimage "$SRC/a/b/c" "$TMP/part.img" --geometry 2048,64,64,64 --blocks 40
 cmp -s <(tail -c +$((40 * 135168 + 1)) "$TMP/part.img") \
