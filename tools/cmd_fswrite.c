@@ -27,10 +27,15 @@
 #define NK_FSWRITE_OPTIONS_HELP                                                                    \
     "Options:\n" NK_TOOL_IMAGE_HELP                                                                \
     "\nThe image must be writable; it is saved through the simulator's store (temporary\n"         \
-    "file + rename). With --power-cut-after N the simulated chip loses power after N\n"           \
-    "flash operations of the change (its reads, programs and erases, counted from the\n"          \
-    "end of the mount): the command stops with an error naming the cut, and the image\n"          \
-    "holds what the chip would.\n"
+    "file + rename). With --power-cut-after N the simulated chip loses power after N\n"            \
+    "flash operations of the change (its reads, programs and erases, counted from the\n"           \
+    "end of the mount): the command stops with an error naming the cut, and the image\n"           \
+    "holds what the chip would.\n\n"                                                               \
+    "In the mkyaffs2 layout a changed image stays YAFFS2 (YAFFS2 and nandkit read it),\n"          \
+    "but mkyaffs2image's readers (Debian's unyaffs) extract only a freshly built one:\n"           \
+    "they read each object's one header with its data after it, in page order, and\n"              \
+    "stop at the newer headers a change writes. `nandkit mkimage --from IMAGE IMAGE\n"             \
+    "--layout mkyaffs2` repacks the changed tree into a fresh image they read.\n"
 
 static void nk_put_help(FILE *out)
 {

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nandkit mkimage: a YAFFS2 file system built from a host tree, as
- * mkyaffs2image does, on an image file (created when missing) or /dev/mtdN.
+ * mkyaffs2image does, on an image file (created when missing) or /dev/mtdN;
+ * with --from, from the current tree of another image (or of IMAGE itself),
+ * read through a read-only mount.
  *
  * Two passes. The plan walks SRC_DIR with lstat/readdir, names sorted
  * bytewise so that the same tree always gives the same image, and checks
@@ -37,7 +39,9 @@ static void nk_mkimage_help(FILE *out)
     fprintf(out,
             "usage: nandkit mkimage SRC_DIR IMAGE (--geometry P,O,N[,B] | --chip NAME)\n"
             "                       [--layout L] [--blocks N] [--all-root] [--no-progress]\n"
-            "       nandkit mkimage SRC_DIR /dev/mtdN [--mtd-ecc kernel|nandkit] [--blocks N]\n\n"
+            "       nandkit mkimage SRC_DIR /dev/mtdN [--mtd-ecc kernel|nandkit] [--blocks N]\n"
+            "       nandkit mkimage --from SRC_IMAGE IMAGE [--from-geometry P,O,N[,B] |\n"
+            "                       --from-chip NAME] [--from-layout L] [--from-ecc E] ...\n\n"
             "Builds a YAFFS2 file system holding the tree under SRC_DIR, as mkyaffs2image does:\n"
             "regular files, directories, symlinks, hard links (names of one inode become one\n"
             "file and YAFFS2 hard-link objects), device nodes, FIFOs and sockets, with their\n"
@@ -52,7 +56,9 @@ static void nk_mkimage_help(FILE *out)
             "IMAGE.nksim sidecar is made (one that exists is kept up to date). Given\n"
             "--geometry P,O,N without a block count (and no --blocks), a new image is sized\n"
             "to what the tree takes plus 4 erased blocks (the file system's garbage-collection\n"
-            "reserve of 3 and one to write in), so that put, mkdir and rm work on it.\n\n"
+            "reserve of 3 and one to write in), so that put, mkdir and rm work on it; with\n"
+            "--blocks N, to N blocks. Those erased blocks are a hole in the file, but 0xFF\n"
+            "bytes in the mkyaffs2 layout: unyaffs would read a hole's zeros as chunks.\n\n"
             "An image file is built in a temporary copy beside it (IMAGE.nktmp-XXXXXX, holes\n"
             "kept), made durable and renamed over IMAGE at the end: a kill, a full disk or a\n"
             "failed build leaves the old image as it was (a kill may leave the temporary\n"
@@ -71,8 +77,25 @@ static void nk_mkimage_help(FILE *out)
             "                          the tree's blocks and 4 more)\n"
             "  --all-root              store uid and gid 0 for everything\n"
             "  --no-progress           no progress lines on stderr (shown after a second)\n\n"
+            "  --from SRC_IMAGE        build from the current tree of the YAFFS2 image (or\n"
+            "                          /dev/mtdN) SRC_IMAGE instead of SRC_DIR: files,\n"
+            "                          directories, symlinks, hard links, device nodes, FIFOs\n"
+            "                          and sockets with their modes, owners and times, into a\n"
+            "                          fresh image exactly as from a directory holding that\n"
+            "                          tree. SRC_IMAGE may be IMAGE itself: it is read before\n"
+            "                          the new image is renamed over it. This is how an image\n"
+            "                          changed by put, rm, mkdir, mv or chmod becomes one that\n"
+            "                          mkyaffs2image's readers (unyaffs) extract: they read\n"
+            "                          only a freshly built image (docs/cli.md)\n"
+            "  --from-chip NAME, --from-geometry P,O,N[,B], --from-layout L, --from-ecc E\n"
+            "                          how SRC_IMAGE is read, as --chip ... for IMAGE. Without\n"
+            "                          them SRC_IMAGE is read with IMAGE's --chip/--geometry,\n"
+            "                          --layout and --ecc, or its sidecar, or its tags; IMAGE\n"
+            "                          without --chip/--geometry gets SRC_IMAGE's geometry\n"
+            "                          (block count included), without --layout its layout\n\n"
             "Bad input (an unreadable file, a name or symlink target too long, an image too\n"
-            "small) writes nothing.\n");
+            "small) writes nothing. A SRC_IMAGE with pages whose tags cannot be decoded is\n"
+            "refused (nandkit fsck names them; nandkit extract saves what is readable).\n");
 }
 
 /* ----- the plan --------------------------------------------------------------------------- */
@@ -108,7 +131,9 @@ struct nk_mkimage_inode {
 };
 
 struct nk_mkimage {
-    const char *src;
+    const char *src;         /* SRC_DIR, or SRC_IMAGE with --from */
+    struct nk_tool_fs *from; /* --from: the source image's read-only mount */
+    char *from_geometry;     /* IMAGE's --geometry when taken from the source */
     const char *image_path;
     struct stat root_st;
     struct nk_mkimage_node *nodes;
@@ -292,8 +317,8 @@ static int nk_mkimage_plan_entry(struct nk_mkimage *m, char *path, size_t name_o
     n->link_of = NK_MKIMAGE_NO_PARENT;
     n->st = *st;
     n->type = type;
-    if ((m->image_exists && nk_mkimage_same_file(st, &m->image_st)) ||
-        (m->sidecar_exists && nk_mkimage_same_file(st, &m->sidecar_st))) {
+    if (!m->from && ((m->image_exists && nk_mkimage_same_file(st, &m->image_st)) ||
+                     (m->sidecar_exists && nk_mkimage_same_file(st, &m->sidecar_st)))) {
         fprintf(stderr, "nandkit: warning: %s is the image being built: left out\n", path);
         n->role = NK_MKIMAGE_SKIPPED;
         return 0;
@@ -307,7 +332,16 @@ static int nk_mkimage_plan_entry(struct nk_mkimage *m, char *path, size_t name_o
     }
     if (type == NK_FS_TYPE_SYMLINK) {
         char target[NK_FS_ALIAS_MAX + 2];
-        ssize_t len = readlink(path, target, sizeof target);
+        ssize_t len;
+        if (m->from) {
+            int got = nk_fs_readlink(&m->from->fs, path, target, sizeof target);
+            if (got < 0)
+                return nk_tool_error("cannot read symlink %s in %s: %s", path, m->src,
+                                     nk_strerror(got));
+            len = got;
+        } else {
+            len = readlink(path, target, sizeof target);
+        }
         if (len < 0)
             return nk_tool_error("cannot read symlink %s: %s", path, strerror(errno));
         if ((size_t)len > NK_FS_ALIAS_MAX)
@@ -317,7 +351,7 @@ static int nk_mkimage_plan_entry(struct nk_mkimage *m, char *path, size_t name_o
         n->target = strdup(target);
         if (!n->target)
             return nk_tool_error("out of memory planning %s", m->src);
-    } else if (type == NK_FS_TYPE_FILE && access(path, R_OK) != 0) {
+    } else if (type == NK_FS_TYPE_FILE && !m->from && access(path, R_OK) != 0) {
         /* Found now, not halfway through writing the image. */
         return nk_tool_fail("cannot read %s: %s", path, strerror(errno));
     }
@@ -343,11 +377,124 @@ static int nk_mkimage_plan_entry(struct nk_mkimage *m, char *path, size_t name_o
 /* Deeper trees than this are surely a loop of bind mounts. */
 #define NK_MKIMAGE_MAX_DEPTH 256
 
+/* Names sorted bytewise, as readdir gives them on no file system. */
+static void nk_mkimage_sort_names(char **names, size_t count)
+{
+    if (count)
+        qsort(names, count, sizeof *names, nk_mkimage_compare);
+}
+
+static void nk_mkimage_free_names(char **names, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        free(names[i]);
+    free(names);
+}
+
+/* What a host lstat() of the entry would give, from the source image: the
+ * hard links of one file share (device 0, the file's id) as the names of
+ * one inode do; st_rdev holds the device number as YAFFS2 stores it. */
+static void nk_mkimage_stat_from_image(const struct nk_fs_stat *in, struct stat *out)
+{
+    memset(out, 0, sizeof *out);
+    out->st_dev = 0;
+    out->st_ino = in->ino;
+    out->st_mode = (mode_t)in->mode;
+    out->st_nlink = in->nlink;
+    out->st_uid = in->uid;
+    out->st_gid = in->gid;
+    out->st_rdev = in->rdev;
+    out->st_size = (off_t)in->size;
+    out->st_atim.tv_sec = (time_t)in->atime;
+    out->st_mtim.tv_sec = (time_t)in->mtime;
+    out->st_ctim.tv_sec = (time_t)in->ctime;
+}
+
+/* The --from twin of nk_mkimage_plan_host_dir(): directory `dir_path` of
+ * the source image. Its built-in lost+found counts as a directory of the
+ * tree only when it has a header of its own or entries, as a tree without
+ * one gives an image whose lost+found has neither. */
+static int nk_mkimage_plan_image_dir(struct nk_mkimage *m, const char *dir_path, size_t parent,
+                                     unsigned depth)
+{
+    struct nk_fs *fs = &m->from->fs;
+    struct nk_fs_dir dir;
+    int err = nk_fs_dir_open(fs, &dir, dir_path);
+    if (err)
+        return nk_tool_error("cannot read directory %s in %s: %s", dir_path, m->src,
+                             nk_strerror(err));
+    char **names = NULL;
+    size_t count = 0, cap = 0;
+    int status = 0;
+    struct nk_fs_dirent entry;
+    int got;
+    while (!status && (got = nk_fs_dir_read(&dir, &entry)) != 0) {
+        if (got < 0) {
+            status = nk_tool_error("cannot read directory %s in %s: %s", dir_path, m->src,
+                                   nk_strerror(got));
+            break;
+        }
+        char *copy = strdup(entry.name);
+        if (!copy || !nk_mkimage_grow((void **)&names, &cap, count, sizeof *names)) {
+            free(copy);
+            status = nk_tool_error("out of memory reading %s", dir_path);
+            break;
+        }
+        names[count++] = copy;
+    }
+    nk_fs_dir_close(&dir);
+    nk_mkimage_sort_names(names, count);
+    for (size_t i = 0; i < count && !status; i++) {
+        char *path = nk_tool_path_dup(dir_path, names[i]);
+        if (!path) {
+            status = nk_tool_error("out of memory planning %s", m->src);
+            break;
+        }
+        struct nk_fs_stat fst;
+        err = nk_fs_lstat(fs, path, &fst);
+        if (err) {
+            status = nk_tool_error("cannot stat %s in %s: %s", path, m->src, nk_strerror(err));
+            free(path);
+            break;
+        }
+        if (parent == NK_MKIMAGE_NO_PARENT && fst.obj_id == NK_FS_OBJ_LOST_FOUND &&
+            !fst.has_header) {
+            struct nk_fs_dir lost;
+            struct nk_fs_dirent child;
+            bool empty = false;
+            if (nk_fs_dir_open(fs, &lost, path) == 0) {
+                empty = nk_fs_dir_read(&lost, &child) == 0;
+                nk_fs_dir_close(&lost);
+            }
+            if (empty) {
+                free(path);
+                continue;
+            }
+        }
+        struct stat st;
+        nk_mkimage_stat_from_image(&fst, &st);
+        size_t name_off = strlen(path) - strlen(names[i]);
+        status = nk_mkimage_plan_entry(m, path, name_off, &st, parent, depth);
+    }
+    nk_mkimage_free_names(names, count);
+    return status;
+}
+
+static int nk_mkimage_plan_host_dir(struct nk_mkimage *m, const char *dir_path, size_t parent,
+                                    unsigned depth);
+
 static int nk_mkimage_plan_dir(struct nk_mkimage *m, const char *dir_path, size_t parent,
                                unsigned depth)
 {
     if (depth > NK_MKIMAGE_MAX_DEPTH)
         return nk_tool_fail("%s: more than %d directory levels", dir_path, NK_MKIMAGE_MAX_DEPTH);
+    return m->from ? nk_mkimage_plan_image_dir(m, dir_path, parent, depth)
+                   : nk_mkimage_plan_host_dir(m, dir_path, parent, depth);
+}
+
+static int nk_mkimage_plan_host_dir(struct nk_mkimage *m, const char *dir_path, size_t parent,
+                                    unsigned depth)
+{
     int fd = nk_mkimage_open_source(dir_path, O_RDONLY | O_DIRECTORY);
     DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
     if (!dir && fd >= 0)
@@ -374,8 +521,7 @@ static int nk_mkimage_plan_dir(struct nk_mkimage *m, const char *dir_path, size_
     if (!status && errno)
         status = nk_tool_error("cannot read directory %s: %s", dir_path, strerror(errno));
     closedir(dir);
-    if (count)
-        qsort(names, count, sizeof *names, nk_mkimage_compare);
+    nk_mkimage_sort_names(names, count);
     size_t dir_len = strlen(dir_path);
     for (size_t i = 0; i < count && !status; i++) {
         size_t len = dir_len + 1 + strlen(names[i]) + 1;
@@ -393,9 +539,7 @@ static int nk_mkimage_plan_dir(struct nk_mkimage *m, const char *dir_path, size_
         }
         status = nk_mkimage_plan_entry(m, path, dir_len + 1, &st, parent, depth);
     }
-    for (size_t i = 0; i < count; i++)
-        free(names[i]);
-    free(names);
+    nk_mkimage_free_names(names, count);
     return status;
 }
 
@@ -409,6 +553,10 @@ static void nk_mkimage_free(struct nk_mkimage *m)
     free(m->nodes);
     free(m->inodes);
     free(m->buf);
+    if (m->from)
+        nk_tool_fs_close(m->from);
+    m->from = NULL;
+    free(m->from_geometry);
 }
 
 /* ----- the build ------------------------------------------------------------------------------ */
@@ -458,8 +606,9 @@ static struct nk_fs_build_attr nk_mkimage_attr(const struct nk_mkimage *m, const
     attr.mode = (uint32_t)st->st_mode & (NK_FS_S_IFMT | 07777u);
     attr.uid = m->all_root ? 0 : (uint32_t)st->st_uid;
     attr.gid = m->all_root ? 0 : (uint32_t)st->st_gid;
+    /* A source image's nodes carry the number as YAFFS2 stores it. */
     if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
-        attr.rdev = nk_mkimage_rdev(st->st_rdev);
+        attr.rdev = m->from ? (uint32_t)st->st_rdev : nk_mkimage_rdev(st->st_rdev);
     attr.atime = (uint64_t)(int64_t)st->st_atim.tv_sec;
     attr.mtime = (uint64_t)(int64_t)st->st_mtim.tv_sec;
     attr.ctime = (uint64_t)(int64_t)st->st_ctim.tv_sec;
@@ -474,8 +623,46 @@ static int nk_mkimage_build_error(struct nk_mkimage *m, const char *path, int er
     return nk_tool_error("building %s failed: %s", path, why);
 }
 
+/* A file's data from the source image, streamed into the build. Returns
+ * the bytes read, or minus the exit status after one line. */
+static int64_t nk_mkimage_image_data(struct nk_mkimage *m, struct nk_mkimage_node *n)
+{
+    struct nk_fs_file file;
+    int err = nk_fs_file_open(&m->from->fs, &file, n->path, NK_FS_O_RDONLY);
+    if (err)
+        return -nk_tool_error("cannot open %s in %s: %s", n->path, m->src, nk_strerror(err));
+    int64_t total = 0;
+    int32_t got;
+    while ((got = nk_fs_file_read(&file, m->buf, NK_MKIMAGE_READ_BYTES)) > 0) {
+        err = nk_fs_build_data(&m->builder, m->buf, (size_t)got);
+        if (err) {
+            nk_fs_file_close(&file);
+            return -nk_mkimage_build_error(m, n->path, err);
+        }
+        total += got;
+        nk_mkimage_report(m, false);
+    }
+    nk_fs_file_close(&file);
+    if (got < 0)
+        return -nk_tool_error("cannot read %s in %s: %s: nothing written", n->path, m->src,
+                              nk_strerror(got));
+    return total;
+}
+
 static int nk_mkimage_file_data(struct nk_mkimage *m, struct nk_mkimage_node *n)
 {
+    if (m->from) {
+        int64_t total = nk_mkimage_image_data(m, n);
+        if (total < 0)
+            return (int)-total;
+        if ((uint64_t)total != (uint64_t)n->st.st_size)
+            return nk_tool_error("%s in %s: %llu bytes read, not the %llu its size says: nothing "
+                                 "written",
+                                 n->path, m->src, (unsigned long long)total,
+                                 (unsigned long long)n->st.st_size);
+        int err = nk_fs_build_file_end(&m->builder);
+        return err ? nk_mkimage_build_error(m, n->path, err) : 0;
+    }
     int fd = nk_mkimage_open_source(n->path, O_RDONLY | O_NOFOLLOW);
     if (fd < 0)
         return nk_tool_error("cannot open %s: %s", n->path, strerror(errno));
@@ -599,15 +786,18 @@ static uint64_t nk_mkimage_blocks_for_plan(const struct nk_mkimage *m, const cha
 
 /* Creates a missing image file as an erased chip: an empty file, no sidecar.
  * With --geometry P,O,N and no --blocks its size is the plan's: *sized
- * gets the block count (else 0). */
+ * gets the block count (else 0). With --geometry P,O,N either way, *length
+ * gets the blocks the file must span, so that it reads back with P,O,N at
+ * that size (else 0). */
 static int nk_mkimage_create(struct nk_tool_image_opts *opts, uint64_t blocks,
-                             const struct nk_mkimage *m, uint64_t *sized)
+                             const struct nk_mkimage *m, uint64_t *sized, uint64_t *length)
 {
     const char *shown = m->image_path;
     struct nk_tool_image_opts create = *opts;
     create.create = true;
     char geometry[96];
     *sized = 0;
+    *length = 0;
     unsigned commas = 0;
     for (const char *p = opts->geometry ? opts->geometry : ""; *p; p++)
         commas += *p == ',';
@@ -622,6 +812,7 @@ static int nk_mkimage_create(struct nk_tool_image_opts *opts, uint64_t blocks,
             snprintf(geometry, sizeof geometry, "%s,%llu", opts->geometry,
                      (unsigned long long)blocks);
             create.geometry = geometry;
+            *length = blocks;
         }
     }
     struct nk_sim_params params;
@@ -655,6 +846,32 @@ static int nk_mkimage_create(struct nk_tool_image_opts *opts, uint64_t blocks,
     if (create.geometry != opts->geometry)
         opts->geometry = strdup(create.geometry);
     return 0;
+}
+
+/* Extends the file at `path` from `from` to `to` bytes: a hole, or with
+ * `erased_bytes` 0xFF bytes written. Returns 0, or -1 with errno set. */
+static int nk_mkimage_extend(const char *path, uint64_t from, uint64_t to, bool erased_bytes)
+{
+    if (!erased_bytes)
+        return truncate(path, (off_t)to);
+    int fd = open(path, O_WRONLY);
+    if (fd < 0)
+        return -1;
+    uint8_t erased[4096];
+    memset(erased, 0xff, sizeof erased);
+    int err = 0;
+    for (uint64_t at = from; at < to && !err;) {
+        size_t n = to - at < sizeof erased ? (size_t)(to - at) : sizeof erased;
+        ssize_t put = pwrite(fd, erased, n, (off_t)at);
+        if (put <= 0)
+            err = -1;
+        else
+            at += (uint64_t)put;
+    }
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return err;
 }
 
 static void nk_mkimage_human(uint64_t bytes, char *out, size_t size)
@@ -729,14 +946,101 @@ static void nk_mkimage_summary(struct nk_mkimage *m, const struct nk_fs_build_st
     printf("\n");
 }
 
+/* --from: mounts the source image read-only with its own options, each
+ * taken from IMAGE's when not given, and gives IMAGE the source's geometry
+ * and layout where IMAGE has none. The source may be IMAGE itself (it is
+ * read before the new image replaces it), but not the /dev/mtdN the build
+ * erases. Returns 0 with m->from set, or the exit status after one line. */
+static int nk_mkimage_open_from(struct nk_mkimage *m, struct nk_tool_fs *source,
+                                struct nk_tool_image_opts *from, struct nk_tool_image_opts *opts,
+                                bool from_placed, bool from_layout, bool from_ecc, bool is_mtd)
+{
+    from->path = m->src;
+    if (!from_placed) {
+        from->chip = opts->chip;
+        from->geometry = opts->geometry;
+    }
+    if (!from_layout) {
+        from->layout = opts->layout;
+        from->layout_given = opts->layout_given;
+    }
+    if (!from_ecc) {
+        from->ecc = opts->ecc;
+        from->force_ecc = opts->force_ecc;
+    }
+    from->seed = opts->seed;
+    from->mtd_raw = opts->mtd_raw;
+    struct stat src_st;
+    if (stat(m->src, &src_st) != 0)
+        return errno == ENOENT
+                   ? nk_tool_not_found("cannot read SRC_IMAGE %s: %s", m->src, strerror(errno))
+                   : nk_tool_fail("cannot read SRC_IMAGE %s: %s", m->src, strerror(errno));
+    if (is_mtd && m->image_exists && nk_mkimage_same_file(&src_st, &m->image_st))
+        return nk_tool_fail("--from %s is the device being built: the build erases it before "
+                            "reading; repack into an image file first",
+                            m->src);
+    int status = nk_tool_fs_open(source, from, NULL, NULL);
+    if (status)
+        return status;
+    m->from = source;
+    if (nk_tool_fs_damage(source))
+        return nk_tool_error("%s: not repacked, the loss would be made permanent (nandkit "
+                             "extract saves what is readable)",
+                             m->src);
+    struct nk_fs_stat root;
+    int err = nk_fs_lstat(&source->fs, "/", &root);
+    if (err)
+        return nk_tool_error("cannot stat / in %s: %s", m->src, nk_strerror(err));
+    nk_mkimage_stat_from_image(&root, &m->root_st);
+    if (!opts->chip && !opts->geometry) {
+        if (from->chip) {
+            opts->chip = from->chip;
+        } else {
+            const struct nk_chip_info *chip = &source->image.params.chip;
+            char geometry[96];
+            snprintf(geometry, sizeof geometry, "%u,%u,%u,%u", chip->page_size, chip->oob_size,
+                     chip->pages_per_block, chip->blocks);
+            m->from_geometry = strdup(geometry);
+            if (!m->from_geometry)
+                return nk_tool_error("out of memory");
+            opts->geometry = m->from_geometry;
+        }
+    }
+    if (!opts->layout_given) {
+        opts->layout = source->image.layout;
+        opts->layout_given = true;
+    }
+    return 0;
+}
+
 static int nk_mkimage_run(int argc, char **argv)
 {
-    enum { OPT_BLOCKS = NK_OPT_FIRST_FREE, OPT_ALL_ROOT, OPT_NO_PROGRESS };
-    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
-                                            {"blocks", required_argument, NULL, OPT_BLOCKS},
-                                            {"all-root", no_argument, NULL, OPT_ALL_ROOT},
-                                            {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
-                                            {NULL, 0, NULL, 0}};
+    enum {
+        OPT_BLOCKS = NK_OPT_FIRST_FREE,
+        OPT_ALL_ROOT,
+        OPT_NO_PROGRESS,
+        OPT_FROM,
+        OPT_FROM_CHIP,
+        OPT_FROM_GEOMETRY,
+        OPT_FROM_LAYOUT,
+        OPT_FROM_ECC,
+    };
+    static const struct option options[] = {
+        NK_TOOL_IMAGE_LONG_OPTIONS,
+        {"blocks", required_argument, NULL, OPT_BLOCKS},
+        {"all-root", no_argument, NULL, OPT_ALL_ROOT},
+        {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+        {"from", required_argument, NULL, OPT_FROM},
+        {"from-chip", required_argument, NULL, OPT_FROM_CHIP},
+        {"from-geometry", required_argument, NULL, OPT_FROM_GEOMETRY},
+        {"from-layout", required_argument, NULL, OPT_FROM_LAYOUT},
+        {"from-ecc", required_argument, NULL, OPT_FROM_ECC},
+        {NULL, 0, NULL, 0}};
+    /* The source image's options, each taken from IMAGE's unless given. */
+    struct nk_tool_image_opts from_opts;
+    nk_tool_image_opts_init(&from_opts);
+    const char *from = NULL;
+    bool from_placed = false, from_layout = false, from_ecc = false;
     struct nk_tool_image_opts opts;
     nk_tool_image_opts_init(&opts);
     struct nk_mkimage m;
@@ -753,31 +1057,56 @@ static int nk_mkimage_run(int argc, char **argv)
             m.all_root = true;
         } else if (opt == OPT_NO_PROGRESS) {
             m.progress = false;
+        } else if (opt == OPT_FROM) {
+            from = optarg;
+        } else if (opt >= OPT_FROM_CHIP && opt <= OPT_FROM_ECC) {
+            static const int shared[] = {NK_OPT_CHIP, NK_OPT_GEOMETRY, NK_OPT_LAYOUT, NK_OPT_ECC};
+            if (nk_tool_image_option(&from_opts, shared[opt - OPT_FROM_CHIP], optarg) != 1)
+                return 2;
+            from_placed |= opt == OPT_FROM_CHIP || opt == OPT_FROM_GEOMETRY;
+            from_layout |= opt == OPT_FROM_LAYOUT;
+            from_ecc |= opt == OPT_FROM_ECC;
         } else {
             return nk_tool_fail("mkimage: unknown option (see nandkit mkimage --help)");
         }
     }
     if (opt < 0)
         return -opt;
-    if (argc - optind != 2)
+    if (!from && (from_placed || from_layout || from_ecc))
+        return nk_tool_fail("--from-chip, --from-geometry, --from-layout and --from-ecc go with "
+                            "--from SRC_IMAGE");
+    if (from && argc - optind != 1)
+        return nk_tool_fail("mkimage --from SRC_IMAGE needs IMAGE, and no SRC_DIR (see nandkit "
+                            "mkimage --help)");
+    if (!from && argc - optind != 2)
         return nk_tool_fail("mkimage needs SRC_DIR and IMAGE (see nandkit mkimage --help)");
-    m.src = argv[optind];
-    m.image_path = opts.path = argv[optind + 1];
+    m.src = from ? from : argv[optind];
+    m.image_path = opts.path = argv[optind + (from ? 0 : 1)];
     clock_gettime(CLOCK_MONOTONIC, &m.start);
 
     /* Plan: nothing is written before the whole tree checks out. */
-    if (stat(m.src, &m.root_st) != 0)
-        return errno == ENOENT
-                   ? nk_tool_not_found("cannot read SRC_DIR %s: %s", m.src, strerror(errno))
-                   : nk_tool_fail("cannot read SRC_DIR %s: %s", m.src, strerror(errno));
-    if (!S_ISDIR(m.root_st.st_mode))
-        return nk_tool_fail("SRC_DIR %s is not a directory", m.src);
+    struct nk_tool_fs source;
     bool is_mtd = nk_tool_path_is_mtd(opts.path);
     m.image_exists = stat(opts.path, &m.image_st) == 0;
+    if (from) {
+        int open_status = nk_mkimage_open_from(&m, &source, &from_opts, &opts, from_placed,
+                                               from_layout, from_ecc, is_mtd);
+        if (open_status) {
+            nk_mkimage_free(&m);
+            return open_status;
+        }
+    } else {
+        if (stat(m.src, &m.root_st) != 0)
+            return errno == ENOENT
+                       ? nk_tool_not_found("cannot read SRC_DIR %s: %s", m.src, strerror(errno))
+                       : nk_tool_fail("cannot read SRC_DIR %s: %s", m.src, strerror(errno));
+        if (!S_ISDIR(m.root_st.st_mode))
+            return nk_tool_fail("SRC_DIR %s is not a directory", m.src);
+    }
     char sidecar[4096];
     if (!is_mtd && nk_sim_sidecar_path(opts.path, sidecar, sizeof sidecar))
         m.sidecar_exists = stat(sidecar, &m.sidecar_st) == 0;
-    int status = nk_mkimage_plan_dir(&m, m.src, NK_MKIMAGE_NO_PARENT, 0);
+    int status = nk_mkimage_plan_dir(&m, from ? "/" : m.src, NK_MKIMAGE_NO_PARENT, 0);
     const char *created_geometry = NULL;
     bool built = false;
     bool empty_file = m.image_exists && S_ISREG(m.image_st.st_mode) && m.image_st.st_size == 0;
@@ -798,10 +1127,10 @@ static int nk_mkimage_run(int argc, char **argv)
             opts.path = save.tmp;
         }
     }
-    uint64_t sized_blocks = 0;
+    uint64_t sized_blocks = 0, length_blocks = 0;
     if (!status && !is_mtd && fresh) {
         const char *given = opts.geometry;
-        status = nk_mkimage_create(&opts, blocks, &m, &sized_blocks);
+        status = nk_mkimage_create(&opts, blocks, &m, &sized_blocks, &length_blocks);
         if (opts.geometry != given)
             created_geometry = opts.geometry;
     }
@@ -917,13 +1246,19 @@ out:;
     bool power_cut = image.sim && !nk_sim_powered(image.sim);
     const struct nk_chip_info *chip = &image.params.chip;
     uint64_t sized_bytes =
-        sized_blocks * chip->pages_per_block * (chip->page_size + chip->oob_size);
+        length_blocks * chip->pages_per_block * (chip->page_size + chip->oob_size);
     int err_close = image.sim ? nk_sim_close(image.sim) : 0;
     image.sim = NULL;
-    /* The reserve of a sized image is erased: a hole at the file's end. */
+    /* The erased end of a new image of a planned or given size (--blocks
+     * with --geometry P,O,N): a hole at the file's end,
+     * which nandkit reads as erased. mkyaffs2image's readers read the bytes
+     * and take zeros for a chunk (unyaffs: "Illegal file name in object
+     * 0"), so in the mkyaffs2 layout the reserve is written out as 0xFF. */
     struct stat tmp_st;
     if (!err_close && !status && sized_bytes && save.tmp && stat(save.tmp, &tmp_st) == 0 &&
-        (uint64_t)tmp_st.st_size < sized_bytes && truncate(save.tmp, (off_t)sized_bytes) != 0)
+        (uint64_t)tmp_st.st_size < sized_bytes &&
+        nk_mkimage_extend(save.tmp, (uint64_t)tmp_st.st_size, sized_bytes,
+                          image.layout == NK_FS_LAYOUT_MKYAFFS2) != 0)
         status = nk_tool_error("writing %s failed: %s", m.image_path, strerror(errno));
     nk_tool_image_close(&image);
     if (err_close && (!status || power_cut))

@@ -61,20 +61,9 @@ struct nk_env {
     struct nk_fs fs;
     struct nk_fs_config config;
     bool mounted;
-    uint64_t page_reads, oob_reads; /* from the trace */
+    struct nk_fs_bench_reads reads; /* from the trace */
     uint32_t page_size;
 };
-
-static void nk_env_trace(void *ctx, const struct nk_sim_event *event)
-{
-    struct nk_env *env = ctx;
-    if (event->kind != NK_SIM_EVENT_OP || event->op != NK_SIM_OP_READ)
-        return;
-    if (event->column >= env->page_size)
-        env->oob_reads++;
-    else
-        env->page_reads++;
-}
 
 static void *nk_env_alloc(void *ctx, size_t size)
 {
@@ -117,7 +106,8 @@ static int nk_env_open(struct nk_env *env, const char *chip, uint32_t blocks, ui
     if (err)
         return err;
     env->page_size = env->params.chip.page_size;
-    nk_sim_trace_set(env->sim, nk_env_trace, env);
+    env->reads.page_size = env->page_size;
+    nk_sim_trace_set(env->sim, nk_fs_bench_count_reads, &env->reads);
     /* Brought up as a board would: the ECC the chip's requirement asks for
      * (Hamming with the Linux layout on the 1-bit parts) and a bad-block
      * table, as Linux keeps one, so the mount asks it instead of reading
@@ -159,40 +149,7 @@ static int nk_env_open(struct nk_env *env, const char *chip, uint32_t blocks, ui
 /* The operation counters now. */
 static void nk_env_ops(struct nk_env *env, struct nk_fs_bench_ops *ops)
 {
-    struct nk_sim_counters c;
-    nk_sim_counters(env->sim, &c);
-    /* Copy-back programs are among NK_SIM_OP_PROGRAM already. */
-    ops->programs = c.ops[NK_SIM_OP_PROGRAM] + c.ops[NK_SIM_OP_CACHE_PROGRAM];
-    ops->erases = c.ops[NK_SIM_OP_ERASE];
-    ops->page_reads = env->page_reads;
-    ops->oob_reads = env->oob_reads;
-    ops->time_ns = nk_sim_time_ns(env->sim);
-}
-
-static void nk_ops_delta(struct nk_fs_bench_ops *d, const struct nk_fs_bench_ops *before,
-                         const struct nk_fs_bench_ops *after)
-{
-    d->programs = after->programs - before->programs;
-    d->page_reads = after->page_reads - before->page_reads;
-    d->oob_reads = after->oob_reads - before->oob_reads;
-    d->erases = after->erases - before->erases;
-    d->time_ns = after->time_ns - before->time_ns;
-}
-
-static double nk_kBps(uint64_t bytes, uint64_t ns)
-{
-    return ns ? (double)bytes / 1000.0 / ((double)ns / 1e9) : 0.0;
-}
-
-static void nk_fill(uint8_t *buf, size_t len, uint64_t seed)
-{
-    uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
-    for (size_t i = 0; i < len; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        buf[i] = (uint8_t)x;
-    }
+    nk_fs_bench_ops_now(env->sim, &env->reads, ops);
 }
 
 static int nk_fs_fail(struct nk_env *env, const char *what, int err, struct nk_diag *why)
@@ -211,7 +168,7 @@ static int nk_write_file(struct nk_env *env, const char *path, uint64_t bytes, u
         return nk_fs_fail(env, path, err, why);
     for (uint64_t done = 0; done < bytes;) {
         uint32_t n = bytes - done < io ? (uint32_t)(bytes - done) : io;
-        int32_t w = nk_fs_file_write(&f, data + (done % (1u << 20)) % (1u << 19), n);
+        int32_t w = nk_fs_file_write(&f, nk_fs_bench_piece(data, done), n);
         if (w != (int32_t)n) {
             nk_fs_file_close(&f);
             return nk_fs_fail(env, path, w < 0 ? w : -NK_ENOSPC, why);
@@ -242,7 +199,7 @@ static int nk_bench_raw(const struct nk_fs_bench_config *config, struct nk_fs_be
     nk_fs_unmount(&env.fs);
     env.mounted = false;
     uint8_t *data = malloc((size_t)env.page_size + env.params.chip.oob_size);
-    nk_fill(data, env.page_size, config->seed);
+    nk_fs_bench_fill(data, env.page_size, config->seed);
     uint32_t ppb = env.params.chip.pages_per_block;
     uint32_t block = 1;
     err = nk_nand_erase_block(&env.nand, block);
@@ -260,8 +217,8 @@ static int nk_bench_raw(const struct nk_fs_bench_config *config, struct nk_fs_be
         return nk_diag_set(why, err, "raw page timing: %s", nk_strerror(err));
     r->raw_program_us = (double)(t1 - t0) / ppb / 1000.0;
     r->raw_read_us = (double)(t2 - t1) / ppb / 1000.0;
-    r->raw_write_kBps = nk_kBps((uint64_t)r->page_size * ppb, t1 - t0);
-    r->raw_read_kBps = nk_kBps((uint64_t)r->page_size * ppb, t2 - t1);
+    r->raw_write_kBps = nk_fs_bench_kBps((uint64_t)r->page_size * ppb, t1 - t0);
+    r->raw_read_kBps = nk_fs_bench_kBps((uint64_t)r->page_size * ppb, t2 - t1);
     return 0;
 }
 
@@ -285,7 +242,7 @@ static int nk_bench_seq(const struct nk_fs_bench_config *config, struct nk_fs_be
         nk_env_ops(&env, &a);
         err = nk_write_file(&env, "/seq", bytes, s->io_size, data, why);
         nk_env_ops(&env, &b);
-        nk_ops_delta(&s->write, &a, &b);
+        nk_fs_bench_ops_delta(&s->write, &a, &b);
         if (!err) {
             struct nk_fs_file f;
             err = nk_fs_file_open(&env.fs, &f, "/seq", NK_FS_O_RDONLY);
@@ -305,12 +262,12 @@ static int nk_bench_seq(const struct nk_fs_bench_config *config, struct nk_fs_be
                 err = nk_fs_fail(&env, "sequential read", err, why);
         }
         nk_env_ops(&env, &a);
-        nk_ops_delta(&s->read, &b, &a);
+        nk_fs_bench_ops_delta(&s->read, &b, &a);
         nk_env_close(&env);
         if (err)
             return err;
-        s->write_kBps = nk_kBps(bytes, s->write.time_ns);
-        s->read_kBps = nk_kBps(bytes, s->read.time_ns);
+        s->write_kBps = nk_fs_bench_kBps(bytes, s->write.time_ns);
+        s->read_kBps = nk_fs_bench_kBps(bytes, s->read.time_ns);
         s->programs_per_chunk = (double)s->write.programs / (double)s->chunks;
         s->reads_per_chunk = (double)s->read.page_reads / (double)s->chunks;
     }
@@ -352,11 +309,11 @@ static int nk_bench_small(const struct nk_fs_bench_config *config, struct nk_fs_
     nk_env_close(&env);
     if (err)
         return err;
-    nk_ops_delta(&r->small_ops, &a, &b);
+    nk_fs_bench_ops_delta(&r->small_ops, &a, &b);
     r->small_programs_per_file = (double)r->small_ops.programs / r->files;
     r->small_page_reads_per_file = (double)r->small_ops.page_reads / r->files;
     r->small_us_per_file = (double)r->small_ops.time_ns / 1000.0 / r->files;
-    r->small_kBps = nk_kBps((uint64_t)r->files * r->file_bytes, r->small_ops.time_ns);
+    r->small_kBps = nk_fs_bench_kBps((uint64_t)r->files * r->file_bytes, r->small_ops.time_ns);
     return 0;
 }
 
@@ -412,11 +369,11 @@ static int nk_bench_overwrite(const struct nk_fs_bench_config *config, struct nk
         }
         nk_env_ops(&env, &b);
         nk_fs_statfs(&env.fs, &s1);
-        nk_ops_delta(&o->ops, &a, &b);
+        nk_fs_bench_ops_delta(&o->ops, &a, &b);
         o->overwrites = measured;
         o->user_chunks = measured * 4096 / r->chunk_bytes;
         o->write_amplification = (double)o->ops.programs / (double)o->user_chunks;
-        o->kBps = nk_kBps(measured * 4096, o->ops.time_ns);
+        o->kBps = nk_fs_bench_kBps(measured * 4096, o->ops.time_ns);
         o->gc_copies = s1.chunks_copied - s0.chunks_copied;
         o->gc_blocks = s1.blocks_collected - s0.blocks_collected;
         if (i == NK_FS_BENCH_FILLS - 1) {
@@ -481,7 +438,7 @@ static int nk_bench_mount(const struct nk_fs_bench_config *config, struct nk_fs_
             break;
         }
         env.mounted = true;
-        nk_ops_delta(pass == 0 ? &r->mount_crash : &r->mount_clean, &a, &b);
+        nk_fs_bench_ops_delta(pass == 0 ? &r->mount_crash : &r->mount_clean, &a, &b);
         if (pass == 1) {
             size_t now, peak;
             nk_fs_ram_usage(&env.fs, &now, &peak);
@@ -538,7 +495,7 @@ int nk_fs_bench_run(const struct nk_fs_bench_config *config, struct nk_fs_bench_
     if (!data) {
         return nk_diag_set(why, -NK_ENOMEM, "out of memory");
     }
-    nk_fill(data, 2u << 20, config->seed);
+    nk_fs_bench_fill(data, 2u << 20, config->seed);
     int err = nk_bench_raw(config, r, why);
     if (!err)
         err = nk_bench_seq(config, r, data, why);
@@ -569,11 +526,6 @@ static const char *nk_versus(double nandkit, double yaffs2, bool higher_is_bette
 static const char *nk_goal(double value, double goal)
 {
     return value <= goal ? "meets the 1/3 goal" : "misses the 1/3 goal";
-}
-
-static double nk_ms(uint64_t ns)
-{
-    return (double)ns / 1e6;
 }
 
 void nk_fs_bench_print_table(FILE *out, const struct nk_fs_bench_result *r)
@@ -630,11 +582,11 @@ void nk_fs_bench_print_table(FILE *out, const struct nk_fs_bench_result *r)
     fprintf(out, "\nmount of %u small files + a %llu-byte file:\n", r->files,
             (unsigned long long)r->mount_big_bytes);
     fprintf(out, "  after a clean unmount %.2f ms (YAFFS2 %.1f, checkpoint): %s\n",
-            nk_ms(r->mount_clean.time_ns), YAFFS2_MOUNT_CLEAN_MS,
-            nk_versus(nk_ms(r->mount_clean.time_ns), YAFFS2_MOUNT_CLEAN_MS, false));
+            nk_fs_bench_ms(r->mount_clean.time_ns), YAFFS2_MOUNT_CLEAN_MS,
+            nk_versus(nk_fs_bench_ms(r->mount_clean.time_ns), YAFFS2_MOUNT_CLEAN_MS, false));
     fprintf(out, "  after a crash         %.2f ms (YAFFS2 %.1f, scan with summaries): %s\n",
-            nk_ms(r->mount_crash.time_ns), YAFFS2_MOUNT_CRASH_MS,
-            nk_versus(nk_ms(r->mount_crash.time_ns), YAFFS2_MOUNT_CRASH_MS, false));
+            nk_fs_bench_ms(r->mount_crash.time_ns), YAFFS2_MOUNT_CRASH_MS,
+            nk_versus(nk_fs_bench_ms(r->mount_crash.time_ns), YAFFS2_MOUNT_CRASH_MS, false));
     fprintf(out, "  (page reads %llu, OOB reads %llu, programs %llu after the crash)\n",
             (unsigned long long)r->mount_crash.page_reads,
             (unsigned long long)r->mount_crash.oob_reads,
@@ -652,16 +604,6 @@ void nk_fs_bench_print_table(FILE *out, const struct nk_fs_bench_result *r)
     fprintf(out, "\nerase counts after the %u %% churn: min %u, max %u, mean %.2f, stddev %.2f\n",
             r->overwrite[NK_FS_BENCH_FILLS - 1].fill_percent, r->erase_min, r->erase_max,
             r->erase_mean, r->erase_stddev);
-}
-
-static void nk_json_ops(FILE *out, const char *key, const struct nk_fs_bench_ops *o)
-{
-    fprintf(out,
-            "\"%s\": {\"programs\": %llu, \"page_reads\": %llu, \"oob_reads\": %llu, "
-            "\"erases\": %llu, \"time_ns\": %llu}",
-            key, (unsigned long long)o->programs, (unsigned long long)o->page_reads,
-            (unsigned long long)o->oob_reads, (unsigned long long)o->erases,
-            (unsigned long long)o->time_ns);
 }
 
 void nk_fs_bench_print_json(FILE *out, const struct nk_fs_bench_result *r)
@@ -689,9 +631,9 @@ void nk_fs_bench_print_json(FILE *out, const struct nk_fs_bench_result *r)
                 i ? "," : "", s->io_size, (unsigned long long)s->bytes,
                 (unsigned long long)s->chunks, s->write_kBps, s->read_kBps, s->programs_per_chunk,
                 s->reads_per_chunk);
-        nk_json_ops(out, "write", &s->write);
+        nk_fs_bench_json_ops(out, "write", &s->write);
         fprintf(out, ", ");
-        nk_json_ops(out, "read", &s->read);
+        nk_fs_bench_json_ops(out, "read", &s->read);
         fprintf(out, "}");
     }
     fprintf(out, "\n  ],\n");
@@ -700,7 +642,7 @@ void nk_fs_bench_print_json(FILE *out, const struct nk_fs_bench_result *r)
             "\"page_reads_per_file\": %.3f, \"us_per_file\": %.1f, \"kBps\": %.1f, ",
             r->files, r->file_bytes, r->small_programs_per_file, r->small_page_reads_per_file,
             r->small_us_per_file, r->small_kBps);
-    nk_json_ops(out, "ops", &r->small_ops);
+    nk_fs_bench_json_ops(out, "ops", &r->small_ops);
     fprintf(out, "},\n  \"overwrite\": [");
     for (unsigned i = 0; i < NK_FS_BENCH_FILLS; i++) {
         const struct nk_fs_bench_overwrite *o = &r->overwrite[i];
@@ -712,17 +654,17 @@ void nk_fs_bench_print_json(FILE *out, const struct nk_fs_bench_result *r)
                 (unsigned long long)o->overwrites, (unsigned long long)o->user_chunks,
                 o->write_amplification, o->kBps, (unsigned long long)o->gc_copies,
                 (unsigned long long)o->gc_blocks);
-        nk_json_ops(out, "ops", &o->ops);
+        nk_fs_bench_json_ops(out, "ops", &o->ops);
         fprintf(out, "}");
     }
     fprintf(out,
             "\n  ],\n  \"mount\": {\"files\": %u, \"big_bytes\": %llu, \"clean_ms\": %.3f, "
             "\"crash_ms\": %.3f, ",
-            r->files, (unsigned long long)r->mount_big_bytes, nk_ms(r->mount_clean.time_ns),
-            nk_ms(r->mount_crash.time_ns));
-    nk_json_ops(out, "clean", &r->mount_clean);
+            r->files, (unsigned long long)r->mount_big_bytes,
+            nk_fs_bench_ms(r->mount_clean.time_ns), nk_fs_bench_ms(r->mount_crash.time_ns));
+    nk_fs_bench_json_ops(out, "clean", &r->mount_clean);
     fprintf(out, ", ");
-    nk_json_ops(out, "crash", &r->mount_crash);
+    nk_fs_bench_json_ops(out, "crash", &r->mount_crash);
     fprintf(out, "},\n");
     fprintf(out,
             "  \"ram\": {\"host_bits\": %u, \"state_now\": %llu, \"state_peak\": %llu, "

@@ -10,6 +10,7 @@
 #define NK_FS_BENCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -85,5 +86,44 @@ void nk_fs_bench_print_table(FILE *out, const struct nk_fs_bench_result *result)
 void nk_fs_bench_print_json(FILE *out, const struct nk_fs_bench_result *result);
 /* A bar chart (kB/s, nandkit beside YAFFS2) with axes and units. */
 void nk_fs_bench_write_svg(FILE *out, const struct nk_fs_bench_result *result);
+
+/* ----- shared with bench_yaffs2 (bench/yaffs2/), the YAFFS2 column's source ----- */
+
+struct nk_sim;
+struct nk_sim_event;
+
+/* Reads counted from the simulator's trace: a read starting at column
+ * `page_size` or later moves the OOB only. */
+struct nk_fs_bench_reads {
+    uint32_t page_size;
+    uint64_t page_reads, oob_reads;
+};
+
+/* The trace callback (nk_sim_trace_set) that counts them; `ctx` is a
+ * struct nk_fs_bench_reads. */
+void nk_fs_bench_count_reads(void *ctx, const struct nk_sim_event *event);
+
+/* The counters now: the simulator's programs (cache programs included),
+ * erases and clock, and the trace's reads. */
+void nk_fs_bench_ops_now(struct nk_sim *sim, const struct nk_fs_bench_reads *reads,
+                         struct nk_fs_bench_ops *ops);
+
+/* `d` = `after` - `before`, field by field. */
+void nk_fs_bench_ops_delta(struct nk_fs_bench_ops *d, const struct nk_fs_bench_ops *before,
+                           const struct nk_fs_bench_ops *after);
+
+/* kB/s (1 kB = 1000 bytes) of `bytes` in `ns` of virtual time; 0 for no time. */
+double nk_fs_bench_kBps(uint64_t bytes, uint64_t ns);
+double nk_fs_bench_ms(uint64_t ns);
+
+/* The test data: `len` bytes of xorshift noise from `seed`. */
+void nk_fs_bench_fill(uint8_t *buf, size_t len, uint64_t seed);
+
+/* Where the piece of a file at byte `done` comes from in the test data (at
+ * least 1 MiB of it): every file is written and checked by this rule. */
+const uint8_t *nk_fs_bench_piece(const uint8_t *data, uint64_t done);
+
+/* `"key": {"programs": ..., "time_ns": ...}` (docs/bench.md). */
+void nk_fs_bench_json_ops(FILE *out, const char *key, const struct nk_fs_bench_ops *o);
 
 #endif

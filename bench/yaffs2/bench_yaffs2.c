@@ -37,6 +37,7 @@
 #include "yaffs_packedtags2.h"
 #include "yaffsfs.h"
 
+#include "nkfsbench.h"
 #include "yglue.h"
 
 /* In direct/yaffsfs.c beside yaffs_add_device(), not in its header. */
@@ -59,13 +60,9 @@ struct ysim {
     uint32_t page, oob, ppb, blocks; /* blocks given to YAFFS2 */
     uint32_t free_bytes;             /* OOB bytes the layout leaves free */
     int frozen;                      /* power lost: nothing reaches the flash */
-    uint64_t page_reads, oob_reads;  /* from the trace */
+    struct nk_fs_bench_reads reads;  /* from the trace */
     uint64_t failed;                 /* operations the device refused */
     uint8_t oobbuf[256];
-};
-
-struct ops {
-    uint64_t programs, page_reads, oob_reads, erases, time_ns;
 };
 
 static struct ysim chip;
@@ -80,17 +77,6 @@ static void check(int ok, const char *what)
         checks_failed++;
         fprintf(stderr, "bench_yaffs2: check failed: %s\n", what);
     }
-}
-
-static void trace(void *ctx, const struct nk_sim_event *event)
-{
-    struct ysim *c = ctx;
-    if (event->kind != NK_SIM_EVENT_OP || event->op != NK_SIM_OP_READ)
-        return;
-    if (event->column >= c->page)
-        c->oob_reads++;
-    else
-        c->page_reads++;
 }
 
 static int drv_write(struct yaffs_dev *d, int nand_chunk, const u8 *data, int data_len,
@@ -199,7 +185,7 @@ static int chip_open(const char *preset, uint32_t blocks, uint64_t seed)
         fprintf(stderr, "bench_yaffs2: simulator: %s\n", why.text);
         return -1;
     }
-    nk_sim_trace_set(chip.sim, trace, &chip);
+    nk_sim_trace_set(chip.sim, nk_fs_bench_count_reads, &chip.reads);
     const struct nk_chip_info *info = &chip.params.chip;
     size_t ws = nk_nand_default_workspace_size(info) + nk_nand_bbt_workspace_size(info);
     chip.workspace = malloc(ws);
@@ -216,6 +202,7 @@ static int chip_open(const char *preset, uint32_t blocks, uint64_t seed)
         return -1;
     }
     chip.page = info->page_size;
+    chip.reads.page_size = chip.page;
     chip.oob = info->oob_size;
     chip.ppb = info->pages_per_block;
     chip.blocks = info->blocks > 4 ? info->blocks - 4 : info->blocks; /* the table's four */
@@ -274,47 +261,9 @@ static void chip_done(void)
     chip_close();
 }
 
-static void ops_now(struct ops *o)
+static void ops_now(struct nk_fs_bench_ops *o)
 {
-    struct nk_sim_counters c;
-    nk_sim_counters(chip.sim, &c);
-    o->programs = c.ops[NK_SIM_OP_PROGRAM] + c.ops[NK_SIM_OP_CACHE_PROGRAM];
-    o->erases = c.ops[NK_SIM_OP_ERASE];
-    o->page_reads = chip.page_reads;
-    o->oob_reads = chip.oob_reads;
-    o->time_ns = nk_sim_time_ns(chip.sim);
-}
-
-static void ops_delta(struct ops *d, const struct ops *a, const struct ops *b)
-{
-    d->programs = b->programs - a->programs;
-    d->page_reads = b->page_reads - a->page_reads;
-    d->oob_reads = b->oob_reads - a->oob_reads;
-    d->erases = b->erases - a->erases;
-    d->time_ns = b->time_ns - a->time_ns;
-}
-
-static double kBps(uint64_t bytes, uint64_t ns)
-{
-    return ns ? (double)bytes / 1000.0 / ((double)ns / 1e9) : 0.0;
-}
-
-/* The test data of bench --fs: the same noise from the same seed. */
-static void fill(uint8_t *buf, size_t len, uint64_t seed)
-{
-    uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
-    for (size_t i = 0; i < len; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        buf[i] = (uint8_t)x;
-    }
-}
-
-/* Where piece `done` of a file comes from in `data` (bench --fs's rule). */
-static const uint8_t *piece(const uint8_t *data, uint64_t done)
-{
-    return data + (done % (1u << 20)) % (1u << 19);
+    nk_fs_bench_ops_now(chip.sim, &chip.reads, o);
 }
 
 static int write_file(const char *path, uint64_t bytes, uint32_t io, const uint8_t *data)
@@ -326,7 +275,7 @@ static int write_file(const char *path, uint64_t bytes, uint32_t io, const uint8
     }
     for (uint64_t done = 0; done < bytes;) {
         uint32_t n = bytes - done < io ? (uint32_t)(bytes - done) : io;
-        if (yaffs_write(fd, piece(data, done), n) != (int)n) {
+        if (yaffs_write(fd, nk_fs_bench_piece(data, done), n) != (int)n) {
             fprintf(stderr, "bench_yaffs2: write %s at %llu: error %d\n", path,
                     (unsigned long long)done, yglue_last_error());
             yaffs_close(fd);
@@ -358,7 +307,7 @@ static int read_file(const char *path, uint64_t bytes, uint32_t io, const uint8_
             break;
         }
         /* Pieces were written `io` at a time, so a read of `io` meets one. */
-        if (n > 0 && memcmp(buf, piece(data, got), (size_t)n) != 0)
+        if (n > 0 && memcmp(buf, nk_fs_bench_piece(data, got), (size_t)n) != 0)
             same = 0;
         got += (uint64_t)(n > 0 ? n : 0);
     }
@@ -372,7 +321,7 @@ static int read_file(const char *path, uint64_t bytes, uint32_t io, const uint8_
 struct seq {
     uint32_t io_size;
     uint64_t bytes, chunks;
-    struct ops write, read;
+    struct nk_fs_bench_ops write, read;
     double write_kBps, read_kBps, programs_per_chunk, reads_per_chunk;
     int read_back;
 };
@@ -380,7 +329,7 @@ struct seq {
 struct overwrite {
     uint32_t fill_percent;
     uint64_t file_bytes, overwrites, user_chunks, gc_copies, gc_blocks;
-    struct ops ops;
+    struct nk_fs_bench_ops ops;
     double wa, kBps;
 };
 
@@ -392,12 +341,12 @@ struct result {
     double raw_program_us, raw_read_us, raw_write_kBps, raw_read_kBps;
     struct seq seq[IO_SIZES];
     uint32_t files, file_bytes;
-    struct ops small_ops;
+    struct nk_fs_bench_ops small_ops;
     double small_programs, small_reads, small_us, small_kBps;
     int small_read_back;
     struct overwrite ow[FILLS];
     uint64_t mount_big_bytes;
-    struct ops mount_clean, mount_crash;
+    struct nk_fs_bench_ops mount_clean, mount_crash;
     int mount_read_back;
     uint64_t ram_state_now, ram_state_peak, ram_big_bytes, ram_big_now, ram_big_peak;
     uint32_t erase_min, erase_max;
@@ -433,8 +382,8 @@ static int bench_raw(struct result *r, const uint8_t *data)
         return -1;
     r->raw_program_us = (double)(t1 - t0) / ppb / 1000.0;
     r->raw_read_us = (double)(t2 - t1) / ppb / 1000.0;
-    r->raw_write_kBps = kBps((uint64_t)page * ppb, t1 - t0);
-    r->raw_read_kBps = kBps((uint64_t)page * ppb, t2 - t1);
+    r->raw_write_kBps = nk_fs_bench_kBps((uint64_t)page * ppb, t1 - t0);
+    r->raw_read_kBps = nk_fs_bench_kBps((uint64_t)page * ppb, t2 - t1);
     return 0;
 }
 
@@ -451,20 +400,20 @@ static int bench_seq(struct result *r, const uint8_t *data)
         r->page = chip.page;
         r->ppb = chip.ppb;
         s->chunks = (bytes + chip.page - 1) / chip.page;
-        struct ops a, b;
+        struct nk_fs_bench_ops a, b;
         ops_now(&a);
         int err = write_file(MNT "/seq", bytes, s->io_size, data);
         ops_now(&b);
-        ops_delta(&s->write, &a, &b);
+        nk_fs_bench_ops_delta(&s->write, &a, &b);
         if (!err)
             s->read_back = read_file(MNT "/seq", bytes, s->io_size, data);
         ops_now(&a);
-        ops_delta(&s->read, &b, &a);
+        nk_fs_bench_ops_delta(&s->read, &b, &a);
         chip_done();
         if (err)
             return -1;
-        s->write_kBps = kBps(bytes, s->write.time_ns);
-        s->read_kBps = kBps(bytes, s->read.time_ns);
+        s->write_kBps = nk_fs_bench_kBps(bytes, s->write.time_ns);
+        s->read_kBps = nk_fs_bench_kBps(bytes, s->read.time_ns);
         s->programs_per_chunk = (double)s->write.programs / (double)s->chunks;
         s->reads_per_chunk = (double)s->read.page_reads / (double)s->chunks;
     }
@@ -500,7 +449,7 @@ static int bench_small(struct result *r, const uint8_t *data)
     if (chip_open(r->chip, blocks_of(r), r->seed) != 0)
         return -1;
     int err = yaffs_mkdir(MNT "/dir", 0755);
-    struct ops a, b;
+    struct nk_fs_bench_ops a, b;
     ops_now(&a);
     if (!err)
         err = small_files(r->files, r->file_bytes, data);
@@ -510,11 +459,11 @@ static int bench_small(struct result *r, const uint8_t *data)
     chip_done();
     if (err)
         return -1;
-    ops_delta(&r->small_ops, &a, &b);
+    nk_fs_bench_ops_delta(&r->small_ops, &a, &b);
     r->small_programs = (double)r->small_ops.programs / r->files;
     r->small_reads = (double)r->small_ops.page_reads / r->files;
     r->small_us = (double)r->small_ops.time_ns / 1000.0 / r->files;
-    r->small_kBps = kBps((uint64_t)r->files * r->file_bytes, r->small_ops.time_ns);
+    r->small_kBps = nk_fs_bench_kBps((uint64_t)r->files * r->file_bytes, r->small_ops.time_ns);
     return 0;
 }
 
@@ -534,7 +483,7 @@ static int bench_overwrite(struct result *r, const uint8_t *data)
         uint64_t blocks4k = o->file_bytes / 4096;
         uint64_t warm = blocks4k / 2, measured = blocks4k;
         uint64_t x = r->seed * 0x2545f4914f6cdd1dull + i + 1;
-        struct ops a, b;
+        struct nk_fs_bench_ops a, b;
         uint32_t copies0 = 0, gc0 = 0;
         ops_now(&a);
         for (uint64_t k = 0; !err && k < warm + measured; k++) {
@@ -561,11 +510,11 @@ static int bench_overwrite(struct result *r, const uint8_t *data)
             return -1;
         }
         ops_now(&b);
-        ops_delta(&o->ops, &a, &b);
+        nk_fs_bench_ops_delta(&o->ops, &a, &b);
         o->overwrites = measured;
         o->user_chunks = measured * 4096 / chip.page;
         o->wa = (double)o->ops.programs / (double)o->user_chunks;
-        o->kBps = kBps(measured * 4096, o->ops.time_ns);
+        o->kBps = nk_fs_bench_kBps(measured * 4096, o->ops.time_ns);
         o->gc_copies = dev.n_gc_copies - copies0;
         o->gc_blocks = dev.n_gc_blocks - gc0;
         if (i == FILLS - 1) {
@@ -614,7 +563,7 @@ static int bench_mount(struct result *r, const uint8_t *data)
     chip.frozen = 1;
     yaffs_unmount2(MNT, 1);
     chip.frozen = 0;
-    struct ops a, b;
+    struct nk_fs_bench_ops a, b;
     for (int pass = 0; pass < 2 && !err; pass++) {
         if (pass == 1)
             yglue_malloc_reset_peak();
@@ -625,7 +574,7 @@ static int bench_mount(struct result *r, const uint8_t *data)
             fprintf(stderr, "bench_yaffs2: mount: error %d\n", yglue_last_error());
             break;
         }
-        ops_delta(pass == 0 ? &r->mount_crash : &r->mount_clean, &a, &b);
+        nk_fs_bench_ops_delta(pass == 0 ? &r->mount_crash : &r->mount_clean, &a, &b);
         if (pass == 0) {
             r->mount_read_back = small_files_read_back(r->files, r->file_bytes, data) &&
                                  read_file(MNT "/big", r->mount_big_bytes, 128 * 1024, data);
@@ -660,11 +609,6 @@ static int bench_ram_big(struct result *r, const uint8_t *data)
 }
 
 /* ----- output ------------------------------------------------------------------------ */
-
-static double ms(uint64_t ns)
-{
-    return (double)ns / 1e6;
-}
 
 static void print_table(const struct result *r)
 {
@@ -706,11 +650,11 @@ static void print_table(const struct result *r)
     printf("\nmount of %u small files + a %llu-byte file:\n", r->files,
            (unsigned long long)r->mount_big_bytes);
     printf("  after a clean unmount %.2f ms (checkpoint; page reads %llu, OOB reads %llu)\n",
-           ms(r->mount_clean.time_ns), (unsigned long long)r->mount_clean.page_reads,
+           nk_fs_bench_ms(r->mount_clean.time_ns), (unsigned long long)r->mount_clean.page_reads,
            (unsigned long long)r->mount_clean.oob_reads);
     printf("  after a crash         %.2f ms (scan with summaries; page reads %llu, OOB reads "
            "%llu, programs %llu)\n",
-           ms(r->mount_crash.time_ns), (unsigned long long)r->mount_crash.page_reads,
+           nk_fs_bench_ms(r->mount_crash.time_ns), (unsigned long long)r->mount_crash.page_reads,
            (unsigned long long)r->mount_crash.oob_reads,
            (unsigned long long)r->mount_crash.programs);
     printf("\nRAM (YAFFS2's allocations through the OS glue, %u-bit host; struct yaffs_dev, %zu "
@@ -726,13 +670,9 @@ static void print_table(const struct result *r)
                r->erase_stddev);
 }
 
-static void json_ops(const char *key, const struct ops *o)
+static void json_ops(const char *key, const struct nk_fs_bench_ops *o)
 {
-    printf("\"%s\": {\"programs\": %llu, \"page_reads\": %llu, \"oob_reads\": %llu, "
-           "\"erases\": %llu, \"time_ns\": %llu}",
-           key, (unsigned long long)o->programs, (unsigned long long)o->page_reads,
-           (unsigned long long)o->oob_reads, (unsigned long long)o->erases,
-           (unsigned long long)o->time_ns);
+    nk_fs_bench_json_ops(stdout, key, o);
 }
 
 static void print_json(const struct result *r)
@@ -784,8 +724,8 @@ static void print_json(const struct result *r)
     }
     printf("\n  ],\n  \"mount\": {\"files\": %u, \"big_bytes\": %llu, \"clean_ms\": %.3f, "
            "\"crash_ms\": %.3f, \"read_back_equal\": %s, ",
-           r->files, (unsigned long long)r->mount_big_bytes, ms(r->mount_clean.time_ns),
-           ms(r->mount_crash.time_ns), r->mount_read_back ? "true" : "false");
+           r->files, (unsigned long long)r->mount_big_bytes, nk_fs_bench_ms(r->mount_clean.time_ns),
+           nk_fs_bench_ms(r->mount_crash.time_ns), r->mount_read_back ? "true" : "false");
     json_ops("clean", &r->mount_clean);
     printf(", ");
     json_ops("crash", &r->mount_crash);
@@ -894,7 +834,7 @@ int main(int argc, char **argv)
     uint8_t *data = malloc(2u << 20);
     if (!data)
         return 1;
-    fill(data, 2u << 20, r.seed);
+    nk_fs_bench_fill(data, 2u << 20, r.seed);
     int err = bench_raw(&r, data);
     if (!err)
         err = bench_seq(&r, data);

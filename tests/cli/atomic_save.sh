@@ -7,12 +7,8 @@
 # temporary file is left after a failure that the command itself reports.
 #
 # usage: bash tests/cli/atomic_save.sh NANDKIT_BINARY
-set -u
-NK=$1
-TMP=$(mktemp -d)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 G="--geometry 2048,64,64,256"
 cd "$TMP" || exit 1
 
@@ -62,5 +58,4 @@ rm -f img2.nktmp-*
 "$NK" mkimage big img2 $G2 --no-progress > /dev/null || fail "build after the kill"
 "$NK" fsck img2 $G2 > /dev/null || fail "fsck after the rebuild"
 
-[ "$FAILS" = 0 ] && echo "atomic_save: all checks passed"
-exit $((FAILS > 0))
+nk_test_end "atomic_save: all checks passed"

@@ -4,12 +4,8 @@
 # spans several pages of its block works and stays the same run after run.
 #
 # usage: bash tests/cli/bbt_geometry.sh NANDKIT_BINARY [FIXTURES_DIR]
-set -u
-NK=$1
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 
 : > "$TMP/one.img"
 "$NK" badblocks "$TMP/one.img" --geometry 512,16,1,4096 > "$TMP/out" 2> "$TMP/err"
@@ -37,5 +33,4 @@ for r in runs[1:]:
     assert not r["scanned"] and not r["main_written"] and not r["mirror_written"], r
     assert r["main_version"] == r["mirror_version"] == runs[0]["main_version"], r
 PY
-[ "$FAILS" = 0 ] || exit 1
-echo "table geometry: ok"
+nk_test_end "table geometry: ok"

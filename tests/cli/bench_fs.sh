@@ -5,12 +5,8 @@
 # one-line refusals. Never judges the figures themselves or wall-clock time.
 #
 # usage: bash tests/cli/bench_fs.sh NANDKIT_BINARY FIXTURES_DIR
-set -u
-NK=$1
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 
 "$NK" bench --fs-small --json --no-progress --svg "$TMP/fs.svg" > "$TMP/fs.json" 2> "$TMP/err" ||
     fail "bench --fs-small --json failed: $(cat "$TMP/err")"
@@ -92,5 +88,4 @@ grep -q "^erase counts after" "$TMP/table" || fail "table lacks the erase-count 
 "$NK" bench --fs --chip NOPE > /dev/null 2> "$TMP/err"
 [ $? = 2 ] && grep -q NOPE "$TMP/err" || fail "bench --fs --chip NOPE not refused naming NOPE"
 
-[ $FAILS = 0 ] && echo "bench_fs: all passed"
-exit $((FAILS > 0))
+nk_test_end "bench_fs: all passed"

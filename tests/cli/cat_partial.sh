@@ -5,12 +5,8 @@
 # the linux layout (2048-byte chunks).
 #
 # usage: bash tests/cli/cat_partial.sh NANDKIT_BINARY
-set -u
-NK=$1
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 G="--geometry 2048,64,64,64"
 mkdir "$TMP/src"
 python3 -c "import sys; sys.stdout.buffer.write(b'A' * 2048 + b'B' * 2048 + b'C' * 1000)" > "$TMP/src/f"
@@ -31,5 +27,4 @@ rc=$?
 python3 -c "import sys; sys.stdout.buffer.write(b'A' * 2048)" | cmp -s - "$TMP/out" ||
     fail "cat did not write exactly the 2048 readable bytes before the bad chunk ($(wc -c < "$TMP/out") bytes)"
 grep -q "/f: read failed at byte 2048" "$TMP/err" || fail "cat error: $(cat "$TMP/err")"
-[ "$FAILS" = 0 ] && echo "cat partial read tests passed"
-exit $((FAILS > 0))
+nk_test_end "cat partial read tests passed"

@@ -8,22 +8,18 @@
 # step must be reported, not read back as data; the default ECC (Hamming)
 # must not read the BCH image.
 # usage: bash tests/cli/ecc_bch8.sh NANDKIT_BINARY FIXTURES_DIR
-set -u
-nk=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 
 geo=(--geometry 2048,64,64,64 --ecc bch8 --layout inband)
-mkdir -p "$tmp/tree/dir/sub"
-printf 'small\n' >"$tmp/tree/a.txt"
-head -c 70000 /dev/urandom >"$tmp/tree/dir/big.bin"   # 35 chunks of 2032 bytes
-head -c 2032 /dev/urandom >"$tmp/tree/dir/sub/exact.bin"
-: >"$tmp/tree/empty"
-ln -s dir/big.bin "$tmp/tree/link"
-"$nk" mkimage "$tmp/tree" "$tmp/pristine.img" "${geo[@]}" >"$tmp/mk.out" 2>&1 ||
-  { cat "$tmp/mk.out"; fail "mkimage --ecc bch8 --layout inband failed"; }
+mkdir -p "$TMP/tree/dir/sub"
+printf 'small\n' >"$TMP/tree/a.txt"
+head -c 70000 /dev/urandom >"$TMP/tree/dir/big.bin"   # 35 chunks of 2032 bytes
+head -c 2032 /dev/urandom >"$TMP/tree/dir/sub/exact.bin"
+: >"$TMP/tree/empty"
+ln -s dir/big.bin "$TMP/tree/link"
+"$NK" mkimage "$TMP/tree" "$TMP/pristine.img" "${geo[@]}" >"$TMP/mk.out" 2>&1 ||
+  { cat "$TMP/mk.out"; fail "mkimage --ecc bch8 --layout inband failed"; }
 
 # flip IMAGE SEED PER_STEP [STEP_INDEX EXTRA]: flips PER_STEP distinct bits
 # in each 512-byte step of every written page (data and that step's 13 code
@@ -62,36 +58,36 @@ EOF
 
 # fresh NAME SEED: a copy of the pristine image with 8 flips per step.
 fresh() {
-  cp "$tmp/pristine.img" "$tmp/$1.img"
-  read -r written flips < <(flip "$tmp/$1.img" "$2" 8)
+  cp "$TMP/pristine.img" "$TMP/$1.img"
+  read -r written flips < <(flip "$TMP/$1.img" "$2" 8)
   [[ $written -gt 0 && $flips -eq $((written * 32)) ]] ||
     fail "$1: injected $flips flips in $written pages, wanted 32 per page"
-  cmp -s "$tmp/pristine.img" "$tmp/$1.img" && fail "$1: the injection changed nothing"
+  cmp -s "$TMP/pristine.img" "$TMP/$1.img" && fail "$1: the injection changed nothing"
 }
 
 fresh ls 11
-out=$("$nk" ls -R "$tmp/ls.img" / "${geo[@]}" 2>&1) || fail "ls with 8 flips per step failed: $out"
+out=$("$NK" ls -R "$TMP/ls.img" / "${geo[@]}" 2>&1) || fail "ls with 8 flips per step failed: $out"
 for name in a.txt dir/big.bin dir/sub/exact.bin empty link; do
   grep -q " /$name\( ->.*\)\?$" <<<"$out" || fail "ls -R lacks /$name: $out"
 done
 
 for f in a.txt dir/big.bin dir/sub/exact.bin empty; do
   fresh "cat$RANDOM" "$((${#f} * 7 + 3))"
-  img=$(ls -t "$tmp"/cat*.img | head -1)
-  "$nk" cat "$img" "/$f" "${geo[@]}" >"$tmp/got" 2>"$tmp/err" || fail "cat /$f failed: $(cat "$tmp/err")"
-  cmp -s "$tmp/got" "$tmp/tree/$f" || fail "cat /$f does not read back identical"
+  img=$(ls -t "$TMP"/cat*.img | head -1)
+  "$NK" cat "$img" "/$f" "${geo[@]}" >"$TMP/got" 2>"$TMP/err" || fail "cat /$f failed: $(cat "$TMP/err")"
+  cmp -s "$TMP/got" "$TMP/tree/$f" || fail "cat /$f does not read back identical"
   rm -f "$img"
 done
 
 fresh extract 23
-"$nk" extract "$tmp/extract.img" "$tmp/out" "${geo[@]}" >/dev/null 2>"$tmp/err" ||
-  fail "extract failed: $(cat "$tmp/err")"
-rmdir "$tmp/out/lost+found" || fail "extract: no empty lost+found"
-diff -r --no-dereference "$tmp/tree" "$tmp/out" || fail "extract: the tree differs"
+"$NK" extract "$TMP/extract.img" "$TMP/out" "${geo[@]}" >/dev/null 2>"$TMP/err" ||
+  fail "extract failed: $(cat "$TMP/err")"
+rmdir "$TMP/out/lost+found" || fail "extract: no empty lost+found"
+diff -r --no-dereference "$TMP/tree" "$TMP/out" || fail "extract: the tree differs"
 
 fresh fsck 31
-read -r written flips < <(cp "$tmp/pristine.img" "$tmp/f2.img"; flip "$tmp/f2.img" 31 8)
-out=$("$nk" fsck "$tmp/fsck.img" "${geo[@]}" 2>&1) || fail "fsck with 8 flips per step: $out"
+read -r written flips < <(cp "$TMP/pristine.img" "$TMP/f2.img"; flip "$TMP/f2.img" 31 8)
+out=$("$NK" fsck "$TMP/fsck.img" "${geo[@]}" 2>&1) || fail "fsck with 8 flips per step: $out"
 grep -q "0 problems" <<<"$out" || fail "fsck found problems: $out"
 # Every written page is one chunk read once through the ECC; a read reports
 # the most bits corrected in one of its steps, as Linux does: 8 per page.
@@ -100,14 +96,13 @@ grep -q "chunks: $written written, $written live; $written read through the ECC,
   fail "fsck does not count 8 corrected bits in each of the $written chunks: $out"
 
 # 9 flips in one step are beyond BCH-8: reported, never read as data.
-cp "$tmp/pristine.img" "$tmp/nine.img"
-flip "$tmp/nine.img" 5 0 1 9 >/dev/null
-out=$("$nk" fsck "$tmp/nine.img" "${geo[@]}" 2>&1) && fail "fsck accepted 9 flips in one step: $out"
+cp "$TMP/pristine.img" "$TMP/nine.img"
+flip "$TMP/nine.img" 5 0 1 9 >/dev/null
+out=$("$NK" fsck "$TMP/nine.img" "${geo[@]}" 2>&1) && fail "fsck accepted 9 flips in one step: $out"
 grep -Eq "ecc|ECC|unreadable" <<<"$out" || fail "fsck does not name the ECC failure: $out"
 
 # The pristine image read with the wrong engine does not pass as data.
-out=$("$nk" cat "$tmp/pristine.img" /a.txt --geometry 2048,64,64,64 --layout inband 2>&1) &&
+out=$("$NK" cat "$TMP/pristine.img" /a.txt --geometry 2048,64,64,64 --layout inband 2>&1) &&
   [[ "$out" == "small" ]] && fail "the BCH-8 image reads with the default Hamming engine"
 
-if [[ $fails -ne 0 ]]; then echo "$fails failure(s)"; exit 1; fi
-echo "all passed"
+nk_test_end "all passed"

@@ -7,12 +7,8 @@
 # help with the table.
 #
 # usage: bash tests/cli/exit_status.sh NANDKIT_BINARY FIXTURES_DIR
-set -u
-NK=$1
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 
 # expect CODE TEXT -- command...: exit CODE and one stderr line holding TEXT.
 expect() {
@@ -93,5 +89,4 @@ grep -q "4 not found" "$TMP/help" || fail "help put does not give the exit-statu
 "$NK" put --help | cmp -s - "$TMP/help" || fail "help put and put --help differ"
 expect 2 "help: unknown command 'bogus'" -- "$NK" help bogus
 
-[ "$FAILS" = 0 ] || { echo "$FAILS check(s) failed"; exit 1; }
-echo "exit status: all checks passed"
+nk_test_end "exit status: all checks passed"

@@ -6,12 +6,8 @@
 # exit 2, not one error per entry.
 #
 # usage: bash tests/cli/extract_safety.sh NANDKIT_BINARY
-set -u
-NK=$1
-TMP=$(mktemp -d)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 G="--geometry 2048,64,64,64"
 cd "$TMP" || exit 1
 
@@ -51,5 +47,4 @@ rc=$?
 grep -q "plain" err || fail "extract into a file: DEST not named: $(cat err)"
 [ "$(cat plain)" = "not a dir" ] || fail "extract into a file changed the file"
 
-[ "$FAILS" = 0 ] && echo "extract_safety: all checks passed"
-exit $((FAILS > 0))
+nk_test_end "extract_safety: all checks passed"

@@ -7,12 +7,8 @@
 # one line, without hanging or allocating for a nonsense size.
 #
 # usage: bash tests/cli/file_errors.sh NANDKIT_BINARY
-set -u
-NK=$1
-TMP=$(mktemp -d)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 G="--geometry 2048,64,64,1024"
 cd "$TMP" || exit 1
 
@@ -72,5 +68,4 @@ rc=$?
 [ "$rc" = 0 ] && fail "a sidecar announcing 2^32 blocks was accepted"
 grep -q "corrupt (size or CRC)" err || fail "huge sidecar: $(cat err)"
 
-[ "$FAILS" = 0 ] && echo "file_errors: all checks passed"
-exit $((FAILS > 0))
+nk_test_end "file_errors: all checks passed"

@@ -6,12 +6,8 @@
 # zeros in place of the lost chunk.
 #
 # usage: bash tests/cli/fs_damaged_tags.sh NANDKIT_BINARY [FIXTURES_DIR]
-set -u
-NK=$1
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 
 mkdir -p "$TMP/src/dir"
 python3 -c "import sys; sys.stdout.buffer.write(bytes((i * 7 + 1) % 251 + 1 for i in range(3 * 2048 + 100)))" \
@@ -63,5 +59,4 @@ grep -q "/dir/big" "$TMP/err" || fail "extract does not name /dir/big: $(cat "$T
 "$NK" fsck "$img" $G > "$TMP/out" 2> "$TMP/err"
 [ $? != 0 ] || fail "fsck of a damaged image exits 0"
 grep -q "^at risk: /dir/big$" "$TMP/out" || fail "fsck does not name /dir/big by path: $(cat "$TMP/out")"
-[ "$FAILS" = 0 ] || exit 1
-echo "damaged tags: ok"
+nk_test_end "damaged tags: ok"

@@ -6,12 +6,8 @@
 # tests/test_fs_clock.c checks every rule).
 #
 # usage: bash tests/cli/fs_host_times.sh NANDKIT_BINARY [FIXTURES_DIR]
-set -u
-NK=$1
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 
 G="--geometry 2048,64,64,32"
 IMG="$TMP/fs.img"
@@ -37,5 +33,4 @@ for p in ("/d", "/e"):
 assert t["/e/g"]["mtime"] == 1000000000, t["/e/g"]
 assert t["/lost+found"]["mtime"] == 0, t["/lost+found"]  # untouched: no header
 PY
-[ $FAILS -eq 0 ] && echo "ok: mkdir, put and mv stamp the host's time"
-exit $((FAILS > 0))
+nk_test_end "ok: mkdir, put and mv stamp the host's time"

@@ -5,12 +5,8 @@
 # one note that 3 flips in a step may be miscorrected, and nothing on reads.
 #
 # usage: bash tests/cli/fs_layout_notes.sh NANDKIT_BINARY [FIXTURES_DIR]
-set -u
-NK=$1
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 
 mkdir -p "$TMP/src"
 echo hello > "$TMP/src/a.txt"
@@ -44,5 +40,4 @@ for layout in mkyaffs2 linux inband; do
     done
 done
 
-[ "$FAILS" = 0 ] || exit 1
-echo "layout notes: ok"
+nk_test_end "layout notes: ok"

@@ -3,12 +3,8 @@
 # 1960-05-30 (mtime -302486400) comes back with that mtime in every layout.
 #
 # usage: bash tests/cli/fs_old_times.sh NANDKIT_BINARY [FIXTURES_DIR]
-set -u
-NK=$1
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 
 mkdir -p "$TMP/src/dir"
 echo old > "$TMP/src/dir/old.txt"
@@ -33,5 +29,4 @@ PY
     got=$(stat -c %Y "$TMP/out/dir/old.txt" 2>/dev/null)
     [ "$got" = -302486400 ] || fail "extract --layout $layout: mtime $got, expected -302486400"
 done
-[ "$FAILS" = 0 ] || exit 1
-echo "pre-1970 times: ok"
+nk_test_end "pre-1970 times: ok"

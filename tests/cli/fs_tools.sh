@@ -5,13 +5,9 @@
 # truncated images and wrong geometry or layout.
 #
 # usage: bash tests/cli/fs_tools.sh NANDKIT_BINARY FIXTURES_DIR
-set -u
-NK=$1
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 FIX=$2/yaffs2
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
 
 G2K="--geometry 2048,64,64"
 xz -dc "$FIX/linux-2k-nockpt.img.xz" > "$TMP/linux.img" || exit 1
@@ -156,8 +152,4 @@ for cmd in ls cat extract fsck; do
 done
 "$NK" --help | grep -q "^  fsck " || fail "nandkit --help does not list fsck"
 
-if [ "$FAILS" -ne 0 ]; then
-    echo "$FAILS failure(s)"
-    exit 1
-fi
-echo "fs tools: all checks passed"
+nk_test_end "fs tools: all checks passed"

@@ -7,12 +7,8 @@
 # page torn by the cut.
 #
 # usage: bash tests/cli/fs_write.sh NANDKIT_BINARY FIXTURES_DIR
-set -u
-NK=$1
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 
 for layout in linux inband mkyaffs2; do
     G="--geometry 2048,64,64,32 --layout $layout"
@@ -125,5 +121,4 @@ done
 [ "$completed" -gt 1 ] || fail "the campaign never saw the put complete"
 echo "put campaign: $cuts cut points (every flash operation of the put), completed at $completed; $torn left one torn page"
 
-[ $FAILS = 0 ] && echo "fs_write: all passed"
-exit $((FAILS > 0))
+nk_test_end "fs_write: all passed"

@@ -7,12 +7,8 @@
 # data chunk that fails its ECC is damage: exit 1.
 #
 # usage: bash tests/cli/fsck_power_cut.sh NANDKIT_BINARY
-set -u
-NK=$1
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 G="--geometry 2048,64,64,32"
 mkdir "$TMP/src"
 echo hello > "$TMP/src/a"
@@ -66,5 +62,4 @@ PY
 rc=$?
 [ "$rc" = 1 ] || fail "fsck of damaged tags: exit $rc, expected 1"
 grep -q "cut by power loss" "$TMP/out" && fail "fsck calls damage a power-cut trace"
-[ "$FAILS" = 0 ] && echo "fsck power-cut tests passed"
-exit $((FAILS > 0))
+nk_test_end "fsck power-cut tests passed"

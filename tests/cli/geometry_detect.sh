@@ -7,13 +7,9 @@
 # its errors name the user's file, never the temporary copy.
 #
 # usage: bash tests/cli/geometry_detect.sh NANDKIT_BINARY FIXTURES_DIR
-set -u
-NK=$1
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 FIX=$2/yaffs2
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
 cd "$TMP" || exit 1
 mkdir -p tree/etc && echo hello > tree/etc/motd && head -c 300000 /dev/zero > tree/big
 
@@ -63,5 +59,4 @@ head -c 1000 /dev/urandom > junk.img
 [ $? = 2 ] || fail "ls of junk without geometry did not exit 2"
 grep -q "junk.img needs --geometry" err || fail "ls of junk: $(cat err)"
 
-[ "$FAILS" = 0 ] || { echo "$FAILS check(s) failed"; exit 1; }
-echo "geometry: all checks passed"
+nk_test_end "geometry: all checks passed"

@@ -5,12 +5,8 @@
 # singular nouns for counts of one; mkimage's flash time said plainly.
 #
 # usage: bash tests/cli/habits.sh NANDKIT_BINARY FIXTURES_DIR
-set -u
-NK=$1
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 cd "$TMP" || exit 1
 G="--geometry 2048,64,64,32"
 mkdir -p tree/etc && echo hello > tree/etc/motd
@@ -66,5 +62,4 @@ grep -q "^extract: 2 files, 0.1 MiB" err || fail "extract --progress: $(cat err)
 "$NK" extract fs.img out2.d $G 2> err > /dev/null
 [ -s err ] && fail "extract without a terminal printed: $(cat err)"
 
-[ "$FAILS" = 0 ] || { echo "$FAILS check(s) failed"; exit 1; }
-echo "habits: all checks passed"
+nk_test_end "habits: all checks passed"

@@ -8,9 +8,8 @@
 # writer would lose all but one without the lock).
 #
 # usage: bash tests/cli/image_lock.sh NANDKIT_BINARY
-set -u
-NK=$1
-TMP=$(mktemp -d)
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 HOLDER_PID=
 release() {
     [ -n "$HOLDER_PID" ] && [ -e "$TMP/sleeper.pid" ] && kill "$(cat "$TMP/sleeper.pid")" 2> /dev/null
@@ -18,9 +17,7 @@ release() {
     HOLDER_PID=
     rm -f "$TMP/ready" "$TMP/sleeper.pid"
 }
-trap 'release; rm -rf "$TMP"' EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+nk_test_cleanup_hook release
 command -v flock > /dev/null || { echo "SKIP: no flock(1)"; exit 0; }
 
 # hold MODE: another process holds the image's lock (-x or -s) until release.
@@ -88,5 +85,4 @@ done
 "$NK" cat "$IMG" /a $G 2> /dev/null | cmp -s - "$TMP/src/a" || fail "the file before the puts is lost"
 compgen -G "$IMG.nktmp-*" > /dev/null && fail "concurrent puts left a temporary file"
 
-[ "$FAILS" = 0 ] && echo "image lock tests passed"
-exit $((FAILS > 0))
+nk_test_end "image lock tests passed"

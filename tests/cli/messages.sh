@@ -9,12 +9,8 @@
 # ls --json gives bytes that are not UTF-8 back unambiguously (\uDCXX).
 #
 # usage: bash tests/cli/messages.sh NANDKIT_BINARY
-set -u
-NK=$1
-TMP=$(mktemp -d)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 G="--geometry 2048,64,64,64"
 cd "$TMP" || exit 1
 
@@ -124,5 +120,4 @@ if names != want:
     sys.exit(1)
 PY
 
-[ "$FAILS" = 0 ] && echo "messages: all checks passed"
-exit $((FAILS > 0))
+nk_test_end "messages: all checks passed"

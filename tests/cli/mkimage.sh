@@ -8,13 +8,9 @@
 # nothing.
 #
 # usage: bash tests/cli/mkimage.sh NANDKIT_BINARY FIXTURES_DIR
-set -u
-NK=$1
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 FIX=$2/yaffs2
-TMP=$(mktemp -d)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
 ROOT=0
 [ "$(id -u)" = 0 ] && ROOT=1
 
@@ -189,6 +185,10 @@ PY
 expect_status 0 0 -- "$NK" mkimage "$SRC/a/b/c" "$TMP/n16.img" --geometry 2048,64,64 --blocks 16
 expect_status 0 0 -- "$NK" extract "$TMP/n16.img" "$TMP/x-n16" --geometry 2048,64,64,16
 compare_trees "$SRC/a/b/c" "$TMP/x-n16" || fail "--blocks 16 on a new image: tree differs"
+[ "$(stat -c %s "$TMP/n16.img")" = $((16 * 135168)) ] ||
+    fail "--blocks 16: the new image is $(stat -c %s "$TMP/n16.img") bytes, not 16 blocks"
+"$NK" mkdir "$TMP/n16.img" /later --geometry 2048,64,64 > /dev/null 2>&1 ||
+    fail "--blocks 16: mkdir on the new image read with --geometry 2048,64,64 failed"
 cp "$TMP/linux-2048.img" "$TMP/part.img"
 expect_status 0 0 -- "$NK" mkimage "$SRC/a/b/c" "$TMP/part.img" --geometry 2048,64,64,64 --blocks 40
 cmp -s <(tail -c +$((40 * 135168 + 1)) "$TMP/part.img") \
@@ -270,8 +270,4 @@ expect_status 0 0 -- "$NK" mkimage --help
 grep -q "usage: nandkit mkimage SRC_DIR IMAGE" "$TMP/out" || fail "mkimage --help has no usage line"
 "$NK" --help | grep -q "^  mkimage " || fail "nandkit --help does not list mkimage"
 
-if [ "$FAILS" -ne 0 ]; then
-    echo "$FAILS failure(s)"
-    exit 1
-fi
-echo "mkimage: all checks passed"
+nk_test_end "mkimage: all checks passed"

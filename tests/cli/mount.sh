@@ -12,60 +12,21 @@
 # or a nandkit built without libfuse3.
 #
 # usage: bash tests/cli/mount.sh NANDKIT_BINARY [FIXTURES_DIR]
-set -u
-NK=$1
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 if "$NK" mount 2>&1 | grep -q "built without FUSE"; then
     echo "skipped: this nandkit was built without FUSE"; exit 77
 fi
 if [ ! -c /dev/fuse ] || ! command -v fusermount3 > /dev/null; then
     echo "skipped: no /dev/fuse or no fusermount3 here"; exit 77
 fi
-TMP=$(mktemp -d)
-MNT=$TMP/mnt
-PID=
-cleanup() {
-    fusermount3 -u -z "$MNT" 2> /dev/null
-    [ -n "$PID" ] && kill -9 "$PID" 2> /dev/null
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+nk_test_mount_setup
 G="--geometry 2048,64,64,96"
 IMG=$TMP/fs.img
-mkdir -p "$TMP/empty" "$MNT"
+mkdir -p "$TMP/empty"
 "$NK" mkimage "$TMP/empty" "$IMG" $G --no-progress > /dev/null 2>&1 || { echo "FAIL: mkimage"; exit 1; }
 
-# mount_fg [OPTIONS...]: the daemon in the foreground, in the background of
-# this shell, PID set; waits until the mount is there.
-mount_fg() {
-    "$NK" mount "$IMG" "$MNT" $G -f "$@" 2> "$TMP/mount.err" &
-    PID=$!
-    for _ in $(seq 400); do
-        mountpoint -q "$MNT" && return 0
-        kill -0 "$PID" 2> /dev/null || break
-        sleep 0.05
-    done
-    echo "mount did not come up: $(cat "$TMP/mount.err")"
-    return 1
-}
-unmount_wait() {
-    fusermount3 -u "$MNT" || fail "fusermount3 -u"
-    wait "$PID" || fail "the daemon exited with $?: $(cat "$TMP/mount.err")"
-    PID=
-}
-errno_of() { # python3 snippet; prints the errno name or "ok"
-    python3 -c "
-import errno, os, sys, ctypes
-try:
-    exec(sys.argv[1])
-    print('ok')
-except OSError as e:
-    print(errno.errorcode[e.errno])
-" "$1"
-}
-
-if ! mount_fg; then
+if ! nk_mount_fg; then
     if grep -q "cannot mount on" "$TMP/mount.err"; then
         echo "skipped: FUSE cannot mount here: $(cat "$TMP/mount.err")"; exit 77
     fi
@@ -80,11 +41,11 @@ now=$(date +%s)
 
 # Errors as programs expect them.
 long=$(printf 'n%.0s' $(seq 256))
-[ "$(errno_of "open('$MNT/$long', 'w')")" = ENAMETOOLONG ] || fail "a 256-byte name is not ENAMETOOLONG"
-[ "$(errno_of "os.rename('$MNT/a.txt', '$TMP/out')")" = EXDEV ] || fail "rename out of the mount is not EXDEV"
+[ "$(nk_errno_of "open('$MNT/$long', 'w')")" = ENAMETOOLONG ] || fail "a 256-byte name is not ENAMETOOLONG"
+[ "$(nk_errno_of "os.rename('$MNT/a.txt', '$TMP/out')")" = EXDEV ] || fail "rename out of the mount is not EXDEV"
 libc="ctypes.CDLL(None, use_errno=True)"
 renameat2() { # FROM TO FLAGS
-    errno_of "
+    nk_errno_of "
 libc = $libc
 r = libc.renameat2(-100, b'$1', -100, b'$2', $3)
 if r: raise OSError(ctypes.get_errno(), '')"
@@ -93,7 +54,7 @@ echo b > "$MNT/b.txt"
 [ "$(renameat2 "$MNT/b.txt" "$MNT/a.txt" 1)" = EEXIST ] || fail "RENAME_NOREPLACE over a file is not EEXIST"
 [ "$(renameat2 "$MNT/b.txt" "$MNT/c.txt" 1)" = ok ] || fail "RENAME_NOREPLACE to a new name fails"
 [ "$(renameat2 "$MNT/c.txt" "$MNT/a.txt" 2)" = EINVAL ] || fail "RENAME_EXCHANGE is not EINVAL"
-[ "$(errno_of "os.link('$MNT/dir/sym', '$MNT/hard-to-sym', follow_symlinks=False)")" = EPERM ] ||
+[ "$(nk_errno_of "os.link('$MNT/dir/sym', '$MNT/hard-to-sym', follow_symlinks=False)")" = EPERM ] ||
     fail "a hard link to a symlink is not refused with EPERM"
 python3 - "$MNT/log" <<'PY' || fail "O_APPEND writes of two handles do not both land at the end"
 import os, sys
@@ -160,7 +121,7 @@ else
 fi
 rm -f "$MNT/fill" && echo again > "$MNT/after-full" || fail "no write after ENOSPC"
 df -B1 "$MNT" > "$TMP/df" || fail "df"
-unmount_wait
+nk_unmount
 
 # The image commands see what the mount wrote; the unmount wrote a checkpoint.
 [ "$("$NK" cat "$IMG" /a.txt $G 2> /dev/null)" = hello ] || fail "cat a.txt after unmount"
@@ -177,15 +138,15 @@ PY
 
 # -o ro: EROFS, and nothing written.
 before=$(md5sum < "$IMG")
-mount_fg -o ro || exit 1
-[ "$(errno_of "open('$MNT/x', 'w')")" = EROFS ] || fail "-o ro: writing is not EROFS"
+nk_mount_fg -o ro || exit 1
+[ "$(nk_errno_of "open('$MNT/x', 'w')")" = EROFS ] || fail "-o ro: writing is not EROFS"
 [ "$(cat "$MNT/a.txt")" = hello ] || fail "-o ro: cannot read"
 "$NK" ls "$IMG" $G > /dev/null 2>&1 || fail "-o ro: a reader is locked out"
-unmount_wait
+nk_unmount
 [ "$(md5sum < "$IMG")" = "$before" ] || fail "-o ro changed the image"
 
 # SIGTERM unmounts cleanly; the lock keeps a writer off meanwhile.
-mount_fg || exit 1
+nk_mount_fg || exit 1
 echo term > "$MNT/term.txt"
 "$NK" put "$IMG" "$TMP/df" /x $G > /dev/null 2>&1 && fail "put ran on a mounted image"
 kill -TERM "$PID"
@@ -195,7 +156,7 @@ mountpoint -q "$MNT" && fail "SIGTERM left the mount"
 [ "$("$NK" cat "$IMG" /term.txt $G 2> /dev/null)" = term ] || fail "term.txt after SIGTERM"
 
 # SIGKILL: the image mounts as after a power cut, fsync'd data intact.
-mount_fg || exit 1
+nk_mount_fg || exit 1
 head -c 300000 /dev/urandom > "$TMP/synced"
 python3 - "$TMP/synced" "$MNT/synced" <<'PY'
 import os, sys
@@ -205,14 +166,10 @@ os.write(fd, data)
 os.fsync(fd)
 os.write(fd, b"unsynced tail")  # may or may not survive the kill
 PY
-kill -9 "$PID"
-{ wait "$PID"; } 2> /dev/null
-PID=
-fusermount3 -u -z "$MNT" 2> /dev/null
-mount_fg || exit 1
+nk_mount_kill
+nk_mount_fg || exit 1
 cmp -n 300000 "$TMP/synced" "$MNT/synced" || fail "fsync'd data differs after SIGKILL"
-unmount_wait
+nk_unmount
 "$NK" fsck "$IMG" $G > "$TMP/fsck" 2>&1 || fail "fsck after a kill and a remount: $(cat "$TMP/fsck")"
 
-[ $FAILS -eq 0 ] && echo "ok: nandkit mount under real system calls"
-exit $((FAILS > 0))
+nk_test_end "ok: nandkit mount under real system calls"

@@ -6,12 +6,8 @@
 # refused at once, never waited on; a device that is not MTD says so.
 #
 # usage: bash tests/cli/nanddump_compat.sh NANDKIT_BINARY
-set -u
-NK=$1
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 cd "$TMP" || exit 1
 G="--geometry 2048,64,64,8"
 BLOCK=$((2048 * 64))
@@ -41,5 +37,4 @@ grep -q "INPUT 'fifo' is not a regular file (give - to read standard input)" err
 rc=$?
 [ "$rc" = 2 ] || fail "read of /dev/null: exit $rc, expected 2"
 grep -q "/dev/null is a character device, not an MTD one" err || fail "read of /dev/null: $(cat err)"
-[ "$FAILS" = 0 ] && echo "nanddump compatibility tests passed"
-exit $((FAILS > 0))
+nk_test_end "nanddump compatibility tests passed"

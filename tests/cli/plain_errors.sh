@@ -4,12 +4,8 @@
 # into itself is named as such, not "invalid argument".
 #
 # usage: bash tests/cli/plain_errors.sh NANDKIT_BINARY FIXTURES_DIR
-set -u
-NK=$1
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 cd "$TMP" || exit 1
 G="--geometry 2048,64,64,16"
 mkdir -p tree/etc && echo hello > tree/etc/motd && seq 1 5000 > tree/numbers
@@ -45,5 +41,4 @@ expect 2 "mv /etc to /etc/sub/x: a directory cannot move into itself" -- "$NK" m
 expect 2 "a name ending in . or .. cannot be renamed" -- "$NK" mv fs.img /etc/. /x $G
 "$NK" ls fs.img /etc $G | grep -q " sub$" || fail "a refused mv changed the tree"
 
-[ "$FAILS" = 0 ] || { echo "$FAILS check(s) failed"; exit 1; }
-echo "plain errors: all checks passed"
+nk_test_end "plain errors: all checks passed"

@@ -5,12 +5,8 @@
 # before the change (plus put's temporary file), with fsck clean.
 #
 # usage: bash tests/cli/power_cut_change.sh NANDKIT_BINARY
-set -u
-NK=$1
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 G="--geometry 2048,64,64,256"
 mkdir "$TMP/src"
 echo old > "$TMP/src/a"
@@ -51,5 +47,4 @@ cp "$TMP/base.img" "$TMP/cut.img"
 "$NK" put "$TMP/cut.img" "$TMP/new" /a $G --power-cut-after 1000 2> "$TMP/err" || fail "put with room: $(cat "$TMP/err")"
 "$NK" cat "$TMP/cut.img" /a $G | cmp -s - "$TMP/new" || fail "the completed put did not write /a"
 
-[ $FAILS = 0 ] && echo "power_cut_change: all passed"
-exit $((FAILS > 0))
+nk_test_end "power_cut_change: all passed"

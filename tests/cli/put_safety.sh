@@ -13,12 +13,10 @@
 # written.
 #
 # usage: bash tests/cli/put_safety.sh NANDKIT_BINARY
-set -u
-NK=$1
-TMP=$(mktemp -d)
-trap 'mountpoint -q "$TMP/small" 2> /dev/null && umount "$TMP/small"; rm -rf "$TMP"' EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
+unmount_small() { mountpoint -q "$TMP/small" 2> /dev/null && umount "$TMP/small"; }
+nk_test_cleanup_hook unmount_small
 cd "$TMP" || exit 1
 
 G="--geometry 2048,64,64,64"
@@ -177,5 +175,4 @@ new_image n.img
 "$NK" put n.img new /x $G 2> /dev/null || fail "put on an image without a sidecar"
 [ -e n.img.nksim ] && fail "put made a sidecar for an image that had none"
 
-[ "$FAILS" = 0 ] && echo "put safety tests passed"
-exit $((FAILS > 0))
+nk_test_end "put safety tests passed"

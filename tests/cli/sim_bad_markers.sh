@@ -5,12 +5,8 @@
 # bad blocks, as sim --help promises.
 #
 # usage: bash tests/cli/sim_bad_markers.sh NANDKIT_BINARY
-set -u
-NK=$1
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 G="--geometry 2048,64,64,64"
 cd "$TMP" || exit 1
 for how in "--bad-blocks-random 5" "--bad-blocks 7,33"; do
@@ -25,5 +21,4 @@ for how in "--bad-blocks-random 5" "--bad-blocks 7,33"; do
     used=$(($(stat -c %b s.img) * $(stat -c %B s.img)))
     [ "$used" -lt $((64 * 64 * 2112 / 2)) ] || fail "sim create $how: the image is not sparse ($used bytes used)"
 done
-[ "$FAILS" = 0 ] && echo "sim bad marker tests passed"
-exit $((FAILS > 0))
+nk_test_end "sim bad marker tests passed"

@@ -5,12 +5,8 @@
 # run. First on a 553 MB chip, then (once that is sparse) on a 72 GB one.
 #
 # usage: bash tests/cli/sparse_images.sh NANDKIT_BINARY
-set -u
-NK=$1
-TMP=$(mktemp -d)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 cd "$TMP" || exit 1
 
 # bbt_write_keeps_image_sparse GEOMETRY MAX_ALLOCATED_BYTES MIDDLE_PAGE
@@ -37,5 +33,4 @@ if bbt_write_keeps_image_sparse 2048,64,64,4096 $((16 << 20)) 100000; then
     bbt_write_keeps_image_sparse 4096,224,256,65536 $((64 << 20)) 300000
 fi
 
-[ "$FAILS" = 0 ] && echo "sparse_images: all checks passed"
-exit $((FAILS > 0))
+nk_test_end "sparse_images: all checks passed"

@@ -6,22 +6,18 @@
 # in the OOB bytes no ECC covers. With Hamming at a high rate, steps with 2
 # or more flips are uncorrectable and counted. Also --reads and --keep.
 # usage: bash tests/cli/torture_ecc.sh NANDKIT_BINARY FIXTURES_DIR
-set -u
-nk=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
+nk_test_begin "$@"
 
 geo=(--geometry 2048,64,64,16)
-img=$tmp/t.img
-"$nk" sim create "$img" "${geo[@]}" --full >/dev/null || fail "sim create"
+img=$TMP/t.img
+"$NK" sim create "$img" "${geo[@]}" --full >/dev/null || fail "sim create"
 
 # field JSON NAME: one top-level number of torture's JSON.
 field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
 
 # 1. No injected errors: everything zero, exit 0.
-out=$("$nk" torture "$img" "${geo[@]}" --destructive -b 4-5 -c 2 --ecc bch8 -j) ||
+out=$("$NK" torture "$img" "${geo[@]}" --destructive -b 4-5 -c 2 --ecc bch8 -j) ||
   fail "torture without errors failed: $out"
 for k in corrected_bits uncorrectable_pages uncorrectable_steps mismatched_pages not_erased_bits \
   oob_bits_outside_ecc injected_bitflips failing_blocks; do
@@ -30,8 +26,8 @@ done
 
 # 2. BCH-8 at 1e-4 per bit (~1.7 flips per 2112-byte page read): every
 # injected flip is accounted for.
-out=$("$nk" torture "$img" "${geo[@]}" --destructive -b 4-5 -c 3 --ecc bch8 \
-  --bit-error-rate 1e-4 --seed 7 -j 2>"$tmp/err")
+out=$("$NK" torture "$img" "${geo[@]}" --destructive -b 4-5 -c 3 --ecc bch8 \
+  --bit-error-rate 1e-4 --seed 7 -j 2>"$TMP/err")
 injected=$(field "$out" injected_bitflips)
 corrected=$(field "$out" corrected_bits)
 not_erased=$(field "$out" not_erased_bits)
@@ -48,8 +44,8 @@ echo "bch8: injected $injected = corrected $corrected + not erased $not_erased +
 
 # 3. Hamming at 1e-3 per bit (~2 flips per 256-byte step): uncorrectable
 # steps are counted; the flips in them are neither corrected nor lost.
-out=$("$nk" torture "$img" "${geo[@]}" --destructive -b 6-7 -c 2 --ecc hamming \
-  --bit-error-rate 1e-3 --seed 3 -j 2>"$tmp/err")
+out=$("$NK" torture "$img" "${geo[@]}" --destructive -b 6-7 -c 2 --ecc hamming \
+  --bit-error-rate 1e-3 --seed 3 -j 2>"$TMP/err")
 status=$?
 [[ $status -eq 1 ]] || fail "hamming at 1e-3: exit $status, wanted 1 (blocks failing)"
 injected=$(field "$out" injected_bitflips)
@@ -68,30 +64,29 @@ echo "hamming: injected $injected, corrected $corrected, $pages uncorrectable pa
 
 # 4. --reads N reads every page N times per cycle: N-1 more page reads per
 # page, the same erases and programs.
-one=$("$nk" torture "$img" "${geo[@]}" --destructive -b 8 -c 2 -j)
-three=$("$nk" torture "$img" "${geo[@]}" --destructive -b 8 -c 2 -r 3 -j)
+one=$("$NK" torture "$img" "${geo[@]}" --destructive -b 8 -c 2 -j)
+three=$("$NK" torture "$img" "${geo[@]}" --destructive -b 8 -c 2 -r 3 -j)
 [[ $(field "$three" page_reads) -eq $(($(field "$one" page_reads) + 2 * 2 * 64)) ]] ||
   fail "--reads 3: $(field "$three" page_reads) page reads, wanted $(field "$one" page_reads) + 256"
 [[ $(field "$three" programs) -eq $(field "$one" programs) && $(field "$three" reads) == 3 ]] ||
   fail "--reads 3 changed the programs or does not say 3 reads"
-"$nk" torture "$img" "${geo[@]}" --destructive -b 8 -r 0 2>/dev/null && fail "--reads 0 accepted"
+"$NK" torture "$img" "${geo[@]}" --destructive -b 8 -r 0 2>/dev/null && fail "--reads 0 accepted"
 
 # 5. --keep puts the block back: written pages as they were (data and OOB),
 # erased pages still erased. Without it the block is left erased.
-head -c $((10 * 2048)) /dev/urandom >"$tmp/data"
-"$nk" write "$img" "$tmp/data" "${geo[@]}" -s $((9 * 64 * 2048)) -q || fail "write for --keep"
-"$nk" read "$img" "${geo[@]}" -s $((9 * 64 * 2048)) -l $((64 * 2048)) --oob --noecc \
-  --bb=dumpbad -f "$tmp/before" -q || fail "read before --keep"
-out=$("$nk" torture "$img" "${geo[@]}" --destructive -b 9 -c 2 -k 2>&1) || fail "torture -k: $out"
+head -c $((10 * 2048)) /dev/urandom >"$TMP/data"
+"$NK" write "$img" "$TMP/data" "${geo[@]}" -s $((9 * 64 * 2048)) -q || fail "write for --keep"
+"$NK" read "$img" "${geo[@]}" -s $((9 * 64 * 2048)) -l $((64 * 2048)) --oob --noecc \
+  --bb=dumpbad -f "$TMP/before" -q || fail "read before --keep"
+out=$("$NK" torture "$img" "${geo[@]}" --destructive -b 9 -c 2 -k 2>&1) || fail "torture -k: $out"
 grep -q "10 page(s) put back" <<<"$out" || fail "torture -k does not say 10 pages were put back: $out"
-"$nk" read "$img" "${geo[@]}" -s $((9 * 64 * 2048)) -l $((64 * 2048)) --oob --noecc \
-  --bb=dumpbad -f "$tmp/after" -q || fail "read after --keep"
-cmp -s "$tmp/before" "$tmp/after" || fail "torture --keep did not put block 9 back byte for byte"
-"$nk" torture "$img" "${geo[@]}" --destructive -b 9 -c 1 -q || fail "torture without -k"
-"$nk" read "$img" "${geo[@]}" -s $((9 * 64 * 2048)) -l $((64 * 2048)) --oob --noecc \
-  --bb=dumpbad -f "$tmp/erased" -q
+"$NK" read "$img" "${geo[@]}" -s $((9 * 64 * 2048)) -l $((64 * 2048)) --oob --noecc \
+  --bb=dumpbad -f "$TMP/after" -q || fail "read after --keep"
+cmp -s "$TMP/before" "$TMP/after" || fail "torture --keep did not put block 9 back byte for byte"
+"$NK" torture "$img" "${geo[@]}" --destructive -b 9 -c 1 -q || fail "torture without -k"
+"$NK" read "$img" "${geo[@]}" -s $((9 * 64 * 2048)) -l $((64 * 2048)) --oob --noecc \
+  --bb=dumpbad -f "$TMP/erased" -q
 python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); sys.exit(0 if d==b"\xff"*len(d) else 1)' \
-  "$tmp/erased" || fail "torture without --keep did not leave block 9 erased"
+  "$TMP/erased" || fail "torture without --keep did not leave block 9 erased"
 
-if [[ $fails -ne 0 ]]; then echo "$fails failure(s)"; exit 1; fi
-echo "all passed"
+nk_test_end "all passed"

@@ -18,8 +18,8 @@
 # usage: bash tests/fuse/programs.sh NANDKIT_BINARY [NK_YAFFS2]
 # Needs /dev/fuse, fusermount3, rsync, git, sqlite3, fio
 # (scripts/install-deps.sh fuse fuse-programs); exits 77 without /dev/fuse.
-set -u
-NK=$(realpath "$1")
+. "$(dirname "$0")/../cli/lib.sh"
+nk_test_begin "$@"
 YAFFS2=${2:-}
 if [ ! -c /dev/fuse ]; then
     echo "skipped: no /dev/fuse on this machine, FUSE cannot mount"; exit 77
@@ -27,46 +27,12 @@ fi
 for tool in fusermount3 rsync git sqlite3 fio getfattr; do
     command -v $tool > /dev/null || { echo "FAIL: $tool is missing (scripts/install-deps.sh fuse fuse-programs)"; exit 1; }
 done
-TMP=$(mktemp -d)
-MNT=$TMP/mnt
-PID=
-cleanup() {
-    fusermount3 -u -z "$MNT" 2> /dev/null
-    [ -n "$PID" ] && kill -9 "$PID" 2> /dev/null
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-FAILS=0
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
-t0=$SECONDS
-say() { echo "[$((SECONDS - t0)) s] $*"; }
+nk_test_mount_setup
 G="--chip K9F1G08U0A"
 IMG=$TMP/fs.img
-mkdir -p "$TMP/empty" "$MNT"
+mkdir -p "$TMP/empty"
 "$NK" mkimage "$TMP/empty" "$IMG" $G --no-progress > /dev/null 2>&1 || { echo "FAIL: mkimage"; exit 1; }
 
-mount_bg() {
-    "$NK" mount "$IMG" "$MNT" $G -f 2>> "$TMP/mount.err" &
-    PID=$!
-    for _ in $(seq 400); do
-        mountpoint -q "$MNT" && return 0
-        kill -0 "$PID" 2> /dev/null || break
-        sleep 0.05
-    done
-    echo "FAIL: mount did not come up: $(cat "$TMP/mount.err")"; exit 1
-}
-unmount() {
-    fusermount3 -u "$MNT" || fail "fusermount3 -u"
-    wait "$PID" || fail "the daemon exited with $?: $(tail -3 "$TMP/mount.err")"
-    PID=
-}
-kill_daemon() {
-    kill -9 "$PID"
-    { wait "$PID"; } 2> /dev/null
-    PID=
-    fusermount3 -u -z "$MNT" 2> /dev/null
-    for _ in $(seq 100); do mountpoint -q "$MNT" || break; sleep 0.05; done
-}
 fsck_clean() { # WHEN
     "$NK" fsck "$IMG" $G > "$TMP/fsck" 2> /dev/null || fail "fsck $1: $(grep -v '^blocks\|^objects\|^chunks' "$TMP/fsck" | head -3)"
 }
@@ -111,7 +77,7 @@ os.chmod(os.path.join(root, "dir00"), 0o750)
 PY
 files=$(find "$SRC" | wc -l)
 
-mount_bg
+nk_mount_fg || exit 1
 df -B1 --output=size,used,avail "$MNT" | tail -1 > "$TMP/df.before"
 read -r size used avail < "$TMP/df.before"
 # Used at first: the blocks kept back for garbage collection (not available to writes).
@@ -202,11 +168,11 @@ read -r used2 avail2 < "$TMP/df.after"
 du_bytes=$(du -s -B1 --apparent-size "$MNT" | cut -f1)
 [ "$used2" -gt "$used" ] && [ "$avail2" -lt "$avail" ] || fail "df after: $(cat "$TMP/df.after")"
 [ "$used2" -ge $((du_bytes * 9 / 10)) ] || fail "df says $used2 bytes used for $du_bytes bytes of files"
-unmount
+nk_unmount
 fsck_clean "after the workloads"
 
 say "remount: sqlite3 and the tree again"
-mount_bg
+nk_mount_fg || exit 1
 [ "$(sqlite3 "$MNT/db.sqlite" 'pragma integrity_check')" = ok ] || fail "integrity_check after remount"
 [ "$(sqlite3 "$MNT/db.sqlite" 'select count(*) from t')" = 10000 ] || fail "rows after remount"
 diff -r --no-dereference "$SRC" "$MNT/tree" > /dev/null || fail "tree differs after remount"
@@ -261,7 +227,7 @@ PY
         [ "${written:-0}" -ge $((point * 10 << 20)) ] && break
         sleep 0.05
     done
-    kill_daemon
+    nk_mount_kill
     wait $writer 2> /dev/null; wait $blob 2> /dev/null; kill $fiopid 2> /dev/null; wait $fiopid 2> /dev/null
     # Read-only, before any recovery: no damage (a page the kill cut short
     # is a trace of an interrupted write, fsck's exit status 3).
@@ -270,7 +236,7 @@ PY
     [ $verdict = 0 ] || [ $verdict = 3 ] || fail "kill $point: fsck of the killed image: exit $verdict: $(grep problem "$TMP/fsck" | head -3)"
     committed=$(cat "$TMP/committed" 2> /dev/null || echo 0)
     done_bytes=$(cat "$TMP/blob$point.done" 2> /dev/null || echo 0)
-    mount_bg
+    nk_mount_fg || exit 1
     [ "$(sqlite3 "$MNT/crash.sqlite" 'pragma integrity_check')" = ok ] || fail "kill $point: integrity_check"
     rows=$(sqlite3 "$MNT/crash.sqlite" 'select count(*) from c')
     [ "$rows" -ge "$committed" ] || fail "kill $point: $rows rows, $committed were committed"
@@ -278,11 +244,11 @@ PY
     say "kill $point: fsck before recovery exit $verdict; $committed rows committed, $rows there; $done_bytes fsync'd bytes of a file intact"
     [ "$done_bytes" -lt $((40 << 20)) ] || fail "kill $point came after the file was whole: not under load"
     rm -f "$MNT/blob$point" "$MNT/fio-crash"
-    unmount
+    nk_unmount
     fsck_clean "after kill $point and a remount"
-    mount_bg
+    nk_mount_fg || exit 1
 done
-unmount
+nk_unmount
 
 # ----- the image through the library's commands agrees with the mount
 say "nandkit ls -R and extract agree"
@@ -324,5 +290,4 @@ PY
 fi
 
 say "done"
-[ $FAILS -eq 0 ] && echo "ok: cp, tar, rsync, git, sqlite3 and fio on the mount, and kills under load"
-exit $((FAILS > 0))
+nk_test_end "ok: cp, tar, rsync, git, sqlite3 and fio on the mount, and kills under load"
