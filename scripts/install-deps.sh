@@ -10,7 +10,7 @@ set -euo pipefail
 
 declare -A groups=(
   [build]="gcc make cmake"
-  [test]="gcc g++ make cmake libcmocka-dev libcjson-dev liblzma-dev xz-utils libxml2-utils python3 librsvg2-bin unyaffs"
+  [test]="gcc g++ make cmake libcmocka-dev libcjson-dev liblzma-dev xz-utils libxml2-utils python3 librsvg2-bin unyaffs attr"
   [ci]="gcc-arm-none-eabi libnewlib-arm-none-eabi clang libclang-rt-14-dev llvm pkg-config"
   [qemu]="qemu-system-x86 qemu-system-arm busybox-static xz-utils"
   [fuse]="libfuse3-dev fuse3 pkg-config"

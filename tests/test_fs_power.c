@@ -59,6 +59,7 @@ enum step_kind {
     S_CHOWN,
     S_UTIMES,
     S_PUT,
+    S_XATTR, /* only with g_xattrs: the other workloads keep their sequences */
     S_KINDS
 };
 
@@ -96,6 +97,8 @@ static bool g_mount_each; /* every step in a mount of its own */
  * points name operations of its workloads): ten kinds, permission bits only,
  * no rename over another name of the same file or over a linked file. */
 static bool g_classic;
+/* Steps that set and remove an extended attribute too. */
+static bool g_xattrs;
 static uint32_t g_blocks = 16;
 static uint64_t g_data_limit = 60000; /* bytes of file data the workload keeps at most */
 static uint32_t g_file_max = 9000;     /* bytes one write step writes at most */
@@ -198,7 +201,7 @@ static int step(struct prig *p)
 {
     struct model *m = &p->m;
     m_copy(&p->before, m);
-    p->kind = (enum step_kind)rnd(p, g_classic ? S_CHMOD + 1 : S_KINDS);
+    p->kind = (enum step_kind)rnd(p, g_classic ? S_CHMOD + 1 : g_xattrs ? S_KINDS : S_XATTR);
     p->target_inode = -1;
     p->temp_path[0] = '\0';
     char path[M_PATH], to[M_PATH];
@@ -398,6 +401,34 @@ static int step(struct prig *p)
                 m->n[node].mode = mode;
             else
                 m->in[m->n[node].inode].mode = mode;
+        }
+        break;
+    }
+    case S_XATTR: {
+        node = pick(p, 0);
+        if (node < 0 || m->n[node].type == NK_FS_TYPE_SYMLINK)
+            return 0;
+        m_path(m, node, path);
+        bool dir_node = m->n[node].type == NK_FS_TYPE_DIR;
+        bool *xset = dir_node ? &m->n[node].xset : &m->in[m->n[node].inode].xset;
+        uint8_t *xlen = dir_node ? &m->n[node].xlen : &m->in[m->n[node].inode].xlen;
+        uint8_t *xval = dir_node ? m->n[node].xval : m->in[m->n[node].inode].xval;
+        m->xattrs = true;
+        if (*xset && rnd(p, 4) == 0) {
+            err = nk_fs_removexattr(&p->fs, path, "user.m");
+            if (!err || err == -NK_ENODEV)
+                *xset = false;
+            break;
+        }
+        uint8_t val[40];
+        uint8_t len = (uint8_t)rnd(p, sizeof val + 1);
+        for (uint8_t i = 0; i < len; i++)
+            val[i] = (uint8_t)rnd(p, 256);
+        err = nk_fs_setxattr(&p->fs, path, "user.m", val, len, 0);
+        if (!err || err == -NK_ENODEV) {
+            *xset = true;
+            *xlen = len;
+            memcpy(xval, val, len);
         }
         break;
     }
@@ -911,6 +942,16 @@ static void test_power_cuts_linux_2k(void **state)
     campaign(NK_FS_LAYOUT_LINUX, 2048, 64);
 }
 
+/* The same campaign with extended attributes set and removed among the
+ * steps (a header write of their own, which every other header write must
+ * carry on). */
+static void test_power_cuts_xattrs_linux_2k(void **state)
+{
+    (void)state;
+    g_xattrs = true;
+    campaign(NK_FS_LAYOUT_LINUX, 2048, 64);
+}
+
 static void test_power_cuts_linux_4k(void **state)
 {
     (void)state;
@@ -1237,6 +1278,7 @@ static int reset_globals(void **state)
     (void)state;
     g_mount_each = false;
     g_classic = false;
+    g_xattrs = false;
     g_blocks = 16;
     g_data_limit = 60000;
     g_file_max = 9000;
@@ -1247,6 +1289,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_power_cuts_linux_2k, reset_globals),
+        cmocka_unit_test_setup(test_power_cuts_xattrs_linux_2k, reset_globals),
         cmocka_unit_test_setup(test_power_cuts_linux_4k, reset_globals),
         cmocka_unit_test_setup(test_power_cuts_inband_2k, reset_globals),
         cmocka_unit_test_setup(test_power_cuts_inband_4k, reset_globals),

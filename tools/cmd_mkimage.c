@@ -234,12 +234,38 @@ static int nk_mkimage_open_source(const char *path, int flags)
     return open(path, flags);
 }
 
-/* The extended attributes of `path` (not followed), as the header stores
- * them, in n->xattrs. Whether they fit the image's header chunks is checked
- * by the build, which knows the page size. */
-static int nk_mkimage_plan_xattrs(struct nk_mkimage_node *n, const char *path)
+/* One source's extended attributes: the host tree's (llistxattr and
+ * lgetxattr, not following symlinks) or, with --from, the source image's.
+ * Each returns a length, or -1 with errno set. */
+static ssize_t nk_mkimage_list_xattrs(struct nk_mkimage *m, const char *path, char *list,
+                                      size_t size)
 {
-    ssize_t names_len = llistxattr(path, NULL, 0);
+    if (!m->from)
+        return llistxattr(path, list, size);
+    int n = nk_fs_listxattr(&m->from->fs, path, list, size);
+    if (n < 0)
+        errno = -n;
+    return n < 0 ? -1 : n;
+}
+
+static ssize_t nk_mkimage_get_xattr(struct nk_mkimage *m, const char *path, const char *name,
+                                    void *value, size_t size)
+{
+    if (!m->from)
+        return lgetxattr(path, name, value, size);
+    int n = nk_fs_getxattr(&m->from->fs, path, name, value, size);
+    if (n < 0)
+        errno = -n;
+    return n < 0 ? -1 : n;
+}
+
+/* The extended attributes of `path`, as the header stores them, in
+ * n->xattrs. Whether they fit the image's header chunks is checked by the
+ * build, which knows the page size. */
+static int nk_mkimage_plan_xattrs(struct nk_mkimage *m, struct nk_mkimage_node *n,
+                                  const char *path)
+{
+    ssize_t names_len = nk_mkimage_list_xattrs(m, path, NULL, 0);
     if (names_len < 0 && (errno == ENOTSUP || errno == ENOSYS))
         return 0; /* the host file system has none */
     if (names_len < 0)
@@ -254,7 +280,7 @@ static int nk_mkimage_plan_xattrs(struct nk_mkimage_node *n, const char *path)
     if (!names || !list || !value)
         status = nk_tool_error("out of memory reading the extended attributes of %s", path);
     if (!status) {
-        names_len = llistxattr(path, names, (size_t)names_len);
+        names_len = nk_mkimage_list_xattrs(m, path, names, (size_t)names_len);
         if (names_len < 0)
             status = nk_tool_error("cannot list the extended attributes of %s: %s", path,
                                    strerror(errno));
@@ -262,7 +288,7 @@ static int nk_mkimage_plan_xattrs(struct nk_mkimage_node *n, const char *path)
     size_t used = 0;
     for (ssize_t at = 0; !status && at < names_len; at += (ssize_t)strlen(names + at) + 1) {
         const char *name = names + at;
-        ssize_t len = lgetxattr(path, name, value, NK_MKIMAGE_XATTR_MAX);
+        ssize_t len = nk_mkimage_get_xattr(m, path, name, value, NK_MKIMAGE_XATTR_MAX);
         if (len < 0) {
             status = nk_tool_error("cannot read extended attribute %s of %s: %s", name, path,
                                    strerror(errno));
@@ -364,7 +390,7 @@ static int nk_mkimage_plan_entry(struct nk_mkimage *m, char *path, size_t name_o
         }
     }
     if (n->type != NK_FS_TYPE_HARDLINK) {
-        int status = nk_mkimage_plan_xattrs(n, path);
+        int status = nk_mkimage_plan_xattrs(m, n, path);
         if (status)
             return status;
     }
@@ -737,8 +763,8 @@ static int nk_mkimage_build(struct nk_mkimage *m)
         size_t room = nk_fs_build_xattr_room(&m->builder);
         if (n->xattrs_len && n->xattrs_len >= room)
             return nk_tool_fail("%s: %zu bytes of extended attributes (names and values, as "
-                                "YAFFS2 stores them), but a header chunk of this image holds "
-                                "fewer than %zu",
+                                "YAFFS2 stores them), but a header chunk of this image has %zu "
+                                "bytes for them (and a list must be shorter)",
                                 n->path, n->xattrs_len, room);
         e.xattrs = n->xattrs;
         e.xattrs_len = n->xattrs_len;

@@ -32,6 +32,8 @@ struct m_inode {
     uint32_t uid, gid;
     uint64_t mtime;
     int opens;
+    bool xset; /* extended attribute "user.m" set, to xval[0 .. xlen) */
+    uint8_t xlen, xval[40];
 };
 
 struct m_node {
@@ -44,11 +46,14 @@ struct m_node {
     uint32_t mode;
     uint32_t uid, gid; /* directories */
     uint64_t mtime;    /* directories */
+    bool xset;         /* directories: as m_inode's */
+    uint8_t xlen, xval[40];
 };
 
 struct model {
     struct m_node n[M_NODES];
     struct m_inode in[M_INODES];
+    bool xattrs; /* a step set an attribute: checks read "user.m" of every object */
 };
 
 static inline void m_init(struct model *m)
@@ -188,6 +193,20 @@ static inline void m_unlink(struct model *m, int i)
 
 /* ----- comparing with the file system -------------------------------------------------- */
 
+/* "user.m" of `path` is what the model says (absent when `set` is false). */
+static inline int m_check_xattr(struct nk_fs *fs, const char *path, bool set, const uint8_t *val,
+                                uint8_t len, char *why, size_t why_size)
+{
+    uint8_t got[64];
+    int n = nk_fs_getxattr(fs, path, "user.m", got, sizeof got);
+    if (set ? (n != len || memcmp(got, val, len) != 0) : n != -NK_ENODATA) {
+        snprintf(why, why_size, "%s: xattr user.m: %d bytes, expected %d", path, n,
+                 set ? (int)len : -NK_ENODATA);
+        return -1;
+    }
+    return 0;
+}
+
 static inline int m_check_node(const struct model *m, struct nk_fs *fs, int i, uint8_t *buf,
                                char *why, size_t why_size)
 {
@@ -216,6 +235,9 @@ static inline int m_check_node(const struct model *m, struct nk_fs *fs, int i, u
                      (unsigned)n->uid, (unsigned)n->gid, (unsigned long long)n->mtime);
             return -1;
         }
+        if (i > 1 && m->xattrs &&
+            m_check_xattr(fs, path, n->xset, n->xval, n->xlen, why, why_size))
+            return -1;
         struct nk_fs_dir d;
         if (nk_fs_dir_open(fs, &d, path)) {
             snprintf(why, why_size, "%s: opendir", path);
@@ -250,6 +272,8 @@ static inline int m_check_node(const struct model *m, struct nk_fs *fs, int i, u
         return 0;
     }
     const struct m_inode *in = &m->in[n->inode];
+    if (m->xattrs && m_check_xattr(fs, path, in->xset, in->xval, in->xlen, why, why_size))
+        return -1;
     if (st.uid != in->uid || st.gid != in->gid || st.mtime != in->mtime) {
         snprintf(why, why_size, "%s: owner %u:%u mtime %llu, expected %u:%u %llu", path,
                  (unsigned)st.uid, (unsigned)st.gid, (unsigned long long)st.mtime,
