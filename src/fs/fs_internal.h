@@ -365,6 +365,21 @@ void nk_fs_live_clear(struct nk_fs *fs, uint32_t page);
 /* Marks a block read with bitflips at the threshold for scrubbing. */
 void nk_fs_note_scrub(struct nk_fs *fs, uint32_t page);
 
+/* A change of an object's header attributes (tree.c): the fields flagged,
+ * and with `xattr` a change to its attribute list. */
+struct nk_fs_xattr_change;
+struct nk_fs_attr_change {
+    bool mode, owner, times;
+    bool no_follow; /* a final symlink is changed itself */
+    uint32_t mode_bits, uid, gid;
+    uint64_t atime, mtime;
+    const struct nk_fs_xattr_change *xattr;
+};
+/* Writes `path`'s header (its file's, for a hard link) with `c` applied and
+ * the clock's ctime. Returns 0, a lookup error, -NK_EROFS, -NK_ENOTSUP (an
+ * attribute change without room after the header), or the write's. */
+int nk_fs_set_attr(struct nk_fs *fs, const char *path, const struct nk_fs_attr_change *c);
+
 /* ----- extended attributes (xattr.c) ----- */
 
 /* A change to an attribute list: set `name` to `value` (`size` bytes), or

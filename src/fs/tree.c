@@ -805,14 +805,7 @@ int nk_fs_rename_unlocked(struct nk_fs *fs, const char *from, const char *to)
 
 /* ----- attributes ---------------------------------------------------------------------------- */
 
-struct nk_fs_attr_change {
-    bool mode, owner, times;
-    bool no_follow; /* a final symlink is changed itself */
-    uint32_t mode_bits, uid, gid;
-    uint64_t atime, mtime;
-};
-
-static int nk_fs_set_attr(struct nk_fs *fs, const char *path, const struct nk_fs_attr_change *c)
+int nk_fs_set_attr(struct nk_fs *fs, const char *path, const struct nk_fs_attr_change *c)
 {
     struct nk_fs_obj *obj;
     int err = nk_fs_path_lookup(fs, path, !c->no_follow, &obj);
@@ -823,6 +816,8 @@ static int nk_fs_set_attr(struct nk_fs *fs, const char *path, const struct nk_fs
     struct nk_fs_obj *target = nk_fs_obj_target(fs, obj);
     if (target)
         obj = target;
+    if (c->xattr && fs->chunk_bytes <= NK_FS_HEADER_BYTES)
+        return -NK_ENOTSUP; /* no room after the header */
     err = nk_fs_make_room(fs, 1, obj->hdr_page == NK_FS_NONE ? 1 : 0, false);
     if (err)
         return err;
@@ -849,6 +844,7 @@ static int nk_fs_set_attr(struct nk_fs *fs, const char *path, const struct nk_fs
         uint64_t now;
         if (nk_fs_now(fs, &now))
             edit->hdr.ctime = now;
+        edit->xattr = c->xattr;
         err = nk_fs_hdr_store(fs, obj, edit);
     }
     nk_fs_edit_give(fs, edit);

@@ -269,36 +269,6 @@ int nk_fs_listxattr_unlocked(struct nk_fs *fs, const char *path, char *list, siz
     return len ? nk_fs_xattr_list(area, len, list, size) : 0;
 }
 
-/* One header written with the change applied to its attribute list. */
-static int nk_fs_xattr_change(struct nk_fs *fs, const char *path,
-                              const struct nk_fs_xattr_change *c)
-{
-    struct nk_fs_obj *obj;
-    int err = nk_fs_xattr_owner(fs, path, &obj);
-    if (err)
-        return err;
-    if (!fs->writable)
-        return -NK_EROFS;
-    if (fs->chunk_bytes <= NK_FS_HEADER_BYTES)
-        return -NK_ENOTSUP; /* no room after the header */
-    err = nk_fs_make_room(fs, 1, obj->hdr_page == NK_FS_NONE ? 1 : 0, false);
-    if (err)
-        return err;
-    struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);
-    if (!edit)
-        return -NK_ENOMEM;
-    err = nk_fs_hdr_load(fs, obj, edit);
-    if (!err) {
-        uint64_t now;
-        if (nk_fs_now(fs, &now))
-            edit->hdr.ctime = now;
-        edit->xattr = c;
-        err = nk_fs_hdr_store(fs, obj, edit);
-    }
-    nk_fs_edit_give(fs, edit);
-    return err;
-}
-
 int nk_fs_setxattr_unlocked(struct nk_fs *fs, const char *path, const char *name,
                             const void *value, size_t size, int flags)
 {
@@ -311,7 +281,8 @@ int nk_fs_setxattr_unlocked(struct nk_fs *fs, const char *path, const char *name
     if (err)
         return err;
     c.name = name;
-    return nk_fs_xattr_change(fs, path, &c);
+    struct nk_fs_attr_change change = {.no_follow = true, .xattr = &c};
+    return nk_fs_set_attr(fs, path, &change);
 }
 
 int nk_fs_removexattr_unlocked(struct nk_fs *fs, const char *path, const char *name)
@@ -323,5 +294,6 @@ int nk_fs_removexattr_unlocked(struct nk_fs *fs, const char *path, const char *n
     if (err)
         return err;
     c.name = name;
-    return nk_fs_xattr_change(fs, path, &c);
+    struct nk_fs_attr_change change = {.no_follow = true, .xattr = &c};
+    return nk_fs_set_attr(fs, path, &change);
 }
