@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fs_testdev.h"
 #include "nk_sha256.h"
@@ -57,9 +58,12 @@ static char *decompressed_image(const cJSON *manifest, const char *name)
     uint64_t want_size = number(manifest, "image_uncompressed_bytes");
     struct stat st;
     if (stat(path, &st) != 0 || (uint64_t)st.st_size != want_size) {
+        /* Each process writes its own temporary file and renames it into
+         * place: the fixture tests run in parallel and may both get here. */
         char cmd[16384];
-        snprintf(cmd, sizeof cmd, "xz -dc '%s/%s.img.xz' > '%s.tmp' && mv '%s.tmp' '%s'",
-                 FIXTURE_DIR, name, path, path, path);
+        int pid = (int)getpid();
+        snprintf(cmd, sizeof cmd, "xz -dc '%s/%s.img.xz' > '%s.%d.tmp' && mv '%s.%d.tmp' '%s'",
+                 FIXTURE_DIR, name, path, pid, path, pid, path);
         assert_int_equal(system(cmd), 0);
     }
     size_t size;
