@@ -1008,6 +1008,16 @@ static void test_power_cuts_mount_each_mkyaffs2_2k(void **state)
     campaign_mount_each(NK_FS_LAYOUT_MKYAFFS2, 2048, 64);
 }
 
+/* Attribute steps with a mount per step: each set or removal rewrites a
+ * header in a block of its own mount, the pattern that left a small device
+ * without an erased block for its collector. */
+static void test_power_cuts_mount_each_xattrs_inband_2k(void **state)
+{
+    (void)state;
+    g_xattrs = true;
+    campaign_mount_each(NK_FS_LAYOUT_INBAND, 2048, 64);
+}
+
 /* A nearly full device: most writes collect first. */
 static void test_power_cuts_nearly_full_linux_2k(void **state)
 {
@@ -1297,6 +1307,7 @@ int main(void)
         cmocka_unit_test_setup(test_power_cuts_mount_each_linux_2k, reset_globals),
         cmocka_unit_test_setup(test_power_cuts_mount_each_inband_4k, reset_globals),
         cmocka_unit_test_setup(test_power_cuts_mount_each_mkyaffs2_2k, reset_globals),
+        cmocka_unit_test_setup(test_power_cuts_mount_each_xattrs_inband_2k, reset_globals),
         cmocka_unit_test_setup(test_power_cuts_nearly_full_linux_2k, reset_globals),
         cmocka_unit_test_setup(test_power_cuts_nearly_full_mount_each_mkyaffs2_2k, reset_globals),
         cmocka_unit_test_setup(test_torn_header_with_good_tags_mkyaffs2, reset_globals),
