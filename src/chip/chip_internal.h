@@ -38,6 +38,24 @@ static inline unsigned nk_chip_log2(uint32_t v)
  * model (typical array timings, bad-block rule); returns true on a match. */
 bool nk_chip_table_refine(struct nk_chip_info *info);
 
+/* ----- status polling bounded in time (poll.c) ----- */
+
+struct nk_poll_timer {
+    uint64_t limit;   /* timeout_us * clock_hz (no clock: a poll count) */
+    uint64_t elapsed; /* clock ticks since the start, summed poll to poll (no clock: polls) */
+    uint32_t last;    /* the clock at the previous look */
+    uint32_t timeout_us;
+};
+
+/* Starts a wait of `timeout_us` on the port's clock. 0, or -NK_EINVAL (with
+ * the reason in chip->diag) for a port that polls status without a clock. */
+int nk_poll_timer_start(struct nk_chip *chip, struct nk_poll_timer *timer, uint32_t timeout_us);
+
+/* True once the timeout has passed. A poll loop looks before each status
+ * read and gives up only after the read that follows a true answer, so a
+ * chip that becomes ready just as time runs out counts as ready. */
+bool nk_poll_timer_expired(struct nk_chip *chip, struct nk_poll_timer *timer);
+
 /* ----- SPI-NAND (spinand.c), reached from the public functions ----- */
 #ifndef NK_NO_SPINAND
 #include "nandkit/spinand.h"

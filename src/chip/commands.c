@@ -113,25 +113,37 @@ static bool nk_has_rb(const struct nk_chip *chip)
     return (chip->ctrl->caps & NK_CTRL_CAP_RB_LINE) != 0;
 }
 
-/* Polls the status register until READY. Returns the final status in
- * *status, -NK_ETIMEDOUT after a bound derived from the timeout. */
-static int nk_poll_ready(struct nk_chip *chip, uint32_t timeout_us, uint8_t *status)
+/* Polls the status register until every bit of `ready` is set, for at
+ * most `timeout_us` of the port's clock. Returns the final status in
+ * *status, or -NK_ETIMEDOUT. */
+static int nk_poll_status(struct nk_chip *chip, uint32_t timeout_us, uint8_t ready, uint8_t *status)
 {
-    uint32_t poll_ns = NK_T(chip, tWC_ns) + NK_T(chip, tWHR_ns) + NK_T(chip, tRC_ns);
-    /* timeout_us * 1000 / poll_ns + 2 without 64-bit division, saturating
-     * (only a part claiming cycles of a few ns could get there). */
-    uint32_t whole = timeout_us / poll_ns;
-    uint32_t polls = whole > (UINT32_MAX - 2000u) / 1000u
-                         ? UINT32_MAX
-                         : whole * 1000u + timeout_us % poll_ns * 1000u / poll_ns + 2u;
-    for (uint32_t n = 0; n < polls; n++) {
-        int err = nk_chip_read_status(chip, status);
+    struct nk_poll_timer timer;
+    int err = nk_poll_timer_start(chip, &timer, timeout_us);
+    if (err)
+        return err;
+    for (;;) {
+        bool late = nk_poll_timer_expired(chip, &timer);
+        err = nk_chip_read_status(chip, status);
         if (err)
             return err;
-        if (*status & NK_STATUS_READY)
+        if ((*status & ready) == ready)
             return 0;
+        if (late)
+            return nk_diag_set(&chip->diag, -NK_ETIMEDOUT,
+                               "chip still busy (status 0x%02x) after %u us", *status, timeout_us);
     }
-    return nk_diag_set(&chip->diag, -NK_ETIMEDOUT, "chip still busy after %u us", timeout_us);
+}
+
+static int nk_poll_ready(struct nk_chip *chip, uint32_t timeout_us, uint8_t *status)
+{
+    return nk_poll_status(chip, timeout_us, NK_STATUS_READY, status);
+}
+
+int nk_chip_wait_idle(struct nk_chip *chip, uint32_t timeout_us)
+{
+    uint8_t status;
+    return nk_poll_status(chip, timeout_us, NK_STATUS_READY | NK_STATUS_ARRAY_READY, &status);
 }
 
 /* Adds the wait for a busy period: WAIT_READY with an R/B line; otherwise
