@@ -106,7 +106,7 @@ static void rec_init(struct rec_port *p, const char *model, uint8_t widths)
     p->ctrl.ops = &rec_ops;
     p->ctrl.ctx = p;
     p->ctrl.caps = NK_CTRL_CAP_SERIAL;
-    p->ctrl.clock_hz = 1000000u;
+    p->ctrl.clock_mhz = 1;
     p->ctrl.spi.widths = widths;
     p->id = part->info.id;
     p->id_len = part->info.id_len;

@@ -95,7 +95,7 @@ static void rec_open(struct rec_port *p, struct nk_chip *chip, const char *model
     p->ctrl.ops = &rec_ops;
     p->ctrl.ctx = p;
     p->ctrl.caps = NK_CTRL_CAP_SERIAL;
-    p->ctrl.clock_hz = 1000000u;
+    p->ctrl.clock_mhz = 1;
     p->ctrl.spi.widths = widths;
     p->id = part->info.id;
     p->id_len = part->info.id_len;

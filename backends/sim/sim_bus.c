@@ -156,7 +156,7 @@ int nk_sim_bus_open(struct nk_sim_bus **out, struct nk_sim *const *targets, unsi
     bus->ctrl.ops = &nk_sim_bus_ops;
     bus->ctrl.ctx = bus;
     bus->ctrl.caps = NK_CTRL_CAP_INDEPENDENT_TARGETS;
-    bus->ctrl.clock_hz = 1000000000u;
+    bus->ctrl.clock_mhz = 1000;
     if (!(flags & NK_SIM_PORT_NO_RB))
         bus->ctrl.caps |= NK_CTRL_CAP_RB_LINE;
     bus->clock.now_ns = nk_sim_bus_now;

@@ -356,7 +356,7 @@ const struct nk_ctrl *nk_sim_port_setup(struct nk_sim *sim, unsigned flags, unsi
         port->ctrl.ctx = port;
         port->ctrl.ops = ecc_step ? ecc_ops : &nk_sim_ops;
         port->ctrl.caps = NK_CTRL_CAP_DATA_LOOPS;
-        port->ctrl.clock_hz = 1000000000u;
+        port->ctrl.clock_mhz = 1000;
         if (!(flags & NK_SIM_PORT_NO_RB))
             port->ctrl.caps |= NK_CTRL_CAP_RB_LINE;
         if (ecc_step) {

@@ -182,7 +182,7 @@ static const struct nk_ctrl fmc_ctrl = {
     .ops = &fmc_ops,
     .ctx = &fmc,
     .caps = NK_CTRL_CAP_RB_LINE | NK_CTRL_CAP_HW_ECC,
-    .clock_hz = BOARD_CPU_HZ,
+    .clock_mhz = BOARD_CPU_HZ / 1000000u,
     .ecc = {.algo = NK_HW_ECC_OTHER, .step_size = 512, .bytes_per_step = 3, .strength = 1},
 };
 

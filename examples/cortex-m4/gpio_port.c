@@ -133,7 +133,7 @@ static uint32_t gpio_clock_ticks(void *ctx)
 static const struct nk_ctrl_ops gpio_ops = {.exec_op = gpio_exec_op,
                                             .clock_ticks = gpio_clock_ticks};
 static const struct nk_ctrl gpio_ctrl = {
-    .ops = &gpio_ops, .caps = NK_CTRL_CAP_RB_LINE, .clock_hz = BOARD_CPU_HZ};
+    .ops = &gpio_ops, .caps = NK_CTRL_CAP_RB_LINE, .clock_mhz = BOARD_CPU_HZ / 1000000u};
 
 const struct nk_ctrl *board_nand_port(void)
 {

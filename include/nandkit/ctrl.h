@@ -92,7 +92,7 @@ enum nk_ecc_direction {
 
 /* Capability bits of a port (struct nk_ctrl.caps). */
 /* WAIT_READY watches R/B; else the chip layer polls status, bounded in time
- * by the port's clock (struct nk_ctrl_ops.clock_ticks, struct nk_ctrl.clock_hz). */
+ * by the port's clock (struct nk_ctrl_ops.clock_ticks, struct nk_ctrl.clock_mhz). */
 #define NK_CTRL_CAP_RB_LINE 0x01u
 #define NK_CTRL_CAP_HW_ECC 0x02u     /* ecc_enable/ecc_read_code are implemented */
 #define NK_CTRL_CAP_DATA_LOOPS 0x04u /* set_data_loop is implemented */
@@ -162,13 +162,13 @@ struct nk_ctrl_ops {
 
     /* Required when the chip layer polls status (no NK_CTRL_CAP_RB_LINE, or a
      * serial port without poll_spi), else optional: a free-running counter
-     * at struct nk_ctrl.clock_hz (a cycle counter, a timer), wrapping at
-     * 2^32. A status-polling loop ends once the timeout has passed on it,
-     * however long each poll takes; only differences between two reads less
-     * than one wrap apart are used. Without it such a port is refused
-     * (-NK_EINVAL) at the first wait. An R/B port polls once too, to drain
-     * a cache program cut short; without a clock that wait counts polls at
-     * the chip's cycle times. */
+     * of struct nk_ctrl.clock_mhz ticks per microsecond (a cycle counter, a
+     * timer), wrapping at 2^32. A status-polling loop ends once the timeout
+     * has passed on it, however long each poll takes; only differences of
+     * reads less than one wrap apart are used. Without it such a port is
+     * refused (-NK_EINVAL) at its first wait. An R/B port polls once too, to
+     * drain a cache program cut short; without a clock that wait counts
+     * polls at the chip's cycle times. */
     uint32_t (*clock_ticks)(void *ctx);
 };
 
@@ -179,7 +179,7 @@ struct nk_ctrl {
     uint32_t caps;               /* NK_CTRL_CAP_* */
     struct nk_ctrl_ecc_info ecc; /* valid when caps has NK_CTRL_CAP_HW_ECC */
     struct nk_spi_caps spi;      /* valid when caps has NK_CTRL_CAP_SERIAL */
-    uint32_t clock_hz;           /* rate of ops->clock_ticks (0: no clock) */
+    uint32_t clock_mhz;          /* ops->clock_ticks per microsecond (0: no clock) */
 };
 
 /* A time source (nanoseconds, monotonic). Used for statistics and by the

@@ -40,21 +40,13 @@ bool nk_chip_table_refine(struct nk_chip_info *info);
 
 /* ----- status polling bounded in time (poll.c) ----- */
 
-struct nk_poll_timer {
-    uint64_t limit;   /* timeout_us * clock_hz (no clock: a poll count) */
-    uint64_t elapsed; /* clock ticks since the start, summed poll to poll (no clock: polls) */
-    uint32_t last;    /* the clock at the previous look */
-    uint32_t timeout_us;
-};
-
-/* Starts a wait of `timeout_us` on the port's clock. 0, or -NK_EINVAL (with
- * the reason in chip->diag) for a port that polls status without a clock. */
-int nk_poll_timer_start(struct nk_chip *chip, struct nk_poll_timer *timer, uint32_t timeout_us);
-
-/* True once the timeout has passed. A poll loop looks before each status
- * read and gives up only after the read that follows a true answer, so a
- * chip that becomes ready just as time runs out counts as ready. */
-bool nk_poll_timer_expired(struct nk_chip *chip, struct nk_poll_timer *timer);
+/* Reads the status (READ STATUS; GET FEATURE C0h on a serial part) until
+ * (status & mask) == ready, for at most `timeout_us` of the port's clock
+ * (ops->clock_ticks at clock_mhz), whatever one read costs on the bus; the
+ * last status goes to *status. 0, -NK_ETIMEDOUT, -NK_EINVAL for a port
+ * without R/B line and without a clock, or a port error. */
+int nk_chip_poll(struct nk_chip *chip, uint32_t timeout_us, uint8_t mask, uint8_t ready,
+                 uint8_t *status);
 
 /* ----- SPI-NAND (spinand.c), reached from the public functions ----- */
 #ifndef NK_NO_SPINAND

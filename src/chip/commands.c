@@ -113,38 +113,19 @@ static bool nk_has_rb(const struct nk_chip *chip)
     return (chip->ctrl->caps & NK_CTRL_CAP_RB_LINE) != 0;
 }
 
-/* Polls the status register until every bit of `ready` is set, for at
- * most `timeout_us` of the port's clock. Returns the final status in
- * *status, or -NK_ETIMEDOUT. */
-static int nk_poll_status(struct nk_chip *chip, uint32_t timeout_us, uint8_t ready, uint8_t *status)
-{
-    struct nk_poll_timer timer;
-    int err = nk_poll_timer_start(chip, &timer, timeout_us);
-    if (err)
-        return err;
-    for (;;) {
-        bool late = nk_poll_timer_expired(chip, &timer);
-        err = nk_chip_read_status(chip, status);
-        if (err)
-            return err;
-        if ((*status & ready) == ready)
-            return 0;
-        if (late)
-            return nk_diag_set(&chip->diag, -NK_ETIMEDOUT,
-                               "chip still busy (status 0x%02x) after %u us", *status, timeout_us);
-    }
-}
-
 static int nk_poll_ready(struct nk_chip *chip, uint32_t timeout_us, uint8_t *status)
 {
-    return nk_poll_status(chip, timeout_us, NK_STATUS_READY, status);
+    return nk_chip_poll(chip, timeout_us, NK_STATUS_READY, NK_STATUS_READY, status);
 }
 
+#ifndef NK_NO_MULTIPAGE
 int nk_chip_wait_idle(struct nk_chip *chip, uint32_t timeout_us)
 {
     uint8_t status;
-    return nk_poll_status(chip, timeout_us, NK_STATUS_READY | NK_STATUS_ARRAY_READY, &status);
+    uint8_t idle = NK_STATUS_READY | NK_STATUS_ARRAY_READY;
+    return nk_chip_poll(chip, timeout_us, idle, idle, &status);
 }
+#endif
 
 /* Adds the wait for a busy period: WAIT_READY with an R/B line; otherwise
  * nothing (the caller polls after executing). */

@@ -4,67 +4,55 @@
  * port without poll_spi) leaves the wait for ready to the chip layer, which
  * reads the status until it says ready. The wait ends once the timeout has
  * passed on the port's clock (struct nk_ctrl_ops.clock_ticks at
- * struct nk_ctrl.clock_hz), however long one poll takes on that bus: a
+ * struct nk_ctrl.clock_mhz), however long one poll takes on that bus: a
  * count of polls would stretch the bound on a slow bus and cut it short on
  * a fast one.
  *
- * Ticks are summed poll to poll, so a 32-bit counter that wraps during the
- * wait (25 s at 168 MHz, 4.3 s of the simulator's nanoseconds) does no
- * harm, and the comparison needs only multiplications (no 64-bit division
- * on a small core).
+ * The timeout becomes ticks once (clock_mhz ticks per microsecond); each
+ * look takes the ticks since the previous one off what remains, so a 32-bit counter that wraps
+ * during the wait (25 s at 168 MHz, 4.3 s of the simulator's nanoseconds) does no harm, and nothing
+ * needs 64-bit arithmetic.
  */
 #include "chip/chip_internal.h"
 
 #include "nandkit/error.h"
 
-/* A port with an R/B line and no clock polls only to drain a cache program
- * cut short; that one wait is bounded by polls at the chip's cycle times. */
-static uint32_t nk_poll_count(const struct nk_chip *chip, uint32_t timeout_us)
+/* One status byte: READ STATUS, or GET FEATURE C0h on a serial part. */
+static int nk_poll_read(struct nk_chip *chip, uint8_t *status)
 {
-    const struct nk_chip_timing *t = &chip->info.timing;
-    const struct nk_chip_timing *mode0 = nk_chip_timing_defaults();
-    uint32_t poll_ns = (t->tWC_ns ? t->tWC_ns : mode0->tWC_ns) +
-                       (t->tWHR_ns ? t->tWHR_ns : mode0->tWHR_ns) +
-                       (t->tRC_ns ? t->tRC_ns : mode0->tRC_ns);
-    /* timeout_us * 1000 / poll_ns + 2 without 64-bit division, saturating. */
-    uint32_t whole = timeout_us / poll_ns;
-    if (whole > (UINT32_MAX - 2000u) / 1000u)
-        return UINT32_MAX;
-    return whole * 1000u + timeout_us % poll_ns * 1000u / poll_ns + 2u;
+#ifndef NK_NO_SPINAND
+    if (nk_chip_is_serial(chip))
+        return nk_spinand_get_feature(chip, NK_SPINAND_FEATURE_STATUS, status);
+#endif
+    return nk_chip_read_status(chip, status);
 }
 
-static bool nk_poll_has_clock(const struct nk_chip *chip)
-{
-    return chip->ctrl->ops->clock_ticks && chip->ctrl->clock_hz;
-}
-
-int nk_poll_timer_start(struct nk_chip *chip, struct nk_poll_timer *timer, uint32_t timeout_us)
+int nk_chip_poll(struct nk_chip *chip, uint32_t timeout_us, uint8_t mask, uint8_t ready,
+                 uint8_t *status)
 {
     const struct nk_ctrl *ctrl = chip->ctrl;
-    timer->elapsed = 0;
-    timer->timeout_us = timeout_us;
-    if (!nk_poll_has_clock(chip)) {
-        if (!(ctrl->caps & NK_CTRL_CAP_RB_LINE))
-            return nk_diag_set(&chip->diag, -NK_EINVAL,
-                               "port polls status but has no clock (clock_ticks, clock_hz): "
-                               "its wait for ready has no time bound");
-        timer->limit = nk_poll_count(chip, timeout_us);
-        timer->last = 0;
-        return 0;
+    uint32_t (*ticks)(void *ctx) = ctrl->ops->clock_ticks;
+    if (!ticks || !ctrl->clock_mhz)
+        return nk_diag_set(&chip->diag, -NK_EINVAL,
+                           "port polls status but has no clock (clock_ticks, clock_mhz): "
+                           "its wait for ready has no time bound");
+    uint64_t limit = (uint64_t)timeout_us * ctrl->clock_mhz;
+    uint32_t remaining = limit > UINT32_MAX ? UINT32_MAX : (uint32_t)limit;
+    uint32_t last = ticks(ctrl->ctx);
+    for (;;) {
+        /* Time is read before the status, so a chip that turns ready just
+         * as the timeout passes counts as ready. */
+        uint32_t now = ticks(ctrl->ctx);
+        bool late = now - last >= remaining;
+        remaining -= late ? remaining : now - last;
+        last = now;
+        int err = nk_poll_read(chip, status);
+        if (err)
+            return err;
+        if ((*status & mask) == ready)
+            return 0;
+        if (late)
+            return nk_diag_set(&chip->diag, -NK_ETIMEDOUT,
+                               "chip still busy (status 0x%02x) after %u us", *status, timeout_us);
     }
-    timer->limit = (uint64_t)timeout_us * ctrl->clock_hz;
-    timer->last = ctrl->ops->clock_ticks(ctrl->ctx);
-    return 0;
-}
-
-bool nk_poll_timer_expired(struct nk_chip *chip, struct nk_poll_timer *timer)
-{
-    const struct nk_ctrl *ctrl = chip->ctrl;
-    if (!nk_poll_has_clock(chip))
-        return ++timer->elapsed >= timer->limit;
-    uint32_t now = ctrl->ops->clock_ticks(ctrl->ctx);
-    timer->elapsed += (uint32_t)(now - timer->last);
-    timer->last = now;
-    /* elapsed / clock_hz seconds >= timeout_us / 10^6 seconds */
-    return timer->elapsed * 1000000u >= timer->limit;
 }

@@ -72,24 +72,6 @@ int nk_spinand_set_feature(struct nk_chip *chip, uint8_t address, uint8_t value)
     return nk_spinand_exec(chip, &op);
 }
 
-/* The port cannot poll itself: GET FEATURE C0h until OIP clears, for at
- * most `timeout_us` of the port's clock. */
-static int nk_spinand_poll(struct nk_chip *chip, uint32_t timeout_us, uint8_t *status)
-{
-    struct nk_poll_timer timer;
-    int err = nk_poll_timer_start(chip, &timer, timeout_us);
-    if (err)
-        return err;
-    for (;;) {
-        bool late = nk_poll_timer_expired(chip, &timer);
-        err = nk_spinand_get_feature(chip, NK_SPINAND_FEATURE_STATUS, status);
-        if (err || !(*status & NK_SPINAND_STATUS_OIP))
-            return err;
-        if (late)
-            return -NK_ETIMEDOUT;
-    }
-}
-
 /* Polls the status until OIP clears; the last status goes to chip->spi.status. */
 static int nk_spinand_wait(struct nk_chip *chip, uint32_t timeout_ns)
 {
@@ -110,7 +92,7 @@ static int nk_spinand_wait(struct nk_chip *chip, uint32_t timeout_ns)
         poll.timeout_us = timeout_us;
         err = ops->poll_spi(chip->ctrl->ctx, &poll, &status);
     } else {
-        err = nk_spinand_poll(chip, timeout_us, &status);
+        err = nk_chip_poll(chip, timeout_us, NK_SPINAND_STATUS_OIP, 0, &status);
     }
     chip->spi.status = status;
     if (err == -NK_ETIMEDOUT)

@@ -99,7 +99,7 @@ void nk_mock_ctrl_init(struct nk_mock_ctrl *mock, bool rb_line)
     mock->ctrl.ops = &nk_mock_ops;
     mock->ctrl.ctx = mock;
     mock->ctrl.caps = rb_line ? NK_CTRL_CAP_RB_LINE : 0;
-    mock->ctrl.clock_hz = 1000000u;
+    mock->ctrl.clock_mhz = 1;
     mock->status = NK_STATUS_READY | NK_STATUS_WP_N;
 }
 

@@ -29,7 +29,7 @@ struct nk_mock_ctrl {
     size_t out_len;
     int fail_with;     /* non-zero: exec_op returns it */
     unsigned ops;      /* exec_op calls */
-    uint32_t clock_us; /* the port's clock (clock_hz 1 MHz): one tick per exec_op */
+    uint32_t clock_us; /* the port's clock (clock_mhz 1): one tick per exec_op */
 };
 
 void nk_mock_ctrl_init(struct nk_mock_ctrl *mock, bool rb_line);
