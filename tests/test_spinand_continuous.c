@@ -44,11 +44,13 @@ struct rec_port {
     uint8_t failed_page[2]; /* answered to A9h */
     struct rec_op ops[REC_MAX];
     unsigned count;
+    uint32_t clock_us; /* the port's clock (1 MHz): one tick per operation */
 };
 
 static int rec_exec(void *ctx, const struct nk_spi_op *op)
 {
     struct rec_port *p = ctx;
+    p->clock_us++;
     if (p->count < REC_MAX) {
         struct rec_op *r = &p->ops[p->count++];
         unsigned dw = op->dummy.width ? op->dummy.width : 1;
@@ -77,7 +79,13 @@ static int rec_exec(void *ctx, const struct nk_spi_op *op)
     return 0;
 }
 
-static const struct nk_ctrl_ops rec_ops = {.exec_spi = rec_exec};
+static uint32_t rec_clock_ticks(void *ctx)
+{
+    const struct rec_port *p = ctx;
+    return p->clock_us;
+}
+
+static const struct nk_ctrl_ops rec_ops = {.exec_spi = rec_exec, .clock_ticks = rec_clock_ticks};
 
 static void rec_open(struct rec_port *p, struct nk_chip *chip, const char *model, uint8_t widths)
 {
@@ -87,6 +95,7 @@ static void rec_open(struct rec_port *p, struct nk_chip *chip, const char *model
     p->ctrl.ops = &rec_ops;
     p->ctrl.ctx = p;
     p->ctrl.caps = NK_CTRL_CAP_SERIAL;
+    p->ctrl.clock_mhz = 1;
     p->ctrl.spi.widths = widths;
     p->id = part->info.id;
     p->id_len = part->info.id_len;

@@ -119,8 +119,15 @@ static uint64_t nk_sim_bus_now(void *ctx)
     return bus->now;
 }
 
+static uint32_t nk_sim_bus_clock_ticks(void *ctx)
+{
+    const struct nk_sim_bus *bus = ctx;
+    return (uint32_t)bus->now;
+}
+
 static const struct nk_ctrl_ops nk_sim_bus_ops = {
     .exec_op = nk_sim_bus_exec_op,
+    .clock_ticks = nk_sim_bus_clock_ticks,
 };
 
 int nk_sim_bus_open(struct nk_sim_bus **out, struct nk_sim *const *targets, unsigned count,
@@ -149,6 +156,7 @@ int nk_sim_bus_open(struct nk_sim_bus **out, struct nk_sim *const *targets, unsi
     bus->ctrl.ops = &nk_sim_bus_ops;
     bus->ctrl.ctx = bus;
     bus->ctrl.caps = NK_CTRL_CAP_INDEPENDENT_TARGETS;
+    bus->ctrl.clock_mhz = 1000;
     if (!(flags & NK_SIM_PORT_NO_RB))
         bus->ctrl.caps |= NK_CTRL_CAP_RB_LINE;
     bus->clock.now_ns = nk_sim_bus_now;

@@ -48,6 +48,7 @@ static const struct nk_ctrl_ops nk_sim_ecc_ops = {
     .set_data_loop = nk_sim_port_set_data_loop,
     .ecc_enable = nk_sim_ecc_enable,
     .ecc_read_code = nk_sim_ecc_read_code,
+    .clock_ticks = nk_sim_port_clock_ticks,
 };
 
 const struct nk_ctrl *nk_sim_ctrl_port(struct nk_sim *sim, unsigned flags, unsigned ecc_step)

@@ -260,6 +260,8 @@ bool nk_sim_copyback_allowed(struct nk_sim *sim, uint32_t row);
 void nk_sim_ports_init(struct nk_sim *sim);
 int nk_sim_port_exec_op(void *ctx, const struct nk_op *op);
 int nk_sim_port_set_data_loop(void *ctx, enum nk_data_loop loop);
+/* The port's clock: the virtual clock's nanoseconds, low 32 bits. */
+uint32_t nk_sim_port_clock_ticks(void *ctx);
 /* The port for (flags, ecc_step), set up on first use; `ecc_ops` are the
  * hooks of an engine port (ecc_step != 0). */
 const struct nk_ctrl *nk_sim_port_setup(struct nk_sim *sim, unsigned flags, unsigned ecc_step,

@@ -306,9 +306,16 @@ int nk_sim_port_set_data_loop(void *ctx, enum nk_data_loop loop)
     return 0;
 }
 
+uint32_t nk_sim_port_clock_ticks(void *ctx)
+{
+    const struct nk_sim_port *port = ctx;
+    return (uint32_t)port->sim->now;
+}
+
 static const struct nk_ctrl_ops nk_sim_ops = {
     .exec_op = nk_sim_port_exec_op,
     .set_data_loop = nk_sim_port_set_data_loop,
+    .clock_ticks = nk_sim_port_clock_ticks,
 };
 
 /* The data loop is accepted (the benchmark sets it) but the serial port
@@ -317,6 +324,7 @@ static const struct nk_ctrl_ops nk_sim_spinand_ops = {
     .exec_spi = nk_sim_spinand_exec,
     .poll_spi = nk_sim_spinand_poll,
     .set_data_loop = nk_sim_port_set_data_loop,
+    .clock_ticks = nk_sim_port_clock_ticks,
 };
 
 static unsigned nk_sim_port_index(unsigned flags, unsigned ecc_step)
@@ -348,6 +356,7 @@ const struct nk_ctrl *nk_sim_port_setup(struct nk_sim *sim, unsigned flags, unsi
         port->ctrl.ctx = port;
         port->ctrl.ops = ecc_step ? ecc_ops : &nk_sim_ops;
         port->ctrl.caps = NK_CTRL_CAP_DATA_LOOPS;
+        port->ctrl.clock_mhz = 1000;
         if (!(flags & NK_SIM_PORT_NO_RB))
             port->ctrl.caps |= NK_CTRL_CAP_RB_LINE;
         if (ecc_step) {

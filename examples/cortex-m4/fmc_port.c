@@ -160,8 +160,18 @@ static int fmc_ecc_correct(void *ctx, uint8_t *data, const uint8_t *read_ecc,
     return 1;
 }
 
+/* The DWT cycle counter: bounds the chip layer's status polling on a board
+ * without R/B wired (then drop NK_CTRL_CAP_RB_LINE), and the drain after a
+ * cache program cut short. */
+static uint32_t fmc_clock_ticks(void *ctx)
+{
+    (void)ctx;
+    return board_cycles();
+}
+
 static const struct nk_ctrl_ops fmc_ops = {
     .exec_op = fmc_exec_op,
+    .clock_ticks = fmc_clock_ticks,
     .ecc_enable = fmc_ecc_enable,
     .ecc_read_code = fmc_ecc_read_code,
     .ecc_correct = fmc_ecc_correct,
@@ -172,6 +182,7 @@ static const struct nk_ctrl fmc_ctrl = {
     .ops = &fmc_ops,
     .ctx = &fmc,
     .caps = NK_CTRL_CAP_RB_LINE | NK_CTRL_CAP_HW_ECC,
+    .clock_mhz = BOARD_CPU_HZ / 1000000u,
     .ecc = {.algo = NK_HW_ECC_OTHER, .step_size = 512, .bytes_per_step = 3, .strength = 1},
 };
 
@@ -184,4 +195,3 @@ const struct nk_ctrl *board_nand_port(void)
     FSMC_PCR3 = PCR_PTYP_NAND | PCR_ECCPS_512 | PCR_PBKEN;
     return &fmc_ctrl;
 }
-

@@ -121,8 +121,19 @@ static int gpio_exec_op(void *ctx, const struct nk_op *op)
     return err;
 }
 
-static const struct nk_ctrl_ops gpio_ops = {.exec_op = gpio_exec_op};
-static const struct nk_ctrl gpio_ctrl = {.ops = &gpio_ops, .caps = NK_CTRL_CAP_RB_LINE};
+/* The DWT cycle counter. With R/B left unwired, drop NK_CTRL_CAP_RB_LINE:
+ * the chip layer then polls the status register and ends that wait after
+ * the timeout on this clock (docs/controller.md, "Ports without R/B"). */
+static uint32_t gpio_clock_ticks(void *ctx)
+{
+    (void)ctx;
+    return board_cycles();
+}
+
+static const struct nk_ctrl_ops gpio_ops = {.exec_op = gpio_exec_op,
+                                            .clock_ticks = gpio_clock_ticks};
+static const struct nk_ctrl gpio_ctrl = {
+    .ops = &gpio_ops, .caps = NK_CTRL_CAP_RB_LINE, .clock_mhz = BOARD_CPU_HZ / 1000000u};
 
 const struct nk_ctrl *board_nand_port(void)
 {
@@ -134,4 +145,3 @@ const struct nk_ctrl *board_nand_port(void)
     bus_input();
     return &gpio_ctrl;
 }
-

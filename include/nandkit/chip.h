@@ -216,6 +216,13 @@ int nk_chip_read_param(struct nk_chip *chip, uint8_t address, uint8_t *buf, uint
 /* READ STATUS (70h): one status byte. */
 int nk_chip_read_status(struct nk_chip *chip, uint8_t *status);
 
+/* Polls READ STATUS until the chip and its array are both ready (I/O6 and
+ * I/O5: a cache program's last page done), for at most `timeout_us` of the
+ * port's clock. 0, -NK_ETIMEDOUT, -NK_EINVAL for a port without a clock,
+ * or a port error. Not in NANDKIT_MULTIPAGE=OFF builds (only the cache
+ * program needs it). */
+int nk_chip_wait_idle(struct nk_chip *chip, uint32_t timeout_us);
+
 /* Reads page `row`: loads the array into the data register once and moves
  * each piece out (contiguous pieces in one burst, others through random data
  * out 05h/E0h, or on small-page parts a new pointer + read). Pieces must be

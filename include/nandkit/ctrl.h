@@ -91,7 +91,9 @@ enum nk_ecc_direction {
 };
 
 /* Capability bits of a port (struct nk_ctrl.caps). */
-#define NK_CTRL_CAP_RB_LINE 0x01u    /* WAIT_READY watches R/B; else the chip layer polls status */
+/* WAIT_READY watches R/B; else the chip layer polls status, bounded in time
+ * by the port's clock (struct nk_ctrl_ops.clock_ticks, struct nk_ctrl.clock_mhz). */
+#define NK_CTRL_CAP_RB_LINE 0x01u
 #define NK_CTRL_CAP_HW_ECC 0x02u     /* ecc_enable/ecc_read_code are implemented */
 #define NK_CTRL_CAP_DATA_LOOPS 0x04u /* set_data_loop is implemented */
 /* Targets (chip selects) are independent: each has its own R/B line, so a
@@ -157,6 +159,17 @@ struct nk_ctrl_ops {
      * last status in *status. 0, -NK_ETIMEDOUT, or a bus error. When NULL
      * the chip layer polls with exec_spi. */
     int (*poll_spi)(void *ctx, const struct nk_spi_poll *poll, uint8_t *status);
+
+    /* Required when the chip layer polls status (no NK_CTRL_CAP_RB_LINE, or a
+     * serial port without poll_spi), else optional: a free-running counter
+     * of struct nk_ctrl.clock_mhz ticks per microsecond (a cycle counter, a
+     * timer), wrapping at 2^32. A status-polling loop ends once the timeout
+     * has passed on it, however long each poll takes; only differences of
+     * reads less than one wrap apart are used. Without it such a port is
+     * refused (-NK_EINVAL) at its first wait. An R/B port polls once too, to
+     * drain a cache program cut short; without a clock that wait counts
+     * polls at the chip's cycle times. */
+    uint32_t (*clock_ticks)(void *ctx);
 };
 
 /* A controller port. The struct is owned by the port; nandkit only reads it. */
@@ -166,6 +179,7 @@ struct nk_ctrl {
     uint32_t caps;               /* NK_CTRL_CAP_* */
     struct nk_ctrl_ecc_info ecc; /* valid when caps has NK_CTRL_CAP_HW_ECC */
     struct nk_spi_caps spi;      /* valid when caps has NK_CTRL_CAP_SERIAL */
+    uint32_t clock_mhz;          /* ops->clock_ticks per microsecond (0: no clock) */
 };
 
 /* A time source (nanoseconds, monotonic). Used for statistics and by the

@@ -210,7 +210,9 @@ int nk_sim_sync(struct nk_sim *sim, struct nk_diag *why);
 const struct nk_ctrl *nk_sim_ctrl(struct nk_sim *sim);
 
 /* A port without an R/B line: WAIT_READY is refused with -NK_ENOTSUP and the
- * chip layer must poll the status register. */
+ * chip layer must poll the status register. Every port's clock_ticks (at
+ * clock_mhz 1000) is the virtual clock's nanoseconds, which bound that
+ * polling in time. */
 const struct nk_ctrl *nk_sim_ctrl_no_rb(struct nk_sim *sim);
 
 /* A port whose controller has a Hamming hardware ECC engine of `step_size`

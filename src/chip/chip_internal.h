@@ -38,6 +38,16 @@ static inline unsigned nk_chip_log2(uint32_t v)
  * model (typical array timings, bad-block rule); returns true on a match. */
 bool nk_chip_table_refine(struct nk_chip_info *info);
 
+/* ----- status polling bounded in time (poll.c) ----- */
+
+/* Reads the status (READ STATUS; GET FEATURE C0h on a serial part) until
+ * (status & mask) == ready, for at most `timeout_us` of the port's clock
+ * (ops->clock_ticks at clock_mhz), whatever one read costs on the bus; the
+ * last status goes to *status. 0, -NK_ETIMEDOUT, -NK_EINVAL for a port
+ * without R/B line and without a clock, or a port error. */
+int nk_chip_poll(struct nk_chip *chip, uint32_t timeout_us, uint8_t mask, uint8_t ready,
+                 uint8_t *status);
+
 /* ----- SPI-NAND (spinand.c), reached from the public functions ----- */
 #ifndef NK_NO_SPINAND
 #include "nandkit/spinand.h"

@@ -113,26 +113,19 @@ static bool nk_has_rb(const struct nk_chip *chip)
     return (chip->ctrl->caps & NK_CTRL_CAP_RB_LINE) != 0;
 }
 
-/* Polls the status register until READY. Returns the final status in
- * *status, -NK_ETIMEDOUT after a bound derived from the timeout. */
 static int nk_poll_ready(struct nk_chip *chip, uint32_t timeout_us, uint8_t *status)
 {
-    uint32_t poll_ns = NK_T(chip, tWC_ns) + NK_T(chip, tWHR_ns) + NK_T(chip, tRC_ns);
-    /* timeout_us * 1000 / poll_ns + 2 without 64-bit division, saturating
-     * (only a part claiming cycles of a few ns could get there). */
-    uint32_t whole = timeout_us / poll_ns;
-    uint32_t polls = whole > (UINT32_MAX - 2000u) / 1000u
-                         ? UINT32_MAX
-                         : whole * 1000u + timeout_us % poll_ns * 1000u / poll_ns + 2u;
-    for (uint32_t n = 0; n < polls; n++) {
-        int err = nk_chip_read_status(chip, status);
-        if (err)
-            return err;
-        if (*status & NK_STATUS_READY)
-            return 0;
-    }
-    return nk_diag_set(&chip->diag, -NK_ETIMEDOUT, "chip still busy after %u us", timeout_us);
+    return nk_chip_poll(chip, timeout_us, NK_STATUS_READY, NK_STATUS_READY, status);
 }
+
+#ifndef NK_NO_MULTIPAGE
+int nk_chip_wait_idle(struct nk_chip *chip, uint32_t timeout_us)
+{
+    uint8_t status;
+    uint8_t idle = NK_STATUS_READY | NK_STATUS_ARRAY_READY;
+    return nk_chip_poll(chip, timeout_us, idle, idle, &status);
+}
+#endif
 
 /* Adds the wait for a busy period: WAIT_READY with an R/B line; otherwise
  * nothing (the caller polls after executing). */

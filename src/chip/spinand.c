@@ -19,10 +19,6 @@
 #include "nandkit/error.h"
 #include "nandkit/spinand.h"
 
-/* Status polling when the port cannot poll itself: at most this many polls
- * per microsecond of timeout (a poll is 24 clocks, 0.2 µs at 120 MHz). */
-#define NK_SPINAND_POLLS_PER_US 8u
-
 static void nk_spi_op_init(struct nk_spi_op *op, const struct nk_chip *chip, uint8_t opcode)
 {
     memset(op, 0, sizeof *op);
@@ -96,17 +92,7 @@ static int nk_spinand_wait(struct nk_chip *chip, uint32_t timeout_ns)
         poll.timeout_us = timeout_us;
         err = ops->poll_spi(chip->ctrl->ctx, &poll, &status);
     } else {
-        uint32_t polls = timeout_us * NK_SPINAND_POLLS_PER_US;
-        err = -NK_ETIMEDOUT;
-        for (uint32_t i = 0; i < polls; i++) {
-            int e = nk_spinand_get_feature(chip, NK_SPINAND_FEATURE_STATUS, &status);
-            if (e)
-                return e;
-            if (!(status & NK_SPINAND_STATUS_OIP)) {
-                err = 0;
-                break;
-            }
-        }
+        err = nk_chip_poll(chip, timeout_us, NK_SPINAND_STATUS_OIP, 0, &status);
     }
     chip->spi.status = status;
     if (err == -NK_ETIMEDOUT)

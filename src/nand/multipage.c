@@ -185,13 +185,23 @@ static int nk_mp_program_failed(struct nk_nand *dev, uint32_t page, uint8_t stat
 }
 
 /* Waits until the array is idle (I/O5) after a cache program was cut short
- * by a failure, so the next command finds the chip idle. */
+ * by a failure, so the next command finds the chip idle: on the port's
+ * clock when it has one; an R/B port without one counts polls at the
+ * chip's cycle times. */
 static int nk_mp_drain(struct nk_nand *dev)
 {
     const struct nk_chip_timing *t = &dev->chip.info.timing;
+    uint32_t tprog_max_ns = t->tPROG_max_ns ? t->tPROG_max_ns : 2000000u;
+    const struct nk_ctrl *ctrl = dev->chip.ctrl;
+    if (ctrl->ops->clock_ticks && ctrl->clock_mhz) {
+        int err = nk_chip_wait_idle(&dev->chip, 2u * (tprog_max_ns / 1000u) + 2u);
+        if (err)
+            memcpy(dev->diag.text, dev->chip.diag.text, sizeof dev->diag.text);
+        return err;
+    }
     uint32_t poll_ns = (t->tWC_ns ? t->tWC_ns : 100u) + (t->tWHR_ns ? t->tWHR_ns : 120u) +
                        (t->tRC_ns ? t->tRC_ns : 100u);
-    uint64_t limit = (uint64_t)(t->tPROG_max_ns ? t->tPROG_max_ns : 2000000u) * 2u / poll_ns + 2u;
+    uint64_t limit = (uint64_t)tprog_max_ns * 2u / poll_ns + 2u;
     for (uint64_t n = 0; n < limit; n++) {
         uint8_t status;
         int err = nk_chip_read_status(&dev->chip, &status);

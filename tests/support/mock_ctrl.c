@@ -30,6 +30,7 @@ static int nk_mock_exec(void *ctx, const struct nk_op *op)
     struct nk_mock_ctrl *mock = ctx;
     char buf[64];
     mock->ops++;
+    mock->clock_us++;
     if (mock->fail_with)
         return mock->fail_with;
     if (op->chip_select != 0) {
@@ -81,8 +82,15 @@ static int nk_mock_exec(void *ctx, const struct nk_op *op)
     return 0;
 }
 
+static uint32_t nk_mock_clock_ticks(void *ctx)
+{
+    const struct nk_mock_ctrl *mock = ctx;
+    return mock->clock_us;
+}
+
 static const struct nk_ctrl_ops nk_mock_ops = {
     .exec_op = nk_mock_exec,
+    .clock_ticks = nk_mock_clock_ticks,
 };
 
 void nk_mock_ctrl_init(struct nk_mock_ctrl *mock, bool rb_line)
@@ -91,6 +99,7 @@ void nk_mock_ctrl_init(struct nk_mock_ctrl *mock, bool rb_line)
     mock->ctrl.ops = &nk_mock_ops;
     mock->ctrl.ctx = mock;
     mock->ctrl.caps = rb_line ? NK_CTRL_CAP_RB_LINE : 0;
+    mock->ctrl.clock_mhz = 1;
     mock->status = NK_STATUS_READY | NK_STATUS_WP_N;
 }
 

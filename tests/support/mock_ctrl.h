@@ -27,8 +27,9 @@ struct nk_mock_ctrl {
     size_t in_pos;
     uint8_t out_data[8192]; /* DATA_OUT bytes since init/clear, concatenated */
     size_t out_len;
-    int fail_with; /* non-zero: exec_op returns it */
-    unsigned ops;  /* exec_op calls */
+    int fail_with;     /* non-zero: exec_op returns it */
+    unsigned ops;      /* exec_op calls */
+    uint32_t clock_us; /* the port's clock (clock_mhz 1): one tick per exec_op */
 };
 
 void nk_mock_ctrl_init(struct nk_mock_ctrl *mock, bool rb_line);
