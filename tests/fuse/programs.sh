@@ -9,7 +9,8 @@
 # with verify=crc32c and fsync; df before and after. Then crashes: the
 # daemon killed with SIGKILL in the middle of sqlite3 and fio at several
 # points, remounted: every file fsync'd before the kill reads back exactly,
-# integrity_check is ok, fsck finds nothing. At the end the library's fsck,
+# fio --verify_only finds every block fio had fsync'd, integrity_check is
+# ok, fsck finds nothing. At the end the library's fsck,
 # nandkit ls -R and nandkit extract agree with the mount.
 #
 # With NK_YAFFS2 (tests/interop's YAFFS2 Direct tool, built when CMake is
@@ -210,16 +211,29 @@ for at in range(0, len(data), 65536):
     open(sys.argv[3], "w").write(str(min(at + 65536, len(data))))
 PY
     blob=$!
-    fio --name=crash --directory="$MNT" --filename=fio-crash --rw=randwrite --bs=4k --size=2m \
-        --fsync=1 --time_based --runtime=30 --verify_state_save=0 > /dev/null 2>&1 &
+    # fio: 4 KiB blocks in order, each with its crc32c header and followed by
+    # an fsync, the seed of this point. The fsync of a block returns before
+    # the next block is written, so what the kill leaves fsync'd is every
+    # block before the offset of the I/O that failed (a write, or the fsync
+    # after it: fio names it), or the whole file when fio had finished
+    # (end_fsync). --verify_only replays the job over those bytes.
+    fio_job=(--name=crash --directory="$MNT" --filename=fio-crash --rw=write --bs=4k
+        --verify=crc32c --randseed=$point --fallocate=none --verify_state_save=0)
+    fio "${fio_job[@]}" --size=32m --fsync=1 --end_fsync=1 --do_verify=0 --output-format=json \
+        > "$TMP/fio-crash.json" 2> "$TMP/fio-crash.err" &
     fiopid=$!
-    # Both writers under way on the mount first (a writer that started after
-    # the kill would write into the bare mount point instead).
+    # The writers under way on the mount first (a writer that started after
+    # the kill would write into the bare mount point instead). Tested once:
+    # the writers rewrite their counts, which are empty for a moment.
+    started=false
     for _ in $(seq 1200); do # up to a minute on a loaded machine
-        [ -s "$TMP/committed" ] && [ -s "$TMP/blob$point.done" ] && break
+        if [ -s "$TMP/committed" ] && [ -s "$TMP/blob$point.done" ] && [ -s "$MNT/fio-crash" ]; then
+            started=true
+            break
+        fi
         sleep 0.05
     done
-    [ -s "$TMP/committed" ] && [ -s "$TMP/blob$point.done" ] || fail "kill $point: the writers did not start"
+    $started || fail "kill $point: the writers did not start"
     # The kill falls at a point of the file's writing (10, 20, 30 MiB of
     # 40 fsync'd), whatever the machine's speed, with sqlite3 and fio going.
     for _ in $(seq 1200); do
@@ -228,7 +242,29 @@ PY
         sleep 0.05
     done
     nk_mount_kill
-    wait $writer 2> /dev/null; wait $blob 2> /dev/null; kill $fiopid 2> /dev/null; wait $fiopid 2> /dev/null
+    wait $writer 2> /dev/null; wait $blob 2> /dev/null
+    # fio stops by itself at its first I/O on the dead mount.
+    for _ in $(seq 200); do kill -0 $fiopid 2> /dev/null || break; sleep 0.05; done
+    kill -0 $fiopid 2> /dev/null && { kill $fiopid; fail "kill $point: fio went on after the kill"; }
+    wait $fiopid
+    fio_status=$?
+    # Where fio names no failed I/O (the kill fell in end_fsync), its count
+    # of fsyncs less the one that may have failed is a lower bound.
+    read -r fio_fsyncd fio_how < <(python3 - "$TMP/fio-crash.json" "$TMP/fio-crash.err" $fio_status $((32 << 20)) <<'PY'
+import json, re, sys
+out, err = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+status, size = int(sys.argv[3]), int(sys.argv[4])
+failed = re.search(r"\b(write|sync) offset=(\d+)", out + err)
+if status == 0:
+    print(size, "fio had finished")
+elif failed:
+    print(failed.group(2), "the kill failed fio's %s at offset %s" % failed.groups())
+else:
+    job = json.loads(out[out.index("{"):])["jobs"][0]
+    syncs = job["sync"]["total_ios"]
+    print((syncs - 1) * 4096, "fio stopped with error %d after %d fsyncs" % (job["error"], syncs))
+PY
+    )
     # Read-only, before any recovery: no damage (a page the kill cut short
     # is a trace of an interrupted write, fsck's exit status 3).
     "$NK" fsck "$IMG" $G > "$TMP/fsck" 2> /dev/null
@@ -241,7 +277,27 @@ PY
     rows=$(sqlite3 "$MNT/crash.sqlite" 'select count(*) from c')
     [ "$rows" -ge "$committed" ] || fail "kill $point: $rows rows, $committed were committed"
     cmp -n "$done_bytes" "$TMP/blob$point" "$MNT/blob$point" || fail "kill $point: fsync'd blob differs"
-    say "kill $point: fsck before recovery exit $verdict; $committed rows committed, $rows there; $done_bytes fsync'd bytes of a file intact"
+    # fio's own check of the fsync'd blocks: headers (offset, seed) and
+    # crc32c; it must have read all of them.
+    fio_size=$(stat -c %s "$MNT/fio-crash")
+    fio_said="fio --verify_only: see the failure above"
+    if [ "${fio_fsyncd:-0}" -le 0 ]; then
+        fail "kill $point: fio had fsync'd nothing: not under load"
+    elif [ "$fio_size" -lt "$fio_fsyncd" ]; then
+        fail "kill $point: fio-crash has $fio_size bytes, $fio_fsyncd were fsync'd"
+    elif ! fio "${fio_job[@]}" --size="$fio_fsyncd" --verify_only --verify_fatal=1 \
+        --output-format=json > "$TMP/fio-verify" 2> "$TMP/fio-verify.err"; then
+        fail "kill $point: fio --verify_only of the $fio_fsyncd fsync'd bytes: $(cat "$TMP/fio-verify.err" "$TMP/fio-verify" | grep -e 'verify failed' -e 'error=' | head -n 2)"
+    else
+        verified=$(python3 -c 'import json, sys; s = open(sys.argv[1]).read()
+print(json.loads(s[s.index("{"):])["jobs"][0]["read"]["io_bytes"])' "$TMP/fio-verify")
+        if [ "$verified" = "$fio_fsyncd" ]; then
+            fio_said="fio --verify_only: $fio_fsyncd fsync'd bytes of $fio_size intact ($fio_how)"
+        else
+            fail "kill $point: fio --verify_only read $verified of $fio_fsyncd bytes"
+        fi
+    fi
+    say "kill $point: fsck before recovery exit $verdict; $committed rows committed, $rows there; $done_bytes fsync'd bytes of a file intact; $fio_said"
     [ "$done_bytes" -lt $((40 << 20)) ] || fail "kill $point came after the file was whole: not under load"
     rm -f "$MNT/blob$point" "$MNT/fio-crash"
     nk_unmount

@@ -4,38 +4,7 @@
 # kernel-written BBT and bad blocks 5,10; BCH-4; BCH-8), runs the checks and
 # reports one PASS/FAIL/PENDING line per check on the serial console, then
 # powers off. The host (run-harness.sh) reads the lines.
-/bin/busybox --install -s /bin
-export PATH=/bin
-mount -t devtmpfs dev /dev
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mkdir -p /tmp
-echo "HARNESS-BEGIN $(uname -r)"
-
-pass() { echo "PASS $1: $2"; }
-fail() { echo "FAIL $1: $2"; }
-
-for module in $(cat /lib/modules/order); do
-    insmod "/lib/modules/$module.ko" || fail "insmod-$module" "insmod $module.ko failed"
-done
-
-# K9F1G08U0A: 2048+64 bytes/page, 64 pages/block, 1024 blocks.
-ID=0xec,0xf1,0x00,0x15
-nandsim_load() {
-    if ! insmod /lib/modules/nandsim.ko id_bytes=$ID "$@"; then
-        fail "nandsim" "insmod nandsim $* failed"
-        return 1
-    fi
-    i=0
-    while [ ! -c /dev/mtd0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-    [ -c /dev/mtd0 ] || { fail "nandsim" "no /dev/mtd0 after nandsim $*"; return 1; }
-    echo "INFO nandsim $*: $(grep mtd0 /proc/mtd), ECC $(cat /sys/class/mtd/mtd0/ecc_strength) bit/$(cat /sys/class/mtd/mtd0/ecc_step_size) B"
-}
-nandsim_unload() {
-    rmmod nandsim || fail "nandsim" "rmmod nandsim failed"
-    i=0
-    while [ -c /dev/mtd0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-}
+. /lib/guest-lib.sh
 
 # cli_error NAME PATTERN -- ARGS: `nandkit ARGS` ends with status 2 and one
 # line matching PATTERN.
