@@ -11,9 +11,6 @@
 
 #define NK_FS_MKYAFFS2_HEADER_BYTES 0xffffu /* n_bytes of mkyaffs2image headers */
 #define NK_FS_EXTRA_SIZE_LIMIT 0x80000000u  /* file sizes the extra tags can carry */
-#define NK_FS_SUMMARY_VERSION 1u
-#define NK_FS_SUMMARY_HEADER 16u
-#define NK_FS_SUMMARY_ENTRY 12u
 
 /* ----- device access ----------------------------------------------------------------- */
 

@@ -328,7 +328,10 @@ int nk_fs_collect(struct nk_fs *fs, uint32_t victim);
  * negative error. */
 int64_t nk_fs_put_chunk(struct nk_fs *fs, struct nk_fs_tags *tags, uint8_t *page);
 
-/* Bytes of one block-summary entry (docs/fs-format.md). */
+/* Block summaries (docs/fs-format.md): the version word, the bytes before
+ * the entries in each summary chunk, and the bytes of one entry. */
+#define NK_FS_SUMMARY_VERSION 1u
+#define NK_FS_SUMMARY_HEADER 16u
 #define NK_FS_SUMMARY_ENTRY 12u
 
 /* Sequential writes: at most NK_FS_RUN_PAGES whole chunks whose OOB bytes
@@ -548,6 +551,11 @@ int nk_fs_path_lookup(struct nk_fs *fs, const char *path, bool follow, struct nk
 /* As nk_fs_path_lookup() of the first `len` bytes of `path`, following a
  * final symlink. */
 int nk_fs_path_lookup_len(struct nk_fs *fs, const char *path, size_t len, struct nk_fs_obj **out);
+
+/* The child of `dir` named `name` (`len` bytes), NULL when none; *err is
+ * -NK_EIO when a child's header could not be read and nothing matched, else 0. */
+struct nk_fs_obj *nk_fs_dir_child(struct nk_fs *fs, struct nk_fs_obj *dir, const char *name,
+                                  size_t len, int *err);
 
 /* ----- public entry points without the lock (entry.c wraps each) -------------------------- */
 

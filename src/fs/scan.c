@@ -20,10 +20,6 @@
 
 #include "fs/fs_internal.h"
 
-#define NK_FS_SUMMARY_VERSION 1u
-#define NK_FS_SUMMARY_HEADER 16u
-#define NK_FS_SUMMARY_ENTRY 12u
-
 enum nk_fs_page_state {
     NK_FS_PAGE_UNWRITTEN = 0,
     NK_FS_PAGE_OK,

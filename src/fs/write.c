@@ -16,7 +16,6 @@
 
 #include "fs/fs_internal.h"
 
-#define NK_FS_SUMMARY_ENTRY 12u
 #define NK_FS_DEFAULT_RESERVE 3u
 #define NK_FS_MIN_RESERVE 2u
 #define NK_FS_WEAR_INTERVAL 16u /* every n-th collection takes the oldest block */
