@@ -301,7 +301,7 @@ struct nk_fs {
     struct nk_fs_pool pool; /* over config.pool when no allocator was given */
     bool mounted;
     struct nk_diag diag; /* reason for the last failure */
-    /* Writing (src/fs/write.c, gc.c). */
+    /* Writing and collecting (src/fs/write.c). */
     bool writable;
     uint32_t alloc_block; /* allocation block, NK_FS_NONE when none */
     uint32_t alloc_page;  /* next page in it */

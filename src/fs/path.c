@@ -21,11 +21,10 @@ static struct nk_fs_obj *nk_fs_parent_dir(struct nk_fs *fs, struct nk_fs_obj *ob
     return parent ? parent : fs->root;
 }
 
-/* The child of `dir` named `name`, NULL when none; *err set to -NK_EIO when
- * a child's header could not be read (and nothing matched). */
-static struct nk_fs_obj *nk_fs_dir_find(struct nk_fs *fs, struct nk_fs_obj *dir, const char *name,
-                                        size_t len, int *err)
+struct nk_fs_obj *nk_fs_dir_child(struct nk_fs *fs, struct nk_fs_obj *dir, const char *name,
+                                  size_t len, int *err)
 {
+    *err = 0;
     for (struct nk_fs_obj *child = dir->u.children; child; child = child->sibling) {
         int same = nk_fs_obj_name_equals(fs, child, name, len);
         if (same > 0)
@@ -72,8 +71,8 @@ static int nk_fs_walk(struct nk_fs *fs, struct nk_fs_obj *start, const char *pat
         }
         if (name_len > NK_FS_NAME_MAX)
             return -NK_ENAMETOOLONG;
-        int err = 0;
-        struct nk_fs_obj *child = nk_fs_dir_find(fs, cur, name, name_len, &err);
+        int err;
+        struct nk_fs_obj *child = nk_fs_dir_child(fs, cur, name, name_len, &err);
         if (!child)
             return err ? err : -NK_ENOENT;
         if (child->type == NK_FS_TYPE_SYMLINK && (!last || follow_last || trailing_slash)) {

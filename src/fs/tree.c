@@ -261,20 +261,6 @@ int nk_fs_where(struct nk_fs *fs, const char *path, struct nk_fs_where *w)
     return 0;
 }
 
-static struct nk_fs_obj *nk_fs_child(struct nk_fs *fs, struct nk_fs_obj *dir, const char *name,
-                                     size_t len, int *err)
-{
-    *err = 0;
-    for (struct nk_fs_obj *child = dir->u.children; child; child = child->sibling) {
-        int same = nk_fs_obj_name_equals(fs, child, name, len);
-        if (same > 0)
-            return child;
-        if (same < 0)
-            *err = same;
-    }
-    return NULL;
-}
-
 static bool nk_fs_builtin(const struct nk_fs *fs, const struct nk_fs_obj *obj)
 {
     return obj == fs->root || obj == fs->lost_found;
@@ -317,7 +303,7 @@ int nk_fs_create(struct nk_fs *fs, const struct nk_fs_where *w, const struct nk_
                  struct nk_fs_obj **out)
 {
     int err;
-    if (nk_fs_child(fs, w->dir, w->name, w->len, &err))
+    if (nk_fs_dir_child(fs, w->dir, w->name, w->len, &err))
         return -NK_EEXIST;
     if (err)
         return err;
@@ -729,7 +715,7 @@ int nk_fs_rename_unlocked(struct nk_fs *fs, const char *from, const char *to)
         return -NK_ENOTDIR;
     if (src_dir && nk_fs_is_under(fs, w.dir, src))
         return -NK_EINVAL;
-    struct nk_fs_obj *dst = nk_fs_child(fs, w.dir, w.name, w.len, &err);
+    struct nk_fs_obj *dst = nk_fs_dir_child(fs, w.dir, w.name, w.len, &err);
     if (!dst && err)
         return err;
     if (dst == src)
