@@ -1256,6 +1256,41 @@ static void test_second_cut_after_recovery_replays(void **state)
     replay_mount_each(NK_FS_LAYOUT_MKYAFFS2, 2048, 64, 180258, "130");
 }
 
+/* Cut points of the 400-step long-mount workload (linux 2 KiB) on seeds
+ * beyond the registered ones, each a case the campaign found there:
+ * - a page a cut tore that read whole at the scan and failed at the
+ *   recovery after it (its weak cells gave way): kept as the object's live
+ *   chunk, every later read of its directory met -EIO (1045 cut 387, 1050,
+ *   1053, 1062, 1089, 1111). The mount now scans again with the page read
+ *   as torn;
+ * - a cut in the program of a full block's summary: the block stayed open
+ *   with its next page past its end, and the next write got -EINVAL from
+ *   the partition instead of the cut's -ENODEV (1045 cut 1017);
+ * - the recovery read a torn header whole (checked), then decoded it from a
+ *   second, unchecked read that its weak cells made garbage, and wrote that
+ *   back as a fresh header (1092 cut 567: owner 83902464:67112960). */
+static void test_long_mount_replays_linux(void **state)
+{
+    (void)state;
+    static const struct {
+        uint64_t seed;
+        const char *cut;
+    } cases[] = {{1045, "387"}, {1045, "1017"}, {1050, "205"}, {1053, "203"},
+                 {1062, "25"},  {1089, "23"},   {1092, "567"}, {1111, "25"}};
+    g_layout = NK_FS_LAYOUT_LINUX;
+    g_page = 2048;
+    g_oob = 64;
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct campaign c;
+        memset(&c, 0, sizeof c);
+        setenv("NK_FS_POWER_CUT", cases[i].cut, 1);
+        run_campaign(cases[i].seed, 400, 1, &c);
+        unsetenv("NK_FS_POWER_CUT");
+        assert_int_equal(c.cuts, 1);
+        assert_int_equal(c.violations, 0);
+    }
+}
+
 /* A run on a seed drawn in CI (180258), with a mount per step on 32 blocks
  * and up to 330 KB of files: an append to a file truncated inside its
  * first chunk, buffered, and the fsync's collection copying that chunk's
@@ -1315,6 +1350,7 @@ int main(void)
         cmocka_unit_test_setup(test_interrupted_erase_is_not_damage_linux, reset_globals),
         cmocka_unit_test_setup(test_second_cut_after_recovery_replays, reset_globals),
         cmocka_unit_test_setup(test_collection_of_a_buffered_chunk_replay, reset_globals),
+        cmocka_unit_test_setup(test_long_mount_replays_linux, reset_globals),
     };
     /* NK_FS_POWER_ONLY: the tests whose names match (a cmocka pattern, e.g. "*mount_each*"). */
     const char *only = getenv("NK_FS_POWER_ONLY");

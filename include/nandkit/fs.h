@@ -284,6 +284,11 @@ struct nk_fs {
     uint32_t check_bytes;
     bool check_every_read; /* no data ECC: the word is the only check */
     bool check_suspect;    /* the read in progress is of such a page */
+    /* Pages a power cut may have torn that read whole at the scan and failed
+     * at the recovery after it: the mount scans again without them (each
+     * read as torn), and the recovery writes what that scan chose. */
+    uint32_t cut_pages[4];
+    uint8_t cut_count;
     uint8_t *page_buf; /* page_size bytes */
     uint8_t *oob_buf;  /* oob_free bytes */
     uint32_t cached_page;

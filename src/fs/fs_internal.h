@@ -296,8 +296,14 @@ int nk_fs_write_init(struct nk_fs *fs);
 void nk_fs_write_release(struct nk_fs *fs);
 
 /* After a read-write mount: writes again the chunk in the last page of every
- * partly written block (a power cut may have left it weak). */
+ * partly written block (a power cut may have left it weak). 0, an error,
+ * or NK_FS_RESCAN: a page the scan took as whole failed to read; it is in
+ * nk_fs.cut_pages, and the mount must scan again without it. */
 int nk_fs_write_recover(struct nk_fs *fs);
+#define NK_FS_RESCAN 2
+
+/* Whether `page` is one of nk_fs.cut_pages (read as torn by the scan). */
+bool nk_fs_page_was_cut(const struct nk_fs *fs, uint32_t page);
 
 /* Lists the objects of the chunks in stuck block `block` (see struct
  * nk_fs.stuck_ids) and takes its pages out of the usable space. 0 or a

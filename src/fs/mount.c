@@ -356,10 +356,14 @@ static void nk_fs_note_pool_need(struct nk_fs *fs, const struct nk_fs_config *co
 
 /* The mount up to the writer's set-up: the tables, from the checkpoint or
  * the scan. On failure everything is released. */
-static int nk_fs_mount_tables(struct nk_fs *fs, const struct nk_fs_config *config)
+static int nk_fs_mount_tables(struct nk_fs *fs, const struct nk_fs_config *config,
+                              const uint32_t *cut_pages, uint8_t cut_count)
 {
     memset(fs, 0, sizeof *fs);
     fs->cached_page = NK_FS_NONE;
+    if (cut_count)
+        memcpy(fs->cut_pages, cut_pages, cut_count * sizeof *cut_pages);
+    fs->cut_count = cut_count;
     if (!config || !config->part)
         return nk_diag_set(&fs->diag, -NK_EINVAL, "no partition given");
     fs->config = *config;
@@ -403,12 +407,26 @@ int nk_fs_mount_unlocked(struct nk_fs *fs, const struct nk_fs_config *config)
 {
     if (!fs)
         return -NK_EINVAL;
-    int err = nk_fs_mount_tables(fs, config);
+    int err = nk_fs_mount_tables(fs, config, NULL, 0);
     if (err)
         return err;
     fs->mounted = true;
     if (fs->writable) {
         err = nk_fs_write_recover(fs);
+        /* A recovery that finds faded a page the scan took asks for the
+         * scan again, without that page (nk_fs_write_recover()); each time
+         * with one page more, so a few times at most. */
+        while (err == NK_FS_RESCAN) {
+            uint32_t cut_pages[sizeof fs->cut_pages / sizeof fs->cut_pages[0]];
+            uint8_t cut_count = fs->cut_count;
+            memcpy(cut_pages, fs->cut_pages, sizeof cut_pages);
+            nk_fs_release(fs);
+            err = nk_fs_mount_tables(fs, config, cut_pages, cut_count);
+            if (err)
+                return err;
+            fs->mounted = true;
+            err = nk_fs_write_recover(fs);
+        }
         if (!err)
             err = nk_fs_settle_displaced(fs);
         if (err == -NK_ENOSPC)
@@ -451,7 +469,7 @@ int nk_fs_format_checkpoint(struct nk_fs *fs, const struct nk_fs_config *config)
     /* The builder has just erased every good block: the blocks it left
      * unwritten are cleanly erased, which the checkpoint records. No
      * recovery rewrite: nothing was cut. */
-    int err = nk_fs_mount_tables(fs, config);
+    int err = nk_fs_mount_tables(fs, config, NULL, 0);
     if (err)
         return err;
     for (uint32_t b = 0; b < fs->blocks; b++) {

@@ -670,6 +670,14 @@ __attribute__((noinline)) static int nk_fs_settle_lost_tags(struct nk_fs *fs)
     return err;
 }
 
+bool nk_fs_page_was_cut(const struct nk_fs *fs, uint32_t page)
+{
+    for (unsigned i = 0; i < fs->cut_count; i++)
+        if (fs->cut_pages[i] == page)
+            return true;
+    return false;
+}
+
 /* Whether a block read page by page is what an erase cut by power loss
  * leaves rather than written data: writers program a block's pages in
  * order, so in a block they wrote only the last written page can be torn,
@@ -767,11 +775,15 @@ static int nk_fs_scan_block(struct nk_fs *fs, struct nk_fs_scan *scan, uint32_t 
         /* Power lost while programming leaves the last written page torn:
          * its tags may look fine while its data is not. */
         struct nk_fs_page_tags *last = written ? &scan->pages[written - 1] : NULL;
-        if (last && last->state == NK_FS_PAGE_OK && nk_fs_can_check_torn(fs)) {
-            fs->check_suspect = true; /* the check word too, where the page has one */
-            fs->cached_page = NK_FS_NONE; /* in-band tags left the page cached */
-            int err = nk_fs_page_load(fs, base + written - 1);
-            fs->check_suspect = false;
+        if (last && last->state == NK_FS_PAGE_OK &&
+            (nk_fs_can_check_torn(fs) || nk_fs_page_was_cut(fs, base + written - 1))) {
+            int err = -NK_EIO; /* a page the recovery found faded: torn */
+            if (!nk_fs_page_was_cut(fs, base + written - 1)) {
+                fs->check_suspect = true; /* the check word too, where the page has one */
+                fs->cached_page = NK_FS_NONE; /* in-band tags left the page cached */
+                err = nk_fs_page_load(fs, base + written - 1);
+                fs->check_suspect = false;
+            }
             /* A header is never all 0xFF (its type word would be): its tags
              * landed and its data did not, which its ECC (all 0xFF too)
              * cannot tell. */

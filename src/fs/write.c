@@ -400,23 +400,25 @@ static int nk_fs_close_block(struct nk_fs *fs, bool cold)
     uint32_t block = *nk_fs_open_of(fs, cold);
     struct nk_fs_block *info = &fs->block_info[block];
     uint32_t covered = nk_fs_data_pages(fs);
-    for (uint32_t i = 0; i < fs->summary_chunks; i++) {
+    int err = 0;
+    for (uint32_t i = 0; i < fs->summary_chunks && !err; i++) {
         struct nk_fs_tags tags;
         nk_fs_summary_chunk(i, nk_fs_sum_of(fs, cold), covered, fs->chunk_bytes, block, info->seq,
                             fs->copy_buf, &tags);
-        int err = nk_fs_program(fs, cold, &tags, fs->copy_buf);
-        if (err == -NK_EIO) {
-            info->flags |= NK_FS_BLK_RETIRE;
-            break;
-        }
-        if (err)
-            return err;
+        err = nk_fs_program(fs, cold, &tags, fs->copy_buf);
     }
+    if (err == -NK_EIO) {
+        info->flags |= NK_FS_BLK_RETIRE;
+        err = 0;
+    }
+    /* Closed even when the device failed otherwise (power gone): its data
+     * pages are full, and a block without its summary is read page by
+     * page. A later call must not program past its end. */
     info->flags |= NK_FS_BLK_CLOSED;
     *nk_fs_open_of(fs, cold) = NK_FS_NONE;
     if (!cold)
         fs->gap_valid = false;
-    return 0;
+    return err;
 }
 
 /* Where the next chunk goes: the cold block while a collection copies (the
@@ -783,7 +785,12 @@ static int nk_fs_move_page(struct nk_fs *fs, uint32_t page, bool suspect)
      * the header on the stack of a collection that a mount can start. */
     struct nk_fs_header hdr;
     if (!err) {
+        /* Read again, so checked again: a weak page can read whole once and
+         * wrong the next time, and a wrong read its ECC lets through must
+         * not become a fresh header with a valid ECC. */
+        fs->check_suspect = true;
         err = nk_fs_obj_header(fs, obj, &hdr);
+        fs->check_suspect = false;
         if (err == -NK_EIO)
             return 1; /* read once, then not again: a fading page stays where it is */
     }
@@ -917,7 +924,7 @@ static int nk_fs_recover_block(struct nk_fs *fs, uint32_t block, bool suspect)
     if (info->state != NK_FS_BLOCK_IN_USE || info->written == 0)
         return 0; /* collected meanwhile */
     uint32_t page = block * fs->pages_per_block + info->written - 1u;
-    if (!suspect && !nk_fs_page_live(fs, page))
+    if ((!suspect && !nk_fs_page_live(fs, page)) || nk_fs_page_was_cut(fs, page))
         return 0;
     int err = nk_fs_make_room(fs, 1, 0, true);
     if (err == -NK_ENOSPC) {
@@ -929,10 +936,34 @@ static int nk_fs_recover_block(struct nk_fs *fs, uint32_t block, bool suspect)
         return err;
     fs->in_gc = true;
     err = nk_fs_move_page(fs, page, suspect);
-    if (err == 1)
+    if (err == 1 && suspect && nk_fs_page_live(fs, page) &&
+        fs->cut_count < sizeof fs->cut_pages / sizeof fs->cut_pages[0]) {
+        /* The scan read this page whole and took it; it fails now. A page a
+         * power cut may have torn that reads once and not again was torn:
+         * what it held is not kept (the mount scans again with it read as
+         * torn), never left as a live chunk that fails every read. */
+        fs->cut_pages[fs->cut_count++] = page;
+        err = NK_FS_RESCAN;
+    } else if (err == 1) {
         err = nk_fs_supersede_torn(fs, page);
+    }
     fs->in_gc = false;
-    return err < 0 ? err : 0;
+    return err < 0 || err == NK_FS_RESCAN ? err : 0;
+}
+
+/* A page the previous scan of this mount took and the recovery then found
+ * faded (nk_fs_recover_block()): this scan read it as torn, and what it
+ * chose instead is written, newer, for YAFFS2 (which reads the page's tags
+ * only). */
+static int nk_fs_supersede_cut(struct nk_fs *fs, uint32_t page)
+{
+    int err = nk_fs_make_room(fs, 1, 0, true);
+    if (err)
+        return err;
+    fs->in_gc = true;
+    err = nk_fs_supersede_torn(fs, page);
+    fs->in_gc = false;
+    return err;
 }
 
 int nk_fs_write_recover(struct nk_fs *fs)
@@ -948,6 +979,11 @@ int nk_fs_write_recover(struct nk_fs *fs)
     /* A checkpoint means YAFFS2 stopped cleanly: no page was cut. */
     if (fs->stats.blocks_checkpoint)
         return 0;
+    for (unsigned i = 0; i < fs->cut_count; i++) {
+        int err = nk_fs_supersede_cut(fs, fs->cut_pages[i]);
+        if (err)
+            return err;
+    }
     uint32_t newest[2] = {NK_FS_NONE, NK_FS_NONE};
     for (uint32_t b = 0; b < fs->blocks; b++) {
         const struct nk_fs_block *info = &fs->block_info[b];
