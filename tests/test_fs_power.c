@@ -29,6 +29,7 @@
  * first writes after the recovery mount (which move suspect blocks and
  * re-erase), and the tree is checked again. NK_FS_POWER_STRIDE (every n-th cut point; CI: 9),
  * NK_FS_POWER_STEPS (CI: 200) and NK_FS_POWER_SEEDS scale the campaign; counts are printed.
+ * NK_FS_POWER_BLOCKS sizes the mount-per-step device (32 blocks by default).
  * NK_FS_POWER_ONLY picks tests by name ("*mount_each*").
  * To look at one failure: NK_FS_POWER_SEED (first seed), NK_FS_POWER_CUT (the one cut point)
  * NK_FS_POWER_DEBUG (the trees) and NK_FS_POWER_TRACE (the programs and erases).
@@ -202,6 +203,8 @@ static int step(struct prig *p)
     struct model *m = &p->m;
     m_copy(&p->before, m);
     p->kind = (enum step_kind)rnd(p, g_classic ? S_CHMOD + 1 : g_xattrs ? S_KINDS : S_XATTR);
+    if (getenv("NK_FS_POWER_TRACE"))
+        printf("      step of kind %d\n", (int)p->kind);
     p->target_inode = -1;
     p->temp_path[0] = '\0';
     char path[M_PATH], to[M_PATH];
@@ -544,6 +547,8 @@ static uint64_t workload(struct prig *p, uint64_t seed, unsigned steps, uint64_t
             if (err == -NK_ENODEV)
                 return UINT64_MAX;
             assert_int_equal(err, 0);
+            if (getenv("NK_FS_POWER_TRACE"))
+                printf("      unmounted; mount\n");
             err = prig_mount(p);
             if (err == -NK_ENODEV)
                 return UINT64_MAX;
@@ -728,7 +733,8 @@ static void debug_dump_flash(struct prig *p, const char *when)
                               (unsigned)t.obj_id, (unsigned)t.chunk_id, (unsigned)t.seq);
         }
         printf("%s\n", line);
-    }    debug_list(&p->fs, "/");
+    }
+    debug_list(&p->fs, "/");
 }
 
 struct campaign {
@@ -806,13 +812,7 @@ static void run_campaign(uint64_t seed, unsigned steps, uint64_t stride, struct 
                                p->m.n[i].inode);
                     }
                 }
-                struct nk_fs_dir d;
-                struct nk_fs_dirent e;
-                if (nk_fs_dir_open(&p->fs, &d, "/a") == 0) {
-                    while (nk_fs_dir_read(&d, &e) == 1)
-                        printf("      fs /a/%s id %u type %d\n", e.name, e.obj_id, e.type);
-                    nk_fs_dir_close(&d);
-                }
+                debug_dump_flash(p, "at the violation");
             }
             c->violations++;
             if (c->violations <= 10)
@@ -984,7 +984,7 @@ static void test_power_cuts_mkyaffs2_2k(void **state)
 static void campaign_mount_each(enum nk_fs_layout layout, uint32_t page, uint32_t oob)
 {
     g_mount_each = true;
-    g_blocks = 32;
+    g_blocks = (uint32_t)env_u64("NK_FS_POWER_BLOCKS", 32);
     campaign(layout, page, oob);
     g_blocks = 16;
     g_mount_each = false;

@@ -59,6 +59,33 @@ void nk_fs_note_scrub(struct nk_fs *fs, uint32_t page)
 
 /* ----- set-up ------------------------------------------------------------------------- */
 
+/* The block a mount from a checkpoint may go on writing: the newest block
+ * in use, when it is partly written and holds nothing to move. A
+ * checkpoint is written after the last program has completed and stops
+ * being valid at the next program, so that block's written pages are whole
+ * and the rest is cleanly erased; being the newest, what is written there
+ * next is the newest chunk of all. After a scan nothing says the last
+ * program was whole: every partly written block stays closed. */
+static uint32_t nk_fs_resumable(const struct nk_fs *fs)
+{
+    uint32_t newest = NK_FS_NONE;
+    for (uint32_t b = 0; b < fs->blocks; b++) {
+        const struct nk_fs_block *info = &fs->block_info[b];
+        if (info->state == NK_FS_BLOCK_IN_USE &&
+            (newest == NK_FS_NONE || info->seq > fs->block_info[newest].seq))
+            newest = b;
+    }
+    if (newest == NK_FS_NONE)
+        return NK_FS_NONE;
+    const struct nk_fs_block *info = &fs->block_info[newest];
+    const uint8_t unsafe = NK_FS_BLK_SCRUB | NK_FS_BLK_RETIRE | NK_FS_BLK_STUCK |
+                           NK_FS_BLK_LISTED | NK_FS_BLK_LOST_TAGS;
+    if (info->written == 0 || info->written >= nk_fs_data_pages(fs) || (info->flags & unsafe) ||
+        info->seq >= fs->next_seq)
+        return NK_FS_NONE;
+    return newest;
+}
+
 int nk_fs_write_init(struct nk_fs *fs)
 {
     uint32_t per_block = nk_fs_data_pages(fs);
@@ -106,6 +133,7 @@ int nk_fs_write_init(struct nk_fs *fs)
         if (err)
             return err;
     }
+    fs->resume_block = fs->stats.from_checkpoint ? nk_fs_resumable(fs) : NK_FS_NONE;
     return 0;
 }
 
@@ -321,6 +349,31 @@ static void nk_fs_new_gap(struct nk_fs *fs)
     fs->gap_valid = true;
 }
 
+/* Opens `block`, the one nk_fs_resumable() chose, as the allocation block
+ * at its first unwritten page, when it is still the newest block in use and
+ * the tags of its written pages read back (the summary at its close needs
+ * them). Returns true when it is open. */
+static bool nk_fs_resume(struct nk_fs *fs, uint32_t block)
+{
+    struct nk_fs_block *info = &fs->block_info[block];
+    if (info->state != NK_FS_BLOCK_IN_USE || info->seq + 1u != fs->next_seq ||
+        info->written >= nk_fs_data_pages(fs))
+        return false;
+    uint8_t *sum = fs->sum_buf;
+    memset(sum, 0, (size_t)fs->pages_per_block * NK_FS_SUMMARY_ENTRY);
+    for (uint32_t p = 0; p < info->written; p++) {
+        struct nk_fs_tags tags;
+        int status = nk_fs_read_tags(fs, block * fs->pages_per_block + p, &tags);
+        if (status <= 0 || tags.seq != info->seq)
+            return false; /* unreadable: the block stays closed */
+        nk_fs_summary_entry(&tags, sum + (size_t)p * NK_FS_SUMMARY_ENTRY);
+    }
+    info->flags &= (uint8_t)~NK_FS_BLK_CLOSED;
+    fs->alloc_block = block;
+    fs->alloc_page = info->written;
+    return true;
+}
+
 static int nk_fs_open_block(struct nk_fs *fs, bool cold)
 {
     if (fs->stats.blocks_checkpoint) {
@@ -330,6 +383,12 @@ static int nk_fs_open_block(struct nk_fs *fs, bool cold)
         if (err)
             return err;
     }
+    /* Only the first block a mount opens may be the one it resumes: a cold
+     * block opens a gap of sequence numbers above it. */
+    uint32_t resume = fs->resume_block;
+    fs->resume_block = NK_FS_NONE;
+    if (!cold && resume != NK_FS_NONE && nk_fs_resume(fs, resume))
+        return 0;
     for (;;) {
         uint32_t block = nk_fs_pick_erased(fs, cold);
         if (block == NK_FS_NONE)
@@ -730,10 +789,26 @@ static struct nk_fs_obj *nk_fs_header_owner(struct nk_fs *fs, uint32_t page,
  * of its object. With `suspect`, a deletion header (of an object no longer
  * in RAM) is copied too, as it is. Returns 0, 1 when the page cannot be
  * read (it stays), or an error. */
+/* Whether the page, not live, holds a deletion header of an object listed
+ * as having chunks in a stuck block: the deletion must outlive that block,
+ * so every collection writes it again (a deletion header is never live).
+ * Read only while a stuck block exists. */
+static bool nk_fs_carries_deletion(struct nk_fs *fs, uint32_t page)
+{
+    if (fs->stuck_count == 0)
+        return false;
+    struct nk_fs_tags tags;
+    int status = nk_fs_read_tags(fs, page, &tags);
+    return status > 0 && tags.chunk_id == 0 && tags.extra &&
+           (tags.extra_parent_id == NK_FS_OBJ_DELETED ||
+            tags.extra_parent_id == NK_FS_OBJ_UNLINKED) &&
+           nk_fs_stuck_has(fs, tags.obj_id) && !nk_fs_obj_find(fs, tags.obj_id);
+}
+
 static int nk_fs_move_page(struct nk_fs *fs, uint32_t page, bool suspect)
 {
     bool live = nk_fs_page_live(fs, page);
-    if (!live && !suspect)
+    if (!live && !suspect && !nk_fs_carries_deletion(fs, page))
         return 0;
     if (fs->cached_page == page)
         fs->cached_page = NK_FS_NONE;
@@ -926,7 +1001,24 @@ static int nk_fs_recover_block(struct nk_fs *fs, uint32_t block, bool suspect)
     uint32_t page = block * fs->pages_per_block + info->written - 1u;
     if ((!suspect && !nk_fs_page_live(fs, page)) || nk_fs_page_was_cut(fs, page))
         return 0;
-    int err = nk_fs_make_room(fs, 1, 0, true);
+    if (suspect && nk_fs_page_live(fs, page) &&
+        fs->cut_count < sizeof fs->cut_pages / sizeof fs->cut_pages[0]) {
+        /* Read first, before a collection makes room: it may erase the
+         * older copy of what this page holds, the one the mount must fall
+         * back to when the page turns out torn. */
+        fs->check_suspect = true;
+        int read = nk_fs_page_read(fs, page, fs->copy_buf);
+        fs->check_suspect = false;
+        if (read == -NK_EIO) {
+            fs->cut_pages[fs->cut_count++] = page;
+            return NK_FS_RESCAN;
+        }
+        if (read < 0)
+            return read;
+    }
+    /* The copy goes first where there is room: a collection now could
+     * erase that older copy too while this page fades. */
+    int err = nk_fs_free_pages(fs) > 0 ? 0 : nk_fs_make_room(fs, 1, 0, true);
     if (err == -NK_ENOSPC) {
         /* No room: the block is moved by the first call that writes. */
         fs->block_info[block].flags |= NK_FS_BLK_SCRUB;
