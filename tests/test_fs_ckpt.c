@@ -14,6 +14,8 @@
  *    one (plus an atomic/prefix part of the step in progress), still two
  *    virtual seconds later, and writes after it read back after a remount;
  *  - erase counts survive a clean unmount; after a crash they restart;
+ *  - a mount after a clean unmount goes on writing the block it left
+ *    partly written, and a scan reads what it wrote there;
  *  - format leaves a checkpoint, and the blocks it records as cleanly
  *    erased are not erased again before their first use;
  *  - a corrupted or foreign checkpoint is ignored: the mount scans.
@@ -997,6 +999,84 @@ static void test_erase_counts_survive_a_clean_unmount(void **state)
     rig_close(&r);
 }
 
+/* ----- 4b. a clean unmount leaves its block open ---------------------------------------- */
+
+/* Commands in mounts of their own (as the CLI runs them) go on writing the
+ * block the last one left partly written: 40 small files take a few
+ * blocks, not one each (with a block each, a small device ran out of erased
+ * blocks between commands). What the resumed blocks hold is what a scan,
+ * with and without the block summaries, reads; fsck finds nothing. */
+static void resume_case(enum nk_fs_layout layout)
+{
+    struct rig r;
+    rig_open(&r, layout, 2048, 64, 16, 32, 51);
+    assert_int_equal(nk_fs_format(&r.config, layout), 0);
+    unsigned resumed = 0;
+    for (uint32_t i = 0; i < 40; i++) {
+        assert_int_equal(rig_mount(&r, false, false), 0);
+        assert_int_equal(r.fs.stats.from_checkpoint, 1);
+        uint32_t left = r.fs.resume_block;
+        char path[16];
+        snprintf(path, sizeof path, "/f%u", (unsigned)i);
+        put_file(&r, path, 100 + i, i, false);
+        if (left != NK_FS_NONE && r.fs.alloc_block == left)
+            resumed++;
+        assert_int_equal(rig_unmount(&r), 0);
+    }
+    assert_int_equal(rig_mount(&r, false, true), 0);
+    struct dump want;
+    dump_tree(&r.fs, &want);
+    rig_unmount(&r);
+    for (int no_summaries = 0; no_summaries < 2; no_summaries++) {
+        r.config.no_summaries = no_summaries;
+        assert_int_equal(rig_mount(&r, true, true), 0);
+        assert_int_equal(r.fs.stats.from_checkpoint, 0);
+        if (!no_summaries && layout != NK_FS_LAYOUT_MKYAFFS2)
+            assert_true(r.fs.stats.blocks_from_summary > 0);
+        uint32_t in_use = r.fs.stats.blocks_in_use;
+        struct dump got;
+        dump_tree(&r.fs, &got);
+        const char *diff = dump_diff(&want, &got, NULL);
+        if (diff)
+            fail_msg("%s", diff);
+        dump_free(&got);
+        struct nk_fs_check_result cr;
+        assert_int_equal(nk_fs_check(&r.fs, &cr), 0);
+        assert_int_equal(cr.problem_total, 0);
+        rig_unmount(&r);
+        if (!no_summaries) {
+            printf("  %s: 40 commands, %u of them went on in the block the last one left, "
+                   "%u blocks in use\n",
+                   nk_fs_layout_name(layout), resumed, (unsigned)in_use);
+            /* 40 headers and 40 data chunks fill 6 blocks of 15; one block
+             * each would take 40. */
+            assert_true(in_use <= 8);
+            assert_true(resumed >= 30);
+        }
+    }
+    r.config.no_summaries = false;
+    dump_free(&want);
+    rig_close(&r);
+}
+
+static void test_a_clean_unmount_leaves_its_block_open_linux(void **state)
+{
+    (void)state;
+    resume_case(NK_FS_LAYOUT_LINUX);
+}
+
+static void test_a_clean_unmount_leaves_its_block_open_inband(void **state)
+{
+    (void)state;
+    resume_case(NK_FS_LAYOUT_INBAND);
+}
+
+static void test_a_clean_unmount_leaves_its_block_open_mkyaffs2(void **state)
+{
+    (void)state;
+    resume_case(NK_FS_LAYOUT_MKYAFFS2);
+}
+
 /* ----- 5. format: cleanly erased blocks ------------------------------------------------- */
 
 static uint64_t erases_for_big_write(bool no_checkpoint)
@@ -1192,6 +1272,9 @@ int main(void)
         cmocka_unit_test(test_power_cuts_inband),
         cmocka_unit_test(test_power_cuts_mkyaffs2),
         cmocka_unit_test(test_erase_counts_survive_a_clean_unmount),
+        cmocka_unit_test(test_a_clean_unmount_leaves_its_block_open_linux),
+        cmocka_unit_test(test_a_clean_unmount_leaves_its_block_open_inband),
+        cmocka_unit_test(test_a_clean_unmount_leaves_its_block_open_mkyaffs2),
         cmocka_unit_test(test_format_blocks_are_not_erased_again),
         cmocka_unit_test(test_corrupted_checkpoint_is_ignored),
         cmocka_unit_test(test_yaffs2_checkpoint_is_not_ours),

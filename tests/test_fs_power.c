@@ -1008,6 +1008,20 @@ static void test_power_cuts_mount_each_mkyaffs2_2k(void **state)
     campaign_mount_each(NK_FS_LAYOUT_MKYAFFS2, 2048, 64);
 }
 
+/* A mount per step on 8 blocks: every command must leave room for the
+ * recovery after a cut in it and for the write after that (each mount
+ * opening a block of its own, the first write after a recovery met ENOSPC
+ * with every block in use). */
+static void test_power_cuts_mount_each_small_linux_2k(void **state)
+{
+    (void)state;
+    g_mount_each = true;
+    g_blocks = 8;
+    campaign(NK_FS_LAYOUT_LINUX, 2048, 64);
+    g_blocks = 16;
+    g_mount_each = false;
+}
+
 /* Attribute steps with a mount per step: each set or removal rewrites a
  * header in a block of its own mount, the pattern that left a small device
  * without an erased block for its collector. */
@@ -1342,6 +1356,7 @@ int main(void)
         cmocka_unit_test_setup(test_power_cuts_mount_each_linux_2k, reset_globals),
         cmocka_unit_test_setup(test_power_cuts_mount_each_inband_4k, reset_globals),
         cmocka_unit_test_setup(test_power_cuts_mount_each_mkyaffs2_2k, reset_globals),
+        cmocka_unit_test_setup(test_power_cuts_mount_each_small_linux_2k, reset_globals),
         cmocka_unit_test_setup(test_power_cuts_mount_each_xattrs_inband_2k, reset_globals),
         cmocka_unit_test_setup(test_power_cuts_nearly_full_linux_2k, reset_globals),
         cmocka_unit_test_setup(test_power_cuts_nearly_full_mount_each_mkyaffs2_2k, reset_globals),

@@ -310,6 +310,9 @@ struct nk_fs {
     bool writable;
     uint32_t alloc_block; /* allocation block, NK_FS_NONE when none */
     uint32_t alloc_page;  /* next page in it */
+    /* The allocation block a clean unmount left partly written: the first
+     * block this mount opens continues it (NK_FS_NONE when none). */
+    uint32_t resume_block;
     /* Hot/cold separation (docs/fs-design.md 7.6): collection copies go to a
      * second open block whose sequence number lies below the allocation
      * block's, taken from a gap of numbers kept when that block opened. */
@@ -355,8 +358,9 @@ struct nk_fs {
  * room): the chunk in the last written page of each of the two newest
  * partly written blocks (the two blocks a writer keeps open), and the live
  * chunk in the last page of any other partly written block, is written
- * again (a power cut may have left that page weak). Blocks found partly written are never written
- * again, and erased blocks are erased once more before their first use, in case a power cut
+ * again (a power cut may have left that page weak). Blocks a scan finds partly written are never
+ * written again; after a clean unmount (a mount from nandkit's checkpoint) the newest block goes
+ * on being written where the last mount stopped. Erased blocks are erased once more before their first use, in case a power cut
  * interrupted their last erase. A read-only partition (or device) always
  * mounts read-only, as Linux mounts a write-protected device; statfs says
  * so. The device is checked against the layout first: too few free OOB

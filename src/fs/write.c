@@ -59,6 +59,33 @@ void nk_fs_note_scrub(struct nk_fs *fs, uint32_t page)
 
 /* ----- set-up ------------------------------------------------------------------------- */
 
+/* The block a mount from a checkpoint may go on writing: the newest block
+ * in use, when it is partly written and holds nothing to move. A
+ * checkpoint is written after the last program has completed and stops
+ * being valid at the next program, so that block's written pages are whole
+ * and the rest is cleanly erased; being the newest, what is written there
+ * next is the newest chunk of all. After a scan nothing says the last
+ * program was whole: every partly written block stays closed. */
+static uint32_t nk_fs_resumable(const struct nk_fs *fs)
+{
+    uint32_t newest = NK_FS_NONE;
+    for (uint32_t b = 0; b < fs->blocks; b++) {
+        const struct nk_fs_block *info = &fs->block_info[b];
+        if (info->state == NK_FS_BLOCK_IN_USE &&
+            (newest == NK_FS_NONE || info->seq > fs->block_info[newest].seq))
+            newest = b;
+    }
+    if (newest == NK_FS_NONE)
+        return NK_FS_NONE;
+    const struct nk_fs_block *info = &fs->block_info[newest];
+    const uint8_t unsafe = NK_FS_BLK_SCRUB | NK_FS_BLK_RETIRE | NK_FS_BLK_STUCK |
+                           NK_FS_BLK_LISTED | NK_FS_BLK_LOST_TAGS;
+    if (info->written == 0 || info->written >= nk_fs_data_pages(fs) || (info->flags & unsafe) ||
+        info->seq >= fs->next_seq)
+        return NK_FS_NONE;
+    return newest;
+}
+
 int nk_fs_write_init(struct nk_fs *fs)
 {
     uint32_t per_block = nk_fs_data_pages(fs);
@@ -106,6 +133,7 @@ int nk_fs_write_init(struct nk_fs *fs)
         if (err)
             return err;
     }
+    fs->resume_block = fs->stats.from_checkpoint ? nk_fs_resumable(fs) : NK_FS_NONE;
     return 0;
 }
 
@@ -321,6 +349,31 @@ static void nk_fs_new_gap(struct nk_fs *fs)
     fs->gap_valid = true;
 }
 
+/* Opens `block`, the one nk_fs_resumable() chose, as the allocation block
+ * at its first unwritten page, when it is still the newest block in use and
+ * the tags of its written pages read back (the summary at its close needs
+ * them). Returns true when it is open. */
+static bool nk_fs_resume(struct nk_fs *fs, uint32_t block)
+{
+    struct nk_fs_block *info = &fs->block_info[block];
+    if (info->state != NK_FS_BLOCK_IN_USE || info->seq + 1u != fs->next_seq ||
+        info->written >= nk_fs_data_pages(fs))
+        return false;
+    uint8_t *sum = fs->sum_buf;
+    memset(sum, 0, (size_t)fs->pages_per_block * NK_FS_SUMMARY_ENTRY);
+    for (uint32_t p = 0; p < info->written; p++) {
+        struct nk_fs_tags tags;
+        int status = nk_fs_read_tags(fs, block * fs->pages_per_block + p, &tags);
+        if (status <= 0 || tags.seq != info->seq)
+            return false; /* unreadable: the block stays closed */
+        nk_fs_summary_entry(&tags, sum + (size_t)p * NK_FS_SUMMARY_ENTRY);
+    }
+    info->flags &= (uint8_t)~NK_FS_BLK_CLOSED;
+    fs->alloc_block = block;
+    fs->alloc_page = info->written;
+    return true;
+}
+
 static int nk_fs_open_block(struct nk_fs *fs, bool cold)
 {
     if (fs->stats.blocks_checkpoint) {
@@ -330,6 +383,12 @@ static int nk_fs_open_block(struct nk_fs *fs, bool cold)
         if (err)
             return err;
     }
+    /* Only the first block a mount opens may be the one it resumes: a cold
+     * block opens a gap of sequence numbers above it. */
+    uint32_t resume = fs->resume_block;
+    fs->resume_block = NK_FS_NONE;
+    if (!cold && resume != NK_FS_NONE && nk_fs_resume(fs, resume))
+        return 0;
     for (;;) {
         uint32_t block = nk_fs_pick_erased(fs, cold);
         if (block == NK_FS_NONE)
@@ -932,6 +991,29 @@ static int nk_fs_supersede_torn(struct nk_fs *fs, uint32_t page)
     return err;
 }
 
+/* Whether the header at `page`, the last written page of one of the two
+ * newest blocks, is one this mount left out (its tags read, its content did
+ * not make a header: the data of a cut page that landed as erased bytes
+ * passes an ECC) that YAFFS2, reading tags only, would take as its object's
+ * newest. */
+static bool nk_fs_header_left_out(struct nk_fs *fs, uint32_t page)
+{
+    struct nk_fs_tags tags;
+    int status = nk_fs_read_tags(fs, page, &tags);
+    if (status <= 0 || tags.chunk_id != 0 || tags.obj_id < NK_FS_OBJ_FIRST_USER ||
+        tags.obj_id > NK_FS_OBJ_MAX)
+        return false;
+    const struct nk_fs_obj *obj = nk_fs_obj_find(fs, tags.obj_id);
+    if (!obj)
+        return tags.extra && tags.extra_parent_id != NK_FS_OBJ_DELETED &&
+               tags.extra_parent_id != NK_FS_OBJ_UNLINKED;
+    if (obj->hdr_page == NK_FS_NONE || obj->hdr_page == page)
+        return false;
+    uint32_t here = page / fs->pages_per_block, there = obj->hdr_page / fs->pages_per_block;
+    return fs->block_info[there].seq < fs->block_info[here].seq ||
+           (there == here && obj->hdr_page < page);
+}
+
 /* The chunk in the last written page of `block` is written again (see
  * nk_fs_write_recover()). */
 static int nk_fs_recover_block(struct nk_fs *fs, uint32_t block, bool suspect)
@@ -977,7 +1059,8 @@ static int nk_fs_recover_block(struct nk_fs *fs, uint32_t block, bool suspect)
          * torn), never left as a live chunk that fails every read. */
         fs->cut_pages[fs->cut_count++] = page;
         err = NK_FS_RESCAN;
-    } else if (err == 1) {
+    } else if (err == 1 || (err == 0 && suspect && !nk_fs_page_live(fs, page) &&
+                            nk_fs_header_left_out(fs, page))) {
         err = nk_fs_supersede_torn(fs, page);
     }
     fs->in_gc = false;
