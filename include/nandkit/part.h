@@ -77,8 +77,8 @@ int nk_part_init(struct nk_part *part, struct nk_nand *dev, const char *name, ui
  * blocks are then logical blocks (block_count 0 = to the end, the chips'
  * BBT area excluded). The devices must outlive the partition and must not
  * be used directly while it is in use; the list is copied. Returns 0 or
- * -NK_EINVAL (the first chip's diag names the mismatch or the range);
- * -NK_ENOTSUP for more than one chip under NANDKIT_MULTIPAGE=OFF. */
+ * -NK_EINVAL (the first chip's diag names the mismatch or the range). Not
+ * in NANDKIT_MULTIPAGE=OFF builds (partitions on one chip only). */
 int nk_part_init_chips(struct nk_part *part, struct nk_nand *const *chips, unsigned count,
                        enum nk_part_mapping mapping, const char *name, uint32_t first_block,
                        uint32_t block_count, unsigned flags);

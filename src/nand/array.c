@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The chips under a partition (src/nand/array_internal.h has the mapping).
- * One chip is the common case: every call below hands it the page or block
- * as it is.
+ * Two chips or more under a partition (src/nand/array_internal.h has the
+ * mapping; one chip needs nothing here, and NANDKIT_MULTIPAGE=OFF leaves
+ * the file out).
  *
  * Overlap on a striped array: a program sends page i to chip i % n with 10h
  * and moves on without waiting; it waits for a chip (and checks its status)
@@ -40,21 +40,15 @@ static int nk_array_check_chip(struct nk_part_chips *chips, struct nk_nand *cons
             (devs[j]->chip.ctrl == c->chip.ctrl && devs[j]->chip.chip_select == c->chip.chip_select))
             return nk_diag_set(diag, -NK_EINVAL,
                                "chips %u and %u of the partition are the same chip", j, i);
+    chips->dev[i] = devs[i];
     return 0;
 }
 
-int nk_part_chips_init(struct nk_part_chips *chips, struct nk_nand *const *devs, unsigned count,
-                       enum nk_part_mapping mapping)
+/* Checks the count, the mapping and every chip; fills chips->dev. */
+static int nk_array_check_chips(struct nk_part_chips *chips, struct nk_nand *const *devs,
+                                unsigned count, enum nk_part_mapping mapping)
 {
-    memset(chips, 0, sizeof *chips);
-    if (!devs || count == 0 || !devs[0])
-        return -NK_EINVAL;
     struct nk_diag *diag = &devs[0]->diag;
-#ifdef NK_NO_MULTIPAGE
-    if (count > 1)
-        return nk_diag_set(diag, -NK_ENOTSUP, "%u chips: partitions over several chips are "
-                           "left out (NANDKIT_MULTIPAGE=OFF)", count);
-#endif
     if (count > NK_PART_CHIPS_MAX)
         return nk_diag_set(diag, -NK_EINVAL, "partition over %u chips: 1..%u allowed", count,
                            NK_PART_CHIPS_MAX);
@@ -65,8 +59,19 @@ int nk_part_chips_init(struct nk_part_chips *chips, struct nk_nand *const *devs,
         int err = nk_array_check_chip(chips, devs, i, diag);
         if (err)
             return err;
-        chips->dev[i] = devs[i];
     }
+    return 0;
+}
+
+int nk_part_chips_init(struct nk_part_chips *chips, struct nk_nand *const *devs, unsigned count,
+                       enum nk_part_mapping mapping)
+{
+    memset(chips, 0, sizeof *chips);
+    if (!devs || count == 0 || !devs[0])
+        return -NK_EINVAL;
+    int err = nk_array_check_chips(chips, devs, count, mapping);
+    if (err)
+        return err;
     chips->count = (uint8_t)count;
     chips->mapping = (uint8_t)mapping;
     uint32_t ppb = nk_nand_pages_per_block(devs[0]), blocks = nk_nand_blocks(devs[0]);
@@ -91,67 +96,80 @@ uint32_t nk_part_chips_reserved_blocks(const struct nk_part_chips *chips)
     return reserved;
 }
 
+static bool nk_array_has_chip(const struct nk_part_chips *chips, const struct nk_nand *dev)
+{
+    for (unsigned i = 0; i < chips->count; i++)
+        if (chips->dev[i] == dev)
+            return true;
+    return false;
+}
+
+int nk_part_chips_compare(const struct nk_part_chips *a, const struct nk_part_chips *b)
+{
+    bool shared = false;
+    for (unsigned i = 0; i < b->count && !shared; i++)
+        shared = nk_array_has_chip(a, b->dev[i]);
+    if (!shared)
+        return 0;
+    if (a->count != b->count || a->mapping != b->mapping)
+        return -1;
+    for (unsigned i = 0; i < a->count; i++)
+        if (a->dev[i] != b->dev[i])
+            return -1;
+    return 1;
+}
+
 /* ----- blocks ----------------------------------------------------------------------- */
+
 
 /* Applies `op` (erase or mark bad) to logical block `block`: on the one
  * chip that holds it, or on every chip of a stripe (the first error wins). */
 static int nk_array_block_op(struct nk_part_chips *chips, uint32_t block,
                              int (*op)(struct nk_nand *dev, uint32_t block))
 {
-#ifndef NK_NO_MULTIPAGE
-    if (chips->count > 1) {
-        uint32_t chip_blocks = nk_nand_blocks(chips->dev[0]);
-        if (chips->mapping == NK_PART_CONCAT) {
-            struct nk_nand *dev = chips->dev[block / chip_blocks];
-            int err = op(dev, block % chip_blocks);
-            nk_part_chips_take_diag(chips, dev, err);
-            return err;
-        }
-        int result = 0;
-        for (unsigned c = 0; c < chips->count; c++) {
-            int err = op(chips->dev[c], block);
-            if (err && !result) {
-                result = err;
-                nk_part_chips_take_diag(chips, chips->dev[c], err);
-            }
-        }
-        return result;
+    uint32_t chip_blocks = nk_nand_blocks(chips->dev[0]);
+    if (chips->mapping == NK_PART_CONCAT) {
+        struct nk_nand *dev = chips->dev[block / chip_blocks];
+        int err = op(dev, block % chip_blocks);
+        nk_part_chips_take_diag(chips, dev, err);
+        return err;
     }
-#endif
-    return op(chips->dev[0], block);
+    int result = 0;
+    for (unsigned c = 0; c < chips->count; c++) {
+        int err = op(chips->dev[c], block);
+        if (err && !result) {
+            result = err;
+            nk_part_chips_take_diag(chips, chips->dev[c], err);
+        }
+    }
+    return result;
 }
 
-int nk_part_chips_erase_block(struct nk_part_chips *chips, uint32_t block)
+int nk_array_erase_block(struct nk_part_chips *chips, uint32_t block)
 {
     return nk_array_block_op(chips, block, nk_nand_erase_block);
 }
 
-int nk_part_chips_block_mark_bad(struct nk_part_chips *chips, uint32_t block)
+int nk_array_block_mark_bad(struct nk_part_chips *chips, uint32_t block)
 {
     return nk_array_block_op(chips, block, nk_nand_block_mark_bad);
 }
 
-int nk_part_chips_block_is_bad(struct nk_part_chips *chips, uint32_t block)
+int nk_array_block_is_bad(struct nk_part_chips *chips, uint32_t block)
 {
-#ifndef NK_NO_MULTIPAGE
-    if (chips->count > 1) {
-        uint32_t chip_blocks = nk_nand_blocks(chips->dev[0]);
-        if (chips->mapping == NK_PART_CONCAT)
-            return nk_nand_block_is_bad(chips->dev[block / chip_blocks], block % chip_blocks);
-        for (unsigned c = 0; c < chips->count; c++) {
-            int bad = nk_nand_block_is_bad(chips->dev[c], block);
-            if (bad)
-                return bad;
-        }
-        return 0;
+    uint32_t chip_blocks = nk_nand_blocks(chips->dev[0]);
+    if (chips->mapping == NK_PART_CONCAT)
+        return nk_nand_block_is_bad(chips->dev[block / chip_blocks], block % chip_blocks);
+    for (unsigned c = 0; c < chips->count; c++) {
+        int bad = nk_nand_block_is_bad(chips->dev[c], block);
+        if (bad)
+            return bad;
     }
-#endif
-    return nk_nand_block_is_bad(chips->dev[0], block);
+    return 0;
 }
 
-/* Size knob NK_NO_MULTIPAGE (docs/porting.md): one chip, no multi-page
- * paths or page moves. */
-#ifndef NK_NO_MULTIPAGE
+/* ----- mapping ---------------------------------------------------------------------- */
+
 int nk_part_chips_locate(const struct nk_part_chips *chips, uint32_t page, unsigned *chip,
                          uint32_t *chip_page)
 {
@@ -171,12 +189,12 @@ int nk_part_chips_locate(const struct nk_part_chips *chips, uint32_t page, unsig
     return 0;
 }
 
-/* Pages from logical page `page` (on chip page `chip_page`) that lie on
- * one chip in its own order, at most `left`: to the chip's end when
- * concatenated (or on one chip), one when striped. */
+/* Pages from chip page `chip_page` on that chip that follow each other in
+ * the logical space too, at most `left`: to the chip's end when
+ * concatenated, one when striped. */
 static uint32_t nk_array_run(const struct nk_part_chips *chips, uint32_t chip_page, uint32_t left)
 {
-    if (chips->mapping == NK_PART_STRIPE && chips->count > 1)
+    if (chips->mapping == NK_PART_STRIPE)
         return 1;
     uint32_t to_end = nk_nand_pages(chips->dev[0]) - chip_page;
     return left < to_end ? left : to_end;
@@ -260,15 +278,14 @@ static int nk_array_read_overlapped(struct nk_part_chips *chips, uint32_t first_
     return result;
 }
 
-int nk_part_chips_read_pages(struct nk_part_chips *chips, uint32_t first_page, uint32_t count,
-                             uint8_t *data, uint8_t *oob, enum nk_oob_mode mode)
+int nk_array_read_pages(struct nk_part_chips *chips, uint32_t first_page, uint32_t count,
+                        uint8_t *data, uint8_t *oob, enum nk_oob_mode mode)
 {
     const struct nk_nand *c0 = chips->dev[0];
     if (chips->overlap && data && count > 1 && nk_array_simple_ecc(c0, mode) &&
         !nk_check_mode(chips->dev[0], mode))
         return nk_array_read_overlapped(chips, first_page, count, data, oob, mode);
-    /* Runs of pages on one chip (on one chip: the whole range), each
-     * through that chip's multi-page path. */
+    /* Runs of pages on one chip, each through that chip's multi-page path. */
     unsigned worst = 0;
     int result = 0;
     for (uint32_t i = 0; i < count;) {
@@ -354,8 +371,8 @@ static int nk_array_program_overlap(struct nk_part_chips *chips, uint32_t first,
     return err;
 }
 
-int nk_part_chips_program_pages(struct nk_part_chips *chips, uint32_t first_page, uint32_t count,
-                                const uint8_t *data, const uint8_t *oob, enum nk_oob_mode mode)
+int nk_array_program_pages(struct nk_part_chips *chips, uint32_t first_page, uint32_t count,
+                           const uint8_t *data, const uint8_t *oob, enum nk_oob_mode mode)
 {
     const struct nk_nand *c0 = chips->dev[0];
     int err = 0;
@@ -401,7 +418,7 @@ static int nk_array_move_across(struct nk_part_chips *chips, struct nk_nand *src
     return err ? err : result;
 }
 
-int nk_part_chips_move_page(struct nk_part_chips *chips, uint32_t from, uint32_t to)
+int nk_array_move_page(struct nk_part_chips *chips, uint32_t from, uint32_t to)
 {
     uint32_t src_page, dst_page;
     struct nk_nand *src = nk_part_chips_dev(chips, from, &src_page);
@@ -413,4 +430,3 @@ int nk_part_chips_move_page(struct nk_part_chips *chips, uint32_t from, uint32_t
     nk_part_chips_take_diag(chips, src, err < 0 ? err : 0);
     return err;
 }
-#endif

@@ -9,16 +9,28 @@
 #include "nandkit/error.h"
 #include "nandkit/part.h"
 
+/* The range checks stay out of line, one copy for every call: the minimal
+ * core's size budget (docs/porting.md) has no room for one per caller. */
+#if defined(__GNUC__)
+#define NK_PART_NOINLINE __attribute__((noinline))
+#else
+#define NK_PART_NOINLINE
+#endif
+
 /* Where the partition's messages go: its first chip's diag. */
 static struct nk_diag *nk_part_diag_out(struct nk_part *part)
 {
     return &part->dev->diag;
 }
 
-static int nk_part_describe(struct nk_part *part, struct nk_diag *diag, const char *name,
-                            uint32_t first_block, uint32_t block_count, uint32_t blocks,
-                            uint32_t reserved, unsigned flags)
+/* Describes the range on the chips already in part->chips. */
+static int nk_part_describe(struct nk_part *part, const char *name, uint32_t first_block,
+                            uint32_t block_count, unsigned flags)
 {
+    part->dev = part->chips.dev[0];
+    struct nk_diag *diag = nk_part_diag_out(part);
+    uint32_t blocks = part->chips.blocks;
+    uint32_t reserved = nk_part_chips_reserved_blocks(&part->chips);
     const char *label = name ? name : "(unnamed)";
     uint32_t limit = (flags & NK_PART_ALLOW_BBT_AREA) ? blocks : blocks - reserved;
     if (first_block >= limit)
@@ -40,6 +52,15 @@ static int nk_part_describe(struct nk_part *part, struct nk_diag *diag, const ch
     return 0;
 }
 
+int nk_part_init(struct nk_part *part, struct nk_nand *dev, const char *name, uint32_t first_block,
+                 uint32_t block_count, unsigned flags)
+{
+    nk_part_chips_init_one(&part->chips, dev);
+    return nk_part_describe(part, name, first_block, block_count, flags);
+}
+
+/* Size knob NK_NO_MULTIPAGE (docs/porting.md): partitions on one chip. */
+#ifndef NK_NO_MULTIPAGE
 int nk_part_init_chips(struct nk_part *part, struct nk_nand *const *chips, unsigned count,
                        enum nk_part_mapping mapping, const char *name, uint32_t first_block,
                        uint32_t block_count, unsigned flags)
@@ -47,48 +68,17 @@ int nk_part_init_chips(struct nk_part *part, struct nk_nand *const *chips, unsig
     int err = nk_part_chips_init(&part->chips, chips, count, mapping);
     if (err)
         return err;
-    part->dev = part->chips.dev[0];
-    return nk_part_describe(part, nk_part_diag_out(part), name, first_block, block_count,
-                            part->chips.blocks, nk_part_chips_reserved_blocks(&part->chips),
-                            flags);
+    return nk_part_describe(part, name, first_block, block_count, flags);
 }
-
-int nk_part_init(struct nk_part *part, struct nk_nand *dev, const char *name, uint32_t first_block,
-                 uint32_t block_count, unsigned flags)
-{
-    return nk_part_init_chips(part, &dev, 1, NK_PART_CONCAT, name, first_block, block_count,
-                              flags);
-}
-
-/* Whether `part` and `other` use chip `dev`. */
-static bool nk_part_has_chip(const struct nk_part *part, const struct nk_nand *dev)
-{
-    for (unsigned i = 0; i < part->chips.count; i++)
-        if (part->chips.dev[i] == dev)
-            return true;
-    return false;
-}
-
-/* Whether both partitions see the same chips in the same logical space. */
-static bool nk_part_same_chips(const struct nk_part *part, const struct nk_part *other)
-{
-    if (part->chips.count != other->chips.count || part->chips.mapping != other->chips.mapping)
-        return false;
-    for (unsigned i = 0; i < part->chips.count; i++)
-        if (part->chips.dev[i] != other->chips.dev[i])
-            return false;
-    return true;
-}
+#endif
 
 int nk_part_check_overlap(const struct nk_part *part, const struct nk_part *other)
 {
-    bool shared = false;
-    for (unsigned i = 0; i < other->chips.count && !shared; i++)
-        shared = nk_part_has_chip(part, other->chips.dev[i]);
-    if (!shared)
+    int same = nk_part_chips_compare(&part->chips, &other->chips);
+    if (same == 0)
         return 0;
     struct nk_diag *diag = nk_part_diag_out((struct nk_part *)part);
-    if (!nk_part_same_chips(part, other))
+    if (same < 0)
         return nk_diag_set(diag, -NK_EINVAL,
                            "partitions '%s' and '%s' share a chip under different layouts",
                            part->name ? part->name : "?", other->name ? other->name : "?");
@@ -102,7 +92,7 @@ int nk_part_check_overlap(const struct nk_part *part, const struct nk_part *othe
     return 0;
 }
 
-static int nk_part_check_page(struct nk_part *part, uint32_t page)
+NK_PART_NOINLINE static int nk_part_check_page(struct nk_part *part, uint32_t page)
 {
     if (page >= nk_part_pages(part))
         return nk_diag_set(nk_part_diag_out(part), -NK_EINVAL,
@@ -111,7 +101,7 @@ static int nk_part_check_page(struct nk_part *part, uint32_t page)
     return 0;
 }
 
-static int nk_part_check_block(struct nk_part *part, uint32_t block)
+NK_PART_NOINLINE static int nk_part_check_block(struct nk_part *part, uint32_t block)
 {
     if (block >= part->block_count)
         return nk_diag_set(nk_part_diag_out(part), -NK_EINVAL,
