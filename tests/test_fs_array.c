@@ -94,8 +94,7 @@ static struct rig *rig_open_devices(unsigned chips, enum nk_part_mapping mapping
     return r;
 }
 
-static struct rig *rig_open(unsigned chips, enum nk_part_mapping mapping,
-                            const uint32_t bad[2])
+static struct rig *rig_open(unsigned chips, enum nk_part_mapping mapping, const uint32_t bad[2])
 {
     struct rig *r = rig_open_devices(chips, mapping, bad, false);
     if (chips == 1) {

@@ -417,10 +417,8 @@ static void test_concatenated_mapping_puts_chip_one_after_chip_zero(void **state
     fill(g_data, 8 * 2048, 14);
     assert_int_equal(nk_part_erase_block(&t.part, 1023), 0);
     assert_int_equal(nk_part_erase_block(&t.part, 1024), 0);
-    assert_int_equal(
-        nk_part_program_pages(&t.part, 65536 - 4, 8, g_data, NULL, NK_OOB_PLACE), 0);
-    assert_int_equal(nk_part_read_pages(&t.part, 65536 - 4, 8, g_back, NULL, NK_OOB_PLACE),
-                     0);
+    assert_int_equal(nk_part_program_pages(&t.part, 65536 - 4, 8, g_data, NULL, NK_OOB_PLACE), 0);
+    assert_int_equal(nk_part_read_pages(&t.part, 65536 - 4, 8, g_back, NULL, NK_OOB_PLACE), 0);
     assert_memory_equal(g_back, g_data, 8 * 2048);
     assert_false(raw_page_erased(t.sims[1], 0, 2048));
     assert_false(raw_page_erased(t.sims[0], 65535, 2048));
@@ -434,8 +432,8 @@ static void run_striped_transfer(struct two_chips *t, uint64_t *program_ns, uint
     fill(g_oob, (size_t)pages * t->nand[0].free_bytes, 16);
     assert_int_equal(nk_part_erase_block(&t->part, 2), 0);
     uint64_t t0 = nk_sim_bus_time_ns(t->bus);
-    assert_int_equal(
-        nk_part_program_pages(&t->part, 2 * pages, pages, g_data, g_oob, NK_OOB_AUTO), 0);
+    assert_int_equal(nk_part_program_pages(&t->part, 2 * pages, pages, g_data, g_oob, NK_OOB_AUTO),
+                     0);
     uint64_t t1 = nk_sim_bus_time_ns(t->bus);
     assert_int_equal(
         nk_part_read_pages(&t->part, 2 * pages, pages, g_back, g_back_oob, NK_OOB_AUTO), 0);
@@ -522,8 +520,7 @@ static void test_array_moves_pages_within_and_across_chips(void **state)
     struct two_chips t;
     two_chips_open(&t, "K9F1G08U0A", true, NK_PART_STRIPE);
     fill(g_data, 4 * 2048, 19);
-    assert_int_equal(nk_part_program_pages(&t.part, 128 * 2, 4, g_data, NULL, NK_OOB_PLACE),
-                     0);
+    assert_int_equal(nk_part_program_pages(&t.part, 128 * 2, 4, g_data, NULL, NK_OOB_PLACE), 0);
     /* Logical 256 is chip 0 page 128; 384 chip 0 page 192; 385 chip 1 page 192. */
     assert_int_equal(nk_part_move_page(&t.part, 128 * 2, 128 * 3), 0);
     assert_int_equal(counters(t.sims[0]).ops[NK_SIM_OP_COPYBACK_PROGRAM], 1);
@@ -597,8 +594,7 @@ static void test_array_refuses_mismatched_chips(void **state)
     nk_test_dev_open(&b, "K9F2G08U0B", NK_TEST_ECC_HAMMING256, NULL);
     struct nk_nand *chips[2] = {&a.nand, &b.nand};
     struct nk_part part;
-    assert_int_equal(nk_part_init_chips(&part, chips, 2, NK_PART_STRIPE, "p", 0, 0, 0),
-                     -NK_EINVAL);
+    assert_int_equal(nk_part_init_chips(&part, chips, 2, NK_PART_STRIPE, "p", 0, 0, 0), -NK_EINVAL);
     assert_non_null(strstr(a.nand.diag.text, "chip 1"));
     nk_test_dev_close(&a);
     nk_test_dev_close(&b);

@@ -269,17 +269,16 @@ static int nk_seq_two_chips(const char *preset, uint64_t seed, struct nk_seq_res
         err = nk_part_erase_block(&part, block);
         uint64_t t1 = nk_sim_bus_time_ns(bus);
         if (!err)
-            err =
-                nk_part_program_pages(&part, block * pages, pages, data, oob, NK_OOB_PLACE);
+            err = nk_part_program_pages(&part, block * pages, pages, data, oob, NK_OOB_PLACE);
         uint64_t t2 = nk_sim_bus_time_ns(bus);
         double program_xfer = (l.program_cycles + l.bytes) * l.wc;
         if (!err)
             nk_seq_add(r, "2 chips", "program", method, (double)(t2 - t1) / 1e3 / pages,
                        l.single_program,
                        overlap ? nk_max(program_xfer, (program_xfer + l.tPROG) / 2) : 0);
-        int rr = err ? err
-                     : nk_part_read_pages(&part, block * pages, pages, back, back_oob,
-                                          NK_OOB_PLACE);
+        int rr =
+            err ? err
+                : nk_part_read_pages(&part, block * pages, pages, back, back_oob, NK_OOB_PLACE);
         uint64_t t3 = nk_sim_bus_time_ns(bus);
         if (rr < 0 && !err)
             err = rr;
@@ -295,8 +294,7 @@ static int nk_seq_two_chips(const char *preset, uint64_t seed, struct nk_seq_res
                        overlap ? nk_max(read_bus, (l.tR + read_bus) / 2) : 0);
         if (err && !why->text[0])
             snprintf(why->text, sizeof why->text, "%.24s: %.120s", preset,
-                     nk_part_diag(&part)->text[0] ? nk_part_diag(&part)->text
-                                                  : nk_strerror(err));
+                     nk_part_diag(&part)->text[0] ? nk_part_diag(&part)->text : nk_strerror(err));
     }
     nk_sim_bus_close(bus);
     for (unsigned i = 0; i < 2; i++)

@@ -19,8 +19,8 @@
 #include "nandkit/error.h"
 
 /* Checks chip `i` against chip 0 and the chips before it. */
-static int nk_array_check_chip(struct nk_part_chips *chips, struct nk_nand *const *devs,
-                               unsigned i, struct nk_diag *diag)
+static int nk_array_check_chip(struct nk_part_chips *chips, struct nk_nand *const *devs, unsigned i,
+                               struct nk_diag *diag)
 {
     const struct nk_nand *first = devs[0], *c = devs[i];
     if (!c || !nk_nand_is_open(c))
@@ -36,8 +36,8 @@ static int nk_array_check_chip(struct nk_part_chips *chips, struct nk_nand *cons
         (c->chip.info.features & NK_CHIP_SMALL_PAGE))
         chips->overlap = false;
     for (unsigned j = 0; j < i; j++)
-        if (devs[j] == c ||
-            (devs[j]->chip.ctrl == c->chip.ctrl && devs[j]->chip.chip_select == c->chip.chip_select))
+        if (devs[j] == c || (devs[j]->chip.ctrl == c->chip.ctrl &&
+                             devs[j]->chip.chip_select == c->chip.chip_select))
             return nk_diag_set(diag, -NK_EINVAL,
                                "chips %u and %u of the partition are the same chip", j, i);
     chips->dev[i] = devs[i];
@@ -121,7 +121,6 @@ int nk_part_chips_compare(const struct nk_part_chips *a, const struct nk_part_ch
 
 /* ----- blocks ----------------------------------------------------------------------- */
 
-
 /* Applies `op` (erase or mark bad) to logical block `block`: on the one
  * chip that holds it, or on every chip of a stripe (the first error wins). */
 static int nk_array_block_op(struct nk_part_chips *chips, uint32_t block,
@@ -187,6 +186,19 @@ int nk_part_chips_locate(const struct nk_part_chips *chips, uint32_t page, unsig
         *chip_page = block * ppb + i / chips->count;
     }
     return 0;
+}
+
+struct nk_nand *nk_array_chip_of(const struct nk_part_chips *chips, uint32_t page,
+                                 uint32_t *chip_page)
+{
+    unsigned c = 0;
+    (void)nk_part_chips_locate(chips, page, &c, chip_page);
+    return chips->dev[c];
+}
+
+void nk_array_take_diag(struct nk_part_chips *chips, const struct nk_nand *dev)
+{
+    chips->dev[0]->diag = dev->diag.text[0] ? dev->diag : dev->chip.diag;
 }
 
 /* Pages from chip page `chip_page` on that chip that follow each other in
@@ -292,10 +304,9 @@ int nk_array_read_pages(struct nk_part_chips *chips, uint32_t first_page, uint32
         uint32_t cp;
         struct nk_nand *dev = nk_part_chips_dev(chips, first_page + i, &cp);
         uint32_t run = nk_array_run(chips, cp, count - i);
-        int r = nk_nand_read_pages(dev, cp, run,
-                                   data ? data + (size_t)i * nk_nand_page_size(c0) : NULL,
-                                   oob ? oob + (size_t)i * nk_nand_oob_stride(c0, mode) : NULL,
-                                   mode);
+        int r =
+            nk_nand_read_pages(dev, cp, run, data ? data + (size_t)i * nk_nand_page_size(c0) : NULL,
+                               oob ? oob + (size_t)i * nk_nand_oob_stride(c0, mode) : NULL, mode);
         if (dev->last_bitflips > worst)
             worst = dev->last_bitflips;
         result = nk_nand_worse_result(result, r);
@@ -386,10 +397,9 @@ int nk_array_program_pages(struct nk_part_chips *chips, uint32_t first_page, uin
         uint32_t cp;
         struct nk_nand *dev = nk_part_chips_dev(chips, first_page + i, &cp);
         uint32_t run = nk_array_run(chips, cp, count - i);
-        err = nk_nand_program_pages(dev, cp, run,
-                                    data ? data + (size_t)i * nk_nand_page_size(c0) : NULL,
-                                    oob ? oob + (size_t)i * nk_nand_oob_stride(c0, mode) : NULL,
-                                    mode);
+        err = nk_nand_program_pages(
+            dev, cp, run, data ? data + (size_t)i * nk_nand_page_size(c0) : NULL,
+            oob ? oob + (size_t)i * nk_nand_oob_stride(c0, mode) : NULL, mode);
         nk_part_chips_take_diag(chips, dev, err);
         i += run;
     }
@@ -400,8 +410,8 @@ int nk_array_program_pages(struct nk_part_chips *chips, uint32_t first_page, uin
 
 /* Across chips: the data lands in the destination's page buffer and the
  * OOB in its ecc_read area, neither of which its program touches. */
-static int nk_array_move_across(struct nk_part_chips *chips, struct nk_nand *src,
-                                uint32_t src_page, struct nk_nand *dst, uint32_t dst_page)
+static int nk_array_move_across(struct nk_part_chips *chips, struct nk_nand *src, uint32_t src_page,
+                                struct nk_nand *dst, uint32_t dst_page)
 {
     nk_array_lock(chips, true);
     uint8_t *data = nk_nand_page_buf(dst), *oob = nk_nand_ecc_read(dst);

@@ -62,17 +62,23 @@ static inline uint32_t nk_part_chips_pages(const struct nk_part_chips *chips)
 int nk_part_chips_locate(const struct nk_part_chips *chips, uint32_t page, unsigned *chip,
                          uint32_t *chip_page);
 
+#ifndef NK_NO_MULTIPAGE
+/* Out of line, for two chips or more: the chip of logical page `page` (in
+ * range) and the page on it; a failing chip's message copied to the first
+ * chip's diag. */
+struct nk_nand *nk_array_chip_of(const struct nk_part_chips *chips, uint32_t page,
+                                 uint32_t *chip_page);
+void nk_array_take_diag(struct nk_part_chips *chips, const struct nk_nand *dev);
+#endif
+
 /* The chip holding logical page `page` (in range: the caller checked it)
  * and the page on it; one chip answers without arithmetic. */
 static inline struct nk_nand *nk_part_chips_dev(const struct nk_part_chips *chips, uint32_t page,
                                                 uint32_t *chip_page)
 {
 #ifndef NK_NO_MULTIPAGE
-    if (chips->count > 1) {
-        unsigned c = 0;
-        (void)nk_part_chips_locate(chips, page, &c, chip_page);
-        return chips->dev[c];
-    }
+    if (chips->count > 1)
+        return nk_array_chip_of(chips, page, chip_page);
 #endif
     *chip_page = page;
     return chips->dev[0];
@@ -84,10 +90,8 @@ static inline void nk_part_chips_take_diag(struct nk_part_chips *chips, const st
                                            int err)
 {
 #ifndef NK_NO_MULTIPAGE
-    if (err && dev != chips->dev[0]) {
-        const struct nk_diag *from = dev->diag.text[0] ? &dev->diag : &dev->chip.diag;
-        chips->dev[0]->diag = *from;
-    }
+    if (err && dev != chips->dev[0])
+        nk_array_take_diag(chips, dev);
 #else
     (void)chips;
     (void)dev;

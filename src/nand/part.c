@@ -4,10 +4,10 @@
  * device or several, src/nand/array_internal.h). Every call goes to the
  * chip that holds the page: on one chip, straight to the device.
  */
+#include "nandkit/part.h"
 #include "nand/array_internal.h"
 #include "nand/nand_internal.h"
 #include "nandkit/error.h"
-#include "nandkit/part.h"
 
 /* The range checks stay out of line, one copy for every call: the minimal
  * core's size budget (docs/porting.md) has no room for one per caller. */
@@ -131,7 +131,8 @@ int nk_part_read_page(struct nk_part *part, uint32_t page, uint8_t *data, uint8_
     if (err)
         return err;
     uint32_t chip_page;
-    struct nk_nand *dev = nk_part_chips_dev(&part->chips, page + nk_part_first_page(part), &chip_page);
+    struct nk_nand *dev =
+        nk_part_chips_dev(&part->chips, page + nk_part_first_page(part), &chip_page);
     int result = nk_nand_read_page(dev, chip_page, data, oob, mode);
     part->chips.last_bitflips = nk_nand_last_bitflips(dev);
     nk_part_chips_take_diag(&part->chips, dev, result < 0 ? result : 0);
@@ -148,7 +149,8 @@ int nk_part_program_page(struct nk_part *part, uint32_t page, const uint8_t *dat
     if (err)
         return err;
     uint32_t chip_page;
-    struct nk_nand *dev = nk_part_chips_dev(&part->chips, page + nk_part_first_page(part), &chip_page);
+    struct nk_nand *dev =
+        nk_part_chips_dev(&part->chips, page + nk_part_first_page(part), &chip_page);
     err = nk_nand_program_page(dev, chip_page, data, oob, mode);
     nk_part_chips_take_diag(&part->chips, dev, err);
     return err;
