@@ -243,6 +243,44 @@ static void test_partition_on_an_array_maps_and_checks(void **state)
     rig_close(r);
 }
 
+/* One chip through nk_part_init_chips() is nk_part_init(): the chip's own
+ * blocks and pages, each page where the device puts it. Partitions that
+ * share a chip under different layouts are refused as overlapping; those
+ * on different chips never overlap. */
+static void test_one_chip_partition_is_the_device_and_layouts_do_not_mix(void **state)
+{
+    (void)state;
+    struct rig *r = rig_open_devices(2, NK_PART_STRIPE, NULL, false);
+    struct nk_nand *devs[2] = {&r->nand[0], &r->nand[1]};
+    struct nk_part one, plain, both, other;
+    assert_int_equal(nk_part_init_chips(&one, devs, 1, NK_PART_STRIPE, "one", 10, 4, 0), 0);
+    assert_int_equal(nk_part_init(&plain, &r->nand[0], "plain", 10, 4, 0), 0);
+    assert_int_equal(nk_part_pages_per_block(&one), nk_part_pages_per_block(&plain));
+    assert_int_equal(nk_part_pages(&one), 4 * 64);
+    uint8_t data[2048], raw[2048];
+    pattern(data, sizeof data, 5);
+    assert_int_equal(nk_part_erase_block(&one, 1), 0);
+    assert_int_equal(nk_part_program_page(&one, 64 + 3, data, NULL, NK_OOB_AUTO), 0);
+    assert_int_equal(nk_sim_page_peek(r->sims[0], 11 * 64 + 3, 0, raw, 2048), 0);
+    assert_memory_equal(raw, data, 2048);
+    assert_int_equal(nk_part_read_page(&plain, 64 + 3, raw, NULL, NK_OOB_AUTO), 0);
+    assert_memory_equal(raw, data, 2048);
+    assert_int_equal(nk_part_check_overlap(&one, &plain), -NK_EINVAL); /* same blocks */
+    assert_int_equal(nk_part_init_chips(&both, devs, 2, NK_PART_STRIPE, "both", 100, 4, 0), 0);
+    assert_int_equal(nk_part_check_overlap(&one, &both), -NK_EINVAL);
+    assert_non_null(strstr(nk_part_diag(&one)->text, "different layouts"));
+    assert_int_equal(nk_part_init_chips(&other, devs + 1, 1, NK_PART_CONCAT, "other", 10, 4, 0), 0);
+    assert_int_equal(nk_part_check_overlap(&one, &other), 0);
+    /* Bad chip lists. */
+    assert_int_equal(nk_part_init_chips(&other, devs, 0, NK_PART_STRIPE, "none", 0, 0, 0),
+                     -NK_EINVAL);
+    struct nk_nand *twice[2] = {&r->nand[1], &r->nand[1]};
+    assert_int_equal(nk_part_init_chips(&other, twice, 2, NK_PART_STRIPE, "twice", 0, 0, 0),
+                     -NK_EINVAL);
+    assert_non_null(strstr(r->nand[1].diag.text, "same chip"));
+    rig_close(r);
+}
+
 /* Three files written in large and small pieces, read back, remounted,
  * read back, checked. */
 static void exercise(struct rig *r, unsigned expect_bad)
@@ -507,6 +545,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_partition_on_an_array_maps_and_checks),
+        cmocka_unit_test(test_one_chip_partition_is_the_device_and_layouts_do_not_mix),
         cmocka_unit_test(test_fs_on_two_striped_chips_keeps_each_chips_bad_blocks_out),
         cmocka_unit_test(test_fs_on_two_concatenated_chips_across_the_boundary),
         cmocka_unit_test(test_two_chips_write_and_read_faster_than_one),

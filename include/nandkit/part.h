@@ -77,7 +77,8 @@ int nk_part_init(struct nk_part *part, struct nk_nand *dev, const char *name, ui
  * blocks are then logical blocks (block_count 0 = to the end, the chips'
  * BBT area excluded). The devices must outlive the partition and must not
  * be used directly while it is in use; the list is copied. Returns 0 or
- * -NK_EINVAL (the first chip's diag names the mismatch or the range). Not
+ * -NK_EINVAL (the first chip's diag names the mismatch or the range; no
+ * message without a first chip). Not
  * in NANDKIT_MULTIPAGE=OFF builds (partitions on one chip only). */
 int nk_part_init_chips(struct nk_part *part, struct nk_nand *const *chips, unsigned count,
                        enum nk_part_mapping mapping, const char *name, uint32_t first_block,
