@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nandkit/array.h"
 #include "nandkit/error.h"
 #include "nandkit/fs.h"
 #include "nandkit/part.h"
@@ -25,7 +24,7 @@
 
 struct rig {
     unsigned chips;
-    enum nk_nand_array_mapping mapping;
+    enum nk_part_mapping mapping;
     struct nk_sim *sims[2];
     struct nk_sim_bus *bus;
     struct nk_sim_params params;
@@ -33,7 +32,6 @@ struct rig {
     struct nk_oob_layout layout;
     struct nk_nand nand[2];
     void *ws[2];
-    struct nk_nand_array array;
     struct nk_part part;
     struct nk_fs fs;
     struct nk_fs_config config;
@@ -54,7 +52,7 @@ static void rig_free(void *ctx, void *ptr, size_t size)
 
 /* `bad[c]` (may be UINT32_MAX) is a factory-bad block of chip c; with
  * `bbt` every chip keeps a bad-block table (its last 4 blocks). */
-static struct rig *rig_open_devices(unsigned chips, enum nk_nand_array_mapping mapping,
+static struct rig *rig_open_devices(unsigned chips, enum nk_part_mapping mapping,
                                     const uint32_t bad[2], bool bbt)
 {
     struct rig *r = calloc(1, sizeof *r);
@@ -96,22 +94,21 @@ static struct rig *rig_open_devices(unsigned chips, enum nk_nand_array_mapping m
     return r;
 }
 
-static struct rig *rig_open(unsigned chips, enum nk_nand_array_mapping mapping,
-                            const uint32_t bad[2])
+static struct rig *rig_open(unsigned chips, enum nk_part_mapping mapping, const uint32_t bad[2])
 {
     struct rig *r = rig_open_devices(chips, mapping, bad, false);
     if (chips == 1) {
         assert_int_equal(nk_part_init(&r->part, &r->nand[0], "fs", 0, FS_CHIP_BLOCKS, 0), 0);
     } else {
         struct nk_nand *devs[2] = {&r->nand[0], &r->nand[1]};
-        assert_int_equal(nk_nand_array_init(&r->array, devs, chips, mapping), 0);
-        if (mapping == NK_NAND_ARRAY_STRIPE)
-            assert_int_equal(
-                nk_part_init_array(&r->part, &r->array, "fs", 0, FS_CHIP_BLOCKS / chips, 0), 0);
+        if (mapping == NK_PART_STRIPE)
+            assert_int_equal(nk_part_init_chips(&r->part, devs, chips, mapping, "fs", 0,
+                                                FS_CHIP_BLOCKS / chips, 0),
+                             0);
         else /* across the boundary between the chips */
-            assert_int_equal(
-                nk_part_init_array(&r->part, &r->array, "fs", CHIP_BLOCKS - 8, FS_CHIP_BLOCKS, 0),
-                0);
+            assert_int_equal(nk_part_init_chips(&r->part, devs, chips, mapping, "fs",
+                                                CHIP_BLOCKS - 8, FS_CHIP_BLOCKS, 0),
+                             0);
     }
     memset(&r->config, 0, sizeof r->config);
     r->config.part = &r->part;
@@ -191,19 +188,18 @@ static uint64_t read_file(struct rig *r, const char *path, const uint8_t *want, 
 static void test_partition_on_an_array_maps_and_checks(void **state)
 {
     (void)state;
-    struct rig *r = rig_open_devices(2, NK_NAND_ARRAY_STRIPE, NULL, false);
+    struct rig *r = rig_open_devices(2, NK_PART_STRIPE, NULL, false);
     struct nk_nand *devs[2] = {&r->nand[0], &r->nand[1]};
-    assert_int_equal(nk_nand_array_init(&r->array, devs, 2, NK_NAND_ARRAY_STRIPE), 0);
     struct nk_part p, q;
-    assert_int_equal(nk_part_init_array(&p, &r->array, "p", 1020, 0, 0), 0);
+    assert_int_equal(nk_part_init_chips(&p, devs, 2, NK_PART_STRIPE, "p", 1020, 0, 0), 0);
     assert_int_equal(p.block_count, 4);
     assert_int_equal(nk_part_pages(&p), 4 * 128);
     assert_int_equal(nk_part_page_size(&p), 2048);
-    assert_int_equal(nk_part_init_array(&q, &r->array, "q", 1024, 1, 0), -NK_EINVAL);
-    assert_non_null(strstr(r->array.diag.text, "'q'"));
-    assert_int_equal(nk_part_init_array(&q, &r->array, "q", 1000, 21, 0), 0);
+    assert_int_equal(nk_part_init_chips(&q, devs, 2, NK_PART_STRIPE, "q", 1024, 1, 0), -NK_EINVAL);
+    assert_non_null(strstr(nk_part_diag(&p)->text, "'q'"));
+    assert_int_equal(nk_part_init_chips(&q, devs, 2, NK_PART_STRIPE, "q", 1000, 21, 0), 0);
     assert_int_equal(nk_part_check_overlap(&p, &q), -NK_EINVAL);
-    assert_int_equal(nk_part_init_array(&q, &r->array, "q", 1000, 20, 0), 0);
+    assert_int_equal(nk_part_init_chips(&q, devs, 2, NK_PART_STRIPE, "q", 1000, 20, 0), 0);
     assert_int_equal(nk_part_check_overlap(&p, &q), 0);
     /* Partition page 128 + 5: logical block 1021, page 5: chip 1, page 2. */
     uint8_t data[2048], raw[2048], tags[64];
@@ -230,22 +226,58 @@ static void test_partition_on_an_array_maps_and_checks(void **state)
     /* With bad-block tables: striped, the last 4 logical blocks are the
      * chips' tables; concatenated, chip 0's table blocks read as bad inside
      * the space and chip 1's end it. */
-    r = rig_open_devices(2, NK_NAND_ARRAY_STRIPE, NULL, true);
+    r = rig_open_devices(2, NK_PART_STRIPE, NULL, true);
     devs[0] = &r->nand[0];
     devs[1] = &r->nand[1];
-    assert_int_equal(nk_nand_array_init(&r->array, devs, 2, NK_NAND_ARRAY_STRIPE), 0);
-    assert_int_equal(nk_part_init_array(&p, &r->array, "p", 1000, 0, 0), 0);
+    assert_int_equal(nk_part_init_chips(&p, devs, 2, NK_PART_STRIPE, "p", 1000, 0, 0), 0);
     assert_int_equal(p.block_count, 20);
     assert_true(nk_part_tracks_bad_blocks(&p));
-    assert_int_equal(nk_part_init_array(&p, &r->array, "p", 1000, 21, 0), -NK_EINVAL);
-    assert_non_null(strstr(r->array.diag.text, "BBT area"));
-    assert_int_equal(nk_nand_array_init(&r->array, devs, 2, NK_NAND_ARRAY_CONCAT), 0);
-    assert_int_equal(nk_part_init_array(&p, &r->array, "p", 1000, 0, 0), 0);
+    assert_int_equal(nk_part_init_chips(&p, devs, 2, NK_PART_STRIPE, "p", 1000, 21, 0), -NK_EINVAL);
+    assert_non_null(strstr(nk_part_diag(&p)->text, "BBT area"));
+    assert_int_equal(nk_part_init_chips(&p, devs, 2, NK_PART_CONCAT, "p", 1000, 0, 0), 0);
     assert_int_equal(p.block_count, 2048 - 4 - 1000);
     assert_int_equal(nk_part_block_is_bad(&p, 19), 0);
     for (uint32_t b = 20; b < 24; b++)
         assert_int_equal(nk_part_block_is_bad(&p, b), 1); /* chip 0's table */
     assert_int_equal(nk_part_block_is_bad(&p, 24), 0);
+    rig_close(r);
+}
+
+/* One chip through nk_part_init_chips() is nk_part_init(): the chip's own
+ * blocks and pages, each page where the device puts it. Partitions that
+ * share a chip under different layouts are refused as overlapping; those
+ * on different chips never overlap. */
+static void test_one_chip_partition_is_the_device_and_layouts_do_not_mix(void **state)
+{
+    (void)state;
+    struct rig *r = rig_open_devices(2, NK_PART_STRIPE, NULL, false);
+    struct nk_nand *devs[2] = {&r->nand[0], &r->nand[1]};
+    struct nk_part one, plain, both, other;
+    assert_int_equal(nk_part_init_chips(&one, devs, 1, NK_PART_STRIPE, "one", 10, 4, 0), 0);
+    assert_int_equal(nk_part_init(&plain, &r->nand[0], "plain", 10, 4, 0), 0);
+    assert_int_equal(nk_part_pages_per_block(&one), nk_part_pages_per_block(&plain));
+    assert_int_equal(nk_part_pages(&one), 4 * 64);
+    uint8_t data[2048], raw[2048];
+    pattern(data, sizeof data, 5);
+    assert_int_equal(nk_part_erase_block(&one, 1), 0);
+    assert_int_equal(nk_part_program_page(&one, 64 + 3, data, NULL, NK_OOB_AUTO), 0);
+    assert_int_equal(nk_sim_page_peek(r->sims[0], 11 * 64 + 3, 0, raw, 2048), 0);
+    assert_memory_equal(raw, data, 2048);
+    assert_int_equal(nk_part_read_page(&plain, 64 + 3, raw, NULL, NK_OOB_AUTO), 0);
+    assert_memory_equal(raw, data, 2048);
+    assert_int_equal(nk_part_check_overlap(&one, &plain), -NK_EINVAL); /* same blocks */
+    assert_int_equal(nk_part_init_chips(&both, devs, 2, NK_PART_STRIPE, "both", 100, 4, 0), 0);
+    assert_int_equal(nk_part_check_overlap(&one, &both), -NK_EINVAL);
+    assert_non_null(strstr(nk_part_diag(&one)->text, "different layouts"));
+    assert_int_equal(nk_part_init_chips(&other, devs + 1, 1, NK_PART_CONCAT, "other", 10, 4, 0), 0);
+    assert_int_equal(nk_part_check_overlap(&one, &other), 0);
+    /* Bad chip lists. */
+    assert_int_equal(nk_part_init_chips(&other, devs, 0, NK_PART_STRIPE, "none", 0, 0, 0),
+                     -NK_EINVAL);
+    struct nk_nand *twice[2] = {&r->nand[1], &r->nand[1]};
+    assert_int_equal(nk_part_init_chips(&other, twice, 2, NK_PART_STRIPE, "twice", 0, 0, 0),
+                     -NK_EINVAL);
+    assert_non_null(strstr(r->nand[1].diag.text, "same chip"));
     rig_close(r);
 }
 
@@ -289,7 +321,7 @@ static void test_fs_on_two_striped_chips_keeps_each_chips_bad_blocks_out(void **
     (void)state;
     /* Chip 0's block 3 and chip 1's block 7: logical blocks 3 and 7 are bad. */
     const uint32_t bad[2] = {3, 7};
-    struct rig *r = rig_open(2, NK_NAND_ARRAY_STRIPE, bad);
+    struct rig *r = rig_open(2, NK_PART_STRIPE, bad);
     assert_int_equal(nk_part_pages_per_block(&r->part), 128);
     assert_int_equal(nk_part_block_is_bad(&r->part, 3), 1);
     assert_int_equal(nk_part_block_is_bad(&r->part, 7), 1);
@@ -315,7 +347,7 @@ static void test_fs_on_two_concatenated_chips_across_the_boundary(void **state)
      * files need more than 8 blocks); chip 1's block 2 (partition block 10)
      * is bad. */
     const uint32_t bad[2] = {UINT32_MAX, 2};
-    struct rig *r = rig_open(2, NK_NAND_ARRAY_CONCAT, bad);
+    struct rig *r = rig_open(2, NK_PART_CONCAT, bad);
     assert_int_equal(nk_part_pages_per_block(&r->part), 64);
     assert_int_equal(nk_part_block_is_bad(&r->part, 10), 1);
     assert_int_equal(nk_part_block_is_bad(&r->part, 9), 0);
@@ -334,7 +366,7 @@ static void test_two_chips_write_and_read_faster_than_one(void **state)
     pattern(data, len, 5);
     uint64_t w[3], rd[3];
     for (unsigned chips = 1; chips <= 2; chips++) {
-        struct rig *r = rig_open(chips, NK_NAND_ARRAY_STRIPE, NULL);
+        struct rig *r = rig_open(chips, NK_PART_STRIPE, NULL);
         w[chips] = write_file(r, "/f", data, len, BIG_IO);
         rd[chips] = read_file(r, "/f", data, len, BIG_IO);
         printf("  K9F1G08U0A x%u: fs write %.1f kB/s (%.1f us/page), read %.1f kB/s (%.1f "
@@ -357,10 +389,11 @@ static void test_two_chips_write_and_read_faster_than_one(void **state)
 static void test_garbage_collection_on_two_chips_bit_exact(void **state)
 {
     (void)state;
-    struct rig *r = rig_open(2, NK_NAND_ARRAY_STRIPE, NULL);
+    struct rig *r = rig_open(2, NK_PART_STRIPE, NULL);
     /* A partition of 10 logical blocks (2.5 MiB) instead of the rig's. */
     assert_int_equal(nk_fs_unmount(&r->fs), 0);
-    assert_int_equal(nk_part_init_array(&r->part, &r->array, "gc", 20, 10, 0), 0);
+    struct nk_nand *devs[2] = {&r->nand[0], &r->nand[1]};
+    assert_int_equal(nk_part_init_chips(&r->part, devs, 2, NK_PART_STRIPE, "gc", 20, 10, 0), 0);
     assert_int_equal(nk_fs_format(&r->config, NK_FS_LAYOUT_LINUX), 0);
     assert_int_equal(nk_fs_mount(&r->fs, &r->config), 0);
     enum { FILES = 4, FILE_BYTES = 256u << 10, PIECE = 16u << 10 };
@@ -446,7 +479,7 @@ static void test_power_cut_at_every_operation_of_an_interleaved_fs_write(void **
     static struct op_times ref;
     memset(&ref, 0, sizeof ref);
     /* Reference run: the flash operations of the second write, on both chips. */
-    struct rig *r = rig_open(2, NK_NAND_ARRAY_STRIPE, NULL);
+    struct rig *r = rig_open(2, NK_PART_STRIPE, NULL);
     struct nk_fs_file f;
     assert_int_equal(nk_fs_file_open(&r->fs, &f, "/f", NK_FS_O_WRONLY | NK_FS_O_CREAT), 0);
     assert_int_equal(nk_fs_file_write(&f, data, first), (int32_t)first);
@@ -464,7 +497,7 @@ static void test_power_cut_at_every_operation_of_an_interleaved_fs_write(void **
 
     unsigned cuts = 0;
     for (unsigned k = 0; k < ref.count; k++) {
-        r = rig_open(2, NK_NAND_ARRAY_STRIPE, NULL);
+        r = rig_open(2, NK_PART_STRIPE, NULL);
         assert_int_equal(nk_fs_file_open(&r->fs, &f, "/f", NK_FS_O_WRONLY | NK_FS_O_CREAT), 0);
         assert_int_equal(nk_fs_file_write(&f, data, first), (int32_t)first);
         assert_int_equal(nk_fs_file_fsync(&f), 0);
@@ -512,6 +545,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_partition_on_an_array_maps_and_checks),
+        cmocka_unit_test(test_one_chip_partition_is_the_device_and_layouts_do_not_mix),
         cmocka_unit_test(test_fs_on_two_striped_chips_keeps_each_chips_bad_blocks_out),
         cmocka_unit_test(test_fs_on_two_concatenated_chips_across_the_boundary),
         cmocka_unit_test(test_two_chips_write_and_read_faster_than_one),

@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "nandkit/array.h"
+#include "nand/array_internal.h" /* the chips' mapping, tested directly */
 #include "nandkit/bbt.h"
 #include "nandkit/error.h"
 #include "simdev.h"
@@ -333,11 +333,11 @@ struct two_chips {
     struct nk_nand nand[2];
     struct nk_ecc_engine ecc;
     void *ws[2];
-    struct nk_nand_array array;
+    struct nk_part part; /* over both chips, the whole logical space */
 };
 
 static void two_chips_open_flags(struct two_chips *t, const char *preset, bool overlap,
-                                 enum nk_nand_array_mapping mapping, unsigned port_flags)
+                                 enum nk_part_mapping mapping, unsigned port_flags)
 {
     memset(t, 0, sizeof *t);
     for (unsigned i = 0; i < 2; i++) {
@@ -364,11 +364,11 @@ static void two_chips_open_flags(struct two_chips *t, const char *preset, bool o
         assert_int_equal(nk_nand_open(&t->nand[i], &nc), 0);
     }
     struct nk_nand *chips[2] = {&t->nand[0], &t->nand[1]};
-    assert_int_equal(nk_nand_array_init(&t->array, chips, 2, mapping), 0);
+    assert_int_equal(nk_part_init_chips(&t->part, chips, 2, mapping, "array", 0, 0, 0), 0);
 }
 
 static void two_chips_open(struct two_chips *t, const char *preset, bool overlap,
-                           enum nk_nand_array_mapping mapping)
+                           enum nk_part_mapping mapping)
 {
     two_chips_open_flags(t, preset, overlap, mapping, 0);
 }
@@ -386,18 +386,18 @@ static void test_striped_mapping_alternates_chips_within_a_block(void **state)
 {
     (void)state;
     struct two_chips t;
-    two_chips_open(&t, "K9F1G08U0A", true, NK_NAND_ARRAY_STRIPE);
-    assert_int_equal(t.array.pages_per_block, 128);
-    assert_int_equal(t.array.blocks, 1024);
+    two_chips_open(&t, "K9F1G08U0A", true, NK_PART_STRIPE);
+    assert_int_equal(nk_part_pages_per_block(&t.part), 128);
+    assert_int_equal(t.part.chips.blocks, 1024);
     unsigned chip;
     uint32_t page;
-    assert_int_equal(nk_nand_array_locate(&t.array, 128 * 3 + 5, &chip, &page), 0);
+    assert_int_equal(nk_part_chips_locate(&t.part.chips, 128 * 3 + 5, &chip, &page), 0);
     assert_int_equal(chip, 1);
     assert_int_equal(page, 64 * 3 + 2);
-    assert_int_equal(nk_nand_array_locate(&t.array, 128 * 3 + 6, &chip, &page), 0);
+    assert_int_equal(nk_part_chips_locate(&t.part.chips, 128 * 3 + 6, &chip, &page), 0);
     assert_int_equal(chip, 0);
     assert_int_equal(page, 64 * 3 + 3);
-    assert_int_equal(nk_nand_array_locate(&t.array, 128 * 1024, &chip, &page), -NK_EINVAL);
+    assert_int_equal(nk_part_chips_locate(&t.part.chips, 128 * 1024, &chip, &page), -NK_EINVAL);
     two_chips_close(&t);
 }
 
@@ -405,22 +405,20 @@ static void test_concatenated_mapping_puts_chip_one_after_chip_zero(void **state
 {
     (void)state;
     struct two_chips t;
-    two_chips_open(&t, "K9F1G08U0A", true, NK_NAND_ARRAY_CONCAT);
-    assert_int_equal(t.array.pages_per_block, 64);
-    assert_int_equal(t.array.blocks, 2048);
+    two_chips_open(&t, "K9F1G08U0A", true, NK_PART_CONCAT);
+    assert_int_equal(nk_part_pages_per_block(&t.part), 64);
+    assert_int_equal(t.part.chips.blocks, 2048);
     unsigned chip;
     uint32_t page;
-    assert_int_equal(nk_nand_array_locate(&t.array, 65536 + 70, &chip, &page), 0);
+    assert_int_equal(nk_part_chips_locate(&t.part.chips, 65536 + 70, &chip, &page), 0);
     assert_int_equal(chip, 1);
     assert_int_equal(page, 70);
     /* A run across the chip boundary lands on both, bit-exact. */
     fill(g_data, 8 * 2048, 14);
-    assert_int_equal(nk_nand_array_erase_block(&t.array, 1023), 0);
-    assert_int_equal(nk_nand_array_erase_block(&t.array, 1024), 0);
-    assert_int_equal(
-        nk_nand_array_program_pages(&t.array, 65536 - 4, 8, g_data, NULL, NK_OOB_PLACE), 0);
-    assert_int_equal(nk_nand_array_read_pages(&t.array, 65536 - 4, 8, g_back, NULL, NK_OOB_PLACE),
-                     0);
+    assert_int_equal(nk_part_erase_block(&t.part, 1023), 0);
+    assert_int_equal(nk_part_erase_block(&t.part, 1024), 0);
+    assert_int_equal(nk_part_program_pages(&t.part, 65536 - 4, 8, g_data, NULL, NK_OOB_PLACE), 0);
+    assert_int_equal(nk_part_read_pages(&t.part, 65536 - 4, 8, g_back, NULL, NK_OOB_PLACE), 0);
     assert_memory_equal(g_back, g_data, 8 * 2048);
     assert_false(raw_page_erased(t.sims[1], 0, 2048));
     assert_false(raw_page_erased(t.sims[0], 65535, 2048));
@@ -429,16 +427,16 @@ static void test_concatenated_mapping_puts_chip_one_after_chip_zero(void **state
 
 static void run_striped_transfer(struct two_chips *t, uint64_t *program_ns, uint64_t *read_ns)
 {
-    uint32_t pages = t->array.pages_per_block;
+    uint32_t pages = nk_part_pages_per_block(&t->part);
     fill(g_data, (size_t)pages * 2048, 15);
     fill(g_oob, (size_t)pages * t->nand[0].free_bytes, 16);
-    assert_int_equal(nk_nand_array_erase_block(&t->array, 2), 0);
+    assert_int_equal(nk_part_erase_block(&t->part, 2), 0);
     uint64_t t0 = nk_sim_bus_time_ns(t->bus);
-    assert_int_equal(
-        nk_nand_array_program_pages(&t->array, 2 * pages, pages, g_data, g_oob, NK_OOB_AUTO), 0);
+    assert_int_equal(nk_part_program_pages(&t->part, 2 * pages, pages, g_data, g_oob, NK_OOB_AUTO),
+                     0);
     uint64_t t1 = nk_sim_bus_time_ns(t->bus);
     assert_int_equal(
-        nk_nand_array_read_pages(&t->array, 2 * pages, pages, g_back, g_back_oob, NK_OOB_AUTO), 0);
+        nk_part_read_pages(&t->part, 2 * pages, pages, g_back, g_back_oob, NK_OOB_AUTO), 0);
     uint64_t t2 = nk_sim_bus_time_ns(t->bus);
     assert_memory_equal(g_back, g_data, (size_t)pages * 2048);
     assert_memory_equal(g_back_oob, g_oob, (size_t)pages * t->nand[0].free_bytes);
@@ -454,15 +452,15 @@ static void test_striped_transfers_overlap_the_chips_bit_exact(void **state)
     (void)state;
     struct two_chips overlapped, serial;
     uint64_t program_fast, read_fast, program_slow, read_slow;
-    two_chips_open(&overlapped, "K9F1G08U0A", true, NK_NAND_ARRAY_STRIPE);
-    assert_true(overlapped.array.overlap);
+    two_chips_open(&overlapped, "K9F1G08U0A", true, NK_PART_STRIPE);
+    assert_true(overlapped.part.chips.overlap);
     run_striped_transfer(&overlapped, &program_fast, &read_fast);
     assert_int_equal(counters(overlapped.sims[0]).protocol_errors, 0);
     assert_int_equal(counters(overlapped.sims[1]).protocol_errors, 0);
     two_chips_close(&overlapped);
     /* A port without independent targets works too, one chip after the other. */
-    two_chips_open(&serial, "K9F1G08U0A", false, NK_NAND_ARRAY_STRIPE);
-    assert_false(serial.array.overlap);
+    two_chips_open(&serial, "K9F1G08U0A", false, NK_PART_STRIPE);
+    assert_false(serial.part.chips.overlap);
     run_striped_transfer(&serial, &program_slow, &read_slow);
     two_chips_close(&serial);
     /* Virtual time: overlap halves the program time and hides tR. */
@@ -508,8 +506,8 @@ static void test_every_path_works_on_ports_without_rb_lines(void **state)
     /* Two chips, overlapped, by polling each target's status. */
     struct two_chips t;
     uint64_t program_ns, read_ns;
-    two_chips_open_flags(&t, "K9F1G08U0A", true, NK_NAND_ARRAY_STRIPE, NK_SIM_PORT_NO_RB);
-    assert_true(t.array.overlap);
+    two_chips_open_flags(&t, "K9F1G08U0A", true, NK_PART_STRIPE, NK_SIM_PORT_NO_RB);
+    assert_true(t.part.chips.overlap);
     run_striped_transfer(&t, &program_ns, &read_ns);
     assert_int_equal(counters(t.sims[0]).protocol_errors, 0);
     assert_int_equal(counters(t.sims[1]).protocol_errors, 0);
@@ -520,18 +518,17 @@ static void test_array_moves_pages_within_and_across_chips(void **state)
 {
     (void)state;
     struct two_chips t;
-    two_chips_open(&t, "K9F1G08U0A", true, NK_NAND_ARRAY_STRIPE);
+    two_chips_open(&t, "K9F1G08U0A", true, NK_PART_STRIPE);
     fill(g_data, 4 * 2048, 19);
-    assert_int_equal(nk_nand_array_program_pages(&t.array, 128 * 2, 4, g_data, NULL, NK_OOB_PLACE),
-                     0);
+    assert_int_equal(nk_part_program_pages(&t.part, 128 * 2, 4, g_data, NULL, NK_OOB_PLACE), 0);
     /* Logical 256 is chip 0 page 128; 384 chip 0 page 192; 385 chip 1 page 192. */
-    assert_int_equal(nk_nand_array_move_page(&t.array, 128 * 2, 128 * 3), 0);
+    assert_int_equal(nk_part_move_page(&t.part, 128 * 2, 128 * 3), 0);
     assert_int_equal(counters(t.sims[0]).ops[NK_SIM_OP_COPYBACK_PROGRAM], 1);
-    assert_int_equal(nk_nand_array_move_page(&t.array, 128 * 2 + 2, 128 * 3 + 1), 0);
-    assert_int_equal(nk_nand_array_read_pages(&t.array, 128 * 3, 2, g_back, NULL, NK_OOB_PLACE), 0);
+    assert_int_equal(nk_part_move_page(&t.part, 128 * 2 + 2, 128 * 3 + 1), 0);
+    assert_int_equal(nk_part_read_pages(&t.part, 128 * 3, 2, g_back, NULL, NK_OOB_PLACE), 0);
     assert_memory_equal(g_back, g_data, 2048);
     assert_memory_equal(g_back + 2048, g_data + 2 * 2048, 2048);
-    assert_int_equal(nk_nand_array_move_page(&t.array, 0, 128 * 1024), -NK_EINVAL);
+    assert_int_equal(nk_part_move_page(&t.part, 0, 128 * 1024), -NK_EINVAL);
     two_chips_close(&t);
 }
 
@@ -544,11 +541,11 @@ static void test_power_cut_during_an_interleaved_write_loses_one_page_per_chip_a
     unsigned cuts = 0, runs = 0;
     for (uint64_t at = 500; at < 2300000; at += 40000, runs++) {
         struct two_chips t;
-        two_chips_open(&t, "K9F1G08U0A", true, NK_NAND_ARRAY_STRIPE);
+        two_chips_open(&t, "K9F1G08U0A", true, NK_PART_STRIPE);
         uint64_t t0 = nk_sim_bus_time_ns(t.bus);
         for (unsigned i = 0; i < 2; i++)
             nk_sim_power_cut_at_time(t.sims[i], t0 + at);
-        int err = nk_nand_array_program_pages(&t.array, first, count, g_data, NULL, NK_OOB_PLACE);
+        int err = nk_part_program_pages(&t.part, first, count, g_data, NULL, NK_OOB_PLACE);
         uint64_t now = nk_sim_bus_time_ns(t.bus);
         uint64_t sent = t.nand[0].stats.page_programs + t.nand[1].stats.page_programs;
         /* The board lost power: both chips, at the same moment. */
@@ -564,7 +561,7 @@ static void test_power_cut_during_an_interleaved_write_loses_one_page_per_chip_a
             for (uint32_t i = c; i < count; i += 2) {
                 unsigned chip;
                 uint32_t page;
-                assert_int_equal(nk_nand_array_locate(&t.array, first + i, &chip, &page), 0);
+                assert_int_equal(nk_part_chips_locate(&t.part.chips, first + i, &chip, &page), 0);
                 assert_int_equal(chip, c);
                 if (broken) {
                     assert_true(raw_page_erased(t.sims[c], page, 2112));
@@ -596,9 +593,9 @@ static void test_array_refuses_mismatched_chips(void **state)
     nk_test_dev_open(&a, "K9F1G08U0A", NK_TEST_ECC_HAMMING256, NULL);
     nk_test_dev_open(&b, "K9F2G08U0B", NK_TEST_ECC_HAMMING256, NULL);
     struct nk_nand *chips[2] = {&a.nand, &b.nand};
-    struct nk_nand_array array;
-    assert_int_equal(nk_nand_array_init(&array, chips, 2, NK_NAND_ARRAY_STRIPE), -NK_EINVAL);
-    assert_non_null(strstr(array.diag.text, "chip 1"));
+    struct nk_part part;
+    assert_int_equal(nk_part_init_chips(&part, chips, 2, NK_PART_STRIPE, "p", 0, 0, 0), -NK_EINVAL);
+    assert_non_null(strstr(a.nand.diag.text, "chip 1"));
     nk_test_dev_close(&a);
     nk_test_dev_close(&b);
 }

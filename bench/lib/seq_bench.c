@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nandkit/array.h"
 #include "nandkit/error.h"
 #include "nandkit/fs.h"
 #include "nandkit/nand.h"
@@ -256,30 +255,30 @@ static int nk_seq_two_chips(const char *preset, uint64_t seed, struct nk_seq_res
     }
     for (unsigned i = 0; i < 2 && !err; i++)
         err = nk_seq_open(&c[i], preset, seed, nk_sim_bus_ctrl(bus), i, why);
-    struct nk_nand_array array;
+    struct nk_part part;
     struct nk_nand *chips[2] = {&c[0].nand, &c[1].nand};
     if (!err)
-        err = nk_nand_array_init(&array, chips, 2, NK_NAND_ARRAY_STRIPE);
+        err = nk_part_init_chips(&part, chips, 2, NK_PART_STRIPE, "seq", 0, 0, 0);
     if (!err) {
         const struct nk_chip_info *info = &c[0].nand.chip.info;
         struct nk_seq_limits l;
         nk_seq_limits(info, &l);
-        uint32_t block = 2, pages = array.pages_per_block;
-        const char *method = array.overlap ? "interleaved" : "chip after chip";
-        err = nk_nand_array_erase_block(&array, block);
+        uint32_t block = 2, pages = nk_part_pages_per_block(&part);
+        bool overlap = part.chips.overlap;
+        const char *method = overlap ? "interleaved" : "chip after chip";
+        err = nk_part_erase_block(&part, block);
         uint64_t t1 = nk_sim_bus_time_ns(bus);
         if (!err)
-            err =
-                nk_nand_array_program_pages(&array, block * pages, pages, data, oob, NK_OOB_PLACE);
+            err = nk_part_program_pages(&part, block * pages, pages, data, oob, NK_OOB_PLACE);
         uint64_t t2 = nk_sim_bus_time_ns(bus);
         double program_xfer = (l.program_cycles + l.bytes) * l.wc;
         if (!err)
             nk_seq_add(r, "2 chips", "program", method, (double)(t2 - t1) / 1e3 / pages,
                        l.single_program,
-                       array.overlap ? nk_max(program_xfer, (program_xfer + l.tPROG) / 2) : 0);
-        int rr = err ? err
-                     : nk_nand_array_read_pages(&array, block * pages, pages, back, back_oob,
-                                                NK_OOB_PLACE);
+                       overlap ? nk_max(program_xfer, (program_xfer + l.tPROG) / 2) : 0);
+        int rr =
+            err ? err
+                : nk_part_read_pages(&part, block * pages, pages, back, back_oob, NK_OOB_PLACE);
         uint64_t t3 = nk_sim_bus_time_ns(bus);
         if (rr < 0 && !err)
             err = rr;
@@ -292,10 +291,10 @@ static int nk_seq_two_chips(const char *preset, uint64_t seed, struct nk_seq_res
         double read_bus = l.read_cycles * l.wc + l.bytes * l.rc;
         if (!err)
             nk_seq_add(r, "2 chips", "read", method, (double)(t3 - t2) / 1e3 / pages, l.single_read,
-                       array.overlap ? nk_max(read_bus, (l.tR + read_bus) / 2) : 0);
+                       overlap ? nk_max(read_bus, (l.tR + read_bus) / 2) : 0);
         if (err && !why->text[0])
             snprintf(why->text, sizeof why->text, "%.24s: %.120s", preset,
-                     array.diag.text[0] ? array.diag.text : nk_strerror(err));
+                     nk_part_diag(&part)->text[0] ? nk_part_diag(&part)->text : nk_strerror(err));
     }
     nk_sim_bus_close(bus);
     for (unsigned i = 0; i < 2; i++)
@@ -411,7 +410,6 @@ static int nk_seq_fs(const char *preset, uint64_t seed, struct nk_seq_result *r,
         struct nk_sim_bus *bus = NULL;
         struct nk_nand nand[2];
         void *ws[2] = {NULL, NULL};
-        struct nk_nand_array array;
         struct nk_part part;
         memset(nand, 0, sizeof nand);
         for (unsigned c = 0; c < chips && !err; c++) {
@@ -444,16 +442,15 @@ static int nk_seq_fs(const char *preset, uint64_t seed, struct nk_seq_result *r,
             err = nk_part_init(&part, &nand[0], "seq", 0, NK_SEQ_FS_CHIP_BLOCKS, 0);
         } else if (!err) {
             struct nk_nand *devs[2] = {&nand[0], &nand[1]};
-            err = nk_nand_array_init(&array, devs, 2, NK_NAND_ARRAY_STRIPE);
-            if (!err)
-                err = nk_part_init_array(&part, &array, "seq", 0, NK_SEQ_FS_CHIP_BLOCKS / 2, 0);
+            err = nk_part_init_chips(&part, devs, 2, NK_PART_STRIPE, "seq", 0,
+                                     NK_SEQ_FS_CHIP_BLOCKS / 2, 0);
         }
         uint64_t write_ns = 0, read_ns = 0;
         if (!err)
             err = nk_seq_fs_run(&part, bus, data, back, &write_ns, &read_ns, why);
         if (!err) {
             const char *config = chips == 1 ? "1 chip" : "2 chips";
-            bool overlap = chips == 2 && array.overlap;
+            bool overlap = chips == 2 && part.chips.overlap;
             double program_xfer = (l.program_cycles + l.bytes) * l.wc;
             double read_bus = l.read_cycles * l.wc + l.bytes * l.rc;
             double program_limit = overlap ? nk_max(program_xfer, (program_xfer + l.tPROG) / 2)

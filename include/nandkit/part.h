@@ -5,11 +5,13 @@
  * forwards to the device layer (ECC, bad-block checks and statistics
  * included). The file system runs on a partition.
  *
- * A partition sits on one device (nk_part_init()) or on an array of chips
- * (nk_part_init_array(), nandkit/array.h): then its blocks and pages are
- * the array's logical ones (striped: a block spans every chip), and every
- * call goes to the chip that holds the page. Geometry accessors answer
- * for the logical space; the chips share page size, OOB layout and ECC.
+ * A partition sits on its chips: one device (nk_part_init()) or several of
+ * identical geometry as one address space (nk_part_init_chips()), striped
+ * (a block spans every chip) or concatenated; every call goes to the chip
+ * that holds the page. Above the device layer, the partition is the one
+ * page and block interface to several chips. Geometry accessors answer for
+ * the partition's (logical) space; the chips share page size, OOB layout
+ * and ECC.
  */
 #ifndef NANDKIT_PART_H
 #define NANDKIT_PART_H
@@ -17,18 +19,39 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "nandkit/array.h"
 #include "nandkit/nand.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* Chips a partition may span. */
+#define NK_PART_CHIPS_MAX 8
+
+/* How several chips combine (docs/chip.md, "Several chips"). */
+enum nk_part_mapping {
+    NK_PART_CONCAT, /* chip 1's blocks follow chip 0's */
+    NK_PART_STRIPE, /* logical block b is block b of every chip, pages alternating */
+};
+
+/* The chips under a partition and their combined geometry: filled by
+ * nk_part_init*() and kept by the partition calls; callers only read it
+ * (through the accessors below where there is one). */
+struct nk_part_chips {
+    struct nk_nand *dev[NK_PART_CHIPS_MAX]; /* the caller's open devices */
+    uint32_t pages_per_block;               /* logical */
+    uint32_t blocks;                        /* logical */
+    unsigned last_bitflips;                 /* of the partition's last read */
+    uint8_t count;
+    uint8_t mapping; /* enum nk_part_mapping */
+    bool overlap;    /* multi-page transfers keep the chips busy at once */
+};
+
 struct nk_part {
-    struct nk_nand *dev;         /* the device, or an array's first chip */
-    struct nk_nand_array *array; /* NULL: on `dev` alone */
-    const char *name;            /* not copied; may be NULL */
-    uint32_t first_block;        /* on the device (logical on an array) */
+    struct nk_nand *dev; /* the first (or only) chip: its diag has the partition's messages */
+    struct nk_part_chips chips;
+    const char *name;     /* not copied; may be NULL */
+    uint32_t first_block; /* logical */
     uint32_t block_count;
     bool read_only;
     /* The page nk_part_read_for_move() left in its chip's page register
@@ -49,24 +72,39 @@ struct nk_part {
 int nk_part_init(struct nk_part *part, struct nk_nand *dev, const char *name, uint32_t first_block,
                  uint32_t block_count, unsigned flags);
 
-/* The same on an array of chips: blocks are the array's logical blocks
- * (block_count 0 = to the end, the last chips' BBT area excluded). The
- * array and its devices must outlive the partition. */
-int nk_part_init_array(struct nk_part *part, struct nk_nand_array *array, const char *name,
-                       uint32_t first_block, uint32_t block_count, unsigned flags);
+/* The same over `count` (1..NK_PART_CHIPS_MAX) open devices of identical
+ * geometry and OOB layout, one per chip select, combined by `mapping`:
+ * blocks are then logical blocks (block_count 0 = to the end, the chips'
+ * BBT area excluded). The devices must outlive the partition and must not
+ * be used directly while it is in use; the list is copied. Returns 0 or
+ * -NK_EINVAL (the first chip's diag names the mismatch or the range; no
+ * message without a first chip). Not
+ * in NANDKIT_MULTIPAGE=OFF builds (partitions on one chip only). */
+int nk_part_init_chips(struct nk_part *part, struct nk_nand *const *chips, unsigned count,
+                       enum nk_part_mapping mapping, const char *name, uint32_t first_block,
+                       uint32_t block_count, unsigned flags);
 
-/* Checks that `other` and `part` do not overlap: 0 or -NK_EINVAL. */
+/* The partition's last message (a range or mode error of its own, or the
+ * failing chip's): the first chip's diag. */
+static inline const struct nk_diag *nk_part_diag(const struct nk_part *part)
+{
+    return &part->dev->diag;
+}
+
+/* Checks that `other` and `part` do not overlap: 0 or -NK_EINVAL. Partitions
+ * on the same chips in the same mapping overlap when their block ranges do;
+ * on chips they share under different mappings, always. */
 int nk_part_check_overlap(const struct nk_part *part, const struct nk_part *other);
 
-/* Geometry of the partition's device: data bytes per page, pages per block
- * (on an array, per logical block). */
+/* Geometry of the partition's chips: data bytes per page, pages per
+ * (logical) block. */
 static inline uint32_t nk_part_page_size(const struct nk_part *part)
 {
     return nk_nand_page_size(part->dev);
 }
 static inline uint32_t nk_part_pages_per_block(const struct nk_part *part)
 {
-    return part->array ? part->array->pages_per_block : nk_nand_pages_per_block(part->dev);
+    return part->chips.pages_per_block;
 }
 
 /* Pages in the partition. */
@@ -107,24 +145,30 @@ static inline const struct nk_chip_info *nk_part_chip_info(const struct nk_part 
  * read-only). */
 static inline bool nk_part_is_read_only(const struct nk_part *part)
 {
-    return part->read_only || (part->array ? nk_nand_array_is_read_only(part->array)
-                                           : nk_nand_is_read_only(part->dev));
+    if (part->read_only)
+        return true;
+    for (unsigned i = 0; i < part->chips.count; i++)
+        if (nk_nand_is_read_only(part->chips.dev[i]))
+            return true;
+    return false;
 }
 
 /* Whether bad blocks are known without reading OOB markers (a bad-block
  * table or an external authority behind the device). */
 static inline bool nk_part_tracks_bad_blocks(const struct nk_part *part)
 {
-    return part->array ? nk_nand_array_tracks_bad_blocks(part->array)
-                       : nk_nand_tracks_bad_blocks(part->dev);
+    for (unsigned i = 0; i < part->chips.count; i++)
+        if (!nk_nand_tracks_bad_blocks(part->chips.dev[i]))
+            return false;
+    return part->chips.count > 0;
 }
 
-/* Bitflips of the device's last read, and whether a read `result` reached
+/* Bitflips of the partition's last read (on several chips the largest of
+ * any page it read), and whether a read `result` reached
  * the scrub threshold (see nk_nand_scrub_advised()). */
 static inline unsigned nk_part_last_bitflips(const struct nk_part *part)
 {
-    return part->array ? nk_nand_array_last_bitflips(part->array)
-                       : nk_nand_last_bitflips(part->dev);
+    return part->chips.last_bitflips;
 }
 static inline bool nk_part_scrub_advised(const struct nk_part *part, int result)
 {

@@ -539,8 +539,7 @@ const char *nk_fs_last_error(const struct nk_fs *fs, const struct nk_nand *dev,
     if (fs && fs->diag.text[0])
         return fs->diag.text;
     if (fs && fs->part) {
-        const struct nk_diag *under =
-            fs->part->array ? &fs->part->array->diag : &fs->part->dev->diag;
+        const struct nk_diag *under = nk_part_diag(fs->part);
         if (under->text[0])
             return under->text;
     }

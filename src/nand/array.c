@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Several chips as one device (include/nandkit/array.h has the mapping).
+ * Two chips or more under a partition (src/nand/array_internal.h has the
+ * mapping; one chip needs nothing here, and NANDKIT_MULTIPAGE=OFF leaves
+ * the file out).
  *
  * Overlap on a striped array: a program sends page i to chip i % n with 10h
  * and moves on without waiting; it waits for a chip (and checks its status)
@@ -12,96 +14,213 @@
  */
 #include <string.h>
 
+#include "nand/array_internal.h"
 #include "nand/nand_internal.h"
-#include "nandkit/array.h"
 #include "nandkit/error.h"
 
-int nk_nand_array_init(struct nk_nand_array *array, struct nk_nand *const *chips, unsigned count,
-                       enum nk_nand_array_mapping mapping)
+/* Checks chip `i` against chip 0 and the chips before it. */
+static int nk_array_check_chip(struct nk_part_chips *chips, struct nk_nand *const *devs, unsigned i,
+                               struct nk_diag *diag)
 {
-    memset(array, 0, sizeof *array);
-    if (!chips || count == 0 || count > NK_NAND_ARRAY_MAX)
-        return nk_diag_set(&array->diag, -NK_EINVAL, "array of %u chips: 1..%u allowed", count,
-                           NK_NAND_ARRAY_MAX);
-    if (mapping != NK_NAND_ARRAY_CONCAT && mapping != NK_NAND_ARRAY_STRIPE)
-        return nk_diag_set(&array->diag, -NK_EINVAL, "unknown array mapping %d", (int)mapping);
-    const struct nk_nand *first = chips[0];
-    bool overlap = count > 1;
-    for (unsigned i = 0; i < count; i++) {
-        const struct nk_nand *c = chips[i];
-        if (!c || !nk_nand_is_open(c))
-            return nk_diag_set(&array->diag, -NK_EINVAL, "chip %u of the array is not open", i);
-        if (nk_nand_page_size(c) != nk_nand_page_size(first) ||
-            nk_nand_oob_size(c) != nk_nand_oob_size(first) ||
-            nk_nand_pages_per_block(c) != nk_nand_pages_per_block(first) ||
-            nk_nand_blocks(c) != nk_nand_blocks(first) || c->free_bytes != first->free_bytes)
-            return nk_diag_set(&array->diag, -NK_EINVAL,
-                               "chip %u of the array differs from chip 0 in geometry or layout", i);
-        if (c->chip.ctrl != first->chip.ctrl ||
-            !(c->chip.ctrl->caps & NK_CTRL_CAP_INDEPENDENT_TARGETS) ||
-            (c->chip.info.features & NK_CHIP_SMALL_PAGE))
-            overlap = false;
-        for (unsigned j = 0; j < i; j++)
-            if (chips[j] == c || (chips[j]->chip.ctrl == c->chip.ctrl &&
-                                  chips[j]->chip.chip_select == c->chip.chip_select))
-                return nk_diag_set(&array->diag, -NK_EINVAL,
-                                   "chips %u and %u of the array are the same chip", j, i);
-        array->chips[i] = (struct nk_nand *)c;
-    }
-    array->count = count;
-    array->mapping = mapping;
-    array->overlap = overlap && mapping == NK_NAND_ARRAY_STRIPE;
-    uint32_t ppb = nk_nand_pages_per_block(first), blocks = nk_nand_blocks(first);
-    array->pages_per_block = mapping == NK_NAND_ARRAY_STRIPE ? ppb * count : ppb;
-    array->blocks = mapping == NK_NAND_ARRAY_STRIPE ? blocks : blocks * count;
+    const struct nk_nand *first = devs[0], *c = devs[i];
+    if (!c || !nk_nand_is_open(c))
+        return nk_diag_set(diag, -NK_EINVAL, "chip %u of the partition is not open", i);
+    if (nk_nand_page_size(c) != nk_nand_page_size(first) ||
+        nk_nand_oob_size(c) != nk_nand_oob_size(first) ||
+        nk_nand_pages_per_block(c) != nk_nand_pages_per_block(first) ||
+        nk_nand_blocks(c) != nk_nand_blocks(first) || c->free_bytes != first->free_bytes)
+        return nk_diag_set(diag, -NK_EINVAL,
+                           "chip %u of the partition differs from chip 0 in geometry or layout", i);
+    if (c->chip.ctrl != first->chip.ctrl ||
+        !(c->chip.ctrl->caps & NK_CTRL_CAP_INDEPENDENT_TARGETS) ||
+        (c->chip.info.features & NK_CHIP_SMALL_PAGE))
+        chips->overlap = false;
+    for (unsigned j = 0; j < i; j++)
+        if (devs[j] == c || (devs[j]->chip.ctrl == c->chip.ctrl &&
+                             devs[j]->chip.chip_select == c->chip.chip_select))
+            return nk_diag_set(diag, -NK_EINVAL,
+                               "chips %u and %u of the partition are the same chip", j, i);
+    chips->dev[i] = devs[i];
     return 0;
 }
 
-int nk_nand_array_locate(const struct nk_nand_array *array, uint32_t page, unsigned *chip,
+/* Checks the count, the mapping and every chip; fills chips->dev. */
+static int nk_array_check_chips(struct nk_part_chips *chips, struct nk_nand *const *devs,
+                                unsigned count, enum nk_part_mapping mapping)
+{
+    struct nk_diag *diag = &devs[0]->diag;
+    if (count > NK_PART_CHIPS_MAX)
+        return nk_diag_set(diag, -NK_EINVAL, "partition over %u chips: 1..%u allowed", count,
+                           NK_PART_CHIPS_MAX);
+    if (mapping != NK_PART_CONCAT && mapping != NK_PART_STRIPE)
+        return nk_diag_set(diag, -NK_EINVAL, "unknown chip mapping %d", (int)mapping);
+    chips->overlap = count > 1 && mapping == NK_PART_STRIPE;
+    for (unsigned i = 0; i < count; i++) {
+        int err = nk_array_check_chip(chips, devs, i, diag);
+        if (err)
+            return err;
+    }
+    return 0;
+}
+
+int nk_part_chips_init(struct nk_part_chips *chips, struct nk_nand *const *devs, unsigned count,
+                       enum nk_part_mapping mapping)
+{
+    memset(chips, 0, sizeof *chips);
+    if (!devs || count == 0 || !devs[0])
+        return -NK_EINVAL;
+    int err = nk_array_check_chips(chips, devs, count, mapping);
+    if (err)
+        return err;
+    chips->count = (uint8_t)count;
+    chips->mapping = (uint8_t)mapping;
+    uint32_t ppb = nk_nand_pages_per_block(devs[0]), blocks = nk_nand_blocks(devs[0]);
+    chips->pages_per_block = mapping == NK_PART_STRIPE ? ppb * count : ppb;
+    chips->blocks = mapping == NK_PART_STRIPE ? blocks : blocks * count;
+    return 0;
+}
+
+uint32_t nk_part_chips_reserved_blocks(const struct nk_part_chips *chips)
+{
+    /* Concatenated: the last chip's table blocks end the logical space
+     * (the others' read as bad inside it). Striped: every chip's sit at the
+     * same block numbers. */
+    if (chips->mapping == NK_PART_CONCAT)
+        return nk_nand_bbt_reserved_blocks(chips->dev[chips->count - 1]);
+    uint32_t reserved = 0;
+    for (unsigned i = 0; i < chips->count; i++) {
+        uint32_t r = nk_nand_bbt_reserved_blocks(chips->dev[i]);
+        if (r > reserved)
+            reserved = r;
+    }
+    return reserved;
+}
+
+static bool nk_array_has_chip(const struct nk_part_chips *chips, const struct nk_nand *dev)
+{
+    for (unsigned i = 0; i < chips->count; i++)
+        if (chips->dev[i] == dev)
+            return true;
+    return false;
+}
+
+int nk_part_chips_compare(const struct nk_part_chips *a, const struct nk_part_chips *b)
+{
+    bool shared = false;
+    for (unsigned i = 0; i < b->count && !shared; i++)
+        shared = nk_array_has_chip(a, b->dev[i]);
+    if (!shared)
+        return 0;
+    if (a->count != b->count || a->mapping != b->mapping)
+        return -1;
+    for (unsigned i = 0; i < a->count; i++)
+        if (a->dev[i] != b->dev[i])
+            return -1;
+    return 1;
+}
+
+/* ----- blocks ----------------------------------------------------------------------- */
+
+/* Applies `op` (erase or mark bad) to logical block `block`: on the one
+ * chip that holds it, or on every chip of a stripe (the first error wins). */
+static int nk_array_block_op(struct nk_part_chips *chips, uint32_t block,
+                             int (*op)(struct nk_nand *dev, uint32_t block))
+{
+    uint32_t chip_blocks = nk_nand_blocks(chips->dev[0]);
+    if (chips->mapping == NK_PART_CONCAT) {
+        struct nk_nand *dev = chips->dev[block / chip_blocks];
+        int err = op(dev, block % chip_blocks);
+        nk_part_chips_take_diag(chips, dev, err);
+        return err;
+    }
+    int result = 0;
+    for (unsigned c = 0; c < chips->count; c++) {
+        int err = op(chips->dev[c], block);
+        if (err && !result) {
+            result = err;
+            nk_part_chips_take_diag(chips, chips->dev[c], err);
+        }
+    }
+    return result;
+}
+
+int nk_array_erase_block(struct nk_part_chips *chips, uint32_t block)
+{
+    return nk_array_block_op(chips, block, nk_nand_erase_block);
+}
+
+int nk_array_block_mark_bad(struct nk_part_chips *chips, uint32_t block)
+{
+    return nk_array_block_op(chips, block, nk_nand_block_mark_bad);
+}
+
+int nk_array_block_is_bad(struct nk_part_chips *chips, uint32_t block)
+{
+    uint32_t chip_blocks = nk_nand_blocks(chips->dev[0]);
+    if (chips->mapping == NK_PART_CONCAT)
+        return nk_nand_block_is_bad(chips->dev[block / chip_blocks], block % chip_blocks);
+    for (unsigned c = 0; c < chips->count; c++) {
+        int bad = nk_nand_block_is_bad(chips->dev[c], block);
+        if (bad)
+            return bad;
+    }
+    return 0;
+}
+
+/* ----- mapping ---------------------------------------------------------------------- */
+
+int nk_part_chips_locate(const struct nk_part_chips *chips, uint32_t page, unsigned *chip,
                          uint32_t *chip_page)
 {
-    if (page >= nk_nand_array_pages(array))
+    if (page >= nk_part_chips_pages(chips))
         return -NK_EINVAL;
-    const struct nk_nand *c0 = array->chips[0];
-    uint32_t ppb = nk_nand_pages_per_block(c0);
-    if (array->mapping == NK_NAND_ARRAY_CONCAT) {
+    const struct nk_nand *c0 = chips->dev[0];
+    if (chips->mapping == NK_PART_CONCAT) {
         uint32_t chip_pages = nk_nand_pages(c0);
         *chip = page / chip_pages;
         *chip_page = page % chip_pages;
     } else {
-        uint32_t block = page / array->pages_per_block, i = page % array->pages_per_block;
-        *chip = i % array->count;
-        *chip_page = block * ppb + i / array->count;
+        uint32_t ppb = nk_nand_pages_per_block(c0);
+        uint32_t block = page / chips->pages_per_block, i = page % chips->pages_per_block;
+        *chip = i % chips->count;
+        *chip_page = block * ppb + i / chips->count;
     }
     return 0;
 }
 
-static void nk_array_lock(struct nk_nand_array *array, bool take)
+struct nk_nand *nk_array_chip_of(const struct nk_part_chips *chips, uint32_t page,
+                                 uint32_t *chip_page)
 {
-    for (unsigned i = 0; i < array->count; i++) {
-        const struct nk_lock *lock = &array->chips[i]->lock;
+    unsigned c = 0;
+    (void)nk_part_chips_locate(chips, page, &c, chip_page);
+    return chips->dev[c];
+}
+
+void nk_array_take_diag(struct nk_part_chips *chips, const struct nk_nand *dev)
+{
+    chips->dev[0]->diag = dev->diag.text[0] ? dev->diag : dev->chip.diag;
+}
+
+/* Pages from chip page `chip_page` on that chip that follow each other in
+ * the logical space too, at most `left`: to the chip's end when
+ * concatenated, one when striped. */
+static uint32_t nk_array_run(const struct nk_part_chips *chips, uint32_t chip_page, uint32_t left)
+{
+    if (chips->mapping == NK_PART_STRIPE)
+        return 1;
+    uint32_t to_end = nk_nand_pages(chips->dev[0]) - chip_page;
+    return left < to_end ? left : to_end;
+}
+
+static void nk_array_lock(struct nk_part_chips *chips, bool take)
+{
+    for (unsigned i = 0; i < chips->count; i++) {
+        const struct nk_lock *lock = &chips->dev[i]->lock;
         if (take && lock->lock)
             lock->lock(lock->ctx);
         else if (!take && lock->unlock)
             lock->unlock(lock->ctx);
     }
-}
-
-static int nk_array_range(struct nk_nand_array *array, uint32_t first, uint32_t count)
-{
-    uint32_t pages = nk_nand_array_pages(array);
-    if (first > pages || count > pages - first)
-        return nk_diag_set(&array->diag, -NK_EINVAL,
-                           "pages %u..%u out of range: the array has %u pages", first,
-                           first + count, pages);
-    return 0;
-}
-
-static void nk_array_take_diag(struct nk_nand_array *array, const struct nk_nand *dev, int err)
-{
-    if (err)
-        memcpy(array->diag.text, dev->diag.text[0] ? dev->diag.text : dev->chip.diag.text,
-               sizeof array->diag.text);
 }
 
 static bool nk_array_simple_ecc(const struct nk_nand *dev, enum nk_oob_mode mode)
@@ -112,31 +231,28 @@ static bool nk_array_simple_ecc(const struct nk_nand *dev, enum nk_oob_mode mode
 
 /* ----- read ------------------------------------------------------------------------- */
 
-static int nk_array_read_begin(struct nk_nand_array *array, uint32_t page)
+static int nk_array_read_begin(struct nk_part_chips *chips, uint32_t page)
 {
-    unsigned c;
     uint32_t cp;
-    nk_nand_array_locate(array, page, &c, &cp);
-    return nk_chip_read_begin(&array->chips[c]->chip, cp, 0);
+    struct nk_nand *dev = nk_part_chips_dev(chips, page, &cp);
+    return nk_chip_read_begin(&dev->chip, cp, 0);
 }
 
-static int nk_array_read_overlap(struct nk_nand_array *array, uint32_t first, uint32_t count,
+static int nk_array_read_overlap(struct nk_part_chips *chips, uint32_t first, uint32_t count,
                                  uint8_t *data, uint8_t *oob, enum nk_oob_mode mode,
                                  unsigned *worst)
 {
-    const struct nk_nand *c0 = array->chips[0];
-    uint32_t ahead = count < array->count ? count : array->count;
+    const struct nk_nand *c0 = chips->dev[0];
+    uint32_t ahead = count < chips->count ? count : chips->count;
     int result = 0;
     for (uint32_t i = 0; i < ahead; i++) {
-        int err = nk_array_read_begin(array, first + i);
+        int err = nk_array_read_begin(chips, first + i);
         if (err)
             return err;
     }
     for (uint32_t i = 0; i < count; i++) {
-        unsigned c;
         uint32_t cp;
-        nk_nand_array_locate(array, first + i, &c, &cp);
-        struct nk_nand *dev = array->chips[c];
+        struct nk_nand *dev = nk_part_chips_dev(chips, first + i, &cp);
         int err = nk_chip_read_wait(&dev->chip);
         if (err)
             return err;
@@ -147,8 +263,8 @@ static int nk_array_read_overlap(struct nk_nand_array *array, uint32_t first, ui
         result = nk_nand_worse_result(result, r);
         if (result < 0 && result != -NK_EBADMSG)
             return result;
-        if (i + array->count < count) {
-            err = nk_array_read_begin(array, first + i + array->count);
+        if (i + chips->count < count) {
+            err = nk_array_read_begin(chips, first + i + chips->count);
             if (err)
                 return err;
         }
@@ -156,158 +272,87 @@ static int nk_array_read_overlap(struct nk_nand_array *array, uint32_t first, ui
     return result;
 }
 
-int nk_nand_array_read_pages(struct nk_nand_array *array, uint32_t first_page, uint32_t count,
-                             uint8_t *data, uint8_t *oob, enum nk_oob_mode mode)
+/* Overlapped on a striped array whose port allows it; the chips' locks are
+ * held throughout and every chip's last bitflips become the worst. */
+static int nk_array_read_overlapped(struct nk_part_chips *chips, uint32_t first_page,
+                                    uint32_t count, uint8_t *data, uint8_t *oob,
+                                    enum nk_oob_mode mode)
 {
-    int err = nk_array_range(array, first_page, count);
-    if (err)
-        return err;
-    const struct nk_nand *c0 = array->chips[0];
+    unsigned worst = 0;
+    nk_array_lock(chips, true);
+    for (unsigned i = 0; i < chips->count; i++)
+        chips->dev[i]->last_bitflips = 0;
+    int result = nk_array_read_overlap(chips, first_page, count, data, oob, mode, &worst);
+    for (unsigned i = 0; i < chips->count; i++)
+        chips->dev[i]->last_bitflips = worst;
+    chips->last_bitflips = worst;
+    nk_array_lock(chips, false);
+    return result;
+}
+
+int nk_array_read_pages(struct nk_part_chips *chips, uint32_t first_page, uint32_t count,
+                        uint8_t *data, uint8_t *oob, enum nk_oob_mode mode)
+{
+    const struct nk_nand *c0 = chips->dev[0];
+    if (chips->overlap && data && count > 1 && nk_array_simple_ecc(c0, mode) &&
+        !nk_check_mode(chips->dev[0], mode))
+        return nk_array_read_overlapped(chips, first_page, count, data, oob, mode);
+    /* Runs of pages on one chip, each through that chip's multi-page path. */
     unsigned worst = 0;
     int result = 0;
-    nk_array_lock(array, true);
-    for (unsigned i = 0; i < array->count; i++)
-        array->chips[i]->last_bitflips = 0;
-    if (array->overlap && data && count > 1 && nk_array_simple_ecc(c0, mode) &&
-        !nk_check_mode(array->chips[0], mode)) {
-        result = nk_array_read_overlap(array, first_page, count, data, oob, mode, &worst);
-    } else {
-        /* Runs of pages on one chip, each through that chip's multi-page path. */
-        for (uint32_t i = 0; i < count;) {
-            unsigned c, c2;
-            uint32_t cp, cp2, run = 1;
-            nk_nand_array_locate(array, first_page + i, &c, &cp);
-            while (i + run < count &&
-                   !nk_nand_array_locate(array, first_page + i + run, &c2, &cp2) && c2 == c &&
-                   cp2 == cp + run)
-                run++;
-            struct nk_nand *dev = array->chips[c];
-            int r = nk_nand_read_pages_unlocked(
-                dev, cp, run, data ? data + (size_t)i * nk_nand_page_size(c0) : NULL,
-                oob ? oob + (size_t)i * nk_nand_oob_stride(c0, mode) : NULL, mode);
-            if (dev->last_bitflips > worst)
-                worst = dev->last_bitflips;
-            result = nk_nand_worse_result(result, r);
-            if (result < 0 && result != -NK_EBADMSG) {
-                nk_array_take_diag(array, dev, result);
-                break;
-            }
-            i += run;
+    for (uint32_t i = 0; i < count;) {
+        uint32_t cp;
+        struct nk_nand *dev = nk_part_chips_dev(chips, first_page + i, &cp);
+        uint32_t run = nk_array_run(chips, cp, count - i);
+        int r =
+            nk_nand_read_pages(dev, cp, run, data ? data + (size_t)i * nk_nand_page_size(c0) : NULL,
+                               oob ? oob + (size_t)i * nk_nand_oob_stride(c0, mode) : NULL, mode);
+        if (dev->last_bitflips > worst)
+            worst = dev->last_bitflips;
+        result = nk_nand_worse_result(result, r);
+        if (result < 0 && result != -NK_EBADMSG) {
+            nk_part_chips_take_diag(chips, dev, result);
+            break;
         }
+        i += run;
     }
-    for (unsigned i = 0; i < array->count; i++)
-        array->chips[i]->last_bitflips = worst;
-    array->last_bitflips = worst;
-    nk_array_lock(array, false);
+    chips->last_bitflips = worst;
     return result;
-}
-
-unsigned nk_nand_array_last_bitflips(const struct nk_nand_array *array)
-{
-    return array->last_bitflips;
-}
-
-struct nk_nand *nk_nand_array_chip_of(const struct nk_nand_array *array, uint32_t page,
-                                      uint32_t *chip_page)
-{
-    unsigned c;
-    if (nk_nand_array_locate(array, page, &c, chip_page))
-        return NULL;
-    return array->chips[c];
-}
-
-int nk_nand_array_read_page(struct nk_nand_array *array, uint32_t page, uint8_t *data, uint8_t *oob,
-                            enum nk_oob_mode mode)
-{
-    uint32_t chip_page;
-    struct nk_nand *dev = nk_nand_array_chip_of(array, page, &chip_page);
-    if (!dev)
-        return nk_array_range(array, page, 1);
-    int result = nk_nand_read_page(dev, chip_page, data, oob, mode);
-    array->last_bitflips = nk_nand_last_bitflips(dev);
-    nk_array_take_diag(array, dev, result < 0 ? result : 0);
-    return result;
-}
-
-int nk_nand_array_program_page(struct nk_nand_array *array, uint32_t page, const uint8_t *data,
-                               const uint8_t *oob, enum nk_oob_mode mode)
-{
-    uint32_t chip_page;
-    struct nk_nand *dev = nk_nand_array_chip_of(array, page, &chip_page);
-    if (!dev)
-        return nk_array_range(array, page, 1);
-    int err = nk_nand_program_page(dev, chip_page, data, oob, mode);
-    nk_array_take_diag(array, dev, err);
-    return err;
-}
-
-bool nk_nand_array_is_read_only(const struct nk_nand_array *array)
-{
-    for (unsigned i = 0; i < array->count; i++)
-        if (nk_nand_is_read_only(array->chips[i]))
-            return true;
-    return false;
-}
-
-bool nk_nand_array_tracks_bad_blocks(const struct nk_nand_array *array)
-{
-    for (unsigned i = 0; i < array->count; i++)
-        if (!nk_nand_tracks_bad_blocks(array->chips[i]))
-            return false;
-    return array->count > 0;
-}
-
-uint32_t nk_nand_array_reserved_blocks(const struct nk_nand_array *array)
-{
-    if (!array->count)
-        return 0;
-    /* Concatenated: the last chip's table blocks end the logical space
-     * (the others' read as bad inside it). Striped: every chip's sit at the
-     * same block numbers. */
-    if (array->mapping == NK_NAND_ARRAY_CONCAT)
-        return nk_nand_bbt_reserved_blocks(array->chips[array->count - 1]);
-    uint32_t reserved = 0;
-    for (unsigned i = 0; i < array->count; i++) {
-        uint32_t r = nk_nand_bbt_reserved_blocks(array->chips[i]);
-        if (r > reserved)
-            reserved = r;
-    }
-    return reserved;
 }
 
 /* ----- program ---------------------------------------------------------------------- */
 
-static int nk_array_program_end(struct nk_nand_array *array, unsigned c, uint32_t row)
+static int nk_array_program_end(struct nk_part_chips *chips, unsigned c, uint32_t row)
 {
-    struct nk_nand *dev = array->chips[c];
+    struct nk_nand *dev = chips->dev[c];
     int err = nk_chip_program_end(&dev->chip, row);
     if (err == -NK_EIO)
         dev->stats.program_failures++;
-    nk_array_take_diag(array, dev, err);
+    nk_part_chips_take_diag(chips, dev, err);
     return err;
 }
 
-static int nk_array_program_overlap(struct nk_nand_array *array, uint32_t first, uint32_t count,
+static int nk_array_program_overlap(struct nk_part_chips *chips, uint32_t first, uint32_t count,
                                     const uint8_t *data, const uint8_t *oob, enum nk_oob_mode mode)
 {
-    uint32_t inflight[NK_NAND_ARRAY_MAX];
-    bool busy[NK_NAND_ARRAY_MAX] = {false};
-    const struct nk_nand *c0 = array->chips[0];
+    uint32_t inflight[NK_PART_CHIPS_MAX];
+    bool busy[NK_PART_CHIPS_MAX] = {false};
+    const struct nk_nand *c0 = chips->dev[0];
     int err = 0;
     for (uint32_t i = 0; i < count && !err; i++) {
-        unsigned c;
+        unsigned c = 0;
         uint32_t cp;
-        nk_nand_array_locate(array, first + i, &c, &cp);
-        struct nk_nand *dev = array->chips[c];
+        (void)nk_part_chips_locate(chips, first + i, &c, &cp);
+        struct nk_nand *dev = chips->dev[c];
         if (busy[c]) {
             busy[c] = false;
-            err = nk_array_program_end(array, c, inflight[c]);
+            err = nk_array_program_end(chips, c, inflight[c]);
             if (err)
                 break;
         }
         err = nk_nand_program_checks(dev, cp, mode);
         if (err) {
-            nk_array_take_diag(array, dev, err);
+            nk_part_chips_take_diag(chips, dev, err);
             break;
         }
         const uint8_t *page_data = data ? data + (size_t)i * nk_nand_page_size(c0) : NULL;
@@ -327,132 +372,71 @@ static int nk_array_program_overlap(struct nk_nand_array *array, uint32_t first,
         inflight[c] = cp;
     }
     /* Every started page is waited for, whatever happened since. */
-    for (unsigned c = 0; c < array->count; c++) {
+    for (unsigned c = 0; c < chips->count; c++) {
         if (!busy[c])
             continue;
-        int e = nk_array_program_end(array, c, inflight[c]);
+        int e = nk_array_program_end(chips, c, inflight[c]);
         if (!err)
             err = e;
     }
     return err;
 }
 
-int nk_nand_array_program_pages(struct nk_nand_array *array, uint32_t first_page, uint32_t count,
-                                const uint8_t *data, const uint8_t *oob, enum nk_oob_mode mode)
+int nk_array_program_pages(struct nk_part_chips *chips, uint32_t first_page, uint32_t count,
+                           const uint8_t *data, const uint8_t *oob, enum nk_oob_mode mode)
 {
-    int err = nk_array_range(array, first_page, count);
-    if (err)
+    const struct nk_nand *c0 = chips->dev[0];
+    int err = 0;
+    if (chips->overlap && count > 1 && nk_array_simple_ecc(c0, mode)) {
+        nk_array_lock(chips, true);
+        err = nk_array_program_overlap(chips, first_page, count, data, oob, mode);
+        nk_array_lock(chips, false);
         return err;
-    const struct nk_nand *c0 = array->chips[0];
-    nk_array_lock(array, true);
-    if (array->overlap && count > 1 && nk_array_simple_ecc(c0, mode)) {
-        err = nk_array_program_overlap(array, first_page, count, data, oob, mode);
-    } else {
-        for (uint32_t i = 0; i < count && !err;) {
-            unsigned c, c2;
-            uint32_t cp, cp2, run = 1;
-            nk_nand_array_locate(array, first_page + i, &c, &cp);
-            while (i + run < count &&
-                   !nk_nand_array_locate(array, first_page + i + run, &c2, &cp2) && c2 == c &&
-                   cp2 == cp + run)
-                run++;
-            struct nk_nand *dev = array->chips[c];
-            err = nk_nand_program_pages_unlocked(
-                dev, cp, run, data ? data + (size_t)i * nk_nand_page_size(c0) : NULL,
-                oob ? oob + (size_t)i * nk_nand_oob_stride(c0, mode) : NULL, mode);
-            nk_array_take_diag(array, dev, err);
-            i += run;
-        }
     }
-    nk_array_lock(array, false);
+    for (uint32_t i = 0; i < count && !err;) {
+        uint32_t cp;
+        struct nk_nand *dev = nk_part_chips_dev(chips, first_page + i, &cp);
+        uint32_t run = nk_array_run(chips, cp, count - i);
+        err = nk_nand_program_pages(
+            dev, cp, run, data ? data + (size_t)i * nk_nand_page_size(c0) : NULL,
+            oob ? oob + (size_t)i * nk_nand_oob_stride(c0, mode) : NULL, mode);
+        nk_part_chips_take_diag(chips, dev, err);
+        i += run;
+    }
     return err;
 }
 
 /* ----- page move ------------------------------------------------------------------- */
 
-int nk_nand_array_move_page(struct nk_nand_array *array, uint32_t from, uint32_t to)
+/* Across chips: the data lands in the destination's page buffer and the
+ * OOB in its ecc_read area, neither of which its program touches. */
+static int nk_array_move_across(struct nk_part_chips *chips, struct nk_nand *src, uint32_t src_page,
+                                struct nk_nand *dst, uint32_t dst_page)
 {
-    unsigned src_chip, dst_chip;
-    uint32_t src_page, dst_page;
-    if (nk_nand_array_locate(array, from, &src_chip, &src_page) ||
-        nk_nand_array_locate(array, to, &dst_chip, &dst_page))
-        return nk_diag_set(&array->diag, -NK_EINVAL,
-                           "page move %u -> %u out of range: the array has %u pages", from, to,
-                           nk_nand_array_pages(array));
-    struct nk_nand *src = array->chips[src_chip], *dst = array->chips[dst_chip];
-    if (src == dst) {
-        int err = nk_nand_move_page(src, src_page, dst_page);
-        array->last_bitflips = nk_nand_last_bitflips(src);
-        nk_array_take_diag(array, src, err < 0 ? err : 0);
-        return err;
-    }
-    /* Across chips: the data lands in the destination's page buffer and the
-     * OOB in its ecc_read area, neither of which its program touches. */
-    nk_array_lock(array, true);
+    nk_array_lock(chips, true);
     uint8_t *data = nk_nand_page_buf(dst), *oob = nk_nand_ecc_read(dst);
     int result = nk_nand_read_page_unlocked(src, src_page, data, oob, NK_OOB_PLACE);
-    array->last_bitflips = src->last_bitflips;
+    chips->last_bitflips = src->last_bitflips;
     int err = result < 0 ? result : 0;
     if (err) {
-        nk_array_take_diag(array, src, err);
+        nk_part_chips_take_diag(chips, src, err);
     } else {
         err = nk_nand_program_page_unlocked(dst, dst_page, data, oob, NK_OOB_PLACE, 0);
-        nk_array_take_diag(array, dst, err);
+        nk_part_chips_take_diag(chips, dst, err);
     }
-    nk_array_lock(array, false);
+    nk_array_lock(chips, false);
     return err ? err : result;
 }
 
-/* ----- blocks ----------------------------------------------------------------------- */
-
-/* Applies `op` (erase or mark bad) to logical block `block`: on the one
- * chip that holds it, or on every chip of a stripe (the first error wins). */
-static int nk_array_block_op(struct nk_nand_array *array, uint32_t block,
-                             int (*op)(struct nk_nand *dev, uint32_t block))
+int nk_array_move_page(struct nk_part_chips *chips, uint32_t from, uint32_t to)
 {
-    if (block >= array->blocks)
-        return nk_diag_set(&array->diag, -NK_EINVAL,
-                           "block %u out of range: the array has %u blocks", block, array->blocks);
-    uint32_t chip_blocks = nk_nand_blocks(array->chips[0]);
-    if (array->mapping == NK_NAND_ARRAY_CONCAT) {
-        struct nk_nand *dev = array->chips[block / chip_blocks];
-        int err = op(dev, block % chip_blocks);
-        nk_array_take_diag(array, dev, err);
-        return err;
-    }
-    int result = 0;
-    for (unsigned c = 0; c < array->count; c++) {
-        int err = op(array->chips[c], block);
-        if (err && !result) {
-            result = err;
-            nk_array_take_diag(array, array->chips[c], err);
-        }
-    }
-    return result;
-}
-
-int nk_nand_array_erase_block(struct nk_nand_array *array, uint32_t block)
-{
-    return nk_array_block_op(array, block, nk_nand_erase_block);
-}
-
-int nk_nand_array_block_is_bad(struct nk_nand_array *array, uint32_t block)
-{
-    if (block >= array->blocks)
-        return nk_diag_set(&array->diag, -NK_EINVAL,
-                           "block %u out of range: the array has %u blocks", block, array->blocks);
-    uint32_t chip_blocks = nk_nand_blocks(array->chips[0]);
-    if (array->mapping == NK_NAND_ARRAY_CONCAT)
-        return nk_nand_block_is_bad(array->chips[block / chip_blocks], block % chip_blocks);
-    for (unsigned c = 0; c < array->count; c++) {
-        int bad = nk_nand_block_is_bad(array->chips[c], block);
-        if (bad)
-            return bad;
-    }
-    return 0;
-}
-
-int nk_nand_array_block_mark_bad(struct nk_nand_array *array, uint32_t block)
-{
-    return nk_array_block_op(array, block, nk_nand_block_mark_bad);
+    uint32_t src_page, dst_page;
+    struct nk_nand *src = nk_part_chips_dev(chips, from, &src_page);
+    struct nk_nand *dst = nk_part_chips_dev(chips, to, &dst_page);
+    if (src != dst)
+        return nk_array_move_across(chips, src, src_page, dst, dst_page);
+    int err = nk_nand_move_page(src, src_page, dst_page);
+    chips->last_bitflips = nk_nand_last_bitflips(src);
+    nk_part_chips_take_diag(chips, src, err < 0 ? err : 0);
+    return err;
 }

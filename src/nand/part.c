@@ -1,32 +1,36 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Partitions: bounds-checked, partition-relative views of a device or of an
- * array of chips (every call goes to the array when there is one).
+ * Partitions: bounds-checked, partition-relative views of their chips (one
+ * device or several, src/nand/array_internal.h). Every call goes to the
+ * chip that holds the page: on one chip, straight to the device.
  */
-#include <string.h>
-
+#include "nandkit/part.h"
+#include "nand/array_internal.h"
 #include "nand/nand_internal.h"
 #include "nandkit/error.h"
-#include "nandkit/part.h"
 
-/* Size knob NK_NO_MULTIPAGE (docs/porting.md): no chip arrays, every
- * partition is on one device. */
-#ifdef NK_NO_MULTIPAGE
-#define NK_PART_ON_ARRAY(part) ((void)(part), false)
+/* The range checks stay out of line, one copy for every call: the minimal
+ * core's size budget (docs/porting.md) has no room for one per caller. */
+#if defined(__GNUC__)
+#define NK_PART_NOINLINE __attribute__((noinline))
 #else
-#define NK_PART_ON_ARRAY(part) ((part)->array != NULL)
+#define NK_PART_NOINLINE
 #endif
 
-/* Where the partition's messages go: the array's diag or the device's. */
-static struct nk_diag *nk_part_diag(struct nk_part *part)
+/* Where the partition's messages go: its first chip's diag. */
+static struct nk_diag *nk_part_diag_out(struct nk_part *part)
 {
-    return part->array ? &part->array->diag : &part->dev->diag;
+    return &part->dev->diag;
 }
 
-static int nk_part_describe(struct nk_part *part, struct nk_diag *diag, const char *name,
-                            uint32_t first_block, uint32_t block_count, uint32_t blocks,
-                            uint32_t reserved, unsigned flags)
+/* Describes the range on the chips already in part->chips. */
+static int nk_part_describe(struct nk_part *part, const char *name, uint32_t first_block,
+                            uint32_t block_count, unsigned flags)
 {
+    part->dev = part->chips.dev[0];
+    struct nk_diag *diag = nk_part_diag_out(part);
+    uint32_t blocks = part->chips.blocks;
+    uint32_t reserved = nk_part_chips_reserved_blocks(&part->chips);
     const char *label = name ? name : "(unnamed)";
     uint32_t limit = (flags & NK_PART_ALLOW_BBT_AREA) ? blocks : blocks - reserved;
     if (first_block >= limit)
@@ -51,59 +55,56 @@ static int nk_part_describe(struct nk_part *part, struct nk_diag *diag, const ch
 int nk_part_init(struct nk_part *part, struct nk_nand *dev, const char *name, uint32_t first_block,
                  uint32_t block_count, unsigned flags)
 {
-    int err = nk_part_describe(part, &dev->diag, name, first_block, block_count,
-                               nk_nand_blocks(dev), nk_nand_bbt_reserved_blocks(dev), flags);
-    if (err)
-        return err;
-    part->dev = dev;
-    part->array = NULL;
-    return 0;
+    nk_part_chips_init_one(&part->chips, dev);
+    return nk_part_describe(part, name, first_block, block_count, flags);
 }
 
+/* Size knob NK_NO_MULTIPAGE (docs/porting.md): partitions on one chip. */
 #ifndef NK_NO_MULTIPAGE
-int nk_part_init_array(struct nk_part *part, struct nk_nand_array *array, const char *name,
-                       uint32_t first_block, uint32_t block_count, unsigned flags)
+int nk_part_init_chips(struct nk_part *part, struct nk_nand *const *chips, unsigned count,
+                       enum nk_part_mapping mapping, const char *name, uint32_t first_block,
+                       uint32_t block_count, unsigned flags)
 {
-    if (!array->count)
-        return nk_diag_set(&array->diag, -NK_EINVAL, "partition '%s' on an empty array",
-                           name ? name : "(unnamed)");
-    int err = nk_part_describe(part, &array->diag, name, first_block, block_count, array->blocks,
-                               nk_nand_array_reserved_blocks(array), flags);
+    int err = nk_part_chips_init(&part->chips, chips, count, mapping);
     if (err)
         return err;
-    part->dev = array->chips[0];
-    part->array = array;
-    return 0;
+    return nk_part_describe(part, name, first_block, block_count, flags);
 }
 #endif
 
 int nk_part_check_overlap(const struct nk_part *part, const struct nk_part *other)
 {
-    if (part->dev != other->dev || part->array != other->array)
+    int same = nk_part_chips_compare(&part->chips, &other->chips);
+    if (same == 0)
         return 0;
+    struct nk_diag *diag = nk_part_diag_out((struct nk_part *)part);
+    if (same < 0)
+        return nk_diag_set(diag, -NK_EINVAL,
+                           "partitions '%s' and '%s' share a chip under different layouts",
+                           part->name ? part->name : "?", other->name ? other->name : "?");
     uint32_t a_end = part->first_block + part->block_count;
     uint32_t b_end = other->first_block + other->block_count;
     if (part->first_block < b_end && other->first_block < a_end)
-        return nk_diag_set(nk_part_diag((struct nk_part *)part), -NK_EINVAL,
+        return nk_diag_set(diag, -NK_EINVAL,
                            "partitions '%s' (blocks %u..%u) and '%s' (blocks %u..%u) overlap",
                            part->name ? part->name : "?", part->first_block, a_end - 1,
                            other->name ? other->name : "?", other->first_block, b_end - 1);
     return 0;
 }
 
-static int nk_part_check_page(struct nk_part *part, uint32_t page)
+NK_PART_NOINLINE static int nk_part_check_page(struct nk_part *part, uint32_t page)
 {
     if (page >= nk_part_pages(part))
-        return nk_diag_set(nk_part_diag(part), -NK_EINVAL,
+        return nk_diag_set(nk_part_diag_out(part), -NK_EINVAL,
                            "page %u out of range: partition '%s' has %u pages", page,
                            part->name ? part->name : "?", nk_part_pages(part));
     return 0;
 }
 
-static int nk_part_check_block(struct nk_part *part, uint32_t block)
+NK_PART_NOINLINE static int nk_part_check_block(struct nk_part *part, uint32_t block)
 {
     if (block >= part->block_count)
-        return nk_diag_set(nk_part_diag(part), -NK_EINVAL,
+        return nk_diag_set(nk_part_diag_out(part), -NK_EINVAL,
                            "block %u out of range: partition '%s' has %u blocks", block,
                            part->name ? part->name : "?", part->block_count);
     return 0;
@@ -112,7 +113,7 @@ static int nk_part_check_block(struct nk_part *part, uint32_t block)
 static int nk_part_check_writable(struct nk_part *part)
 {
     if (part->read_only)
-        return nk_diag_set(nk_part_diag(part), -NK_EROFS, "partition '%s' is read-only",
+        return nk_diag_set(nk_part_diag_out(part), -NK_EROFS, "partition '%s' is read-only",
                            part->name ? part->name : "?");
     return 0;
 }
@@ -129,10 +130,13 @@ int nk_part_read_page(struct nk_part *part, uint32_t page, uint8_t *data, uint8_
     int err = nk_part_check_page(part, page);
     if (err)
         return err;
-    page += nk_part_first_page(part);
-    if (NK_PART_ON_ARRAY(part))
-        return nk_nand_array_read_page(part->array, page, data, oob, mode);
-    return nk_nand_read_page(part->dev, page, data, oob, mode);
+    uint32_t chip_page;
+    struct nk_nand *dev =
+        nk_part_chips_dev(&part->chips, page + nk_part_first_page(part), &chip_page);
+    int result = nk_nand_read_page(dev, chip_page, data, oob, mode);
+    part->chips.last_bitflips = nk_nand_last_bitflips(dev);
+    nk_part_chips_take_diag(&part->chips, dev, result < 0 ? result : 0);
+    return result;
 }
 
 int nk_part_program_page(struct nk_part *part, uint32_t page, const uint8_t *data,
@@ -144,10 +148,12 @@ int nk_part_program_page(struct nk_part *part, uint32_t page, const uint8_t *dat
         err = nk_part_check_writable(part);
     if (err)
         return err;
-    page += nk_part_first_page(part);
-    if (NK_PART_ON_ARRAY(part))
-        return nk_nand_array_program_page(part->array, page, data, oob, mode);
-    return nk_nand_program_page(part->dev, page, data, oob, mode);
+    uint32_t chip_page;
+    struct nk_nand *dev =
+        nk_part_chips_dev(&part->chips, page + nk_part_first_page(part), &chip_page);
+    err = nk_nand_program_page(dev, chip_page, data, oob, mode);
+    nk_part_chips_take_diag(&part->chips, dev, err);
+    return err;
 }
 
 int nk_part_erase_block(struct nk_part *part, uint32_t block)
@@ -158,10 +164,7 @@ int nk_part_erase_block(struct nk_part *part, uint32_t block)
         err = nk_part_check_writable(part);
     if (err)
         return err;
-    block += part->first_block;
-    if (NK_PART_ON_ARRAY(part))
-        return nk_nand_array_erase_block(part->array, block);
-    return nk_nand_erase_block(part->dev, block);
+    return nk_part_chips_erase_block(&part->chips, part->first_block + block);
 }
 
 int nk_part_block_is_bad(struct nk_part *part, uint32_t block)
@@ -170,10 +173,7 @@ int nk_part_block_is_bad(struct nk_part *part, uint32_t block)
     int err = nk_part_check_block(part, block);
     if (err)
         return err;
-    block += part->first_block;
-    if (NK_PART_ON_ARRAY(part))
-        return nk_nand_array_block_is_bad(part->array, block);
-    return nk_nand_block_is_bad(part->dev, block);
+    return nk_part_chips_block_is_bad(&part->chips, part->first_block + block);
 }
 
 int nk_part_block_mark_bad(struct nk_part *part, uint32_t block)
@@ -184,10 +184,7 @@ int nk_part_block_mark_bad(struct nk_part *part, uint32_t block)
         err = nk_part_check_writable(part);
     if (err)
         return err;
-    block += part->first_block;
-    if (NK_PART_ON_ARRAY(part))
-        return nk_nand_array_block_mark_bad(part->array, block);
-    return nk_nand_block_mark_bad(part->dev, block);
+    return nk_part_chips_block_mark_bad(&part->chips, part->first_block + block);
 }
 
 /* Size knob NK_NO_MULTIPAGE (docs/porting.md): no multi-page paths, page
@@ -197,7 +194,7 @@ static int nk_part_check_range(struct nk_part *part, uint32_t first_page, uint32
 {
     uint32_t pages = nk_part_pages(part);
     if (count == 0 || first_page >= pages || count > pages - first_page)
-        return nk_diag_set(nk_part_diag(part), -NK_EINVAL,
+        return nk_diag_set(nk_part_diag_out(part), -NK_EINVAL,
                            "pages %u..+%u out of range: partition '%s' has %u pages", first_page,
                            count, part->name ? part->name : "?", pages);
     return 0;
@@ -210,10 +207,8 @@ int nk_part_read_pages(struct nk_part *part, uint32_t first_page, uint32_t count
     int err = nk_part_check_range(part, first_page, count);
     if (err)
         return err;
-    first_page += nk_part_first_page(part);
-    if (NK_PART_ON_ARRAY(part))
-        return nk_nand_array_read_pages(part->array, first_page, count, data, oob, mode);
-    return nk_nand_read_pages(part->dev, first_page, count, data, oob, mode);
+    return nk_part_chips_read_pages(&part->chips, first_page + nk_part_first_page(part), count,
+                                    data, oob, mode);
 }
 
 int nk_part_program_pages(struct nk_part *part, uint32_t first_page, uint32_t count,
@@ -225,10 +220,8 @@ int nk_part_program_pages(struct nk_part *part, uint32_t first_page, uint32_t co
         err = nk_part_check_writable(part);
     if (err)
         return err;
-    first_page += nk_part_first_page(part);
-    if (NK_PART_ON_ARRAY(part))
-        return nk_nand_array_program_pages(part->array, first_page, count, data, oob, mode);
-    return nk_nand_program_pages(part->dev, first_page, count, data, oob, mode);
+    return nk_part_chips_program_pages(&part->chips, first_page + nk_part_first_page(part), count,
+                                       data, oob, mode);
 }
 
 int nk_part_move_page(struct nk_part *part, uint32_t from, uint32_t to)
@@ -242,20 +235,14 @@ int nk_part_move_page(struct nk_part *part, uint32_t from, uint32_t to)
     if (err)
         return err;
     uint32_t base = nk_part_first_page(part);
-    if (NK_PART_ON_ARRAY(part))
-        return nk_nand_array_move_page(part->array, base + from, base + to);
-    return nk_nand_move_page(part->dev, base + from, base + to);
+    return nk_part_chips_move_page(&part->chips, base + from, base + to);
 }
 
 /* The chip holding partition page `page` (already checked) and the page on
  * it. */
 static struct nk_nand *nk_part_chip(const struct nk_part *part, uint32_t page, uint32_t *chip_page)
 {
-    page += nk_part_first_page(part);
-    if (NK_PART_ON_ARRAY(part))
-        return nk_nand_array_chip_of(part->array, page, chip_page);
-    *chip_page = page;
-    return part->dev;
+    return nk_part_chips_dev(&part->chips, page + nk_part_first_page(part), chip_page);
 }
 
 bool nk_part_can_copyback(const struct nk_part *part, uint32_t from, uint32_t to)
@@ -280,11 +267,8 @@ int nk_part_read_for_move(struct nk_part *part, uint32_t page, uint8_t *data, ui
     if (!dev || !nk_nand_has_copyback(dev))
         return nk_part_read_page(part, page, data, oob, mode);
     int result = nk_nand_copyback_load(dev, chip_page, data, oob, mode);
-    if (part->array) {
-        part->array->last_bitflips = nk_nand_last_bitflips(dev);
-        if (result < 0)
-            memcpy(part->array->diag.text, dev->diag.text, sizeof part->array->diag.text);
-    }
+    part->chips.last_bitflips = nk_nand_last_bitflips(dev);
+    nk_part_chips_take_diag(&part->chips, dev, result < 0 ? result : 0);
     if (result >= 0) {
         part->move_loaded = true;
         part->move_corrected = result > 0;
@@ -305,8 +289,7 @@ int nk_part_program_moved(struct nk_part *part, uint32_t from, uint32_t to, cons
     struct nk_nand *dev = nk_part_chip(part, from, &from_chip);
     (void)nk_part_chip(part, to, &to_chip);
     int err = nk_nand_copyback_program(dev, from_chip, to_chip, data, oob, mode, corrected);
-    if (err && part->array)
-        memcpy(part->array->diag.text, dev->diag.text, sizeof part->array->diag.text);
+    nk_part_chips_take_diag(&part->chips, dev, err);
     return err;
 }
 #endif
