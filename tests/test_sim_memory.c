@@ -79,7 +79,8 @@ static void test_64_gib_part_costs_its_block_records_before_any_write(void **sta
     assert_int_equal(m.resident_bytes, 0);
     assert_int_equal(m.fault_bytes, 0);
     /* The bound sim.h states: 32 bytes per block and a fixed part. */
-    assert_true(m.fixed_bytes <= (uint64_t)r.info->blocks * 32 + 4ull * r.page_bytes + (128u << 10));
+    assert_true(m.fixed_bytes <=
+                (uint64_t)r.info->blocks * 32 + 4ull * r.page_bytes + (128u << 10));
     /* Reads of never-written pages return erased bytes and allocate nothing. */
     for (uint32_t i = 0; i < 64; i++) {
         uint32_t row = written_block(&r, i * 997) * r.info->pages_per_block + i;
@@ -171,8 +172,7 @@ static void test_a_page_programmed_with_0xff_holds_no_buffer_but_counts_against_
     assert_int_equal(m.resident_blocks, 1); /* the NOP counts live in the page table */
     assert_int_equal(m.resident_pages, 0);
     /* The NOP limit holds as before: one more program of the page FAILs. */
-    assert_int_equal(sim_program(nk_sim_ctrl(r.sim), r.info, row, 0, r.data, r.page_bytes),
-                     0xe1);
+    assert_int_equal(sim_program(nk_sim_ctrl(r.sim), r.info, row, 0, r.data, r.page_bytes), 0xe1);
     struct nk_sim_counters c;
     nk_sim_counters(r.sim, &c);
     assert_int_equal(c.nop_violations, 1);

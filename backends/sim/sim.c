@@ -438,9 +438,9 @@ void nk_sim_memory_get(const struct nk_sim *sim, struct nk_sim_memory *memory)
     /* What nk_sim_open() allocated: the sim, its block records, four page
      * registers, the read-error list, the parameter pages, the path. */
     memory->fixed_bytes = sizeof *sim + (uint64_t)sim->params.chip.blocks * sizeof *sim->blocks +
-                          4u * (uint64_t)sim->page_bytes +
-                          NK_SIM_FLIP_MAX * sizeof *sim->flip_pos + sim->onfi_len +
-                          sim->jedec_len + (sim->image_path ? strlen(sim->image_path) + 1 : 0);
+                          4u * (uint64_t)sim->page_bytes + NK_SIM_FLIP_MAX * sizeof *sim->flip_pos +
+                          sim->onfi_len + sim->jedec_len +
+                          (sim->image_path ? strlen(sim->image_path) + 1 : 0);
     memory->fault_bytes = (uint64_t)sim->weak_cap * sizeof *sim->weak +
                           (uint64_t)sim->weak_count * sim->page_bytes +
                           (uint64_t)sim->stuck_cap * sizeof *sim->stuck;

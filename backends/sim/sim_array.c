@@ -473,8 +473,8 @@ static int nk_sim_block_write(struct nk_sim *sim, uint32_t block)
             err = nk_sim_block_write_pages(sim, b, offset);
     } else if (!b->pages && (b->flags & NK_SIM_BLK_STALE) && offset < sim->file_size) {
         uint64_t len = sim->file_size - offset;
-        err = nk_sim_file_write_erased(sim, offset,
-                                       len < sim->block_bytes ? len : sim->block_bytes);
+        err =
+            nk_sim_file_write_erased(sim, offset, len < sim->block_bytes ? len : sim->block_bytes);
     }
     if (!err)
         b->flags &= (uint16_t) ~(NK_SIM_BLK_DIRTY | NK_SIM_BLK_STALE);

@@ -151,7 +151,7 @@ struct nk_sim {
     struct nk_sim_block *blocks;
     uint32_t resident_blocks;
     uint64_t resident_pages; /* page buffers held by resident blocks */
-    uint32_t evict_hand; /* write-through: where the search for a block to drop resumes */
+    uint32_t evict_hand;     /* write-through: where the search for a block to drop resumes */
     struct nk_sim_stuck *stuck;
     uint32_t stuck_count, stuck_cap;
     struct nk_sim_weak_page *weak;

@@ -89,8 +89,8 @@ static const struct nk_chip_info nk_sim_generic_64g = {
     .ecc_step = 512,
     .bbm_pages = NK_BBM_FIRST_PAGE | NK_BBM_SECOND_PAGE,
     .onfi_version = 10,
-    .features = NK_CHIP_ONFI | NK_CHIP_CACHE_PROGRAM | NK_CHIP_GET_SET_FEATURES |
-                NK_CHIP_RANDOM_OUT,
+    .features =
+        NK_CHIP_ONFI | NK_CHIP_CACHE_PROGRAM | NK_CHIP_GET_SET_FEATURES | NK_CHIP_RANDOM_OUT,
     .max_bad_blocks = 1310, /* 2 %, as nk_sim_params_geometry() allows */
     .timing = {.tR_ns = 25 * NK_US,
                .tPROG_ns = 300 * NK_US,
