@@ -69,7 +69,7 @@ static uint32_t nk_sim_identified_blocks(const char *name)
 
 static int nk_sim_list(void)
 {
-    printf("%-16s %-10s %6s %5s %5s %7s  %s\n", "preset", "vendor", "page", "oob", "ppb", "blocks",
+    printf("%-18s %-10s %6s %5s %5s %7s  %s\n", "preset", "vendor", "page", "oob", "ppb", "blocks",
            "size");
     for (unsigned i = 0; nk_sim_preset_name(i); i++) {
         struct nk_sim_params params;
@@ -78,11 +78,11 @@ static int nk_sim_list(void)
         const struct nk_chip_info *c = &params.chip;
         uint64_t mib = ((uint64_t)c->page_size * c->pages_per_block * c->blocks) >> 20;
         uint32_t identified = nk_sim_identified_blocks(nk_sim_preset_name(i));
-        printf("%-16s %-10s %6u %5u %5u %7u  %llu MiB%s\n", nk_sim_preset_name(i), c->vendor,
+        printf("%-18s %-10s %6u %5u %5u %7u  %llu MiB%s\n", nk_sim_preset_name(i), c->vendor,
                c->page_size, c->oob_size, c->pages_per_block, c->blocks, (unsigned long long)mib,
                params.onfi ? " (ONFI)" : "");
         if (identified && identified != c->blocks)
-            printf("%-16s identification uses %u of the %u blocks (a power of two per LUN, as "
+            printf("%-18s identification uses %u of the %u blocks (a power of two per LUN, as "
                    "Linux does; nandkit info --chip shows %u)\n",
                    "", identified, c->blocks, identified);
     }

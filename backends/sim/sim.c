@@ -183,13 +183,15 @@ int nk_sim_open(struct nk_sim **out, const struct nk_sim_config *config, struct 
     sim->reg = malloc(sim->page_bytes);
     sim->page_buf = malloc(sim->page_bytes);
     sim->scratch = malloc(sim->page_bytes);
+    sim->erased_page = malloc(sim->page_bytes);
     sim->flip_pos = malloc(NK_SIM_FLIP_MAX * sizeof *sim->flip_pos);
-    if (!sim->reg || !sim->page_buf || !sim->scratch || !sim->flip_pos) {
+    if (!sim->reg || !sim->page_buf || !sim->scratch || !sim->erased_page || !sim->flip_pos) {
         err = nk_diag_set(why, -NK_ENOMEM, "out of memory for %u-byte page registers",
                           sim->page_bytes);
         goto fail;
     }
     memset(sim->reg, 0xff, sim->page_bytes);
+    memset(sim->erased_page, 0xff, sim->page_bytes);
     err = nk_sim_build_param_buffers(sim);
     if (err) {
         nk_diag_set(why, err, "out of memory");
@@ -208,6 +210,7 @@ fail:
     free(sim->onfi_buf);
     free(sim->jedec_buf);
     free(sim->flip_pos);
+    free(sim->erased_page);
     free(sim->scratch);
     free(sim->page_buf);
     free(sim->reg);
@@ -227,6 +230,7 @@ int nk_sim_close(struct nk_sim *sim)
     free(sim->onfi_buf);
     free(sim->jedec_buf);
     free(sim->flip_pos);
+    free(sim->erased_page);
     free(sim->scratch);
     free(sim->page_buf);
     free(sim->reg);
@@ -412,8 +416,8 @@ int nk_sim_block_get(const struct nk_sim *sim, uint32_t block, struct nk_sim_blo
     state->erase_count = b->erase_count;
     state->reads_since_erase = b->reads;
     state->flags = b->flags & NK_SIM_BLK_PUBLIC;
-    state->next_page = b->data || (b->flags & NK_SIM_BLK_ERASED) ? b->next_page : 0;
-    state->resident = b->data != NULL;
+    state->next_page = b->pages || (b->flags & NK_SIM_BLK_ERASED) ? b->next_page : 0;
+    state->resident = b->pages != NULL;
     return 0;
 }
 
@@ -428,8 +432,19 @@ int nk_sim_block_set_erase_count(struct nk_sim *sim, uint32_t block, uint32_t er
 void nk_sim_memory_get(const struct nk_sim *sim, struct nk_sim_memory *memory)
 {
     memory->resident_blocks = sim->resident_blocks;
-    memory->resident_bytes =
-        (uint64_t)sim->resident_blocks * (sim->block_bytes + sim->params.chip.pages_per_block);
+    memory->resident_pages = sim->resident_pages;
+    memory->resident_bytes = (uint64_t)sim->resident_blocks * nk_sim_table_bytes(sim) +
+                             sim->resident_pages * sim->page_bytes;
+    /* What nk_sim_open() allocated: the sim, its block records, four page
+     * registers, the read-error list, the parameter pages, the path. */
+    memory->fixed_bytes = sizeof *sim + (uint64_t)sim->params.chip.blocks * sizeof *sim->blocks +
+                          4u * (uint64_t)sim->page_bytes + NK_SIM_FLIP_MAX * sizeof *sim->flip_pos +
+                          sim->onfi_len + sim->jedec_len +
+                          (sim->image_path ? strlen(sim->image_path) + 1 : 0);
+    memory->fault_bytes = (uint64_t)sim->weak_cap * sizeof *sim->weak +
+                          (uint64_t)sim->weak_count * sim->page_bytes +
+                          (uint64_t)sim->stuck_cap * sizeof *sim->stuck;
+    memory->total_bytes = memory->fixed_bytes + memory->resident_bytes + memory->fault_bytes;
 }
 
 char *nk_sim_sidecar_path(const char *image_path, char *buf, size_t size)

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The array's storage: per-block bookkeeping for every block, data only for
- * blocks that were written (lazy), and the image file behind them.
+ * The array's storage: per-block bookkeeping for every block, a page table
+ * only for blocks that were written, a buffer only for the pages that were
+ * (lazy: an erased page or block costs nothing), and the image file behind
+ * them.
  *
- * A block's content is, in order of precedence: its resident copy; all 0xFF
+ * A block's content is, in order of precedence: its resident copy (a page
+ * without a buffer reads all 0xFF); all 0xFF
  * when erased since the last load; the image file when the page lies inside
  * it; otherwise "virtual" content (0xFF, or a factory-bad block's marker and
  * junk). Reads of non-resident pages go to the file page by page, so
@@ -25,6 +28,9 @@
 #include <unistd.h>
 
 #include "sim_internal.h"
+
+/* docs/simulator.md and nk_sim_memory promise 32 bytes per block. */
+_Static_assert(sizeof(struct nk_sim_block) <= 32, "per-block record grew past 32 bytes");
 
 /* ----- sidecar layout -------------------------------------------------------- */
 
@@ -140,6 +146,51 @@ static int nk_sim_file_read(const struct nk_sim *sim, uint8_t *buf, size_t len, 
     return err;
 }
 
+/* ----- resident pages ------------------------------------------------------ */
+
+uint8_t *nk_sim_block_page_writable(struct nk_sim *sim, struct nk_sim_block *b, uint32_t page)
+{
+    if (b->pages[page])
+        return b->pages[page];
+    uint8_t *data = malloc(sim->page_bytes);
+    if (!data)
+        return NULL;
+    memset(data, 0xff, sim->page_bytes);
+    b->pages[page] = data;
+    sim->resident_pages++;
+    return data;
+}
+
+void nk_sim_block_page_release(struct nk_sim *sim, struct nk_sim_block *b, uint32_t page)
+{
+    if (!b->pages[page])
+        return;
+    free(b->pages[page]);
+    b->pages[page] = NULL;
+    sim->resident_pages--;
+}
+
+/* Frees a resident block's pages and page table: it is no longer resident. */
+static void nk_sim_block_drop(struct nk_sim *sim, struct nk_sim_block *b)
+{
+    if (!b->pages)
+        return;
+    for (uint32_t page = 0; page < sim->params.chip.pages_per_block; page++)
+        nk_sim_block_page_release(sim, b, page);
+    free(b->pages);
+    b->pages = NULL;
+    sim->resident_blocks--;
+}
+
+/* True when no page of a resident block holds anything but 0xFF. */
+static bool nk_sim_block_all_erased(const struct nk_sim *sim, const struct nk_sim_block *b)
+{
+    for (uint32_t page = 0; page < sim->params.chip.pages_per_block; page++)
+        if (b->pages[page] && !nk_all_ff(b->pages[page], sim->page_bytes))
+            return false;
+    return true;
+}
+
 /* ----- content --------------------------------------------------------------- */
 
 void nk_sim_array_virtual_page(const struct nk_sim *sim, uint32_t row, uint8_t *dst)
@@ -172,9 +223,12 @@ static bool nk_sim_row_in_file(const struct nk_sim *sim, uint32_t row)
 int nk_sim_array_load(struct nk_sim *sim, uint32_t row, uint8_t *dst)
 {
     const struct nk_sim_block *b = &sim->blocks[row >> sim->ppb_shift];
-    if (b->data) {
-        memcpy(dst, nk_sim_block_page(sim, b, row & (sim->params.chip.pages_per_block - 1)),
-               sim->page_bytes);
+    if (b->pages) {
+        const uint8_t *page = nk_sim_block_page(b, row & (sim->params.chip.pages_per_block - 1));
+        if (page)
+            memcpy(dst, page, sim->page_bytes);
+        else
+            memset(dst, 0xff, sim->page_bytes);
         return 0;
     }
     if (b->flags & NK_SIM_BLK_ERASED) {
@@ -203,60 +257,83 @@ static void nk_sim_array_evict(struct nk_sim *sim, uint32_t keep)
         uint32_t i = sim->evict_hand;
         sim->evict_hand = i + 1 < blocks ? i + 1 : 0;
         struct nk_sim_block *b = &sim->blocks[i];
-        if (i == keep || !b->data || (b->flags & (NK_SIM_BLK_DIRTY | NK_SIM_BLK_STALE)))
+        if (i == keep || !b->pages || (b->flags & (NK_SIM_BLK_DIRTY | NK_SIM_BLK_STALE)))
             continue;
-        free(b->data);
-        b->data = NULL;
-        sim->resident_blocks--;
+        nk_sim_block_drop(sim, b);
     }
 }
 
-uint8_t *nk_sim_array_materialize(struct nk_sim *sim, uint32_t block)
+/* The pages of a block first made resident: from the file where it holds
+ * them, the rest virtual. A page that is not all 0xFF gets a buffer, counts
+ * as one partial program and advances the order. 0, -NK_ENOMEM or -NK_EIO. */
+static int nk_sim_block_load(struct nk_sim *sim, uint32_t block)
 {
     struct nk_sim_block *b = &sim->blocks[block];
-    if (b->data)
-        return b->data;
+    uint32_t ppb = sim->params.chip.pages_per_block, first = block << sim->ppb_shift;
+    uint32_t in_file = 0;
+    while (in_file < ppb && nk_sim_row_in_file(sim, first + in_file))
+        in_file++;
+    /* The file's pages in one read, into a buffer as long as the block's
+     * part in the file, freed before return. */
+    uint8_t *file = NULL;
+    if (in_file) {
+        file = malloc((size_t)in_file * sim->page_bytes);
+        if (!file)
+            return -NK_ENOMEM;
+        if (nk_sim_file_read(sim, file, (size_t)in_file * sim->page_bytes,
+                             (uint64_t)first * sim->page_bytes)) {
+            free(file);
+            return -NK_EIO;
+        }
+    }
+    uint8_t *nop = nk_sim_block_nop(sim, b);
+    bool virtual_content = (b->flags & NK_SIM_BLOCK_FACTORY_BAD) != 0;
+    int err = 0;
+    for (uint32_t page = 0; page < ppb && !err; page++) {
+        const uint8_t *src = page < in_file ? file + (size_t)page * sim->page_bytes : NULL;
+        if (src ? nk_all_ff(src, sim->page_bytes) : !virtual_content)
+            continue; /* erased: no buffer */
+        uint8_t *dst = nk_sim_block_page_writable(sim, b, page);
+        if (!dst) {
+            err = -NK_ENOMEM;
+            break;
+        }
+        if (src)
+            memcpy(dst, src, sim->page_bytes);
+        else
+            nk_sim_array_virtual_page(sim, first + page, dst);
+        nop[page] = 1;
+        b->next_page = page + 1;
+    }
+    free(file);
+    return err;
+}
+
+uint8_t **nk_sim_array_materialize(struct nk_sim *sim, uint32_t block)
+{
+    struct nk_sim_block *b = &sim->blocks[block];
+    if (b->pages)
+        return b->pages;
     if (sim->write_through && sim->fd >= 0 && !sim->read_only &&
         sim->resident_blocks >= NK_SIM_WRITE_THROUGH_RESIDENT)
         nk_sim_array_evict(sim, block);
-    uint32_t ppb = sim->params.chip.pages_per_block;
-    uint8_t *data = malloc(sim->block_bytes + ppb);
-    if (!data)
+    /* Every page pointer NULL (erased), every NOP count 0. */
+    b->pages = calloc(1, (size_t)nk_sim_table_bytes(sim));
+    if (!b->pages)
         return NULL;
-    uint8_t *nop = data + sim->block_bytes;
+    sim->resident_blocks++;
     uint32_t first = block << sim->ppb_shift;
     bool plain = (b->flags & NK_SIM_BLK_ERASED) ||
                  (!(b->flags & NK_SIM_BLOCK_FACTORY_BAD) && !nk_sim_row_in_file(sim, first));
-    memset(nop, 0, ppb);
     b->next_page = 0;
-    if (plain) {
-        memset(data, 0xff, sim->block_bytes);
-    } else {
-        /* Pages from the file in one read, the rest virtual; a programmed
-         * page counts as one partial program and advances the order. */
-        uint32_t in_file = 0;
-        while (in_file < ppb && nk_sim_row_in_file(sim, first + in_file))
-            in_file++;
-        if (in_file && nk_sim_file_read(sim, data, (size_t)in_file * sim->page_bytes,
-                                        (uint64_t)first * sim->page_bytes)) {
-            free(data);
-            return NULL;
-        }
-        for (uint32_t page = in_file; page < ppb; page++)
-            nk_sim_array_virtual_page(sim, first + page, data + (uint64_t)page * sim->page_bytes);
-        for (uint32_t page = 0; page < ppb; page++) {
-            if (!nk_all_ff(data + (uint64_t)page * sim->page_bytes, sim->page_bytes)) {
-                nop[page] = 1;
-                b->next_page = page + 1;
-            }
-        }
+    if (!plain && nk_sim_block_load(sim, block)) {
+        nk_sim_block_drop(sim, b);
+        return NULL;
     }
     if (b->flags & NK_SIM_BLK_STALE)
         b->flags |= NK_SIM_BLK_DIRTY; /* the file still holds pre-erase data */
     b->flags &= (uint16_t) ~(NK_SIM_BLK_ERASED | NK_SIM_BLK_STALE);
-    b->data = data;
-    sim->resident_blocks++;
-    return data;
+    return b->pages;
 }
 
 /* ----- writing the image ------------------------------------------------------ */
@@ -317,11 +394,11 @@ static int nk_sim_file_fill_to(struct nk_sim *sim, uint64_t offset)
         uint32_t block = row >> sim->ppb_shift;
         uint64_t block_end = (uint64_t)(block + 1) * sim->block_bytes;
         const struct nk_sim_block *b = &sim->blocks[block];
-        if (!b->data && !(b->flags & NK_SIM_BLOCK_FACTORY_BAD)) {
+        if (!b->pages && !(b->flags & NK_SIM_BLOCK_FACTORY_BAD)) {
             uint64_t end = block_end;
             while (end < offset) {
                 const struct nk_sim_block *next = &sim->blocks[end / sim->block_bytes];
-                if (next->data || (next->flags & NK_SIM_BLOCK_FACTORY_BAD))
+                if (next->pages || (next->flags & NK_SIM_BLOCK_FACTORY_BAD))
                     break;
                 end += sim->block_bytes;
             }
@@ -356,27 +433,48 @@ static int nk_sim_file_write(struct nk_sim *sim, uint64_t offset, const uint8_t 
     return err;
 }
 
+/* Writes every page of a resident block to the file, an erased one as
+ * 0xFF bytes. */
+static int nk_sim_block_write_pages(struct nk_sim *sim, const struct nk_sim_block *b,
+                                    uint64_t offset)
+{
+    int err = 0;
+    for (uint32_t page = 0; page < sim->params.chip.pages_per_block && !err; page++) {
+        const uint8_t *data = nk_sim_block_page(b, page);
+        err = nk_sim_file_write(sim, offset + (uint64_t)page * sim->page_bytes,
+                                data ? data : sim->erased_page, sim->page_bytes);
+    }
+    return err;
+}
+
+/* Overwrites `len` bytes of the file from `offset` (inside it) with 0xFF. */
+static int nk_sim_file_write_erased(struct nk_sim *sim, uint64_t offset, uint64_t len)
+{
+    while (len) {
+        size_t n = len < sim->page_bytes ? (size_t)len : sim->page_bytes;
+        if (nk_pwrite_full(sim->fd, sim->erased_page, n, offset))
+            return -NK_EIO;
+        offset += n;
+        len -= n;
+    }
+    return 0;
+}
+
 /* Brings the file copy of `block` up to date. */
 static int nk_sim_block_write(struct nk_sim *sim, uint32_t block)
 {
     struct nk_sim_block *b = &sim->blocks[block];
     uint64_t offset = (uint64_t)block * sim->block_bytes;
     int err = 0;
-    if (b->data && (b->flags & NK_SIM_BLK_DIRTY)) {
+    if (b->pages && (b->flags & NK_SIM_BLK_DIRTY)) {
         /* Past the end, an erased block needs no bytes: it reads erased. */
         if (offset < sim->file_size || (b->flags & NK_SIM_BLOCK_FACTORY_BAD) ||
-            !nk_all_ff(b->data, sim->block_bytes))
-            err = nk_sim_file_write(sim, offset, b->data, sim->block_bytes);
-    } else if (!b->data && (b->flags & NK_SIM_BLK_STALE) && offset < sim->file_size) {
+            !nk_sim_block_all_erased(sim, b))
+            err = nk_sim_block_write_pages(sim, b, offset);
+    } else if (!b->pages && (b->flags & NK_SIM_BLK_STALE) && offset < sim->file_size) {
         uint64_t len = sim->file_size - offset;
-        if (len > sim->block_bytes)
-            len = sim->block_bytes;
-        uint8_t *ones = malloc((size_t)len);
-        if (!ones)
-            return -NK_ENOMEM;
-        memset(ones, 0xff, (size_t)len);
-        err = nk_pwrite_full(sim->fd, ones, (size_t)len, offset);
-        free(ones);
+        err =
+            nk_sim_file_write_erased(sim, offset, len < sim->block_bytes ? len : sim->block_bytes);
     }
     if (!err)
         b->flags &= (uint16_t) ~(NK_SIM_BLK_DIRTY | NK_SIM_BLK_STALE);
@@ -391,13 +489,14 @@ void nk_sim_array_touched(struct nk_sim *sim, uint32_t block, uint32_t page, boo
     b->flags |= NK_SIM_BLK_DIRTY;
     if (!sim->write_through)
         return;
-    if (whole_block || !b->data) {
+    if (whole_block || !b->pages) {
         nk_sim_block_write(sim, block);
         return;
     }
     /* One page: the rest of a write-through block is already on file. */
     uint32_t row = block << sim->ppb_shift | page;
-    if (nk_sim_file_write(sim, (uint64_t)row * sim->page_bytes, nk_sim_block_page(sim, b, page),
+    const uint8_t *data = nk_sim_block_page(b, page);
+    if (nk_sim_file_write(sim, (uint64_t)row * sim->page_bytes, data ? data : sim->erased_page,
                           sim->page_bytes) == 0)
         b->flags &= (uint16_t)~NK_SIM_BLK_DIRTY;
 }
@@ -405,12 +504,10 @@ void nk_sim_array_touched(struct nk_sim *sim, uint32_t block, uint32_t page, boo
 void nk_sim_array_erased(struct nk_sim *sim, uint32_t block)
 {
     struct nk_sim_block *b = &sim->blocks[block];
-    if (b->data) {
-        memset(b->data, 0xff, sim->block_bytes);
-        memset(nk_sim_block_nop(sim, b), 0, sim->params.chip.pages_per_block);
-        nk_sim_array_touched(sim, block, 0, true);
-        return;
-    }
+    /* Its pages, page table and NOP counts go: an erased block costs
+     * nothing. What the file holds of it is now old (STALE below). */
+    nk_sim_block_drop(sim, b);
+    b->flags &= (uint16_t)~NK_SIM_BLK_DIRTY;
     b->flags |= NK_SIM_BLK_ERASED;
     if (sim->fd >= 0 && !sim->read_only && (uint64_t)block * sim->block_bytes < sim->file_size) {
         b->flags |= NK_SIM_BLK_STALE;
@@ -757,7 +854,7 @@ void nk_sim_array_free(struct nk_sim *sim)
     nk_sim_weak_free(sim);
     if (sim->blocks) {
         for (uint32_t i = 0; i < sim->params.chip.blocks; i++)
-            free(sim->blocks[i].data);
+            nk_sim_block_drop(sim, &sim->blocks[i]);
         free(sim->blocks);
         sim->blocks = NULL;
     }
@@ -799,10 +896,12 @@ int nk_sim_page_peek(struct nk_sim *sim, uint32_t row, uint32_t column, uint8_t 
     if (row >= sim->rows || column > sim->page_bytes || len > sim->page_bytes - column)
         return -NK_EINVAL;
     const struct nk_sim_block *b = &sim->blocks[row >> sim->ppb_shift];
-    if (b->data) {
-        memcpy(buf,
-               nk_sim_block_page(sim, b, row & (sim->params.chip.pages_per_block - 1)) + column,
-               len);
+    if (b->pages) {
+        const uint8_t *page = nk_sim_block_page(b, row & (sim->params.chip.pages_per_block - 1));
+        if (page)
+            memcpy(buf, page + column, len);
+        else
+            memset(buf, 0xff, len);
         return 0;
     }
     int err = nk_sim_array_load(sim, row, sim->scratch);
@@ -821,7 +920,10 @@ int nk_sim_page_poke(struct nk_sim *sim, uint32_t row, uint32_t column, const ui
     if (!nk_sim_array_materialize(sim, block))
         return -NK_ENOMEM;
     uint32_t page = row & (sim->params.chip.pages_per_block - 1);
-    memcpy(nk_sim_block_page(sim, &sim->blocks[block], page) + column, buf, len);
+    uint8_t *dst = nk_sim_block_page_writable(sim, &sim->blocks[block], page);
+    if (!dst)
+        return -NK_ENOMEM;
+    memcpy(dst + column, buf, len);
     nk_sim_array_touched(sim, block, page, false);
     return 0;
 }

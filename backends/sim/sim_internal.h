@@ -7,7 +7,7 @@
  *   sim_chip.c     the command state machine (cycles in, bytes out)
  *   sim_cache.c    read cache (31h/3Fh) and the copy-back rules
  *   sim_bus.c      several targets (chip enables) on one bus
- *   sim_array.c    lazy block storage, image file and sidecar
+ *   sim_array.c    lazy page storage, image file and sidecar
  *   sim_physics.c  program/erase/read physics, faults, power loss
  *   sim_presets.c  presets and parameter-page builders
  */
@@ -74,8 +74,11 @@ enum nk_sim_state {
 #define NK_SIM_BLK_STALE 0x0400u  /* erased while not resident: file copy is old */
 #define NK_SIM_BLK_STUCK 0x0800u  /* has stuck bits */
 
+/* A resident block: one pointer per page, NULL while the page is erased (it
+ * reads all 0xFF and costs nothing), else page_bytes of its own; then the
+ * NOP count of each page. One allocation of nk_sim_table_bytes(). */
 struct nk_sim_block {
-    uint8_t *data; /* resident: pages_per_block * page_bytes, then a NOP count per page */
+    uint8_t **pages; /* resident: the page table above; NULL: not resident */
     uint32_t erase_count;
     uint32_t reads; /* page reads since the last erase */
     uint32_t next_page;
@@ -147,7 +150,8 @@ struct nk_sim {
     /* Array. */
     struct nk_sim_block *blocks;
     uint32_t resident_blocks;
-    uint32_t evict_hand; /* write-through: where the search for a block to drop resumes */
+    uint64_t resident_pages; /* page buffers held by resident blocks */
+    uint32_t evict_hand;     /* write-through: where the search for a block to drop resumes */
     struct nk_sim_stuck *stuck;
     uint32_t stuck_count, stuck_cap;
     struct nk_sim_weak_page *weak;
@@ -169,6 +173,7 @@ struct nk_sim {
     uint8_t *reg;            /* data (cache) register, page_bytes */
     uint8_t *page_buf;       /* array-side page buffer of a pending program */
     uint8_t *scratch;        /* page_bytes of scratch */
+    uint8_t *erased_page;    /* page_bytes of 0xFF (never changed): what an erased page holds */
     uint32_t reg_lo, reg_hi; /* columns written since 80h */
 
     /* Command state machine. */
@@ -297,25 +302,38 @@ int nk_sim_array_init(struct nk_sim *sim, const struct nk_sim_config *config, st
 void nk_sim_array_free(struct nk_sim *sim);
 /* Stored content of page `row` into `dst` (page_bytes). */
 int nk_sim_array_load(struct nk_sim *sim, uint32_t row, uint8_t *dst);
-/* Makes a block resident; returns its data or NULL (ENOMEM / I/O). */
-uint8_t *nk_sim_array_materialize(struct nk_sim *sim, uint32_t block);
+/* Makes a block resident; returns its page table or NULL (ENOMEM / I/O). */
+uint8_t **nk_sim_array_materialize(struct nk_sim *sim, uint32_t block);
 /* Block data changed: mark dirty and write through when configured. */
 void nk_sim_array_touched(struct nk_sim *sim, uint32_t block, uint32_t page, bool whole_block);
-/* Block erased (content all 0xFF). */
+/* Block erased (content all 0xFF): its pages are freed. */
 void nk_sim_array_erased(struct nk_sim *sim, uint32_t block);
 /* Virtual content of a never-written page (0xFF, or a factory-bad pattern). */
 void nk_sim_array_virtual_page(const struct nk_sim *sim, uint32_t row, uint8_t *dst);
 int nk_sim_array_sync(struct nk_sim *sim, struct nk_diag *why);
 
-static inline uint8_t *nk_sim_block_page(const struct nk_sim *sim, const struct nk_sim_block *b,
-                                         uint32_t page)
+/* Bytes of a resident block's page table (pointers and NOP counts). */
+static inline uint64_t nk_sim_table_bytes(const struct nk_sim *sim)
 {
-    return b->data + (uint64_t)page * sim->page_bytes;
+    return (uint64_t)sim->params.chip.pages_per_block * (sizeof(uint8_t *) + 1u);
 }
+
+/* Stored bytes of `page` of a resident block; NULL while it is erased. */
+static inline const uint8_t *nk_sim_block_page(const struct nk_sim_block *b, uint32_t page)
+{
+    return b->pages[page];
+}
+
+/* Stored bytes of `page` of a resident block, to change: an erased page
+ * gets its own page_bytes of 0xFF first. NULL when out of memory. */
+uint8_t *nk_sim_block_page_writable(struct nk_sim *sim, struct nk_sim_block *b, uint32_t page);
+
+/* Frees `page` of a resident block: it reads erased from now on. */
+void nk_sim_block_page_release(struct nk_sim *sim, struct nk_sim_block *b, uint32_t page);
 
 static inline uint8_t *nk_sim_block_nop(const struct nk_sim *sim, const struct nk_sim_block *b)
 {
-    return b->data + sim->block_bytes;
+    return (uint8_t *)(b->pages + sim->params.chip.pages_per_block);
 }
 
 /* ----- sim_physics.c ----- */

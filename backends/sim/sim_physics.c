@@ -77,6 +77,11 @@ static void nk_sim_set_status(struct nk_sim *sim, bool fail, bool cache_sequence
 
 /* ----- program --------------------------------------------------------------- */
 
+static bool nk_sim_page_all_ff(const struct nk_sim *sim, const uint8_t *page)
+{
+    return page[0] == 0xff && memcmp(page, sim->erased_page, sim->page_bytes) == 0;
+}
+
 /* dst &= src, a word at a time (the program's only work per byte). */
 static void nk_sim_and_bytes(uint8_t *dst, const uint8_t *src, uint32_t len)
 {
@@ -341,10 +346,11 @@ static void nk_sim_commit_program(struct nk_sim *sim, unsigned f256)
     uint32_t block = p->row >> sim->ppb_shift;
     uint32_t page = p->row & (sim->params.chip.pages_per_block - 1);
     struct nk_sim_block *b = &sim->blocks[block];
-    uint8_t *data = nk_sim_array_materialize(sim, block);
-    if (!data)
+    if (!nk_sim_array_materialize(sim, block))
         return;
-    uint8_t *dst = nk_sim_block_page(sim, b, page);
+    uint8_t *dst = nk_sim_block_page_writable(sim, b, page);
+    if (!dst)
+        return;
     bool cut = f256 < 256 && !sim->faults.weak_cells_off;
     if (p->fail == NK_SIM_FAIL_PARTIAL && p->fail_f256 < f256) {
         f256 = p->fail_f256;
@@ -366,6 +372,8 @@ static void nk_sim_commit_program(struct nk_sim *sim, unsigned f256)
     }
     if (b->flags & NK_SIM_BLOCK_WEAK_ERASE)
         nk_sim_weak_erase_disturb(sim, b, p->row, dst);
+    if (nk_sim_page_all_ff(sim, dst))
+        nk_sim_block_page_release(sim, b, page); /* still erased: it needs no buffer */
     uint8_t *nop = nk_sim_block_nop(sim, b);
     if (nop[page] < 255)
         nop[page]++;
@@ -425,14 +433,15 @@ static void nk_sim_partial_erase(struct nk_sim *sim, uint32_t block, unsigned f2
                                  bool unstable)
 {
     struct nk_sim_block *b = &sim->blocks[block];
-    if (!b->data && (b->flags & NK_SIM_BLK_ERASED))
+    if (!b->pages && (b->flags & NK_SIM_BLK_ERASED))
         return; /* nothing programmed: nothing to half-erase */
-    uint8_t *data = nk_sim_array_materialize(sim, block);
-    if (!data)
+    if (!nk_sim_array_materialize(sim, block))
         return;
     uint32_t ppb = sim->params.chip.pages_per_block;
     for (uint32_t page = 0; page < ppb; page++) {
-        uint8_t *dst = nk_sim_block_page(sim, b, page);
+        uint8_t *dst = b->pages[page];
+        if (!dst)
+            continue; /* erased already */
         uint32_t row = block << sim->ppb_shift | page;
         for (uint32_t i = 0; i < sim->page_bytes; i++) {
             uint8_t zeros = (uint8_t)~dst[i];
@@ -443,6 +452,8 @@ static void nk_sim_partial_erase(struct nk_sim *sim, uint32_t block, unsigned f2
                 if ((zeros >> bit & 1u) && ((h >> (8 * bit)) & 0xffu) < f256)
                     dst[i] |= (uint8_t)(1u << bit);
         }
+        if (nk_sim_page_all_ff(sim, dst))
+            nk_sim_block_page_release(sim, b, page);
     }
     memset(nk_sim_block_nop(sim, b), 0, ppb);
     b->next_page = 0;
@@ -785,7 +796,9 @@ static void nk_sim_read_disturb(struct nk_sim *sim, uint32_t block, uint32_t pag
         uint32_t bit = (uint32_t)(nk_sim_rng_next(&sim->rng_fault) % (sim->page_bytes * 8u));
         if (!nk_sim_array_materialize(sim, block))
             return;
-        uint8_t *dst = nk_sim_block_page(sim, b, other);
+        uint8_t *dst = nk_sim_block_page_writable(sim, b, other);
+        if (!dst)
+            return;
         uint8_t mask = (uint8_t)(1u << (bit & 7));
         if (dst[bit >> 3] & mask) {
             dst[bit >> 3] &= (uint8_t)~mask;

@@ -66,6 +66,48 @@ static const struct nk_chip_info nk_sim_jedec_2g = {
                .tBERS_max_ns = 5 * NK_MS},
 };
 
+/* A generic 64 GiB part, not a real one (no datasheet): the geometry of a
+ * large SLC die, 4096+256 bytes x 256 pages x 65536 blocks (69.8 GB with
+ * the OOB), identified through ONFI, with the K9F1G08U0A's timing (as
+ * nk_sim_params_geometry() gives). It is there to run a part whose array
+ * does not fit in memory: the simulator holds only what was written. */
+static const struct nk_chip_info nk_sim_generic_64g = {
+    .vendor = "nandkit",
+    .model = "NKSIM-GENERIC-64G",
+    .id = {0x00, 0xd7}, /* no JEDEC manufacturer: identified through ONFI */
+    .id_len = 2,
+    .page_size = 4096,
+    .oob_size = 256,
+    .pages_per_block = 256,
+    .blocks = 65536,
+    .luns = 1,
+    .col_cycles = 2,
+    .row_cycles = 3,
+    .bits_per_cell = 1,
+    .nop = 4,
+    .ecc_strength = 8,
+    .ecc_step = 512,
+    .bbm_pages = NK_BBM_FIRST_PAGE | NK_BBM_SECOND_PAGE,
+    .onfi_version = 10,
+    .features =
+        NK_CHIP_ONFI | NK_CHIP_CACHE_PROGRAM | NK_CHIP_GET_SET_FEATURES | NK_CHIP_RANDOM_OUT,
+    .max_bad_blocks = 1310, /* 2 %, as nk_sim_params_geometry() allows */
+    .timing = {.tR_ns = 25 * NK_US,
+               .tPROG_ns = 300 * NK_US,
+               .tBERS_ns = 2 * NK_MS,
+               .tCBSY_ns = 3 * NK_US,
+               .tRST_ns = 5 * NK_US,
+               .tRC_ns = 30,
+               .tWC_ns = 30,
+               .tADL_ns = 70,
+               .tWB_ns = 100,
+               .tWHR_ns = 60,
+               .tR_max_ns = 25 * NK_US,
+               .tPROG_max_ns = 700 * NK_US,
+               .tBERS_max_ns = 3 * NK_MS,
+               .tCBSY_max_ns = 700 * NK_US},
+};
+
 static const struct nk_sim_preset_entry nk_sim_presets[] = {
     /* The chip of the eCos library's benchmark (ecos-devel, 2009). */
     {"K9F1G08U0A", NULL, false, 4},
@@ -77,6 +119,7 @@ static const struct nk_sim_preset_entry nk_sim_presets[] = {
     {"MT29F8G08ABABA", NULL, false, 8},
     {"MT29F32G08ABCDB", NULL, false, 8},
     {"NKSIM-JEDEC-2G", &nk_sim_jedec_2g, true, 8},
+    {"NKSIM-GENERIC-64G", &nk_sim_generic_64g, false, 40},
 };
 
 #define NK_SIM_PRESET_COUNT (sizeof nk_sim_presets / sizeof nk_sim_presets[0])

@@ -13,7 +13,7 @@
  * can model Micron-style on-die ECC. See docs/simulator.md.
  *
  * Cost: every call is O(1) or O(bytes moved) except where noted; memory is
- * O(blocks) bookkeeping plus only the blocks that were written (lazy).
+ * O(blocks) bookkeeping plus only the pages that were written (lazy).
  * A `struct nk_sim` is not thread-safe; use one per thread or lock around it.
  */
 #ifndef NANDKIT_SIM_H
@@ -187,7 +187,8 @@ struct nk_sim_event {
  * bad geometry, missing image, image size not a multiple of the page+OOB
  * size (a shorter image is allowed: missing trailing blocks read as erased).
  * With an image and neither preset nor params, the part is taken from the
- * image's sidecar. Allocates O(blocks) bookkeeping; block data on first write. */
+ * image's sidecar. Allocates O(blocks) bookkeeping (32 bytes a block); page data
+ * when a page is first written (nk_sim_memory_get()). */
 int nk_sim_open(struct nk_sim **sim, const struct nk_sim_config *config, struct nk_diag *why);
 
 /* Writes back (image mode), makes the image durable (fsync) and frees,
@@ -380,7 +381,7 @@ struct nk_sim_block_state {
     uint32_t reads_since_erase;
     uint32_t flags;     /* NK_SIM_BLOCK_* */
     uint32_t next_page; /* lowest page strict order still allows */
-    bool resident;      /* block data held in memory */
+    bool resident;      /* has a page table: written since its last erase */
 };
 
 /* State of `block`. 0 or -NK_EINVAL. */
@@ -401,11 +402,25 @@ int nk_sim_page_weak(const struct nk_sim *sim, uint32_t row, struct nk_sim_weak_
 /* Sets the erase count of `block` (to age a chip quickly). 0 or -NK_EINVAL. */
 int nk_sim_block_set_erase_count(struct nk_sim *sim, uint32_t block, uint32_t erase_count);
 
-/* Memory the simulator holds for block data. */
+/* Memory the simulator holds, counted exactly as it allocates it (the C
+ * library adds its own few bytes per allocation). Data grows with what is
+ * written, never with the size of the part:
+ *   resident_bytes = resident_blocks x pages_per_block x (sizeof(void *) + 1)
+ *                  + resident_pages x (page_size + oob_size)
+ *   fixed_bytes   <= blocks x 32 + 4 x (page_size + oob_size) + 128 KiB
+ * An erased page or block holds nothing; erasing a block frees its pages. */
 struct nk_sim_memory {
-    uint32_t resident_blocks;
-    uint64_t resident_bytes;
+    uint32_t resident_blocks; /* blocks with a page table (written since their last erase) */
+    uint64_t resident_pages;  /* pages with a buffer: programmed, poked or disturbed since
+                                 their block's last erase (a program that leaves a page all
+                                 0xFF keeps none) */
+    uint64_t resident_bytes;  /* page tables and page buffers (formula above) */
+    uint64_t fixed_bytes;     /* allocated at open: per-block records, registers, ports */
+    uint64_t fault_bytes;     /* weak-page records and stuck bits */
+    uint64_t total_bytes;     /* fixed_bytes + resident_bytes + fault_bytes */
 };
+
+/* Fills `memory` (above). O(1); nothing is allocated. */
 void nk_sim_memory_get(const struct nk_sim *sim, struct nk_sim_memory *memory);
 
 /* Path of the sidecar of `image_path` ("IMAGE.nksim") into `buf` of `size`
