@@ -4,7 +4,10 @@
  * Direct exercise them: a link in another directory than its file stays
  * reachable when the file's own name is unlinked after a remount (the link
  * takes over the file), in RAM at once and after the next mount, in every
- * layout; and a hard link never names a missing object on flash.
+ * layout; and a hard link never names a missing object on flash. stat's
+ * link count follows links as they come and go (two files at a time, so the
+ * count kept for one file is left and taken up again), and agrees with a
+ * fresh mount.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,10 +113,72 @@ static void test_a_link_in_another_directory_takes_over_after_a_remount(void **s
     link_in_another_directory(NK_FS_LAYOUT_INBAND, 2048, 64);
 }
 
+static void expect_nlink(struct nk_fs *fs, const char *path, uint32_t want)
+{
+    struct nk_fs_stat st;
+    int err = nk_fs_lstat(fs, path, &st);
+    if (err)
+        fail_msg("lstat %s: %d", path, err);
+    if (st.nlink != want)
+        fail_msg("%s: nlink %u, want %u", path, (unsigned)st.nlink, (unsigned)want);
+}
+
+static void test_the_link_count_follows_links_as_they_come_and_go(void **state)
+{
+    (void)state;
+    struct w *w = w_open(NK_FS_LAYOUT_LINUX, 2048, 64);
+    struct nk_fs *fs = &w->fs;
+    const uint8_t data[] = "both";
+    put(fs, "/x", data, sizeof data);
+    put(fs, "/y", data, sizeof data);
+    char path[32];
+    for (unsigned i = 0; i < 6; i++) {
+        snprintf(path, sizeof path, "/x%u", i);
+        assert_int_equal(nk_fs_link(fs, "/x", path), 0);
+        expect_nlink(fs, "/x", i + 2);
+        snprintf(path, sizeof path, "/y%u", i);
+        assert_int_equal(nk_fs_link(fs, "/y", path), 0);
+        expect_nlink(fs, path, i + 2);
+    }
+    assert_int_equal(nk_fs_unlink(fs, "/x0"), 0);
+    expect_nlink(fs, "/x", 6);
+    expect_nlink(fs, "/y", 7);
+    assert_int_equal(nk_fs_rename(fs, "/x1", "/y1"), 0); /* a link of /x over one of /y */
+    expect_nlink(fs, "/y", 6);
+    expect_nlink(fs, "/x", 6);
+    assert_int_equal(nk_fs_rename(fs, "/x2", "/x3"), 0); /* the same file: nothing changes */
+    expect_nlink(fs, "/x2", 6);
+    assert_int_equal(nk_fs_unlink(fs, "/x2"), 0);
+    expect_nlink(fs, "/x", 5);
+    assert_int_equal(nk_fs_unlink(fs, "/y"), 0); /* the file's own name goes */
+    expect_nlink(fs, "/y0", 5);
+    assert_int_equal(nk_fs_link(fs, "/y0", "/y6"), 0);
+    expect_nlink(fs, "/y5", 6);
+    w_remount(w);
+    expect_nlink(fs, "/x", 5);
+    expect_nlink(fs, "/y0", 6);
+    assert_int_equal(nk_fs_unlink(fs, "/x3"), 0);
+    expect_nlink(fs, "/y1", 4);
+    for (unsigned i = 10; i < 14; i++) { /* one file's links in a row, then away again */
+        snprintf(path, sizeof path, "/x%u", i);
+        assert_int_equal(nk_fs_link(fs, "/x", path), 0);
+        expect_nlink(fs, "/x", i - 5);
+    }
+    for (unsigned i = 10; i < 14; i++) {
+        snprintf(path, sizeof path, "/x%u", i);
+        assert_int_equal(nk_fs_unlink(fs, path), 0);
+        expect_nlink(fs, "/x", 17 - i);
+    }
+    w_remount(w);
+    expect_nlink(fs, "/x4", 4);
+    w_close(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_link_in_another_directory_takes_over_after_a_remount),
+        cmocka_unit_test(test_the_link_count_follows_links_as_they_come_and_go),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -298,6 +298,9 @@ struct nk_fs {
     uint32_t bucket_mask;
     struct nk_fs_obj *root, *lost_found;
     uint32_t object_count;
+    /* The hard links naming one file, counted once and then kept as links
+     * come and go (stat's nlink without a walk of every object); 0 when none. */
+    uint32_t links_file, links_count;
     uint64_t free_chunks;
     struct nk_fs_mount_stats stats;
     uint32_t problems[NK_FS_PROBLEM_KIND_COUNT]; /* met by the mount */

@@ -168,6 +168,9 @@ struct nk_fs_obj *nk_fs_obj_get(struct nk_fs *fs, uint32_t id);
 
 /* Unhooks `obj` from the hash table and frees it with its map. */
 void nk_fs_obj_free(struct nk_fs *fs, struct nk_fs_obj *obj);
+/* Keep the hard-link count stat caches (fs->links_file) as a link comes or goes. */
+void nk_fs_links_added(struct nk_fs *fs, const struct nk_fs_obj *link);
+void nk_fs_links_forget(struct nk_fs *fs, const struct nk_fs_obj *link);
 
 /* Frees every object. */
 void nk_fs_obj_free_all(struct nk_fs *fs);

@@ -53,6 +53,10 @@ void nk_fs_obj_free(struct nk_fs *fs, struct nk_fs_obj *obj)
         link = &(*link)->hash_next;
     if (*link)
         *link = obj->hash_next;
+    if (obj->id == fs->links_file)
+        fs->links_file = 0;
+    else if (obj->type == NK_FS_TYPE_HARDLINK && fs->links_file)
+        nk_fs_links_forget(fs, obj);
     if (obj->type == NK_FS_TYPE_FILE || obj->type == NK_FS_TYPE_UNKNOWN)
         nk_fs_map_free(fs, obj);
     nk_fs_mem_free(fs, obj, sizeof *obj);
@@ -238,18 +242,38 @@ static uint32_t nk_fs_type_bits(const struct nk_fs_obj *obj, uint32_t stored_mod
     }
 }
 
-static uint32_t nk_fs_link_count(const struct nk_fs *fs, const struct nk_fs_obj *file)
+static bool nk_fs_links_to(const struct nk_fs_obj *link, uint32_t file_id)
+{
+    return link->type == NK_FS_TYPE_HARDLINK && !(link->flags & NK_FS_OBJ_DANGLING) &&
+           link->u.equiv_id == file_id;
+}
+
+void nk_fs_links_forget(struct nk_fs *fs, const struct nk_fs_obj *link)
+{
+    if (fs->links_file && nk_fs_links_to(link, fs->links_file))
+        fs->links_count--;
+}
+
+void nk_fs_links_added(struct nk_fs *fs, const struct nk_fs_obj *link)
+{
+    if (fs->links_file && nk_fs_links_to(link, fs->links_file))
+        fs->links_count++;
+}
+
+static uint32_t nk_fs_link_count(struct nk_fs *fs, const struct nk_fs_obj *file)
 {
     uint32_t links = (file->wflags & NK_FS_W_DISPLACED) ? 0 : 1, bucket = 0;
     if (!(file->flags & NK_FS_OBJ_LINKED))
         return links;
-    for (const struct nk_fs_obj *o = nk_fs_obj_next(fs, NULL, &bucket); o;
-         o = nk_fs_obj_next(fs, o, &bucket)) {
-        if (o->type == NK_FS_TYPE_HARDLINK && !(o->flags & NK_FS_OBJ_DANGLING) &&
-            o->u.equiv_id == file->id)
-            links++;
+    if (fs->links_file != file->id) {
+        uint32_t count = 0;
+        for (const struct nk_fs_obj *o = nk_fs_obj_next(fs, NULL, &bucket); o;
+             o = nk_fs_obj_next(fs, o, &bucket))
+            count += nk_fs_links_to(o, file->id);
+        fs->links_file = file->id;
+        fs->links_count = count;
     }
-    return links;
+    return links + fs->links_count;
 }
 
 int nk_fs_obj_stat(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_stat *st)

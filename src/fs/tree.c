@@ -324,9 +324,10 @@ int nk_fs_create(struct nk_fs *fs, const struct nk_fs_where *w, const struct nk_
     obj->flags |= NK_FS_OBJ_VALID | NK_FS_OBJ_ROOTED;
     obj->name_hash = nk_fs_name_hash((const uint8_t *)w->name, w->len);
     obj->flags |= NK_FS_OBJ_HASHED;
-    if (n->type == NK_FS_TYPE_HARDLINK)
+    if (n->type == NK_FS_TYPE_HARDLINK) {
         obj->u.equiv_id = n->equiv_id;
-    else if (n->type == NK_FS_TYPE_DIR)
+        nk_fs_links_added(fs, obj);
+    } else if (n->type == NK_FS_TYPE_DIR)
         obj->u.children = NULL;
 
     struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);

@@ -9,8 +9,7 @@
 #
 # usage: bash tests/fuse/errors.sh NANDKIT_BINARY
 # Needs /dev/fuse and fusermount3 (scripts/install-deps.sh fuse); exits 77
-# without /dev/fuse. The link limit takes 65 534 links: about two minutes
-# (every link counts the file's links over all objects).
+# without /dev/fuse. The link limit takes 65 534 links: about half a minute.
 . "$(dirname "$0")/../cli/lib.sh"
 nk_test_begin "$@"
 if [ ! -c /dev/fuse ]; then
