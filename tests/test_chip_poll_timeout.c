@@ -92,6 +92,13 @@ static void slow_port_open(struct slow_port *p, const char *preset)
     p->ctrl.clock_mhz = 1000;
 }
 
+/* The port, and a chip identified through it at the bus's own pace. */
+static void slow_chip_open(struct slow_port *p, struct nk_chip *chip, const char *preset)
+{
+    slow_port_open(p, preset);
+    assert_int_equal(nk_chip_identify(chip, &p->ctrl, 0), 0);
+}
+
 /* The timeout the chip layer names in its message ("... after N us"). */
 static uint64_t stated_timeout_ns(const struct nk_chip *chip)
 {
@@ -115,9 +122,8 @@ static void test_slow_status_reads_of_a_chip_never_ready_end_at_the_erase_timeou
 {
     (void)state;
     struct slow_port p;
-    slow_port_open(&p, "K9F1G08U0A");
     struct nk_chip chip;
-    assert_int_equal(nk_chip_identify(&chip, &p.ctrl, 0), 0);
+    slow_chip_open(&p, &chip, "K9F1G08U0A");
     p.extra_ns = SLOW_STATUS_NS;
     p.never_ready = true;
     p.status_reads = 0;
@@ -137,9 +143,8 @@ static void test_fast_status_reads_of_a_chip_never_ready_end_at_the_read_timeout
 {
     (void)state;
     struct slow_port p;
-    slow_port_open(&p, "K9F1G08U0A");
     struct nk_chip chip;
-    assert_int_equal(nk_chip_identify(&chip, &p.ctrl, 0), 0);
+    slow_chip_open(&p, &chip, "K9F1G08U0A");
     p.never_ready = true;
     uint8_t data[64];
     struct nk_xfer x = {0, sizeof data, data};
@@ -155,9 +160,8 @@ static void test_slow_status_reads_still_see_the_chip_become_ready(void **state)
 {
     (void)state;
     struct slow_port p;
-    slow_port_open(&p, "K9F1G08U0A");
     struct nk_chip chip;
-    assert_int_equal(nk_chip_identify(&chip, &p.ctrl, 0), 0);
+    slow_chip_open(&p, &chip, "K9F1G08U0A");
     p.extra_ns = SLOW_STATUS_NS;
     uint64_t t0 = nk_sim_time_ns(p.sim);
     assert_int_equal(nk_chip_erase_block(&chip, 64), 0);
@@ -172,10 +176,9 @@ static void test_spinand_polling_without_poll_spi_ends_at_the_timeout(void **sta
 {
     (void)state;
     struct slow_port p;
-    slow_port_open(&p, "MX35LF1GE4AB");
-    assert_true(p.ctrl.caps & NK_CTRL_CAP_SERIAL);
     struct nk_chip chip;
-    assert_int_equal(nk_chip_identify(&chip, &p.ctrl, 0), 0);
+    slow_chip_open(&p, &chip, "MX35LF1GE4AB");
+    assert_true(p.ctrl.caps & NK_CTRL_CAP_SERIAL);
     p.extra_ns = SLOW_STATUS_NS;
     p.never_ready = true;
     uint64_t t0 = nk_sim_time_ns(p.sim);

@@ -83,7 +83,9 @@ static const struct nk_spinand_part nk_spinand_parts[] = {
         .config_default = NK_SPINAND_CONFIG_ECC_EN,
         .max_hz = 108 * NK_MHZ,
         .tRD_no_ecc_ns = 80 * NK_US,
-        .datasheet = "GigaDevice GD5F1GQ4xExxG / GD5F1GQ4UAYIG datasheets",
+        /* The A version's timings (GD5F1GQ4UAYIG); the B version's datasheet
+         * confirms only tPROG (docs/chip.md). */
+        .datasheet = "GigaDevice GD5F1GQ4UAYIG (A version) and GD5FxGQ4xBxIG datasheets",
     },
     {
         .info = {.vendor = "Micron",
