@@ -32,7 +32,8 @@
  * NK_FS_POWER_BLOCKS sizes the mount-per-step device (32 blocks by default).
  * NK_FS_POWER_ONLY picks tests by name ("*mount_each*").
  * To look at one failure: NK_FS_POWER_SEED (first seed), NK_FS_POWER_CUT (the one cut point)
- * NK_FS_POWER_DEBUG (the trees) and NK_FS_POWER_TRACE (the programs and erases).
+ * NK_FS_POWER_DEBUG (the trees; "late": only at the violation) and NK_FS_POWER_TRACE (the
+ * programs and erases).
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdio.h>
@@ -690,7 +691,8 @@ static int verify(struct prig *p, char *why, size_t size)
 }
 
 /* NK_FS_POWER_DEBUG: the tree, and every written page's tags block by block
- * (these reads age weak cells too: a debugged run may end otherwise). */
+ * (pages with weak cells are not read; the tree's reads still may age them,
+ * so a debugged run may end otherwise). */
 static void debug_list(struct nk_fs *fs, const char *dir)
 {
     struct nk_fs_dir d;
@@ -710,9 +712,12 @@ static void debug_list(struct nk_fs *fs, const char *dir)
     nk_fs_dir_close(&d);
 }
 
+/* NK_FS_POWER_DEBUG=late dumps only where a violation was found, so the
+ * dump's reads do not change the run that leads there. */
 static void debug_dump_flash(struct prig *p, const char *when)
 {
-    if (!getenv("NK_FS_POWER_DEBUG") || !p->mounted)
+    const char *debug = getenv("NK_FS_POWER_DEBUG");
+    if (!debug || !p->mounted || (!strcmp(debug, "late") && !strstr(when, "violation")))
         return;
     printf("      flash %s:\n", when);
     uint32_t ppb = p->fs.pages_per_block;
@@ -722,6 +727,13 @@ static void debug_dump_flash(struct prig *p, const char *when)
                          p->fs.block_info[b].state, (unsigned)p->fs.block_info[b].seq,
                          p->fs.block_info[b].written, p->fs.block_info[b].live);
         for (uint32_t i = 0; i < ppb && n > 0 && (size_t)n < sizeof line - 40; i++) {
+            struct nk_sim_weak_state weak;
+            if (nk_sim_page_weak(p->t.sim, b * ppb + i, &weak) == 0) {
+                /* Not read: a read would age its weak cells. */
+                n += snprintf(line + n, sizeof line - (size_t)n, " %u:weak%u/%u", (unsigned)i,
+                              (unsigned)weak.failing_bits, (unsigned)weak.weak_bits);
+                continue;
+            }
             struct nk_fs_tags t;
             int r = nk_fs_read_tags(&p->fs, b * ppb + i, &t);
             if (r == NK_FS_TAGS_UNWRITTEN)
@@ -900,6 +912,7 @@ static void run_campaign(uint64_t seed, unsigned steps, uint64_t stride, struct 
             if (c->violations <= 10)
                 printf("    cut %llu then %llu: %d %s\n", (unsigned long long)cut,
                        (unsigned long long)second, err, err ? p->fs.diag.text : why);
+            debug_dump_flash(p, "at the violation after the second cut");
         }
         prig_close(p);
     }
