@@ -12,7 +12,7 @@
 #include "save.h"
 #include "tool.h"
 
-static void nk_badblocks_help(FILE *out)
+static void tool_badblocks_help(FILE *out)
 {
     fprintf(out,
             "usage: nandkit badblocks IMAGE|/dev/mtdN [--geometry P,O,N[,B] | --chip NAME]\n"
@@ -28,7 +28,7 @@ static void nk_badblocks_help(FILE *out)
             "block (MEMSETBADBLOCK: it writes the marker and updates its table), nandkit\n"
             "writes no table there, and the list is read as by default, writing nothing\n"
             "(--write-bbt adds nothing to --mark, and alone it is refused).\n\n"
-            "Options:\n" NK_TOOL_IMAGE_HELP
+            "Options:\n" TOOL_IMAGE_HELP
             "  --scan                  ignore the tables on flash; rebuild them from the markers\n"
             "  -w, --write-bbt         write the tables (into the last good blocks of the last 4)\n"
             "  --dry-run               change nothing on flash (the default; kept for scripts)\n"
@@ -37,7 +37,7 @@ static void nk_badblocks_help(FILE *out)
             "  -j, --json              machine-readable output\n");
 }
 
-static const char *nk_state_name(int state)
+static const char *tool_state_name(int state)
 {
     switch (state) {
     case NK_BBT_WORN:
@@ -54,59 +54,58 @@ static const char *nk_state_name(int state)
 /* /dev/mtdN: --mark through the kernel (MEMSETBADBLOCK), which writes the
  * marker and its own table, in blocks nandkit never writes. Returns 0 or
  * an exit status after one line. */
-static int nk_badblocks_mtd_mark(struct nk_tool_image_opts *opts, uint64_t block, bool json)
+static int tool_badblocks_mtd_mark(struct tool_image_opts *opts, uint64_t block, bool json)
 {
-    struct nk_tool_image_opts writable = *opts;
+    struct tool_image_opts writable = *opts;
     writable.read_only = false;
-    struct nk_tool_image image;
-    int status = nk_tool_flash_open(&image, &writable, json);
+    struct tool_image image;
+    int status = tool_flash_open(&image, &writable, json);
     if (status)
         return status;
     uint32_t blocks = nk_nand_blocks(&image.nand);
     if (block >= blocks)
-        status = nk_tool_fail("--mark %llu out of range: %s has %u blocks",
-                              (unsigned long long)block, opts->path, blocks);
+        status = tool_fail("--mark %llu out of range: %s has %u blocks", (unsigned long long)block,
+                           opts->path, blocks);
     int err = status ? 0 : nk_nand_block_mark_bad(&image.nand, (uint32_t)block);
     if (err)
-        status = nk_tool_error("--mark %llu: the kernel refused (MEMSETBADBLOCK): %s",
-                               (unsigned long long)block, nk_tool_image_error(&image, err));
+        status = tool_error("--mark %llu: the kernel refused (MEMSETBADBLOCK): %s",
+                            (unsigned long long)block, tool_image_error(&image, err));
     else if (!status && !json)
         printf("marked       block %llu bad through the kernel (MEMSETBADBLOCK)\n",
                (unsigned long long)block);
-    nk_tool_image_close(&image);
+    tool_image_close(&image);
     return status;
 }
 
 /* Closes the simulator (its last write back checked) and puts the copy in
  * place of `target`. Returns 0 or the exit status after one line. */
-static int nk_badblocks_save(struct nk_tool_image *image, struct nk_tool_save *save,
-                             const char *target)
+static int tool_badblocks_save(struct tool_image *image, struct tool_save *save, const char *target)
 {
     int err = nk_sim_close(image->sim);
     image->sim = NULL;
     if (err)
-        return nk_tool_error("writing %s failed: %s", target, nk_strerror(err));
-    return nk_tool_save_commit(save);
+        return tool_error("writing %s failed: %s", target, nk_strerror(err));
+    return tool_save_commit(save);
 }
 
-static int nk_badblocks_run(int argc, char **argv)
+static int tool_badblocks_run(int argc, char **argv)
 {
-    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
+    static const struct option options[] = {TOOL_IMAGE_LONG_OPTIONS,
                                             {"scan", no_argument, NULL, 's'},
                                             {"dry-run", no_argument, NULL, 'n'},
                                             {"mark", required_argument, NULL, 'm'},
                                             {"json", no_argument, NULL, 'j'},
                                             {"write-bbt", no_argument, NULL, 'w'},
                                             {NULL, 0, NULL, 0}};
-    struct nk_tool_image_opts opts;
-    nk_tool_image_opts_init(&opts);
+    struct tool_image_opts opts;
+    tool_image_opts_init(&opts);
     struct nk_bbt_config config;
     memset(&config, 0, sizeof config);
     bool json = false, mark = false, write_bbt = false, dry_run_given = false;
     uint64_t mark_block = 0;
     int opt;
     optind = 1;
-    while ((opt = nk_tool_getopt(argc, argv, "wj", options, &opts, "badblocks")) > 0) {
+    while ((opt = tool_getopt(argc, argv, "wj", options, &opts, "badblocks")) > 0) {
         switch (opt) {
         case 's':
             config.force_scan = true;
@@ -118,76 +117,76 @@ static int nk_badblocks_run(int argc, char **argv)
             write_bbt = true;
             break;
         case 'm':
-            if (!nk_tool_parse_u64(optarg, &mark_block))
-                return nk_tool_fail("bad --mark '%s': expected a block number", optarg);
+            if (!tool_parse_u64(optarg, &mark_block))
+                return tool_fail("bad --mark '%s': expected a block number", optarg);
             mark = true;
             break;
         case 'j':
             json = true;
             break;
         default:
-            return nk_tool_fail("badblocks: unknown option (see nandkit badblocks --help)");
+            return tool_fail("badblocks: unknown option (see nandkit badblocks --help)");
         }
     }
     if (opt < 0)
         return -opt;
     if (optind >= argc)
-        return nk_tool_fail("badblocks needs an IMAGE (see nandkit badblocks --help)");
+        return tool_fail("badblocks needs an IMAGE (see nandkit badblocks --help)");
     opts.path = argv[optind++];
     if (optind < argc)
-        return nk_tool_fail("badblocks: unexpected argument '%s'", argv[optind]);
+        return tool_fail("badblocks: unexpected argument '%s'", argv[optind]);
     if (write_bbt && dry_run_given)
-        return nk_tool_fail("badblocks: --write-bbt and --dry-run contradict each other");
-    if (nk_tool_path_is_mtd(opts.path)) {
+        return tool_fail("badblocks: --write-bbt and --dry-run contradict each other");
+    if (tool_path_is_mtd(opts.path)) {
         /* The kernel keeps the bad-block state of /dev/mtdN: a block is
          * retired through it, and nandkit writes no table there. */
         if (write_bbt && !mark)
-            return nk_tool_fail("--write-bbt: the kernel keeps the bad-block table of %s; "
-                                "nandkit writes none there (--mark BLOCK retires a block "
-                                "through the kernel)",
-                                opts.path);
+            return tool_fail("--write-bbt: the kernel keeps the bad-block table of %s; "
+                             "nandkit writes none there (--mark BLOCK retires a block "
+                             "through the kernel)",
+                             opts.path);
         if (mark) {
-            int status = nk_badblocks_mtd_mark(&opts, mark_block, json);
+            int status = tool_badblocks_mtd_mark(&opts, mark_block, json);
             if (status)
                 return status;
         }
         mark = write_bbt = false;
     }
     if (mark && !write_bbt)
-        return nk_tool_fail("--mark %llu writes the bad-block table: add --write-bbt",
-                            (unsigned long long)mark_block);
+        return tool_fail("--mark %llu writes the bad-block table: add --write-bbt",
+                         (unsigned long long)mark_block);
     config.dry_run = !write_bbt;
     opts.read_only = config.dry_run;
 
     /* An image file changes in a copy beside it, renamed over it at the
      * end; the real file is opened first, read-only, to check the input. */
-    struct nk_tool_image image;
-    struct nk_tool_save save;
+    struct tool_image image;
+    struct tool_save save;
     memset(&save, 0, sizeof save);
     const char *target = opts.path;
-    if (!opts.read_only && !nk_tool_path_is_mtd(opts.path)) {
-        struct nk_tool_image_opts check = opts;
+    if (!opts.read_only && !tool_path_is_mtd(opts.path)) {
+        struct tool_image_opts check = opts;
         check.read_only = true;
-        int status = nk_tool_flash_open(&image, &check, json);
+        int status = tool_flash_open(&image, &check, json);
         if (status)
             return status;
-        nk_tool_image_close(&image);
-        status = nk_tool_save_begin(&save, opts.path, true);
+        tool_image_close(&image);
+        status = tool_save_begin(&save, opts.path, true);
         if (status)
             return status;
         opts.path = save.tmp;
     }
-    int status = nk_tool_flash_open(&image, &opts, json || save.tmp);
+    int status = tool_flash_open(&image, &opts, json || save.tmp);
     if (status) {
-        nk_tool_save_abort(&save);
+        tool_save_abort(&save);
         return status;
     }
     struct nk_nand *nand = &image.nand;
     if (mark && mark_block >= nk_nand_blocks(nand)) {
-        nk_tool_image_close(&image);
-        nk_tool_save_abort(&save);
-        return nk_tool_fail("--mark %llu out of range: the device has %u blocks",
-                            (unsigned long long)mark_block, nk_nand_blocks(nand));
+        tool_image_close(&image);
+        tool_save_abort(&save);
+        return tool_fail("--mark %llu out of range: the device has %u blocks",
+                         (unsigned long long)mark_block, nk_nand_blocks(nand));
     }
     config.memory_size = nk_bbt_memory_size(nand);
     config.memory = malloc(config.memory_size);
@@ -198,24 +197,24 @@ static int nk_badblocks_run(int argc, char **argv)
     /* The tables are on the image only once written back: say "wrote" only then. */
     struct nk_diag why[1] = {{""}};
     bool power_cut = image.sim && !nk_sim_powered(image.sim);
-    const char *failure = err ? nk_tool_image_error(&image, err) : NULL;
+    const char *failure = err ? tool_image_error(&image, err) : NULL;
     if ((!err || power_cut) && image.sim && !config.dry_run && nk_sim_sync(image.sim, why) != 0) {
-        int code = nk_tool_error("writing %s failed: %s", target, why->text);
+        int code = tool_error("writing %s failed: %s", target, why->text);
         free(config.memory);
-        nk_tool_image_close(&image);
-        nk_tool_save_abort(&save);
+        tool_image_close(&image);
+        tool_save_abort(&save);
         return code;
     }
     if (err) {
         /* -EINVAL: a geometry the table cannot serve, or a block out of range. */
-        int code = err == -NK_EINVAL ? nk_tool_fail("bad-block table: %s", failure)
-                                     : nk_tool_error("bad-block table: %s", failure);
+        int code = err == -NK_EINVAL ? tool_fail("bad-block table: %s", failure)
+                                     : tool_error("bad-block table: %s", failure);
         /* A simulated power cut leaves what the chip would hold, as asked. */
-        if (power_cut && save.tmp && nk_badblocks_save(&image, &save, target))
+        if (power_cut && save.tmp && tool_badblocks_save(&image, &save, target))
             code = 1;
         free(config.memory);
-        nk_tool_image_close(&image);
-        nk_tool_save_abort(&save);
+        tool_image_close(&image);
+        tool_save_abort(&save);
         return code;
     }
     const struct nk_bbt_info *info = &bbt.info;
@@ -232,7 +231,7 @@ static int nk_badblocks_run(int argc, char **argv)
             int state = nk_bbt_block_state(&bbt, b);
             if (state == NK_BBT_WORN || state == NK_BBT_FACTORY_BAD) {
                 printf("%s{\"block\":%u,\"kind\":\"%s\"}", first ? "" : ",", b,
-                       nk_state_name(state));
+                       tool_state_name(state));
                 first = false;
             }
         }
@@ -260,7 +259,7 @@ static int nk_badblocks_run(int argc, char **argv)
         for (uint32_t b = 0; b < nk_nand_blocks(nand); b++) {
             int state = nk_bbt_block_state(&bbt, b);
             if (state == NK_BBT_WORN || state == NK_BBT_FACTORY_BAD) {
-                printf("bad block    %u (%s)\n", b, nk_state_name(state));
+                printf("bad block    %u (%s)\n", b, tool_state_name(state));
                 count++;
             }
         }
@@ -268,15 +267,15 @@ static int nk_badblocks_run(int argc, char **argv)
                nk_nand_blocks(nand), info->factory_bad, info->worn);
     }
     free(config.memory);
-    status = save.tmp ? nk_badblocks_save(&image, &save, target) : 0;
-    nk_tool_image_close(&image);
-    nk_tool_save_abort(&save);
+    status = save.tmp ? tool_badblocks_save(&image, &save, target) : 0;
+    tool_image_close(&image);
+    tool_save_abort(&save);
     return status;
 }
 
-const struct nk_tool_command nk_cmd_badblocks = {
+const struct tool_command tool_cmd_badblocks = {
     .name = "badblocks",
     .summary = "list bad blocks, read/write the Linux-compatible BBT, retire a block",
-    .run = nk_badblocks_run,
-    .help = nk_badblocks_help,
+    .run = tool_badblocks_run,
+    .help = tool_badblocks_help,
 };

@@ -17,19 +17,19 @@
 #include "seqbench.h"
 #include "tool.h"
 
-enum nk_bench_ecc {
-    NK_ECC_MODE_NONE,
-    NK_ECC_MODE_HAMMING,
-    NK_ECC_MODE_BCH4,
-    NK_ECC_MODE_BCH8,
-    NK_ECC_MODE_HW,
-    NK_ECC_MODE_COUNT
+enum tool_bench_ecc {
+    TOOL_ECC_MODE_NONE,
+    TOOL_ECC_MODE_HAMMING,
+    TOOL_ECC_MODE_BCH4,
+    TOOL_ECC_MODE_BCH8,
+    TOOL_ECC_MODE_HW,
+    TOOL_ECC_MODE_COUNT
 };
 
-static const char *const nk_ecc_mode_names[NK_ECC_MODE_COUNT] = {"none", "hamming", "bch4", "bch8",
-                                                                 "hw"};
+static const char *const tool_ecc_mode_names[TOOL_ECC_MODE_COUNT] = {"none", "hamming", "bch4",
+                                                                     "bch8", "hw"};
 
-static void nk_bench_help(FILE *out)
+static void tool_bench_help(FILE *out)
 {
     fprintf(
         out,
@@ -89,9 +89,9 @@ static void nk_bench_help(FILE *out)
         "                          default 1, as the kernel's width is not visible)\n");
 }
 
-struct nk_bench_options {
-    struct nk_tool_image_opts image;
-    enum nk_bench_ecc ecc;
+struct tool_bench_options {
+    struct tool_image_opts image;
+    enum tool_bench_ecc ecc;
     bool ecc_given;
     enum nk_data_loop loop;
     bool compare, json, sequential;
@@ -106,13 +106,13 @@ struct nk_bench_options {
 };
 
 /* One benchmark run on a freshly opened simulator. */
-static int nk_bench_sim_run(const struct nk_bench_options *o, enum nk_bench_ecc mode,
-                            enum nk_data_loop loop, struct nk_bench_result *result)
+static int tool_bench_sim_run(const struct tool_bench_options *o, enum tool_bench_ecc mode,
+                              enum nk_data_loop loop, struct nk_bench_result *result)
 {
     struct nk_sim_params params;
-    int status = nk_tool_params_from_opts(&o->image, &params);
+    int status = tool_params_from_opts(&o->image, &params);
     if (!status)
-        status = nk_tool_lock(o->image.path, true); /* the benchmark writes the image */
+        status = tool_lock(o->image.path, true); /* the benchmark writes the image */
     if (status)
         return status;
     struct nk_sim_config config;
@@ -132,34 +132,34 @@ static int nk_bench_sim_run(const struct nk_bench_options *o, enum nk_bench_ecc 
     struct nk_diag why[1] = {{""}};
     int err = nk_sim_open(&sim, &config, why);
     if (err)
-        return nk_tool_fail("%s", why->text[0] ? why->text : nk_strerror(err));
+        return tool_fail("%s", why->text[0] ? why->text : nk_strerror(err));
 
     const struct nk_ctrl *ctrl =
-        mode == NK_ECC_MODE_HW ? nk_sim_ctrl_hw_ecc(sim, 512) : nk_sim_ctrl(sim);
+        mode == TOOL_ECC_MODE_HW ? nk_sim_ctrl_hw_ecc(sim, 512) : nk_sim_ctrl(sim);
     bool spi = (params.chip.features & NK_CHIP_SPI_NAND) != 0;
     if (!ctrl) {
         nk_sim_close(sim);
-        return nk_tool_fail("--ecc hw: %s has no controller ECC engine in front of it",
-                            params.chip.model);
+        return tool_fail("--ecc hw: %s has no controller ECC engine in front of it",
+                         params.chip.model);
     }
     if (o->bus && !spi) {
         nk_sim_close(sim);
-        return nk_tool_fail("--bus %u: %s is not a SPI-NAND part", o->bus, params.chip.model);
+        return tool_fail("--bus %u: %s is not a SPI-NAND part", o->bus, params.chip.model);
     }
     bool on_die = spi && !o->ecc_given; /* the part's own engine, as a board runs it */
     struct nk_ecc_engine ecc;
     struct nk_bch bch;
     void *bch_ws = NULL;
     switch (mode) {
-    case NK_ECC_MODE_NONE:
+    case TOOL_ECC_MODE_NONE:
         nk_ecc_none_init(&ecc);
         break;
-    case NK_ECC_MODE_HAMMING:
+    case TOOL_ECC_MODE_HAMMING:
         err = nk_ecc_hamming_init(&ecc, 256, false);
         break;
-    case NK_ECC_MODE_BCH4:
-    case NK_ECC_MODE_BCH8: {
-        unsigned t = mode == NK_ECC_MODE_BCH4 ? 4 : 8;
+    case TOOL_ECC_MODE_BCH4:
+    case TOOL_ECC_MODE_BCH8: {
+        unsigned t = mode == TOOL_ECC_MODE_BCH4 ? 4 : 8;
         size_t size = nk_bch_workspace_size(13, t, 0);
         bch_ws = malloc(size);
         err = nk_bch_init(&bch, 512, t, 0, bch_ws, size);
@@ -167,7 +167,7 @@ static int nk_bench_sim_run(const struct nk_bench_options *o, enum nk_bench_ecc 
             nk_ecc_bch_engine_init(&ecc, &bch);
         break;
     }
-    case NK_ECC_MODE_HW:
+    case TOOL_ECC_MODE_HW:
     default:
         err = nk_ecc_hw_init(&ecc, ctrl);
         break;
@@ -185,17 +185,17 @@ static int nk_bench_sim_run(const struct nk_bench_options *o, enum nk_bench_ecc 
         nc.workspace_size = ws_size;
         err = nk_nand_open(&nand, &nc);
         if (err)
-            status = nk_tool_fail("%s", nand.diag.text[0] ? nand.diag.text : nk_strerror(err));
+            status = tool_fail("%s", nand.diag.text[0] ? nand.diag.text : nk_strerror(err));
         else if (nk_nand_set_data_loop(&nand, loop) != 0)
-            status = nk_tool_error("the simulated controller refused the data loop");
+            status = tool_error("the simulated controller refused the data loop");
         else if (o->bus && nk_spinand_set_bus_width(&nand.chip, o->bus) != 0)
-            status = nk_tool_fail("--bus %u: %s", o->bus, nand.chip.diag.text);
+            status = tool_fail("--bus %u: %s", o->bus, nand.chip.diag.text);
     } else {
-        status = nk_tool_fail("ECC mode %s does not fit this chip", nk_ecc_mode_names[mode]);
+        status = tool_fail("ECC mode %s does not fit this chip", tool_ecc_mode_names[mode]);
     }
     if (!status) {
         char label[48];
-        snprintf(label, sizeof label, "%s/%s", on_die ? "on-die" : nk_ecc_mode_names[mode],
+        snprintf(label, sizeof label, "%s/%s", on_die ? "on-die" : tool_ecc_mode_names[mode],
                  loop == NK_DATA_LOOP_BYTE ? "byte" : "unrolled");
         struct nk_bench_config bc;
         memset(&bc, 0, sizeof bc);
@@ -216,11 +216,11 @@ static int nk_bench_sim_run(const struct nk_bench_options *o, enum nk_bench_ecc 
         bc.label = label;
         err = nk_bench_run(&bc, result, why);
         if (err)
-            status = nk_tool_error("benchmark failed: %s", why->text);
+            status = tool_error("benchmark failed: %s", why->text);
         snprintf(result->loop, sizeof result->loop, "%s",
                  loop == NK_DATA_LOOP_BYTE ? "byte" : "unrolled");
         snprintf(result->ecc, sizeof result->ecc, "%s",
-                 on_die ? "on-die" : nk_ecc_mode_names[mode]);
+                 on_die ? "on-die" : tool_ecc_mode_names[mode]);
     }
     free(ws);
     free(bch_ws);
@@ -228,23 +228,23 @@ static int nk_bench_sim_run(const struct nk_bench_options *o, enum nk_bench_ecc 
     return status;
 }
 
-static int nk_bench_mtd_run(const struct nk_bench_options *o, struct nk_bench_result *result)
+static int tool_bench_mtd_run(const struct tool_bench_options *o, struct nk_bench_result *result)
 {
     if (o->ecc_given)
-        return nk_tool_fail("--ecc applies to the simulator; on %s use --mtd-ecc kernel|nandkit",
-                            o->image.path);
+        return tool_fail("--ecc applies to the simulator; on %s use --mtd-ecc kernel|nandkit",
+                         o->image.path);
     if (o->compare)
-        return nk_tool_fail("--compare needs the simulator (its controller models the ECC "
-                            "and loop variants)");
+        return tool_fail("--compare needs the simulator (its controller models the ECC "
+                         "and loop variants)");
     /* --chip names the part behind the device, for the datasheet limits. */
     struct nk_sim_params part;
     if (o->image.chip && nk_sim_preset(o->image.chip, &part) != 0)
-        return nk_tool_fail("unknown chip '%s' (run `nandkit sim list` for the presets)",
-                            o->image.chip);
-    struct nk_tool_image_opts opts = o->image;
+        return tool_fail("unknown chip '%s' (run `nandkit sim list` for the presets)",
+                         o->image.chip);
+    struct tool_image_opts opts = o->image;
     opts.chip = NULL;
-    struct nk_tool_image image;
-    int status = nk_tool_image_open(&image, &opts);
+    struct tool_image image;
+    int status = tool_image_open(&image, &opts);
     if (status)
         return status;
     /* A SPI-NAND part: the kernel drives the serial bus, its limits are the
@@ -252,9 +252,9 @@ static int nk_bench_mtd_run(const struct nk_bench_options *o, struct nk_bench_re
     const struct nk_spinand_part *serial =
         o->image.chip ? nk_spinand_table_find(o->image.chip) : NULL;
     if (o->bus && !serial) {
-        nk_tool_image_close(&image);
-        return nk_tool_fail("--bus %u on %s: name the SPI-NAND part behind it with --chip", o->bus,
-                            o->image.path);
+        tool_image_close(&image);
+        return tool_fail("--bus %u on %s: name the SPI-NAND part behind it with --chip", o->bus,
+                         o->image.path);
     }
     if (o->image.chip)
         image.nand.chip.info.timing = part.chip.timing;
@@ -274,18 +274,18 @@ static int nk_bench_mtd_run(const struct nk_bench_options *o, struct nk_bench_re
     struct nk_diag why[1] = {{""}};
     int err = nk_bench_run(&bc, result, why);
     if (err)
-        status = nk_tool_error("benchmark failed: %s", why->text);
+        status = tool_error("benchmark failed: %s", why->text);
     snprintf(result->loop, sizeof result->loop, "%s", "n/a");
-    nk_tool_image_close(&image);
+    tool_image_close(&image);
     return status;
 }
 
-static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
+static int tool_bench_parse(int argc, char **argv, struct tool_bench_options *o)
 {
     /* bench's own --ecc (modes it compares) comes first: getopt_long takes
      * the first exact match, so it shadows the image options' --ecc. */
     static const struct option options[] = {{"ecc", required_argument, NULL, 'e'},
-                                            NK_TOOL_IMAGE_LONG_OPTIONS,
+                                            TOOL_IMAGE_LONG_OPTIONS,
                                             {"loop", required_argument, NULL, 'l'},
                                             {"unroll", no_argument, NULL, 'u'},
                                             {"compare", no_argument, NULL, 'c'},
@@ -302,11 +302,11 @@ static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
                                             {"fs-small", no_argument, NULL, 'G'},
                                             {"bus", required_argument, NULL, 'W'},
                                             {NULL, 0, NULL, 0}};
-    nk_tool_image_opts_init(&o->image);
-    o->image.takes = NK_TOOL_TAKES(NK_OPT_GEOMETRY) | NK_TOOL_TAKES(NK_OPT_CHIP) |
-                     NK_TOOL_TAKES(NK_OPT_SEED) | NK_TOOL_TAKES(NK_OPT_MTD_ECC) |
-                     NK_TOOL_TAKES(NK_OPT_WAIT);
-    o->ecc = NK_ECC_MODE_HAMMING;
+    tool_image_opts_init(&o->image);
+    o->image.takes = TOOL_TAKES(TOOL_OPT_GEOMETRY) | TOOL_TAKES(TOOL_OPT_CHIP) |
+                     TOOL_TAKES(TOOL_OPT_SEED) | TOOL_TAKES(TOOL_OPT_MTD_ECC) |
+                     TOOL_TAKES(TOOL_OPT_WAIT);
+    o->ecc = TOOL_ECC_MODE_HAMMING;
     o->loop = NK_DATA_LOOP_UNROLLED;
     o->count = 256;
     o->block_count = 8;
@@ -315,18 +315,18 @@ static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
     uint64_t v;
     optind = 1;
     const char *range_text = NULL;
-    while ((opt = nk_tool_getopt(argc, argv, "j", options, &o->image, "bench")) > 0) {
+    while ((opt = tool_getopt(argc, argv, "j", options, &o->image, "bench")) > 0) {
         switch (opt) {
         case 'e': {
             bool found = false;
-            for (int m = 0; m < NK_ECC_MODE_COUNT; m++) {
-                if (strcasecmp(optarg, nk_ecc_mode_names[m]) == 0) {
-                    o->ecc = (enum nk_bench_ecc)m;
+            for (int m = 0; m < TOOL_ECC_MODE_COUNT; m++) {
+                if (strcasecmp(optarg, tool_ecc_mode_names[m]) == 0) {
+                    o->ecc = (enum tool_bench_ecc)m;
                     found = true;
                 }
             }
             if (!found)
-                return nk_tool_fail("unknown --ecc '%s' (none, hamming, bch4, bch8 or hw)", optarg);
+                return tool_fail("unknown --ecc '%s' (none, hamming, bch4, bch8 or hw)", optarg);
             o->ecc_given = true;
             break;
         }
@@ -336,7 +336,7 @@ static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
             else if (strcmp(optarg, "unrolled") == 0)
                 o->loop = NK_DATA_LOOP_UNROLLED;
             else
-                return nk_tool_fail("unknown --loop '%s' (byte or unrolled)", optarg);
+                return tool_fail("unknown --loop '%s' (byte or unrolled)", optarg);
             break;
         case 'u':
             o->loop = NK_DATA_LOOP_UNROLLED;
@@ -345,18 +345,18 @@ static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
             o->compare = true;
             break;
         case 'n':
-            if (!nk_tool_parse_u64(optarg, &v) || v == 0 || v > 1000000)
-                return nk_tool_fail("bad --count '%s': 1 to 1000000 operations", optarg);
+            if (!tool_parse_u64(optarg, &v) || v == 0 || v > 1000000)
+                return tool_fail("bad --count '%s': 1 to 1000000 operations", optarg);
             o->count = (unsigned)v;
             break;
         case 'b':
-            if (!nk_tool_parse_u64(optarg, &v) || v == 0 || v > 100000)
-                return nk_tool_fail("bad --block-count '%s': 1 to 100000 operations", optarg);
+            if (!tool_parse_u64(optarg, &v) || v == 0 || v > 100000)
+                return tool_fail("bad --block-count '%s': 1 to 100000 operations", optarg);
             o->block_count = (unsigned)v;
             break;
         case 'f':
-            if (!nk_tool_parse_u64(optarg, &v) || v > UINT32_MAX)
-                return nk_tool_fail("bad --first-block '%s': a block number", optarg);
+            if (!tool_parse_u64(optarg, &v) || v > UINT32_MAX)
+                return tool_fail("bad --first-block '%s': a block number", optarg);
             o->first_block = (uint32_t)v;
             break;
         case 'j':
@@ -369,9 +369,8 @@ static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
             o->progress = false;
             break;
         case 'B':
-            if (!nk_tool_parse_block_range(optarg, &o->first_block, &o->block_limit))
-                return nk_tool_fail("bad --blocks '%s': expected FIRST-LAST or FIRST+COUNT",
-                                    optarg);
+            if (!tool_parse_block_range(optarg, &o->first_block, &o->block_limit))
+                return tool_fail("bad --blocks '%s': expected FIRST-LAST or FIRST+COUNT", optarg);
             o->blocks_given = true;
             range_text = optarg;
             break;
@@ -382,8 +381,8 @@ static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
             o->sequential = true;
             break;
         case 'W':
-            if (!nk_tool_parse_u64(optarg, &v) || (v != 1 && v != 2 && v != 4))
-                return nk_tool_fail("bad --bus '%s': 1, 2 or 4 lines", optarg);
+            if (!tool_parse_u64(optarg, &v) || (v != 1 && v != 2 && v != 4))
+                return tool_fail("bad --bus '%s': 1, 2 or 4 lines", optarg);
             o->bus = (unsigned)v;
             break;
         case 'F':
@@ -391,7 +390,7 @@ static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
             o->fs = opt == 'G' ? 2 : 1;
             break;
         default:
-            return nk_tool_fail("bench: unknown option (see nandkit bench --help)");
+            return tool_fail("bench: unknown option (see nandkit bench --help)");
         }
     }
     if (opt < 0)
@@ -399,28 +398,27 @@ static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
     if (optind < argc)
         o->image.path = argv[optind++];
     if (optind < argc)
-        return nk_tool_fail("bench: unexpected argument '%s'", argv[optind]);
+        return tool_fail("bench: unexpected argument '%s'", argv[optind]);
     if (o->sequential && (o->image.path || o->image.geometry))
-        return nk_tool_fail("--sequential runs on the simulator presets: give --chip NAME or none");
+        return tool_fail("--sequential runs on the simulator presets: give --chip NAME or none");
     struct nk_sim_params preset;
     if (o->sequential && o->image.chip && nk_sim_preset(o->image.chip, &preset) != 0)
-        return nk_tool_fail("unknown --chip '%s' (nandkit sim list names the presets)",
-                            o->image.chip);
+        return tool_fail("unknown --chip '%s' (nandkit sim list names the presets)", o->image.chip);
     if (o->sequential)
         return 0;
     if (!o->image.path && !o->image.chip && !o->image.geometry)
         o->image.chip = "K9F1G08U0A";
     if (!o->image.path && o->image.geometry)
-        return nk_tool_fail("--geometry describes an IMAGE; give one, or use --chip NAME");
+        return tool_fail("--geometry describes an IMAGE; give one, or use --chip NAME");
     if (o->image.path && !o->blocks_given)
-        return nk_tool_fail("bench erases and writes blocks of %s: name them with --blocks "
-                            "FIRST-LAST (and add --destructive)",
-                            o->image.path);
+        return tool_fail("bench erases and writes blocks of %s: name them with --blocks "
+                         "FIRST-LAST (and add --destructive)",
+                         o->image.path);
     if (o->image.path && !o->destructive)
-        return nk_tool_fail("bench would erase and write blocks %s of %s: add --destructive to go "
-                            "ahead",
-                            range_text, o->image.path);
-    if (o->image.path && o->compare && !nk_tool_path_is_mtd(o->image.path))
+        return tool_fail("bench would erase and write blocks %s of %s: add --destructive to go "
+                         "ahead",
+                         range_text, o->image.path);
+    if (o->image.path && o->compare && !tool_path_is_mtd(o->image.path))
         fprintf(
             stderr,
             "nandkit: bench --compare runs every ECC x loop configuration over blocks %s of %s\n",
@@ -433,38 +431,38 @@ static int nk_bench_parse(int argc, char **argv, struct nk_bench_options *o)
     return 0;
 }
 
-static int nk_bench_cmd(int argc, char **argv)
+static int tool_bench_cmd(int argc, char **argv)
 {
-    struct nk_bench_options o;
+    struct tool_bench_options o;
     memset(&o, 0, sizeof o);
-    int status = nk_bench_parse(argc, argv, &o);
+    int status = tool_bench_parse(argc, argv, &o);
     if (status)
         return status;
     if (o.fs)
-        return nk_tool_bench_fs(&o.image, o.fs == 2, o.json, o.svg, o.progress);
+        return tool_bench_fs(&o.image, o.fs == 2, o.json, o.svg, o.progress);
 
     struct nk_diag why[1] = {{""}};
     const struct nk_spinand_part *spi_part =
         o.image.chip ? nk_spinand_table_find(o.image.chip) : NULL;
     if (o.sequential && spi_part)
-        return nk_tool_fail("--sequential: the multi-page paths are page at a time on SPI-NAND "
-                            "(%s); run the page benchmark",
-                            spi_part->info.model);
+        return tool_fail("--sequential: the multi-page paths are page at a time on SPI-NAND "
+                         "(%s); run the page benchmark",
+                         spi_part->info.model);
     if (o.sequential) {
         if (nk_seq_bench_report(stdout, o.image.chip, o.image.seed, o.json, why) != 0)
-            return nk_tool_error("benchmark failed: %s", why->text);
+            return tool_error("benchmark failed: %s", why->text);
         return 0;
     }
-    struct nk_bench_result results[2 * NK_ECC_MODE_COUNT];
+    struct nk_bench_result results[2 * TOOL_ECC_MODE_COUNT];
     unsigned count = 0;
-    if (nk_tool_path_is_mtd(o.image.path)) {
-        status = nk_bench_mtd_run(&o, &results[0]);
+    if (tool_path_is_mtd(o.image.path)) {
+        status = tool_bench_mtd_run(&o, &results[0]);
         count = 1;
     } else if (o.compare) {
-        for (int m = 0; m < NK_ECC_MODE_COUNT && !status; m++) {
+        for (int m = 0; m < TOOL_ECC_MODE_COUNT && !status; m++) {
             for (int l = 0; l < 2 && !status; l++) {
                 enum nk_data_loop loop = l ? NK_DATA_LOOP_UNROLLED : NK_DATA_LOOP_BYTE;
-                status = nk_bench_sim_run(&o, (enum nk_bench_ecc)m, loop, &results[count++]);
+                status = tool_bench_sim_run(&o, (enum tool_bench_ecc)m, loop, &results[count++]);
             }
         }
         /* The first configuration once more: how far two runs of the same
@@ -472,7 +470,7 @@ static int nk_bench_cmd(int argc, char **argv)
          * figure's noise is at least half that drift. */
         struct nk_bench_result repeat;
         if (!status)
-            status = nk_bench_sim_run(&o, (enum nk_bench_ecc)0, NK_DATA_LOOP_BYTE, &repeat);
+            status = tool_bench_sim_run(&o, (enum tool_bench_ecc)0, NK_DATA_LOOP_BYTE, &repeat);
         for (int op = 0; !status && op < NK_BENCH_OP_COUNT; op++) {
             double drift = results[0].ops[op].median_us - repeat.ops[op].median_us;
             drift = drift < 0 ? -drift : drift;
@@ -481,7 +479,7 @@ static int nk_bench_cmd(int argc, char **argv)
                     results[r].ops[op].noise_us = drift / 2;
         }
     } else {
-        status = nk_bench_sim_run(&o, o.ecc, o.loop, &results[0]);
+        status = tool_bench_sim_run(&o, o.ecc, o.loop, &results[0]);
         count = 1;
     }
     if (status)
@@ -496,7 +494,7 @@ static int nk_bench_cmd(int argc, char **argv)
     if (!o.json && !o.compare && !o.image.path && o.image.chip && !spi_part) {
         fputc('\n', stdout);
         if (nk_seq_bench_report(stdout, o.image.chip, o.image.seed, false, why) != 0)
-            return nk_tool_error("benchmark failed: %s", why->text);
+            return tool_error("benchmark failed: %s", why->text);
     }
     if (o.svg) {
         /* Drawn in memory, then written as a whole (temporary file, rename). */
@@ -504,10 +502,10 @@ static int nk_bench_cmd(int argc, char **argv)
         size_t svg_len = 0;
         FILE *f = open_memstream(&svg, &svg_len);
         if (!f)
-            return nk_tool_error("cannot write --svg '%s': out of memory", o.svg);
+            return tool_error("cannot write --svg '%s': out of memory", o.svg);
         nk_bench_write_svg(f, results, count);
-        int status_svg = fclose(f) != 0 ? nk_tool_error("cannot write --svg '%s'", o.svg)
-                                        : nk_tool_write_file("--svg ", o.svg, svg, svg_len);
+        int status_svg = fclose(f) != 0 ? tool_error("cannot write --svg '%s'", o.svg)
+                                        : tool_write_file("--svg ", o.svg, svg, svg_len);
         free(svg);
         if (status_svg)
             return status_svg;
@@ -515,9 +513,9 @@ static int nk_bench_cmd(int argc, char **argv)
     return 0;
 }
 
-const struct nk_tool_command nk_cmd_bench = {
+const struct tool_command tool_cmd_bench = {
     .name = "bench",
     .summary = "page read/program/erase timing beside the datasheet limit",
-    .run = nk_bench_cmd,
-    .help = nk_bench_help,
+    .run = tool_bench_cmd,
+    .help = tool_bench_help,
 };

@@ -10,16 +10,16 @@
 #include "save.h"
 #include "tool.h"
 
-int nk_tool_bench_fs(const struct nk_tool_image_opts *opts, bool small, bool json, const char *svg,
-                     bool progress)
+int tool_bench_fs(const struct tool_image_opts *opts, bool small, bool json, const char *svg,
+                  bool progress)
 {
     if (opts->path || opts->geometry)
-        return nk_tool_fail("bench --fs runs on a simulated --chip, not on %s",
-                            opts->path ? opts->path : opts->geometry);
+        return tool_fail("bench --fs runs on a simulated --chip, not on %s",
+                         opts->path ? opts->path : opts->geometry);
     struct nk_sim_params params;
     const char *chip = opts->chip ? opts->chip : "K9F1G08U0A";
     if (nk_sim_preset(chip, &params) != 0)
-        return nk_tool_fail("unknown chip '%s' (run `nandkit sim list` for the presets)", chip);
+        return tool_fail("unknown chip '%s' (run `nandkit sim list` for the presets)", chip);
     struct nk_fs_bench_config config = {
         .chip = chip,
         .big_chip = "K9F2G08U0B",
@@ -29,12 +29,12 @@ int nk_tool_bench_fs(const struct nk_tool_image_opts *opts, bool small, bool jso
     };
     struct nk_fs_bench_result *result = calloc(1, sizeof *result);
     if (!result)
-        return nk_tool_error("out of memory");
+        return tool_error("out of memory");
     struct nk_diag why[1] = {{""}};
     int err = nk_fs_bench_run(&config, result, why);
     if (err) {
         free(result);
-        return nk_tool_error("bench --fs failed: %s", why->text[0] ? why->text : nk_strerror(err));
+        return tool_error("bench --fs failed: %s", why->text[0] ? why->text : nk_strerror(err));
     }
     if (json)
         nk_fs_bench_print_json(stdout, result);
@@ -46,11 +46,11 @@ int nk_tool_bench_fs(const struct nk_tool_image_opts *opts, bool small, bool jso
         size_t len = 0;
         FILE *f = open_memstream(&text, &len);
         if (!f) {
-            status = nk_tool_error("cannot write --svg '%s': out of memory", svg);
+            status = tool_error("cannot write --svg '%s': out of memory", svg);
         } else {
             nk_fs_bench_write_svg(f, result);
-            status = fclose(f) != 0 ? nk_tool_error("cannot write --svg '%s'", svg)
-                                    : nk_tool_write_file("--svg ", svg, text, len);
+            status = fclose(f) != 0 ? tool_error("cannot write --svg '%s'", svg)
+                                    : tool_write_file("--svg ", svg, text, len);
         }
         free(text);
     }

@@ -8,7 +8,7 @@
 #include "nandkit/error.h"
 #include "tool.h"
 
-static void nk_cat_help(FILE *out)
+static void tool_cat_help(FILE *out)
 {
     fprintf(out,
             "usage: nandkit cat IMAGE PATH [--geometry P,O,N[,B] | --chip NAME] [--layout L]\n\n"
@@ -16,40 +16,40 @@ static void nk_cat_help(FILE *out)
             "and hard links followed) to standard output. Data that fails the ECC is never\n"
             "written: the bytes before the first unreadable chunk are, then the command\n"
             "stops with an error naming the byte offset.\n\n"
-            "Options:\n" NK_TOOL_IMAGE_HELP_READ);
+            "Options:\n" TOOL_IMAGE_HELP_READ);
 }
 
-static int nk_cat_run(int argc, char **argv)
+static int tool_cat_run(int argc, char **argv)
 {
-    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS, {NULL, 0, NULL, 0}};
-    struct nk_tool_image_opts opts;
-    nk_tool_image_opts_init(&opts);
+    static const struct option options[] = {TOOL_IMAGE_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+    struct tool_image_opts opts;
+    tool_image_opts_init(&opts);
     opts.reads_only = true;
     int opt;
     optind = 1;
-    opt = nk_tool_getopt(argc, argv, "", options, &opts, "cat");
+    opt = tool_getopt(argc, argv, "", options, &opts, "cat");
     if (opt < 0)
         return -opt;
     if (argc - optind != 2)
-        return nk_tool_fail("cat needs IMAGE and PATH (see nandkit cat --help)");
+        return tool_fail("cat needs IMAGE and PATH (see nandkit cat --help)");
     opts.path = argv[optind];
     const char *path = argv[optind + 1];
 
-    struct nk_tool_fs t;
-    int status = nk_tool_fs_open(&t, &opts, NULL, NULL);
+    struct tool_fs t;
+    int status = tool_fs_open(&t, &opts, NULL, NULL);
     if (status)
         return status;
     struct nk_fs_file file;
     int err = nk_fs_file_open(&t.fs, &file, path, NK_FS_O_RDONLY);
     if (err) {
-        nk_tool_fs_close(&t);
-        return nk_tool_fail_err(err, nk_tool_is_user_error(err), "%s: %s in the image", path,
-                                nk_strerror(err));
+        tool_fs_close(&t);
+        return tool_fail_err(err, tool_is_user_error(err), "%s: %s in the image", path,
+                             nk_strerror(err));
     }
     struct nk_fs_stat st;
     bool at_risk = nk_fs_file_stat(&file, &st) == 0 && st.at_risk;
     if (at_risk)
-        nk_tool_at_risk(path);
+        tool_at_risk(path);
     enum { CHUNK = 64 * 1024 };
     uint8_t *buf = malloc(CHUNK);
     int32_t n = 0;
@@ -76,19 +76,19 @@ static int nk_cat_run(int argc, char **argv)
     }
     free(buf);
     nk_fs_file_close(&file);
-    bool damaged = nk_tool_fs_damage(&t) != 0;
-    nk_tool_fs_close(&t);
+    bool damaged = tool_fs_damage(&t) != 0;
+    tool_fs_close(&t);
     if (fflush(stdout) != 0)
-        return nk_tool_error("%s: writing standard output failed", path);
+        return tool_error("%s: writing standard output failed", path);
     if (n < 0)
-        return nk_tool_error("%s: read failed at byte %llu: %s", path, (unsigned long long)done,
-                             nk_strerror(n));
+        return tool_error("%s: read failed at byte %llu: %s", path, (unsigned long long)done,
+                          nk_strerror(n));
     return damaged || at_risk ? 1 : 0;
 }
 
-const struct nk_tool_command nk_cmd_cat = {
+const struct tool_command tool_cmd_cat = {
     .name = "cat",
     .summary = "write a file of a YAFFS2 image to standard output",
-    .run = nk_cat_run,
-    .help = nk_cat_help,
+    .run = tool_cat_run,
+    .help = tool_cat_help,
 };

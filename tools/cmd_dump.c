@@ -10,7 +10,7 @@
 #include "nandkit/error.h"
 #include "tool.h"
 
-static void nk_dump_help(FILE *out)
+static void tool_dump_help(FILE *out)
 {
     fprintf(out, "usage: nandkit dump IMAGE --page N [--geometry P,O,N[,B] | --chip NAME]\n"
                  "                    [--layout L] [--raw] [--json]\n\n"
@@ -20,60 +20,60 @@ static void nk_dump_help(FILE *out)
                  "decoded: sequence number, object, chunk, byte count, the extra header fields,\n"
                  "what the page is, and the tags ECC status. A page of a bad block is shown as\n"
                  "stored, with \"block N is bad\" instead of an ECC verdict on its junk.\n\n"
-                 "Options:\n" NK_TOOL_IMAGE_HELP_READ
+                 "Options:\n" TOOL_IMAGE_HELP_READ
                  "  --page N                page number (0 = block 0, page 0)\n"
                  "  --raw                   skip the ECC check\n"
                  "  -j, --json              machine-readable output (data and OOB in hex)\n");
 }
 
-static int nk_dump_run(int argc, char **argv)
+static int tool_dump_run(int argc, char **argv)
 {
-    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
+    static const struct option options[] = {TOOL_IMAGE_LONG_OPTIONS,
                                             {"page", required_argument, NULL, 'p'},
                                             {"raw", no_argument, NULL, 'r'},
                                             {"json", no_argument, NULL, 'j'},
                                             {NULL, 0, NULL, 0}};
-    struct nk_tool_image_opts opts;
-    nk_tool_image_opts_init(&opts);
+    struct tool_image_opts opts;
+    tool_image_opts_init(&opts);
     opts.reads_only = true;
     opts.read_only = true;
     uint64_t page = 0;
     bool have_page = false, raw = false, json = false;
     int opt;
     optind = 1;
-    while ((opt = nk_tool_getopt(argc, argv, "j", options, &opts, "dump")) > 0) {
+    while ((opt = tool_getopt(argc, argv, "j", options, &opts, "dump")) > 0) {
         if (opt == 'p') {
-            if (!nk_tool_parse_u64(optarg, &page))
-                return nk_tool_fail("bad --page '%s': expected a page number", optarg);
+            if (!tool_parse_u64(optarg, &page))
+                return tool_fail("bad --page '%s': expected a page number", optarg);
             have_page = true;
         } else if (opt == 'r') {
             raw = true;
         } else if (opt == 'j') {
             json = true;
         } else {
-            return nk_tool_fail("dump: unknown option (see nandkit dump --help)");
+            return tool_fail("dump: unknown option (see nandkit dump --help)");
         }
     }
     if (opt < 0)
         return -opt;
     if (optind >= argc)
-        return nk_tool_fail("dump needs an IMAGE (see nandkit dump --help)");
+        return tool_fail("dump needs an IMAGE (see nandkit dump --help)");
     opts.path = argv[optind++];
     if (optind < argc)
-        return nk_tool_fail("dump: unexpected argument '%s'", argv[optind]);
+        return tool_fail("dump: unexpected argument '%s'", argv[optind]);
     if (!have_page)
-        return nk_tool_fail("dump needs --page N");
+        return tool_fail("dump needs --page N");
 
-    struct nk_tool_image image;
-    int status = nk_tool_image_open(&image, &opts);
+    struct tool_image image;
+    int status = tool_image_open(&image, &opts);
     if (status)
         return status;
     struct nk_nand *nand = &image.nand;
     uint32_t pages = nk_nand_pages(nand);
     if (page >= pages) {
-        nk_tool_image_close(&image);
-        return nk_tool_fail("--page %llu out of range: the image has %u pages (0..%u)",
-                            (unsigned long long)page, pages, pages - 1);
+        tool_image_close(&image);
+        return tool_fail("--page %llu out of range: the image has %u pages (0..%u)",
+                         (unsigned long long)page, pages, pages - 1);
     }
     uint32_t page_size = nk_nand_page_size(nand), oob_size = nk_nand_oob_size(nand);
     uint8_t *data = malloc(page_size), *oob = malloc(oob_size);
@@ -81,9 +81,9 @@ static int nk_dump_run(int argc, char **argv)
     if (err < 0) {
         free(data);
         free(oob);
-        nk_tool_image_close(&image);
-        return nk_tool_error("reading page %llu failed: %s", (unsigned long long)page,
-                             nk_strerror(err));
+        tool_image_close(&image);
+        return tool_error("reading page %llu failed: %s", (unsigned long long)page,
+                          nk_strerror(err));
     }
     uint32_t ppb = nk_nand_pages_per_block(nand);
     uint32_t block = (uint32_t)(page / ppb);
@@ -139,15 +139,15 @@ static int nk_dump_run(int argc, char **argv)
         printf("\"}\n");
         free(data);
         free(oob);
-        nk_tool_image_close(&image);
+        tool_image_close(&image);
         return 0;
     }
     printf("page %llu (block %u, page %llu of %u)\n", (unsigned long long)page, block,
            (unsigned long long)(page % ppb), ppb);
     printf("data (%u bytes):\n", page_size);
-    nk_tool_hexdump(stdout, data, page_size, 0);
+    tool_hexdump(stdout, data, page_size, 0);
     printf("oob (%u bytes):\n", oob_size);
-    nk_tool_hexdump(stdout, oob, oob_size, page_size);
+    tool_hexdump(stdout, oob, oob_size, page_size);
     if (verdict[0])
         printf("ecc: %s\n", verdict);
     if (bad == 1)
@@ -156,7 +156,7 @@ static int nk_dump_run(int argc, char **argv)
         struct nk_fs_config fs_config;
         memset(&fs_config, 0, sizeof fs_config);
         fs_config.part = &image.part;
-        fs_config.allocator = nk_tool_heap_allocator();
+        fs_config.allocator = tool_heap_allocator();
         enum nk_fs_layout layout = image.layout;
         nk_fs_config_layout(&fs_config, layout);
         char text[1024];
@@ -165,13 +165,13 @@ static int nk_dump_run(int argc, char **argv)
     }
     free(data);
     free(oob);
-    nk_tool_image_close(&image);
+    tool_image_close(&image);
     return 0;
 }
 
-const struct nk_tool_command nk_cmd_dump = {
+const struct tool_command tool_cmd_dump = {
     .name = "dump",
     .summary = "hex of one page (data and OOB) with its ECC status",
-    .run = nk_dump_run,
-    .help = nk_dump_help,
+    .run = tool_dump_run,
+    .help = tool_dump_help,
 };

@@ -16,7 +16,7 @@
 #include "save.h"
 #include "tool.h"
 
-static void nk_ecc_help(FILE *out)
+static void tool_ecc_help(FILE *out)
 {
     fprintf(out,
             "usage: nandkit ecc calc    --scheme S FILE\n"
@@ -47,22 +47,22 @@ static void nk_ecc_help(FILE *out)
 }
 
 /* A scheme ready to run: an engine and, for BCH, its codec. */
-static int nk_ecc_scheme_open(struct nk_tool_ecc *s, const char *name)
+static int tool_ecc_scheme_open(struct tool_ecc *s, const char *name)
 {
-    int status = nk_tool_ecc_by_name(s, name, "scheme");
+    int status = tool_ecc_by_name(s, name, "scheme");
     if (status == 0 && s->engine.placement == NK_ECC_PLACEMENT_NONE)
-        return nk_tool_fail("scheme '%s' computes no code (hamming256, hamming512, "
-                            "hamming256-sm, hamming512-sm, bchT-512, bchT-1024)",
-                            name);
+        return tool_fail("scheme '%s' computes no code (hamming256, hamming512, "
+                         "hamming256-sm, hamming512-sm, bchT-512, bchT-1024)",
+                         name);
     return status;
 }
 
 /* Reads the whole file; returns 0 or 2 after printing the reason. */
-static int nk_ecc_read_file(const char *path, uint8_t **data, size_t *size)
+static int tool_ecc_read_file(const char *path, uint8_t **data, size_t *size)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
-        return nk_tool_fail("cannot open '%s': %s", path, strerror(errno));
+        return tool_fail("cannot open '%s': %s", path, strerror(errno));
     size_t cap = 1u << 16, len = 0;
     uint8_t *buf = malloc(cap);
     while (buf) {
@@ -82,17 +82,17 @@ static int nk_ecc_read_file(const char *path, uint8_t **data, size_t *size)
     bool failed = ferror(f) != 0;
     fclose(f);
     if (!buf)
-        return nk_tool_error("'%s': out of memory", path);
+        return tool_error("'%s': out of memory", path);
     if (failed) {
         free(buf);
-        return nk_tool_fail("cannot read '%s'", path);
+        return tool_fail("cannot read '%s'", path);
     }
     *data = buf;
     *size = len;
     return 0;
 }
 
-static int nk_hex_value(char c)
+static int tool_hex_value(char c)
 {
     if (c >= '0' && c <= '9')
         return c - '0';
@@ -104,25 +104,24 @@ static int nk_hex_value(char c)
 }
 
 /* Parses one code of exactly `bytes` bytes from text[0..len). */
-static int nk_ecc_parse_code(const char *text, size_t len, unsigned step_index, unsigned bytes,
-                             const char *scheme, uint8_t *out)
+static int tool_ecc_parse_code(const char *text, size_t len, unsigned step_index, unsigned bytes,
+                               const char *scheme, uint8_t *out)
 {
     for (size_t i = 0; i < len; i++)
-        if (nk_hex_value(text[i]) < 0)
-            return nk_tool_fail("bad hex '%.*s' in the code of step %u", (int)len, text,
-                                step_index);
+        if (tool_hex_value(text[i]) < 0)
+            return tool_fail("bad hex '%.*s' in the code of step %u", (int)len, text, step_index);
     if (len != 2u * bytes)
-        return nk_tool_fail("code '%.*s' of step %u has %zu hex digits; %s needs %u (%u bytes)",
-                            (int)len, text, step_index, len, scheme, 2 * bytes, bytes);
+        return tool_fail("code '%.*s' of step %u has %zu hex digits; %s needs %u (%u bytes)",
+                         (int)len, text, step_index, len, scheme, 2 * bytes, bytes);
     for (unsigned i = 0; i < bytes; i++)
-        out[i] = (uint8_t)(nk_hex_value(text[2 * i]) << 4 | nk_hex_value(text[2 * i + 1]));
+        out[i] = (uint8_t)(tool_hex_value(text[2 * i]) << 4 | tool_hex_value(text[2 * i + 1]));
     return 0;
 }
 
 /* Splits `list` at `separator` (and trims CR/space around entries) into
  * `steps` codes. */
-static int nk_ecc_parse_codes(const char *list, char separator, const char *origin, unsigned steps,
-                              unsigned bytes, const char *scheme, uint8_t *codes)
+static int tool_ecc_parse_codes(const char *list, char separator, const char *origin,
+                                unsigned steps, unsigned bytes, const char *scheme, uint8_t *codes)
 {
     unsigned count = 0;
     const char *p = list;
@@ -138,8 +137,8 @@ static int nk_ecc_parse_codes(const char *list, char separator, const char *orig
             len--;
         if (len || separator == ',') {
             if (count < steps) {
-                int err = nk_ecc_parse_code(start, len, count, bytes, scheme,
-                                            codes + (size_t)count * bytes);
+                int err = tool_ecc_parse_code(start, len, count, bytes, scheme,
+                                              codes + (size_t)count * bytes);
                 if (err)
                     return err;
             }
@@ -150,14 +149,14 @@ static int nk_ecc_parse_codes(const char *list, char separator, const char *orig
         p = end + 1;
     }
     if (count != steps)
-        return nk_tool_fail("%s holds %u code%s; the file has %u step%s", origin, count,
-                            count == 1 ? "" : "s", steps, steps == 1 ? "" : "s");
+        return tool_fail("%s holds %u code%s; the file has %u step%s", origin, count,
+                         count == 1 ? "" : "s", steps, steps == 1 ? "" : "s");
     return 0;
 }
 
-enum nk_ecc_action { NK_ECC_CALC, NK_ECC_CORRECT, NK_ECC_CHECK };
+enum tool_ecc_action { TOOL_ECC_CALC, TOOL_ECC_CORRECT, TOOL_ECC_CHECK };
 
-static int nk_ecc_run(int argc, char **argv)
+static int tool_ecc_run(int argc, char **argv)
 {
     static const struct option options[] = {
         {"scheme", required_argument, NULL, 's'},   {"ecc", required_argument, NULL, 'e'},
@@ -185,39 +184,39 @@ static int nk_ecc_run(int argc, char **argv)
             json = true;
             break;
         default:
-            return nk_tool_fail("ecc: unknown option (see nandkit ecc --help)");
+            return tool_fail("ecc: unknown option (see nandkit ecc --help)");
         }
     }
     if (optind >= argc)
-        return nk_tool_fail("ecc needs an action: calc, correct or check (see nandkit ecc "
-                            "--help)");
+        return tool_fail("ecc needs an action: calc, correct or check (see nandkit ecc "
+                         "--help)");
     const char *action_name = argv[optind++];
-    enum nk_ecc_action action;
+    enum tool_ecc_action action;
     if (strcmp(action_name, "calc") == 0)
-        action = NK_ECC_CALC;
+        action = TOOL_ECC_CALC;
     else if (strcmp(action_name, "correct") == 0)
-        action = NK_ECC_CORRECT;
+        action = TOOL_ECC_CORRECT;
     else if (strcmp(action_name, "check") == 0)
-        action = NK_ECC_CHECK;
+        action = TOOL_ECC_CHECK;
     else
-        return nk_tool_fail("unknown ecc action '%s' (calc, correct or check)", action_name);
+        return tool_fail("unknown ecc action '%s' (calc, correct or check)", action_name);
     if (optind >= argc)
-        return nk_tool_fail("ecc %s needs a FILE", action_name);
+        return tool_fail("ecc %s needs a FILE", action_name);
     const char *path = argv[optind++];
     if (optind < argc)
-        return nk_tool_fail("ecc: unexpected argument '%s'", argv[optind]);
+        return tool_fail("ecc: unexpected argument '%s'", argv[optind]);
     if (!scheme_name)
-        return nk_tool_fail("ecc %s needs --scheme", action_name);
-    if (action == NK_ECC_CALC && (ecc_list || ecc_file || output))
-        return nk_tool_fail("ecc calc takes no --ecc, --ecc-file or -o");
-    if (action != NK_ECC_CALC && !ecc_list == !ecc_file)
-        return nk_tool_fail("ecc %s needs the stored codes: --ecc HEX,... or --ecc-file F",
-                            action_name);
-    if (action == NK_ECC_CHECK && output)
-        return nk_tool_fail("ecc check writes nothing: use ecc correct -o");
+        return tool_fail("ecc %s needs --scheme", action_name);
+    if (action == TOOL_ECC_CALC && (ecc_list || ecc_file || output))
+        return tool_fail("ecc calc takes no --ecc, --ecc-file or -o");
+    if (action != TOOL_ECC_CALC && !ecc_list == !ecc_file)
+        return tool_fail("ecc %s needs the stored codes: --ecc HEX,... or --ecc-file F",
+                         action_name);
+    if (action == TOOL_ECC_CHECK && output)
+        return tool_fail("ecc check writes nothing: use ecc correct -o");
 
-    struct nk_tool_ecc scheme;
-    int status = nk_ecc_scheme_open(&scheme, scheme_name);
+    struct tool_ecc scheme;
+    int status = tool_ecc_scheme_open(&scheme, scheme_name);
     if (status)
         return status;
     const struct nk_ecc_engine *engine = &scheme.engine;
@@ -226,17 +225,17 @@ static int nk_ecc_run(int argc, char **argv)
     uint8_t *data = NULL, *codes = NULL;
     char *code_text = NULL;
     size_t size = 0;
-    status = nk_ecc_read_file(path, &data, &size);
+    status = tool_ecc_read_file(path, &data, &size);
     if (status)
         goto out;
     if (size == 0 || size % step) {
-        status = nk_tool_fail("'%s' holds %zu bytes: not a whole number of %u-byte %s steps", path,
-                              size, step, scheme_name);
+        status = tool_fail("'%s' holds %zu bytes: not a whole number of %u-byte %s steps", path,
+                           size, step, scheme_name);
         goto out;
     }
     unsigned steps = (unsigned)(size / step);
 
-    if (action == NK_ECC_CALC) {
+    if (action == TOOL_ECC_CALC) {
         uint8_t code[NK_ECC_MAX_BYTES_PER_STEP];
         if (json)
             printf("{\"scheme\":\"%s\",\"step_bytes\":%u,\"steps\":%u,\"codes\":[", scheme_name,
@@ -254,39 +253,39 @@ static int nk_ecc_run(int argc, char **argv)
         }
         if (json)
             printf("]}\n");
-        status = fflush(stdout) ? nk_tool_error("cannot write the output") : 0;
+        status = fflush(stdout) ? tool_error("cannot write the output") : 0;
         goto out;
     }
 
     codes = malloc((size_t)steps * bytes);
     if (!codes) {
-        status = nk_tool_error("out of memory");
+        status = tool_error("out of memory");
         goto out;
     }
     if (ecc_file) {
         size_t text_size;
         uint8_t *text;
-        status = nk_ecc_read_file(ecc_file, &text, &text_size);
+        status = tool_ecc_read_file(ecc_file, &text, &text_size);
         if (status)
             goto out;
         code_text = malloc(text_size + 1);
         if (!code_text) {
             free(text);
-            status = nk_tool_error("out of memory");
+            status = tool_error("out of memory");
             goto out;
         }
         memcpy(code_text, text, text_size);
         code_text[text_size] = 0;
         free(text);
         if (strlen(code_text) != text_size) {
-            status = nk_tool_fail("'%s' is not a text file of hex codes", ecc_file);
+            status = tool_fail("'%s' is not a text file of hex codes", ecc_file);
             goto out;
         }
         char origin[300];
         snprintf(origin, sizeof origin, "'%s'", ecc_file);
-        status = nk_ecc_parse_codes(code_text, '\n', origin, steps, bytes, scheme_name, codes);
+        status = tool_ecc_parse_codes(code_text, '\n', origin, steps, bytes, scheme_name, codes);
     } else {
-        status = nk_ecc_parse_codes(ecc_list, ',', "--ecc", steps, bytes, scheme_name, codes);
+        status = tool_ecc_parse_codes(ecc_list, ',', "--ecc", steps, bytes, scheme_name, codes);
     }
     if (status)
         goto out;
@@ -323,11 +322,11 @@ static int nk_ecc_run(int argc, char **argv)
         printf("],\"corrected_bits\":%u,\"uncorrectable_steps\":%u}\n", corrected_bits,
                uncorrectable);
     if (fflush(stdout)) {
-        status = nk_tool_error("cannot write the output");
+        status = tool_error("cannot write the output");
         goto out;
     }
     if (output) {
-        status = nk_tool_write_file("", output, data, size); /* temporary file, then rename */
+        status = tool_write_file("", output, data, size); /* temporary file, then rename */
         if (status)
             goto out;
     }
@@ -336,13 +335,13 @@ out:
     free(code_text);
     free(codes);
     free(data);
-    nk_tool_ecc_free(&scheme);
+    tool_ecc_free(&scheme);
     return status;
 }
 
-const struct nk_tool_command nk_cmd_ecc = {
+const struct tool_command tool_cmd_ecc = {
     .name = "ecc",
     .summary = "compute, check or correct ECC of raw data (Hamming, BCH)",
-    .run = nk_ecc_run,
-    .help = nk_ecc_help,
+    .run = tool_ecc_run,
+    .help = tool_ecc_help,
 };

@@ -11,7 +11,7 @@
 #include "nandkit/error.h"
 #include "tool.h"
 
-static void nk_erase_help(FILE *out)
+static void tool_erase_help(FILE *out)
 {
     fprintf(out,
             "usage: nandkit erase IMAGE|/dev/mtdN START COUNT [-N] [options]\n\n"
@@ -30,12 +30,12 @@ static void nk_erase_help(FILE *out)
             "                          locks (on /dev/mtdN use flash_unlock)\n"
             "  -p, --progress          a progress line on stderr (default: when it is a terminal)\n"
             "  -q, --quiet             no progress line, notes or summary\n"
-            "  -j, --json              a JSON summary on stdout\n" NK_TOOL_IMAGE_HELP);
+            "  -j, --json              a JSON summary on stdout\n" TOOL_IMAGE_HELP);
 }
 
-enum { NK_OPT_JFFS2 = NK_OPT_FIRST_FREE };
+enum { TOOL_OPT_JFFS2 = TOOL_OPT_FIRST_FREE };
 
-static int nk_erase_option(void *ctx, int opt, const char *arg)
+static int tool_erase_option(void *ctx, int opt, const char *arg)
 {
     (void)arg;
     bool *noskipbad = ctx;
@@ -43,56 +43,55 @@ static int nk_erase_option(void *ctx, int opt, const char *arg)
     case 'N':
         *noskipbad = true;
         return 0;
-    case NK_OPT_JFFS2:
-        return nk_tool_fail("erase --jffs2: not supported: nandkit does not write JFFS2 "
-                            "cleanmarkers");
+    case TOOL_OPT_JFFS2:
+        return tool_fail("erase --jffs2: not supported: nandkit does not write JFFS2 "
+                         "cleanmarkers");
     case 'u':
-        return nk_tool_fail("erase --unlock: not supported: image files and simulated chips "
-                            "have no block locks (on /dev/mtdN use flash_unlock)");
+        return tool_fail("erase --unlock: not supported: image files and simulated chips "
+                         "have no block locks (on /dev/mtdN use flash_unlock)");
     default:
         return -1;
     }
 }
 
-static int nk_erase_run(int argc, char **argv)
+static int tool_erase_run(int argc, char **argv)
 {
-    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
+    static const struct option options[] = {TOOL_IMAGE_LONG_OPTIONS,
                                             {"noskipbad", no_argument, NULL, 'N'},
-                                            {"jffs2", no_argument, NULL, NK_OPT_JFFS2},
+                                            {"jffs2", no_argument, NULL, TOOL_OPT_JFFS2},
                                             {"unlock", no_argument, NULL, 'u'},
                                             {"progress", no_argument, NULL, 'p'},
                                             {"quiet", no_argument, NULL, 'q'},
                                             {"json", no_argument, NULL, 'j'},
                                             {NULL, 0, NULL, 0}};
     bool noskipbad = false;
-    const struct nk_tool_flash_parse parse = {
+    const struct tool_flash_parse parse = {
         "erase",
         "Nupqj",
         options,
         'p',
-        nk_erase_option,
+        tool_erase_option,
         &noskipbad,
         3,
         "IMAGE|/dev/mtdN, START and COUNT (COUNT 0 = to the end)",
         false};
-    struct nk_tool_image_opts opts;
-    struct nk_tool_flash_flags f;
+    struct tool_image_opts opts;
+    struct tool_flash_flags f;
     const char *args[3];
-    int status = nk_tool_flash_parse(argc, argv, &parse, &opts, &f, args);
+    int status = tool_flash_parse(argc, argv, &parse, &opts, &f, args);
     if (status)
         return status;
     const char *start_text = args[1], *count_text = args[2];
     uint64_t start, count;
-    if (!nk_tool_parse_size(start_text, &start))
-        return nk_tool_fail("bad START '%s': expected a byte offset (e.g. 0x20000, 1MiB)",
-                            start_text);
-    if (!nk_tool_parse_u64(count_text, &count))
-        return nk_tool_fail("bad COUNT '%s': expected a number of blocks (0 = to the end)",
-                            count_text);
+    if (!tool_parse_size(start_text, &start))
+        return tool_fail("bad START '%s': expected a byte offset (e.g. 0x20000, 1MiB)", start_text);
+    if (!tool_parse_u64(count_text, &count))
+        return tool_fail("bad COUNT '%s': expected a number of blocks (0 = to the end)",
+                         count_text);
     bool quiet = f.quiet, json = f.json;
 
-    struct nk_tool_image image;
-    status = nk_tool_flash_open(&image, &opts, quiet);
+    struct tool_image image;
+    status = tool_flash_open(&image, &opts, quiet);
     if (status)
         return status;
     struct nk_nand *nand = &image.nand;
@@ -118,27 +117,27 @@ static int nk_erase_run(int argc, char **argv)
         bad_input = why;
     }
     if (bad_input) {
-        nk_tool_image_close(&image);
-        return nk_tool_fail("%s", bad_input);
+        tool_image_close(&image);
+        return tool_fail("%s", bad_input);
     }
 
     uint32_t erased = 0, skipped = 0, failed = 0, bad_erased = 0;
     const char *failure = NULL;
-    struct nk_tool_progress progress;
-    nk_tool_progress_start(&progress, f.progress, "erase", count * block_bytes);
+    struct tool_progress progress;
+    tool_progress_start(&progress, f.progress, "erase", count * block_bytes);
     for (uint32_t i = 0; i < count && !failure; i++) {
         uint32_t block = first + i;
         int bad = nk_nand_block_is_bad(nand, block);
         if (bad < 0) {
             snprintf(why, sizeof why, "checking block %u: %s", block,
-                     nk_tool_image_error(&image, bad));
+                     tool_image_error(&image, bad));
             failure = why;
             break;
         }
         if (bad && !noskipbad) {
             skipped++;
             if (!quiet && !json) {
-                nk_tool_progress_end(&progress);
+                tool_progress_end(&progress);
                 fprintf(stderr, "nandkit: block %u (0x%llx) is bad: skipped\n", block,
                         (unsigned long long)block * block_bytes);
             }
@@ -147,20 +146,20 @@ static int nk_erase_run(int argc, char **argv)
             if (err == -NK_EIO && bad) {
                 failed++;
                 if (!quiet && !json) {
-                    nk_tool_progress_end(&progress);
+                    tool_progress_end(&progress);
                     fprintf(stderr, "nandkit: erasing bad block %u failed: %s\n", block,
-                            nk_tool_image_error(&image, err));
+                            tool_image_error(&image, err));
                 }
             } else if (err == -NK_EIO) {
                 failed++;
                 nk_nand_block_mark_bad(nand, block);
                 if (!quiet && !json) {
-                    nk_tool_progress_end(&progress);
+                    tool_progress_end(&progress);
                     fprintf(stderr, "nandkit: erasing block %u failed: marked bad\n", block);
                 }
             } else if (err) {
                 snprintf(why, sizeof why, "erasing block %u: %s", block,
-                         nk_tool_image_error(&image, err));
+                         tool_image_error(&image, err));
                 failure = why;
                 break;
             } else {
@@ -168,7 +167,7 @@ static int nk_erase_run(int argc, char **argv)
                 if (bad) {
                     bad_erased++;
                     if (!quiet && !json) {
-                        nk_tool_progress_end(&progress);
+                        tool_progress_end(&progress);
                         fprintf(stderr,
                                 "nandkit: block %u (0x%llx) was bad and is erased (--noskipbad): "
                                 "its marker is gone\n",
@@ -177,12 +176,12 @@ static int nk_erase_run(int argc, char **argv)
                 }
             }
         }
-        nk_tool_progress_update(&progress, (uint64_t)(i + 1) * block_bytes);
+        tool_progress_update(&progress, (uint64_t)(i + 1) * block_bytes);
     }
-    nk_tool_progress_end(&progress);
-    nk_tool_image_close(&image);
+    tool_progress_end(&progress);
+    tool_image_close(&image);
     if (failure)
-        return nk_tool_error("erase: %s", failure);
+        return tool_error("erase: %s", failure);
     if (json)
         printf("{\"first_block\":%u,\"blocks\":%llu,\"erased\":%u,\"bad_skipped\":%u,"
                "\"bad_erased\":%u,\"failed\":%u}\n",
@@ -194,14 +193,14 @@ static int nk_erase_run(int argc, char **argv)
                 erased, (unsigned long long)count, first, (unsigned long long)start, skipped,
                 failed);
     if (failed)
-        return nk_tool_error("erase: %u block(s) failed to erase%s", failed,
-                             noskipbad ? "" : " and were marked bad");
+        return tool_error("erase: %u block(s) failed to erase%s", failed,
+                          noskipbad ? "" : " and were marked bad");
     return 0;
 }
 
-const struct nk_tool_command nk_cmd_erase = {
+const struct tool_command tool_cmd_erase = {
     .name = "erase",
     .summary = "erase a range of blocks, skipping bad ones (flash_erase)",
-    .run = nk_erase_run,
-    .help = nk_erase_help,
+    .run = tool_erase_run,
+    .help = tool_erase_help,
 };

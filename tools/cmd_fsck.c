@@ -9,7 +9,7 @@
 #include "nandkit/error.h"
 #include "tool.h"
 
-static void nk_fsck_help(FILE *out)
+static void tool_fsck_help(FILE *out)
 {
     fprintf(out,
             "usage: nandkit fsck IMAGE [--geometry P,O,N[,B] | --chip NAME] [--layout L]\n"
@@ -26,7 +26,7 @@ static void nk_fsck_help(FILE *out)
             "page unreadable: such traces of an interrupted write are problems of their own\n"
             "kind. Nothing complete was in them, so nothing is lost, and the next read-write\n"
             "mount (any writing command, or --repair) makes the image clean.\n\n"
-            "Options:\n" NK_TOOL_IMAGE_HELP
+            "Options:\n" TOOL_IMAGE_HELP
             "  -r, --repair            first run a read-write mount's recovery (as after a\n"
             "                          power cut) and save the image, then check it\n"
             "  -q, --quiet             only the summary line\n"
@@ -36,21 +36,21 @@ static void nk_fsck_help(FILE *out)
             "--repair clears them).\n");
 }
 
-struct nk_fsck {
+struct tool_fsck {
     bool quiet, json;
     struct nk_fs_problem *problems; /* as met; printed after the tree is walked */
     size_t count, cap;
     /* obj_id -> path, from a walk of the tree */
-    struct nk_fsck_name {
+    struct tool_fsck_name {
         uint32_t obj_id;
         char *path;
     } * names;
     size_t name_count, name_cap;
 };
 
-static void nk_fsck_report(void *ctx, const struct nk_fs_problem *problem)
+static void tool_fsck_report(void *ctx, const struct nk_fs_problem *problem)
 {
-    struct nk_fsck *f = ctx;
+    struct tool_fsck *f = ctx;
     if (f->count == f->cap) {
         size_t cap = f->cap ? 2 * f->cap : 64;
         struct nk_fs_problem *grown = realloc(f->problems, cap * sizeof *grown);
@@ -62,11 +62,11 @@ static void nk_fsck_report(void *ctx, const struct nk_fs_problem *problem)
     f->problems[f->count++] = *problem;
 }
 
-static void nk_fsck_name_add(struct nk_fsck *f, uint32_t obj_id, const char *path)
+static void tool_fsck_name_add(struct tool_fsck *f, uint32_t obj_id, const char *path)
 {
     if (f->name_count == f->name_cap) {
         size_t cap = f->name_cap ? 2 * f->name_cap : 256;
-        struct nk_fsck_name *grown = realloc(f->names, cap * sizeof *grown);
+        struct tool_fsck_name *grown = realloc(f->names, cap * sizeof *grown);
         if (!grown)
             return;
         f->names = grown;
@@ -78,7 +78,7 @@ static void nk_fsck_name_add(struct nk_fsck *f, uint32_t obj_id, const char *pat
 }
 
 /* Records the path of every object reachable from `path`. */
-static void nk_fsck_walk(struct nk_fsck *f, struct nk_fs *fs, const char *path, unsigned depth)
+static void tool_fsck_walk(struct tool_fsck *f, struct nk_fs *fs, const char *path, unsigned depth)
 {
     struct nk_fs_dir dir;
     if (depth > 256 || nk_fs_dir_open(fs, &dir, path) != 0)
@@ -90,19 +90,19 @@ static void nk_fsck_walk(struct nk_fsck *f, struct nk_fs *fs, const char *path, 
         if (err < 0)
             continue;
         char child[8192];
-        nk_tool_path_join(child, sizeof child, path, entry.name);
-        nk_fsck_name_add(f, entry.obj_id, child);
+        tool_path_join(child, sizeof child, path, entry.name);
+        tool_fsck_name_add(f, entry.obj_id, child);
     }
     nk_fs_dir_close(&dir);
     size_t last = f->name_count;
     for (size_t i = first; i < last; i++) {
         struct nk_fs_stat st;
         if (nk_fs_lstat(fs, f->names[i].path, &st) == 0 && st.type == NK_FS_TYPE_DIR)
-            nk_fsck_walk(f, fs, f->names[i].path, depth + 1);
+            tool_fsck_walk(f, fs, f->names[i].path, depth + 1);
     }
 }
 
-static const char *nk_fsck_path(const struct nk_fsck *f, uint32_t obj_id)
+static const char *tool_fsck_path(const struct tool_fsck *f, uint32_t obj_id)
 {
     if (obj_id == 0)
         return NULL;
@@ -112,7 +112,7 @@ static const char *nk_fsck_path(const struct nk_fsck *f, uint32_t obj_id)
     return NULL;
 }
 
-static void nk_fsck_free(struct nk_fsck *f)
+static void tool_fsck_free(struct tool_fsck *f)
 {
     for (size_t i = 0; i < f->name_count; i++)
         free(f->names[i].path);
@@ -120,21 +120,21 @@ static void nk_fsck_free(struct nk_fsck *f)
     free(f->problems);
 }
 
-static int nk_fsck_run(int argc, char **argv)
+static int tool_fsck_run(int argc, char **argv)
 {
-    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
+    static const struct option options[] = {TOOL_IMAGE_LONG_OPTIONS,
                                             {"quiet", no_argument, NULL, 'q'},
                                             {"json", no_argument, NULL, 'j'},
                                             {"repair", no_argument, NULL, 'r'},
                                             {NULL, 0, NULL, 0}};
-    struct nk_tool_image_opts opts;
-    nk_tool_image_opts_init(&opts);
-    struct nk_fsck f;
+    struct tool_image_opts opts;
+    tool_image_opts_init(&opts);
+    struct tool_fsck f;
     memset(&f, 0, sizeof f);
     int opt;
     bool repair = false;
     optind = 1;
-    while ((opt = nk_tool_getopt(argc, argv, "qjr", options, &opts, "fsck")) > 0) {
+    while ((opt = tool_getopt(argc, argv, "qjr", options, &opts, "fsck")) > 0) {
         if (opt == 'r')
             repair = true;
         else if (opt == 'q')
@@ -142,21 +142,21 @@ static int nk_fsck_run(int argc, char **argv)
         else if (opt == 'j')
             f.json = true;
         else
-            return nk_tool_fail("fsck: unknown option (see nandkit fsck --help)");
+            return tool_fail("fsck: unknown option (see nandkit fsck --help)");
     }
     if (opt < 0)
         return -opt;
     if (argc - optind != 1)
-        return nk_tool_fail("fsck needs one IMAGE (see nandkit fsck --help)");
+        return tool_fail("fsck needs one IMAGE (see nandkit fsck --help)");
     opts.path = argv[optind];
 
     if (repair) {
-        int status = nk_tool_fs_recover(&opts);
+        int status = tool_fs_recover(&opts);
         if (status)
             return status;
     }
-    struct nk_tool_fs t;
-    int status = nk_tool_fs_open(&t, &opts, nk_fsck_report, &f);
+    struct tool_fs t;
+    int status = tool_fs_open(&t, &opts, tool_fsck_report, &f);
     if (status) {
         /* What the mount met before it gave up still helps. */
         for (size_t i = 0; !f.quiet && !f.json && i < f.count; i++) {
@@ -164,27 +164,27 @@ static int nk_fsck_run(int argc, char **argv)
             nk_fs_problem_format(&f.problems[i], line, sizeof line);
             printf("problem: %s\n", line);
         }
-        nk_fsck_free(&f);
+        tool_fsck_free(&f);
         return status;
     }
     if (!f.json)
-        nk_tool_ecc_note(&t.image.part);
+        tool_ecc_note(&t.image.part);
     struct nk_fs_check_result result;
     int err = nk_fs_check(&t.fs, &result);
     if (err) {
-        nk_tool_fs_close(&t);
-        nk_fsck_free(&f);
-        return nk_tool_error("check stopped: %s", nk_strerror(err));
+        tool_fs_close(&t);
+        tool_fsck_free(&f);
+        return tool_error("check stopped: %s", nk_strerror(err));
     }
-    nk_fsck_name_add(&f, NK_FS_OBJ_ROOT, "/");
-    nk_fsck_walk(&f, &t.fs, "/", 0);
+    tool_fsck_name_add(&f, NK_FS_OBJ_ROOT, "/");
+    tool_fsck_walk(&f, &t.fs, "/", 0);
     const struct nk_fs_mount_stats *s = &t.fs.stats;
     /* Each trace of an interrupted write the mount met is one problem it
      * counted as torn; only problems beyond those are damage. */
     bool traces_only = result.problem_total > 0 && result.problem_total <= s->torn_chunks;
     if (f.json) {
         printf("{\"image\":");
-        nk_tool_json_string(stdout, opts.path);
+        tool_json_string(stdout, opts.path);
         printf(",\"verdict\":\"%s\",\"interrupted_write_traces\":%u",
                result.problem_total == 0 ? "clean"
                : traces_only             ? "interrupted-write"
@@ -210,14 +210,14 @@ static int nk_fsck_run(int argc, char **argv)
                 printf("\"block\":%u,", p->block);
             if (p->page != NK_FS_NONE)
                 printf("\"page\":%u,", p->page);
-            const char *path = nk_fsck_path(&f, p->obj_id);
+            const char *path = tool_fsck_path(&f, p->obj_id);
             printf("\"path\":");
             if (path)
-                nk_tool_json_string(stdout, path);
+                tool_json_string(stdout, path);
             else
                 printf("null");
             printf(",\"text\":");
-            nk_tool_json_string(stdout, line);
+            tool_json_string(stdout, line);
             printf("}");
         }
         printf("]}\n");
@@ -225,7 +225,7 @@ static int nk_fsck_run(int argc, char **argv)
         for (size_t i = 0; !f.quiet && i < f.count; i++) {
             char line[256];
             nk_fs_problem_format(&f.problems[i], line, sizeof line);
-            const char *path = nk_fsck_path(&f, f.problems[i].obj_id);
+            const char *path = tool_fsck_path(&f, f.problems[i].obj_id);
             if (path)
                 printf("problem: %s: %s\n", path, line);
             else
@@ -236,8 +236,8 @@ static int nk_fsck_run(int argc, char **argv)
                    "%u junk\n",
                    s->blocks_in_use, s->blocks_from_summary, s->blocks_empty, s->blocks_checkpoint,
                    s->blocks_bad, s->blocks_bad_sequence);
-            nk_tool_print_objects(s->objects, s->files, s->dirs, s->symlinks, s->hardlinks,
-                                  s->specials);
+            tool_print_objects(s->objects, s->files, s->dirs, s->symlinks, s->hardlinks,
+                               s->specials);
             printf(", %u in lost+found\n", s->orphans);
             printf("chunks: %u written, %u live; %u read through the ECC, %u with corrected "
                    "bitflips (%llu bits); tags: %u corrected\n",
@@ -250,7 +250,7 @@ static int nk_fsck_run(int argc, char **argv)
             }
         }
         if (!f.quiet)
-            nk_tool_fs_list_at_risk(&t, stdout);
+            tool_fs_list_at_risk(&t, stdout);
         if (traces_only)
             printf("%s: %u problem%s, %s of a write cut by power loss: nothing lost (the next "
                    "read-write mount or fsck --repair clears %s)\n",
@@ -261,14 +261,14 @@ static int nk_fsck_run(int argc, char **argv)
             printf("%s: %u problem%s\n", opts.path, result.problem_total,
                    result.problem_total == 1 ? "" : "s");
     }
-    nk_tool_fs_close(&t);
-    nk_fsck_free(&f);
+    tool_fs_close(&t);
+    tool_fsck_free(&f);
     return result.problem_total == 0 ? 0 : traces_only ? 3 : 1;
 }
 
-const struct nk_tool_command nk_cmd_fsck = {
+const struct tool_command tool_cmd_fsck = {
     .name = "fsck",
     .summary = "check the structure and ECC of a YAFFS2 image",
-    .run = nk_fsck_run,
-    .help = nk_fsck_help,
+    .run = tool_fsck_run,
+    .help = tool_fsck_help,
 };

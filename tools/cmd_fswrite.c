@@ -24,8 +24,8 @@
 #include "save.h"
 #include "tool.h"
 
-#define NK_FSWRITE_OPTIONS_HELP                                                                    \
-    "Options:\n" NK_TOOL_IMAGE_HELP                                                                \
+#define TOOL_FSWRITE_OPTIONS_HELP                                                                  \
+    "Options:\n" TOOL_IMAGE_HELP                                                                   \
     "\nThe image must be writable; it is saved through the simulator's store (temporary\n"         \
     "file + rename). With --power-cut-after N the simulated chip loses power after N\n"            \
     "flash operations of the change (its reads, programs and erases, counted from the\n"           \
@@ -37,7 +37,7 @@
     "stop at the newer headers a change writes. `nandkit mkimage --from IMAGE IMAGE\n"             \
     "--layout mkyaffs2` repacks the changed tree into a fresh image they read.\n"
 
-static void nk_put_help(FILE *out)
+static void tool_put_help(FILE *out)
 {
     fprintf(out, "usage: nandkit put [-r] IMAGE HOST_FILE PATH (--geometry P,O,N[,B] |\n"
                  "                   --chip NAME) [--layout L] [--power-cut-after N --seed S]\n\n"
@@ -55,10 +55,10 @@ static void nk_put_help(FILE *out)
                  "  -r, --recursive         copy the directory HOST_FILE and everything below it\n"
                  "  --progress              a progress line on stderr, also when it is not a\n"
                  "                          terminal (default: on a terminal, after a second)\n"
-                 "  --no-progress           no progress line\n\n" NK_FSWRITE_OPTIONS_HELP);
+                 "  --no-progress           no progress line\n\n" TOOL_FSWRITE_OPTIONS_HELP);
 }
 
-static void nk_rm_help(FILE *out)
+static void tool_rm_help(FILE *out)
 {
     fprintf(
         out,
@@ -67,10 +67,10 @@ static void nk_rm_help(FILE *out)
         "Removes PATH from the YAFFS2 file system of IMAGE: a file, symlink, hard link or\n"
         "special, or an empty directory. Atomic across a power cut. With -r a directory\n"
         "goes with everything below it, entry by entry (a cut leaves part of the tree).\n\n"
-        "  -r, --recursive         remove a directory and its tree\n\n" NK_FSWRITE_OPTIONS_HELP);
+        "  -r, --recursive         remove a directory and its tree\n\n" TOOL_FSWRITE_OPTIONS_HELP);
 }
 
-static void nk_mkdir_help(FILE *out)
+static void tool_mkdir_help(FILE *out)
 {
     fprintf(out,
             "usage: nandkit mkdir [-p] [--mode OCTAL] IMAGE PATH (--geometry P,O,N[,B] |\n"
@@ -79,56 +79,56 @@ static void nk_mkdir_help(FILE *out)
             "--mode). Each directory is created atomically across a power cut.\n\n"
             "  -p, --parents           create missing parents too; an existing directory is\n"
             "                          not an error\n"
-            "  --mode OCTAL            permission bits (0 to 07777)\n\n" NK_FSWRITE_OPTIONS_HELP);
+            "  --mode OCTAL            permission bits (0 to 07777)\n\n" TOOL_FSWRITE_OPTIONS_HELP);
 }
 
-static void nk_mv_help(FILE *out)
+static void tool_mv_help(FILE *out)
 {
     fprintf(out,
             "usage: nandkit mv IMAGE FROM TO (--geometry P,O,N[,B] | --chip NAME) [--layout L]\n"
             "                  [--power-cut-after N --seed S]\n\n"
             "Renames FROM to TO in the YAFFS2 file system of IMAGE, replacing a file or an\n"
             "empty directory at TO. Atomic across a power cut: the tree is the old one or\n"
-            "the new one.\n\n" NK_FSWRITE_OPTIONS_HELP);
+            "the new one.\n\n" TOOL_FSWRITE_OPTIONS_HELP);
 }
 
-static void nk_chmod_help(FILE *out)
+static void tool_chmod_help(FILE *out)
 {
-    fprintf(out,
-            "usage: nandkit chmod IMAGE OCTAL_MODE PATH (--geometry P,O,N[,B] | --chip NAME)\n"
-            "                     [--layout L] [--power-cut-after N --seed S]\n\n"
-            "Sets the permission bits (0 to 07777, octal) of PATH in the YAFFS2 file system\n"
-            "of IMAGE (symlinks followed). Atomic across a power cut.\n\n" NK_FSWRITE_OPTIONS_HELP);
+    fprintf(
+        out,
+        "usage: nandkit chmod IMAGE OCTAL_MODE PATH (--geometry P,O,N[,B] | --chip NAME)\n"
+        "                     [--layout L] [--power-cut-after N --seed S]\n\n"
+        "Sets the permission bits (0 to 07777, octal) of PATH in the YAFFS2 file system\n"
+        "of IMAGE (symlinks followed). Atomic across a power cut.\n\n" TOOL_FSWRITE_OPTIONS_HELP);
 }
 
 /* One line for a failed file-system call on `what`; the power cut when the
  * simulated chip lost power. */
-static int nk_fswrite_fail(struct nk_tool_fs *t, const char *command, const char *what, int err)
+static int tool_fswrite_fail(struct tool_fs *t, const char *command, const char *what, int err)
 {
     if (t->image.sim && !nk_sim_powered(t->image.sim))
-        return nk_tool_error("%s %s: %s", command, what, nk_tool_image_error(&t->image, err));
-    if (nk_tool_is_user_error(err))
-        return nk_tool_fail_err(err, true, "%s %s: %s in the image", command, what,
-                                nk_strerror(err));
-    return nk_tool_error("%s %s: %s", command, what,
-                         t->fs.diag.text[0] ? t->fs.diag.text : nk_strerror(err));
+        return tool_error("%s %s: %s", command, what, tool_image_error(&t->image, err));
+    if (tool_is_user_error(err))
+        return tool_fail_err(err, true, "%s %s: %s in the image", command, what, nk_strerror(err));
+    return tool_error("%s %s: %s", command, what,
+                      t->fs.diag.text[0] ? t->fs.diag.text : nk_strerror(err));
 }
 
 /* Opens the image for writing: an image file is worked on in a temporary
- * copy beside it (tools/save.h), renamed over it by nk_fswrite_finish(). */
-static int nk_fswrite_open(struct nk_tool_fs *t, struct nk_tool_image_opts *opts,
-                           struct nk_tool_save *save)
+ * copy beside it (tools/save.h), renamed over it by tool_fswrite_finish(). */
+static int tool_fswrite_open(struct tool_fs *t, struct tool_image_opts *opts,
+                             struct tool_save *save)
 {
     memset(save, 0, sizeof *save);
     const char *user_path = opts->path;
-    if (!nk_tool_path_is_mtd(opts->path)) {
+    if (!tool_path_is_mtd(opts->path)) {
         struct nk_sim_params params;
         bool has_sidecar = false;
-        int status = nk_tool_params_from_opts(opts, &params);
+        int status = tool_params_from_opts(opts, &params);
         if (!status)
-            status = nk_tool_image_check_sidecar(opts->path, &params, &has_sidecar);
+            status = tool_image_check_sidecar(opts->path, &params, &has_sidecar);
         if (!status)
-            status = nk_tool_save_begin(save, opts->path, true);
+            status = tool_save_begin(save, opts->path, true);
         if (status)
             return status;
         opts->name = user_path;
@@ -138,24 +138,24 @@ static int nk_fswrite_open(struct nk_tool_fs *t, struct nk_tool_image_opts *opts
          * beside it that later commands would have to agree with. */
         opts->no_sidecar = !has_sidecar;
     }
-    int status = nk_tool_fs_open_writable(t, opts);
+    int status = tool_fs_open_writable(t, opts);
     opts->path = user_path;
     if (status)
-        nk_tool_save_abort(save);
+        tool_save_abort(save);
     return status;
 }
 
 /* Syncs, unmounts and saves; `status` is the command's so far. A simulated
  * power cut saves what the chip holds; any other failure leaves the image
  * as it was. */
-static int nk_fswrite_finish(struct nk_tool_fs *t, struct nk_tool_save *save, const char *command,
-                             const char *path, int status)
+static int tool_fswrite_finish(struct tool_fs *t, struct tool_save *save, const char *command,
+                               const char *path, int status)
 {
     if (t->mounted) {
         int err = nk_fs_unmount(&t->fs);
         t->mounted = false;
         if (err && !status)
-            status = nk_fswrite_fail(t, command, path, err);
+            status = tool_fswrite_fail(t, command, path, err);
     }
     bool power_cut = t->image.sim && !nk_sim_powered(t->image.sim);
     /* Written out here (not in the close) to learn why a write failed: a
@@ -166,43 +166,43 @@ static int nk_fswrite_finish(struct nk_tool_fs *t, struct nk_tool_save *save, co
     if (t->image.sim && nk_sim_close(t->image.sim) && !err_close)
         err_close = -NK_EIO;
     t->image.sim = NULL;
-    nk_tool_fs_close(t);
+    tool_fs_close(t);
     if (err_close && (!status || power_cut)) {
         if (err_close == -NK_EIO && (host_errno == ENOSPC || host_errno == EDQUOT))
-            status = nk_tool_error("saving %s failed: no space left on the host disk (%s)",
-                                   save->name ? save->name : "the image", strerror(host_errno));
+            status = tool_error("saving %s failed: no space left on the host disk (%s)",
+                                save->name ? save->name : "the image", strerror(host_errno));
         else
-            status = nk_tool_error("saving %s failed: %s", save->name ? save->name : "the image",
-                                   why->text[0] ? why->text : nk_strerror(err_close));
+            status = tool_error("saving %s failed: %s", save->name ? save->name : "the image",
+                                why->text[0] ? why->text : nk_strerror(err_close));
     } else if (save->tmp && (!status || power_cut)) {
-        int commit = nk_tool_save_commit(save);
+        int commit = tool_save_commit(save);
         if (commit)
             status = commit;
     }
-    nk_tool_save_abort(save);
+    tool_save_abort(save);
     return status;
 }
 
 /* Shared argument parsing: image options, then `positional` arguments.
  * `extra` handles the command's own options (may be NULL). */
-struct nk_fswrite_args {
-    struct nk_tool_image_opts opts;
+struct tool_fswrite_args {
+    struct tool_image_opts opts;
     char **args;
     bool parents;
     uint32_t mode;
     bool mode_given;
     bool recursive;
-    enum nk_tool_copy_progress_mode progress;
+    enum tool_copy_progress_mode progress;
 };
 
 /* The options of a command's own, besides the image options. */
 enum {
-    NK_FSWRITE_OWN_MKDIR = 1,     /* -p, --mode */
-    NK_FSWRITE_OWN_RECURSIVE = 2, /* -r */
-    NK_FSWRITE_OWN_PROGRESS = 4,  /* --progress, --no-progress */
+    TOOL_FSWRITE_OWN_MKDIR = 1,     /* -p, --mode */
+    TOOL_FSWRITE_OWN_RECURSIVE = 2, /* -r */
+    TOOL_FSWRITE_OWN_PROGRESS = 4,  /* --progress, --no-progress */
 };
 
-static bool nk_fswrite_parse_mode(const char *text, uint32_t *mode)
+static bool tool_fswrite_parse_mode(const char *text, uint32_t *mode)
 {
     if (!text[0] || strlen(text) > 5)
         return false;
@@ -218,60 +218,60 @@ static bool nk_fswrite_parse_mode(const char *text, uint32_t *mode)
     return true;
 }
 
-static int nk_fswrite_parse(int argc, char **argv, const char *command, int positional,
-                            const char *names, unsigned own, struct nk_fswrite_args *a)
+static int tool_fswrite_parse(int argc, char **argv, const char *command, int positional,
+                              const char *names, unsigned own, struct tool_fswrite_args *a)
 {
-    enum { OPT_MODE = NK_OPT_FIRST_FREE, OPT_PROGRESS, OPT_NO_PROGRESS };
-    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS, {NULL, 0, NULL, 0}};
-    static const struct option mkdir_opts[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
+    enum { OPT_MODE = TOOL_OPT_FIRST_FREE, OPT_PROGRESS, OPT_NO_PROGRESS };
+    static const struct option options[] = {TOOL_IMAGE_LONG_OPTIONS, {NULL, 0, NULL, 0}};
+    static const struct option mkdir_opts[] = {TOOL_IMAGE_LONG_OPTIONS,
                                                {"parents", no_argument, NULL, 'p'},
                                                {"mode", required_argument, NULL, OPT_MODE},
                                                {NULL, 0, NULL, 0}};
     static const struct option rm_opts[] = {
-        NK_TOOL_IMAGE_LONG_OPTIONS, {"recursive", no_argument, NULL, 'r'}, {NULL, 0, NULL, 0}};
-    static const struct option put_opts[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
+        TOOL_IMAGE_LONG_OPTIONS, {"recursive", no_argument, NULL, 'r'}, {NULL, 0, NULL, 0}};
+    static const struct option put_opts[] = {TOOL_IMAGE_LONG_OPTIONS,
                                              {"recursive", no_argument, NULL, 'r'},
                                              {"progress", no_argument, NULL, OPT_PROGRESS},
                                              {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
                                              {NULL, 0, NULL, 0}};
-    const struct option *table = own & NK_FSWRITE_OWN_MKDIR       ? mkdir_opts
-                                 : own & NK_FSWRITE_OWN_PROGRESS  ? put_opts
-                                 : own & NK_FSWRITE_OWN_RECURSIVE ? rm_opts
-                                                                  : options;
-    const char *shortopts = own & NK_FSWRITE_OWN_MKDIR       ? "p"
-                            : own & NK_FSWRITE_OWN_RECURSIVE ? "r"
-                                                             : "";
+    const struct option *table = own & TOOL_FSWRITE_OWN_MKDIR       ? mkdir_opts
+                                 : own & TOOL_FSWRITE_OWN_PROGRESS  ? put_opts
+                                 : own & TOOL_FSWRITE_OWN_RECURSIVE ? rm_opts
+                                                                    : options;
+    const char *shortopts = own & TOOL_FSWRITE_OWN_MKDIR       ? "p"
+                            : own & TOOL_FSWRITE_OWN_RECURSIVE ? "r"
+                                                               : "";
     memset(a, 0, sizeof *a);
-    nk_tool_image_opts_init(&a->opts);
+    tool_image_opts_init(&a->opts);
     a->mode = 0755;
-    a->progress = NK_TOOL_COPY_PROGRESS_AUTO;
+    a->progress = TOOL_COPY_PROGRESS_AUTO;
     int opt;
     optind = 1;
-    while ((opt = nk_tool_getopt(argc, argv, shortopts, table, &a->opts, command)) > 0) {
+    while ((opt = tool_getopt(argc, argv, shortopts, table, &a->opts, command)) > 0) {
         if (opt == 'r') {
             a->recursive = true;
         } else if (opt == OPT_PROGRESS) {
-            a->progress = NK_TOOL_COPY_PROGRESS_ON;
+            a->progress = TOOL_COPY_PROGRESS_ON;
         } else if (opt == OPT_NO_PROGRESS) {
-            a->progress = NK_TOOL_COPY_PROGRESS_OFF;
+            a->progress = TOOL_COPY_PROGRESS_OFF;
         } else if (opt == 'p') {
             a->parents = true;
         } else if (opt == OPT_MODE) {
-            if (!nk_fswrite_parse_mode(optarg, &a->mode))
-                return nk_tool_fail("bad --mode '%s': octal permission bits 0 to 07777", optarg);
+            if (!tool_fswrite_parse_mode(optarg, &a->mode))
+                return tool_fail("bad --mode '%s': octal permission bits 0 to 07777", optarg);
             a->mode_given = true;
         } else {
-            return nk_tool_fail("%s: unknown option (see nandkit %s --help)", command, command);
+            return tool_fail("%s: unknown option (see nandkit %s --help)", command, command);
         }
     }
     if (opt < 0)
         return -opt;
     if (argc - optind != positional)
-        return nk_tool_fail("%s needs %s (see nandkit %s --help)", command, names, command);
+        return tool_fail("%s needs %s (see nandkit %s --help)", command, names, command);
     a->opts.path = argv[optind];
     a->args = argv + optind + 1;
-    if (a->opts.power_cut_after >= 0 && nk_tool_path_is_mtd(a->opts.path))
-        return nk_tool_fail("--power-cut-after needs a simulated image, not %s", a->opts.path);
+    if (a->opts.power_cut_after >= 0 && tool_path_is_mtd(a->opts.path))
+        return tool_fail("--power-cut-after needs a simulated image, not %s", a->opts.path);
     return 0;
 }
 
@@ -279,7 +279,7 @@ static int nk_fswrite_parse(int argc, char **argv, const char *command, int posi
 
 /* The directory part of `path` into `out` ("" for the root). Returns -1 when
  * `path` does not end in a file name. */
-static int nk_put_parent(const char *path, char *out, size_t size)
+static int tool_put_parent(const char *path, char *out, size_t size)
 {
     const char *slash = strrchr(path, '/');
     const char *name = slash ? slash + 1 : path;
@@ -293,8 +293,8 @@ static int nk_put_parent(const char *path, char *out, size_t size)
 /* A temporary name in `parent` that names nothing yet: .NAME.nkput when it
  * fits in a name, else (or when that exists) .nkput-N. Never an existing
  * object: a user's file of that name is left alone. */
-static int nk_put_temp_name(struct nk_tool_fs *t, const char *parent, const char *name, char *out,
-                            size_t size)
+static int tool_put_temp_name(struct tool_fs *t, const char *parent, const char *name, char *out,
+                              size_t size)
 {
     struct nk_fs_stat st;
     for (unsigned i = 0; i < 1000; i++) {
@@ -315,51 +315,51 @@ static int nk_put_temp_name(struct nk_tool_fs *t, const char *parent, const char
 
 /* Copies `host` (open as `fd`) into the new file `temp`; errors name `path`,
  * the name the user gave. */
-static int nk_put_copy(struct nk_tool_fs *t, int fd, const char *host, const char *temp,
-                       const char *path, const struct stat *st,
-                       struct nk_tool_copy_progress *progress)
+static int tool_put_copy(struct tool_fs *t, int fd, const char *host, const char *temp,
+                         const char *path, const struct stat *st,
+                         struct tool_copy_progress *progress)
 {
     struct nk_fs_file file;
     int err =
         nk_fs_file_open_mode(&t->fs, &file, temp, NK_FS_O_WRONLY | NK_FS_O_CREAT | NK_FS_O_EXCL,
                              (uint32_t)st->st_mode & 07777u);
     if (err)
-        return nk_fswrite_fail(t, "put", path, err);
+        return tool_fswrite_fail(t, "put", path, err);
     enum { CHUNK = 64 * 1024 };
     uint8_t *buf = malloc(CHUNK);
-    int status = buf ? 0 : nk_tool_error("out of memory");
+    int status = buf ? 0 : tool_error("out of memory");
     uint64_t done = 0;
     while (!status) {
         ssize_t got = read(fd, buf, CHUNK);
         if (got < 0) {
-            status = nk_tool_error("put: cannot read %s: %s", host, strerror(errno));
+            status = tool_error("put: cannot read %s: %s", host, strerror(errno));
             break;
         }
         if (got == 0)
             break;
         int32_t n = nk_fs_file_write(&file, buf, (size_t)got);
         if (n != (int32_t)got) {
-            status = nk_fswrite_fail(t, "put", path, n < 0 ? n : -NK_ENOSPC);
+            status = tool_fswrite_fail(t, "put", path, n < 0 ? n : -NK_ENOSPC);
             break;
         }
         done += (uint64_t)got;
-        nk_tool_copy_progress_add(progress, (uint64_t)got, 0);
+        tool_copy_progress_add(progress, (uint64_t)got, 0);
     }
     free(buf);
     if (!status && done != (uint64_t)st->st_size)
-        status = nk_tool_error("put: %s changed size while being read", host);
+        status = tool_error("put: %s changed size while being read", host);
     if (!status) {
         err = nk_fs_file_fsync(&file);
         if (err)
-            status = nk_fswrite_fail(t, "put", path, err);
+            status = tool_fswrite_fail(t, "put", path, err);
     }
     err = nk_fs_file_close(&file);
     if (err && !status)
-        status = nk_fswrite_fail(t, "put", path, err);
+        status = tool_fswrite_fail(t, "put", path, err);
     if (!status) {
         err = nk_fs_utimes(&t->fs, temp, (uint64_t)st->st_atime, (uint64_t)st->st_mtime);
         if (err)
-            status = nk_fswrite_fail(t, "put", path, err);
+            status = tool_fswrite_fail(t, "put", path, err);
     }
     return status;
 }
@@ -367,17 +367,17 @@ static int nk_put_copy(struct nk_tool_fs *t, int fd, const char *host, const cha
 /* Opens HOST_FILE without blocking (a FIFO named as HOST_FILE must not hang
  * the open) and checks it is a regular file. Returns the descriptor, or
  * minus the exit status after one line. */
-static int nk_put_open_host(const char *host, struct stat *st)
+static int tool_put_open_host(const char *host, struct stat *st)
 {
     int fd = open(host, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return errno == ENOENT
-                   ? -nk_tool_not_found("put: cannot open HOST_FILE %s: %s", host, strerror(errno))
-                   : -nk_tool_fail("put: cannot open HOST_FILE %s: %s", host, strerror(errno));
+                   ? -tool_not_found("put: cannot open HOST_FILE %s: %s", host, strerror(errno))
+                   : -tool_fail("put: cannot open HOST_FILE %s: %s", host, strerror(errno));
     if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
         close(fd);
-        return -nk_tool_fail("put: HOST_FILE %s is not a regular file%s", host,
-                             S_ISDIR(st->st_mode) ? " (give -r to copy a directory)" : "");
+        return -tool_fail("put: HOST_FILE %s is not a regular file%s", host,
+                          S_ISDIR(st->st_mode) ? " (give -r to copy a directory)" : "");
     }
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     return fd;
@@ -385,58 +385,58 @@ static int nk_put_open_host(const char *host, struct stat *st)
 
 /* Puts the host file open as `fd` at `path` of the mounted image: checks
  * the parent, picks a temporary name, copies, renames over `path`. */
-static int nk_put_file(struct nk_tool_fs *t, int fd, const char *host, const struct stat *st,
-                       const char *path, struct nk_tool_copy_progress *progress)
+static int tool_put_file(struct tool_fs *t, int fd, const char *host, const struct stat *st,
+                         const char *path, struct tool_copy_progress *progress)
 {
     char parent[4096], temp[4096 + NK_FS_NAME_MAX + 8];
-    if (nk_put_parent(path, parent, sizeof parent) != 0)
-        return nk_tool_fail("put: bad PATH '%s': it must name a file", path);
+    if (tool_put_parent(path, parent, sizeof parent) != 0)
+        return tool_fail("put: bad PATH '%s': it must name a file", path);
     struct nk_fs_stat existing;
     int err = nk_fs_stat(&t->fs, parent[0] ? parent : "/", &existing);
     if (err == 0 && existing.type != NK_FS_TYPE_DIR)
         err = -NK_ENOTDIR;
     if (err)
-        return nk_fswrite_fail(t, "put", parent, err);
+        return tool_fswrite_fail(t, "put", parent, err);
     err = nk_fs_lstat(&t->fs, path, &existing);
     if (err == 0 && existing.type == NK_FS_TYPE_DIR)
-        return nk_tool_fail("put: PATH '%s' is a directory in the image", path);
+        return tool_fail("put: PATH '%s' is a directory in the image", path);
     if (err && err != -NK_ENOENT)
-        return nk_fswrite_fail(t, "put", path, err);
+        return tool_fswrite_fail(t, "put", path, err);
     const char *slash = strrchr(path, '/');
-    err = nk_put_temp_name(t, parent, slash ? slash + 1 : path, temp, sizeof temp);
+    err = tool_put_temp_name(t, parent, slash ? slash + 1 : path, temp, sizeof temp);
     if (err)
-        return nk_fswrite_fail(t, "put", path, err);
-    int status = nk_put_copy(t, fd, host, temp, path, st, progress);
+        return tool_fswrite_fail(t, "put", path, err);
+    int status = tool_put_copy(t, fd, host, temp, path, st, progress);
     if (status)
         return status;
     err = nk_fs_rename(&t->fs, temp, path);
     if (err)
-        return nk_fswrite_fail(t, "put", path, err);
-    nk_tool_copy_progress_add(progress, 0, 1);
+        return tool_fswrite_fail(t, "put", path, err);
+    tool_copy_progress_add(progress, 0, 1);
     return 0;
 }
 
-static int nk_put_tree(struct nk_tool_fs *t, const char *host_dir, const char *path,
-                       struct nk_tool_copy_progress *progress, unsigned depth);
+static int tool_put_tree(struct tool_fs *t, const char *host_dir, const char *path,
+                         struct tool_copy_progress *progress, unsigned depth);
 
 /* One entry of a host directory under -r: a file, a directory, a symlink. */
-static int nk_put_entry(struct nk_tool_fs *t, const char *host, const char *path,
-                        struct nk_tool_copy_progress *progress, unsigned depth)
+static int tool_put_entry(struct tool_fs *t, const char *host, const char *path,
+                          struct tool_copy_progress *progress, unsigned depth)
 {
     struct stat st;
     if (lstat(host, &st) != 0)
-        return nk_tool_error("put: cannot stat %s: %s", host, strerror(errno));
+        return tool_error("put: cannot stat %s: %s", host, strerror(errno));
     if (S_ISDIR(st.st_mode))
-        return nk_put_tree(t, host, path, progress, depth + 1);
+        return tool_put_tree(t, host, path, progress, depth + 1);
     if (S_ISLNK(st.st_mode)) {
         char target[NK_FS_ALIAS_MAX + 1];
         ssize_t len = readlink(host, target, sizeof target);
         if (len < 0 || (size_t)len > NK_FS_ALIAS_MAX)
-            return nk_tool_fail("put: symlink %s: %s", host,
-                                len < 0 ? strerror(errno) : "target too long for YAFFS2");
+            return tool_fail("put: symlink %s: %s", host,
+                             len < 0 ? strerror(errno) : "target too long for YAFFS2");
         target[len] = '\0';
         int err = nk_fs_symlink(&t->fs, target, path);
-        return err ? nk_fswrite_fail(t, "put", path, err) : 0;
+        return err ? tool_fswrite_fail(t, "put", path, err) : 0;
     }
     if (!S_ISREG(st.st_mode)) {
         fprintf(stderr,
@@ -445,24 +445,24 @@ static int nk_put_entry(struct nk_tool_fs *t, const char *host, const char *path
                 host);
         return 0;
     }
-    int fd = nk_put_open_host(host, &st);
+    int fd = tool_put_open_host(host, &st);
     if (fd < 0)
         return -fd;
-    int status = nk_put_file(t, fd, host, &st, path, progress);
+    int status = tool_put_file(t, fd, host, &st, path, progress);
     close(fd);
     return status;
 }
 
 /* put -r: directory `path` (made with `host_dir`'s mode when missing), then
  * every entry of `host_dir` in name order. */
-static int nk_put_tree(struct nk_tool_fs *t, const char *host_dir, const char *path,
-                       struct nk_tool_copy_progress *progress, unsigned depth)
+static int tool_put_tree(struct tool_fs *t, const char *host_dir, const char *path,
+                         struct tool_copy_progress *progress, unsigned depth)
 {
     if (depth > 64)
-        return nk_tool_fail("put: %s: more than 64 directory levels", host_dir);
+        return tool_fail("put: %s: more than 64 directory levels", host_dir);
     struct stat st;
     if (stat(host_dir, &st) != 0)
-        return nk_tool_error("put: cannot stat %s: %s", host_dir, strerror(errno));
+        return tool_error("put: cannot stat %s: %s", host_dir, strerror(errno));
     struct nk_fs_stat existing;
     int err = nk_fs_stat(&t->fs, path, &existing);
     if (err == -NK_ENOENT)
@@ -470,21 +470,21 @@ static int nk_put_tree(struct nk_tool_fs *t, const char *host_dir, const char *p
     else if (!err && existing.type != NK_FS_TYPE_DIR)
         err = -NK_ENOTDIR;
     if (err)
-        return nk_fswrite_fail(t, "put", path, err);
+        return tool_fswrite_fail(t, "put", path, err);
     struct dirent **names;
     int count = scandir(host_dir, &names, NULL, alphasort);
     if (count < 0)
-        return nk_tool_error("put: cannot read directory %s: %s", host_dir, strerror(errno));
+        return tool_error("put: cannot read directory %s: %s", host_dir, strerror(errno));
     int status = 0;
     for (int i = 0; i < count; i++) {
         const char *name = names[i]->d_name;
         bool dot = strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
-        char *host = dot || status ? NULL : nk_tool_path_dup(host_dir, name);
-        char *child = host ? nk_tool_path_dup(strcmp(path, "/") ? path : "", name) : NULL;
+        char *host = dot || status ? NULL : tool_path_dup(host_dir, name);
+        char *child = host ? tool_path_dup(strcmp(path, "/") ? path : "", name) : NULL;
         if (host && child)
-            status = nk_put_entry(t, host, child, progress, depth);
+            status = tool_put_entry(t, host, child, progress, depth);
         else if (!dot && !status)
-            status = nk_tool_error("out of memory");
+            status = tool_error("out of memory");
         free(host);
         free(child);
         free(names[i]);
@@ -493,16 +493,16 @@ static int nk_put_tree(struct nk_tool_fs *t, const char *host_dir, const char *p
     if (!status) { /* after its entries, which change it */
         err = nk_fs_utimes(&t->fs, path, (uint64_t)st.st_atime, (uint64_t)st.st_mtime);
         if (err)
-            status = nk_fswrite_fail(t, "put", path, err);
+            status = tool_fswrite_fail(t, "put", path, err);
     }
     return status;
 }
 
-static int nk_put_run(int argc, char **argv)
+static int tool_put_run(int argc, char **argv)
 {
-    struct nk_fswrite_args a;
-    int status = nk_fswrite_parse(argc, argv, "put", 3, "IMAGE, HOST_FILE and PATH",
-                                  NK_FSWRITE_OWN_RECURSIVE | NK_FSWRITE_OWN_PROGRESS, &a);
+    struct tool_fswrite_args a;
+    int status = tool_fswrite_parse(argc, argv, "put", 3, "IMAGE, HOST_FILE and PATH",
+                                    TOOL_FSWRITE_OWN_RECURSIVE | TOOL_FSWRITE_OWN_PROGRESS, &a);
     if (status)
         return status;
     const char *host = a.args[0], *path = a.args[1];
@@ -511,61 +511,60 @@ static int nk_put_run(int argc, char **argv)
     if (a.recursive) {
         if (stat(host, &st) != 0)
             return errno == ENOENT
-                       ? nk_tool_not_found("put: cannot open %s: %s", host, strerror(errno))
-                       : nk_tool_fail("put: cannot open %s: %s", host, strerror(errno));
+                       ? tool_not_found("put: cannot open %s: %s", host, strerror(errno))
+                       : tool_fail("put: cannot open %s: %s", host, strerror(errno));
         if (!S_ISDIR(st.st_mode))
-            return nk_tool_fail("put -r: %s is not a directory", host);
+            return tool_fail("put -r: %s is not a directory", host);
     } else {
         char parent[4096];
-        if (nk_put_parent(path, parent, sizeof parent) != 0)
-            return nk_tool_fail("put: bad PATH '%s': it must name a file", path);
-        fd = nk_put_open_host(host, &st);
+        if (tool_put_parent(path, parent, sizeof parent) != 0)
+            return tool_fail("put: bad PATH '%s': it must name a file", path);
+        fd = tool_put_open_host(host, &st);
         if (fd < 0)
             return -fd;
     }
 
-    struct nk_tool_fs t;
-    struct nk_tool_save save;
-    status = nk_fswrite_open(&t, &a.opts, &save);
+    struct tool_fs t;
+    struct tool_save save;
+    status = tool_fswrite_open(&t, &a.opts, &save);
     if (status) {
         if (fd >= 0)
             close(fd);
         return status;
     }
-    struct nk_tool_copy_progress progress;
-    nk_tool_copy_progress_begin(&progress, "put", a.progress,
-                                a.recursive ? 0 : (uint64_t)st.st_size);
+    struct tool_copy_progress progress;
+    tool_copy_progress_begin(&progress, "put", a.progress, a.recursive ? 0 : (uint64_t)st.st_size);
     if (a.recursive)
-        status = nk_put_tree(&t, host, path, &progress, 0);
+        status = tool_put_tree(&t, host, path, &progress, 0);
     else
-        status = nk_put_file(&t, fd, host, &st, path, &progress);
+        status = tool_put_file(&t, fd, host, &st, path, &progress);
     if (fd >= 0)
         close(fd);
-    nk_tool_copy_progress_end(&progress);
-    return nk_fswrite_finish(&t, &save, "put", path, status);
+    tool_copy_progress_end(&progress);
+    return tool_fswrite_finish(&t, &save, "put", path, status);
 }
 
 /* ----- rm, mkdir, mv, chmod ---------------------------------------------------------------- */
 
 /* One change to the image at `path`: opens it, runs `op`, names `path` in
  * the error, and saves (or leaves the image as it was). */
-static int nk_fswrite_one(const char *cmd, struct nk_fswrite_args *a, const char *path,
-                          int (*op)(struct nk_tool_fs *t, const struct nk_fswrite_args *a,
-                                    const char *path))
+static int tool_fswrite_one(const char *cmd, struct tool_fswrite_args *a, const char *path,
+                            int (*op)(struct tool_fs *t, const struct tool_fswrite_args *a,
+                                      const char *path))
 {
-    struct nk_tool_fs t;
-    struct nk_tool_save save;
-    int status = nk_fswrite_open(&t, &a->opts, &save);
+    struct tool_fs t;
+    struct tool_save save;
+    int status = tool_fswrite_open(&t, &a->opts, &save);
     if (status)
         return status;
     int err = op(&t, a, path);
     if (err)
-        status = nk_fswrite_fail(&t, cmd, path, err);
-    return nk_fswrite_finish(&t, &save, cmd, path, status);
+        status = tool_fswrite_fail(&t, cmd, path, err);
+    return tool_fswrite_finish(&t, &save, cmd, path, status);
 }
 
 /* Removes `path` and, when it is a directory, everything below it first. */
-static int nk_rm_tree(struct nk_fs *fs, const char *path)
+static int tool_rm_tree(struct nk_fs *fs, const char *path)
 {
     struct nk_fs_stat st;
     int err = nk_fs_lstat(fs, path, &st);
@@ -583,35 +582,35 @@ static int nk_rm_tree(struct nk_fs *fs, const char *path)
             err = got;
             break;
         }
-        char *child = nk_tool_path_dup(path, entry.name);
-        err = child ? nk_rm_tree(fs, child) : -NK_ENOMEM;
+        char *child = tool_path_dup(path, entry.name);
+        err = child ? tool_rm_tree(fs, child) : -NK_ENOMEM;
         free(child);
     }
     nk_fs_dir_close(&dir);
     return err ? err : nk_fs_rmdir(fs, path);
 }
 
-static int nk_rm_op(struct nk_tool_fs *t, const struct nk_fswrite_args *a, const char *path)
+static int tool_rm_op(struct tool_fs *t, const struct tool_fswrite_args *a, const char *path)
 {
     struct nk_fs_stat st;
     int err = nk_fs_lstat(&t->fs, path, &st);
     if (!err && a->recursive)
-        return nk_rm_tree(&t->fs, path);
+        return tool_rm_tree(&t->fs, path);
     if (!err)
         err = st.type == NK_FS_TYPE_DIR ? nk_fs_rmdir(&t->fs, path) : nk_fs_unlink(&t->fs, path);
     return err;
 }
 
-static int nk_rm_run(int argc, char **argv)
+static int tool_rm_run(int argc, char **argv)
 {
-    struct nk_fswrite_args a;
+    struct tool_fswrite_args a;
     int status =
-        nk_fswrite_parse(argc, argv, "rm", 2, "IMAGE and PATH", NK_FSWRITE_OWN_RECURSIVE, &a);
-    return status ? status : nk_fswrite_one("rm", &a, a.args[0], nk_rm_op);
+        tool_fswrite_parse(argc, argv, "rm", 2, "IMAGE and PATH", TOOL_FSWRITE_OWN_RECURSIVE, &a);
+    return status ? status : tool_fswrite_one("rm", &a, a.args[0], tool_rm_op);
 }
 
 /* Creates every missing directory on the way to `path`. */
-static int nk_mkdir_parents(struct nk_tool_fs *t, const char *path, uint32_t mode)
+static int tool_mkdir_parents(struct tool_fs *t, const char *path, uint32_t mode)
 {
     char prefix[4096];
     size_t len = strlen(path);
@@ -639,22 +638,22 @@ static int nk_mkdir_parents(struct nk_tool_fs *t, const char *path, uint32_t mod
     return 0;
 }
 
-static int nk_mkdir_op(struct nk_tool_fs *t, const struct nk_fswrite_args *a, const char *path)
+static int tool_mkdir_op(struct tool_fs *t, const struct tool_fswrite_args *a, const char *path)
 {
-    return a->parents ? nk_mkdir_parents(t, path, a->mode) : nk_fs_mkdir(&t->fs, path, a->mode);
+    return a->parents ? tool_mkdir_parents(t, path, a->mode) : nk_fs_mkdir(&t->fs, path, a->mode);
 }
 
-static int nk_mkdir_run(int argc, char **argv)
+static int tool_mkdir_run(int argc, char **argv)
 {
-    struct nk_fswrite_args a;
+    struct tool_fswrite_args a;
     int status =
-        nk_fswrite_parse(argc, argv, "mkdir", 2, "IMAGE and PATH", NK_FSWRITE_OWN_MKDIR, &a);
-    return status ? status : nk_fswrite_one("mkdir", &a, a.args[0], nk_mkdir_op);
+        tool_fswrite_parse(argc, argv, "mkdir", 2, "IMAGE and PATH", TOOL_FSWRITE_OWN_MKDIR, &a);
+    return status ? status : tool_fswrite_one("mkdir", &a, a.args[0], tool_mkdir_op);
 }
 
 /* True when the last component of `path` is "." or "..": the one other
  * reason nk_fs_rename() gives -NK_EINVAL. */
-static bool nk_mv_names_by_dot(const char *path)
+static bool tool_mv_names_by_dot(const char *path)
 {
     size_t len = strlen(path);
     while (len > 1 && path[len - 1] == '/')
@@ -666,71 +665,70 @@ static bool nk_mv_names_by_dot(const char *path)
            (len - start == 2 && path[start] == '.' && path[start + 1] == '.');
 }
 
-static int nk_mv_run(int argc, char **argv)
+static int tool_mv_run(int argc, char **argv)
 {
-    struct nk_fswrite_args a;
-    int status = nk_fswrite_parse(argc, argv, "mv", 3, "IMAGE, FROM and TO", 0, &a);
+    struct tool_fswrite_args a;
+    int status = tool_fswrite_parse(argc, argv, "mv", 3, "IMAGE, FROM and TO", 0, &a);
     if (status)
         return status;
     const char *from = a.args[0], *to = a.args[1];
-    struct nk_tool_fs t;
-    struct nk_tool_save save;
-    status = nk_fswrite_open(&t, &a.opts, &save);
+    struct tool_fs t;
+    struct tool_save save;
+    status = tool_fswrite_open(&t, &a.opts, &save);
     if (status)
         return status;
     struct nk_fs_stat st;
     int err = nk_fs_lstat(&t.fs, from, &st);
     if (err) {
-        status = nk_fswrite_fail(&t, "mv", from, err);
+        status = tool_fswrite_fail(&t, "mv", from, err);
     } else {
         err = nk_fs_rename(&t.fs, from, to);
-        if (err == -NK_EINVAL && (nk_mv_names_by_dot(from) || nk_mv_names_by_dot(to)))
-            status =
-                nk_tool_fail("mv %s to %s: a name ending in . or .. cannot be renamed", from, to);
+        if (err == -NK_EINVAL && (tool_mv_names_by_dot(from) || tool_mv_names_by_dot(to)))
+            status = tool_fail("mv %s to %s: a name ending in . or .. cannot be renamed", from, to);
         else if (err == -NK_EINVAL && st.type == NK_FS_TYPE_DIR)
-            status = nk_tool_fail("mv %s to %s: a directory cannot move into itself", from, to);
+            status = tool_fail("mv %s to %s: a directory cannot move into itself", from, to);
         else if (err) {
             char what[8192];
             snprintf(what, sizeof what, "%s to %s", from, to);
-            status = nk_fswrite_fail(&t, "mv", what, err);
+            status = tool_fswrite_fail(&t, "mv", what, err);
         }
     }
-    return nk_fswrite_finish(&t, &save, "mv", to, status);
+    return tool_fswrite_finish(&t, &save, "mv", to, status);
 }
 
-static int nk_chmod_op(struct nk_tool_fs *t, const struct nk_fswrite_args *a, const char *path)
+static int tool_chmod_op(struct tool_fs *t, const struct tool_fswrite_args *a, const char *path)
 {
     return nk_fs_chmod(&t->fs, path, a->mode);
 }
 
-static int nk_chmod_run(int argc, char **argv)
+static int tool_chmod_run(int argc, char **argv)
 {
-    struct nk_fswrite_args a;
-    int status = nk_fswrite_parse(argc, argv, "chmod", 3, "IMAGE, OCTAL_MODE and PATH", 0, &a);
+    struct tool_fswrite_args a;
+    int status = tool_fswrite_parse(argc, argv, "chmod", 3, "IMAGE, OCTAL_MODE and PATH", 0, &a);
     if (status)
         return status;
-    if (!nk_fswrite_parse_mode(a.args[0], &a.mode))
-        return nk_tool_fail("chmod: bad mode '%s': octal permission bits 0 to 07777", a.args[0]);
-    return nk_fswrite_one("chmod", &a, a.args[1], nk_chmod_op);
+    if (!tool_fswrite_parse_mode(a.args[0], &a.mode))
+        return tool_fail("chmod: bad mode '%s': octal permission bits 0 to 07777", a.args[0]);
+    return tool_fswrite_one("chmod", &a, a.args[1], tool_chmod_op);
 }
 
-int nk_tool_fs_recover(struct nk_tool_image_opts *opts)
+int tool_fs_recover(struct tool_image_opts *opts)
 {
-    struct nk_tool_fs t;
-    struct nk_tool_save save;
-    int status = nk_fswrite_open(&t, opts, &save);
+    struct tool_fs t;
+    struct tool_save save;
+    int status = tool_fswrite_open(&t, opts, &save);
     if (status)
         return status;
-    return nk_fswrite_finish(&t, &save, "fsck --repair", opts->path, 0);
+    return tool_fswrite_finish(&t, &save, "fsck --repair", opts->path, 0);
 }
 
-/* The five commands: name, summary, and nk_NAME_run / nk_NAME_help above. */
-#define NK_FSWRITE_COMMAND(cmd, text)                                                              \
-    const struct nk_tool_command nk_cmd_##cmd = {                                                  \
-        .name = #cmd, .summary = text, .run = nk_##cmd##_run, .help = nk_##cmd##_help}
+/* The five commands: name, summary, and tool_NAME_run / tool_NAME_help above. */
+#define TOOL_FSWRITE_COMMAND(cmd, text)                                                            \
+    const struct tool_command tool_cmd_##cmd = {                                                   \
+        .name = #cmd, .summary = text, .run = tool_##cmd##_run, .help = tool_##cmd##_help}
 
-NK_FSWRITE_COMMAND(put, "copy a host file into a YAFFS2 image, atomically");
-NK_FSWRITE_COMMAND(rm, "remove a file or an empty directory from a YAFFS2 image");
-NK_FSWRITE_COMMAND(mkdir, "create a directory in a YAFFS2 image");
-NK_FSWRITE_COMMAND(mv, "rename a file or directory in a YAFFS2 image");
-NK_FSWRITE_COMMAND(chmod, "set the permission bits of a file in a YAFFS2 image");
+TOOL_FSWRITE_COMMAND(put, "copy a host file into a YAFFS2 image, atomically");
+TOOL_FSWRITE_COMMAND(rm, "remove a file or an empty directory from a YAFFS2 image");
+TOOL_FSWRITE_COMMAND(mkdir, "create a directory in a YAFFS2 image");
+TOOL_FSWRITE_COMMAND(mv, "rename a file or directory in a YAFFS2 image");
+TOOL_FSWRITE_COMMAND(chmod, "set the permission bits of a file in a YAFFS2 image");

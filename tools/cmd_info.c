@@ -14,7 +14,7 @@
 #include "nandkit/fs.h"
 #include "tool.h"
 
-static void nk_info_help(FILE *out)
+static void tool_info_help(FILE *out)
 {
     fprintf(out,
             "usage: nandkit info --chip NAME [--json]\n"
@@ -26,14 +26,14 @@ static void nk_info_help(FILE *out)
             "only what the file says: geometry, how much of it is present or erased, bad-block\n"
             "markers, bad-block tables and a guess at the YAFFS2 layout (no ID or timing: an\n"
             "image carries none). IMAGE with --chip describes it as that preset. Only reads.\n\n"
-            "Options:\n" NK_TOOL_IMAGE_HELP_READ
+            "Options:\n" TOOL_IMAGE_HELP_READ
             "  --json                  machine-readable output\n");
 }
 
 static const struct {
     uint32_t bit;
     const char *name;
-} nk_feature_names[] = {
+} tool_feature_names[] = {
     {NK_CHIP_ONFI, "onfi"},
     {NK_CHIP_JEDEC, "jedec"},
     {NK_CHIP_SMALL_PAGE, "small-page"},
@@ -45,19 +45,19 @@ static const struct {
 };
 
 /* Prints the names of the feature bits, each wrapped in `quote`. */
-static void nk_info_features(uint32_t features, const char *sep, const char *quote)
+static void tool_info_features(uint32_t features, const char *sep, const char *quote)
 {
     bool first = true;
-    for (size_t i = 0; i < sizeof nk_feature_names / sizeof nk_feature_names[0]; i++) {
-        if (features & nk_feature_names[i].bit) {
-            printf("%s%s%s%s", first ? "" : sep, quote, nk_feature_names[i].name, quote);
+    for (size_t i = 0; i < sizeof tool_feature_names / sizeof tool_feature_names[0]; i++) {
+        if (features & tool_feature_names[i].bit) {
+            printf("%s%s%s%s", first ? "" : sep, quote, tool_feature_names[i].name, quote);
             first = false;
         }
     }
 }
 
 /* The datasheet limits the eCos library's benchmark used (ecos-devel, 2009), in ns. */
-static void nk_info_limits(const struct nk_chip_info *info, double limits[3])
+static void tool_info_limits(const struct nk_chip_info *info, double limits[3])
 {
     const struct nk_chip_timing *t = &info->timing;
     unsigned cycles = 2u + info->col_cycles + info->row_cycles;
@@ -69,7 +69,7 @@ static void nk_info_limits(const struct nk_chip_info *info, double limits[3])
 
 /* Bad blocks as the BBT says (read in a dry run: nothing is written), or as
  * the factory markers say when there is no table. */
-static int nk_info_count_bad(struct nk_nand *nand, uint32_t *bad)
+static int tool_info_count_bad(struct nk_nand *nand, uint32_t *bad)
 {
     *bad = 0;
     if (nk_nand_blocks(nand) <= NK_BBT_MAX_BLOCKS) {
@@ -100,7 +100,7 @@ static int nk_info_count_bad(struct nk_nand *nand, uint32_t *bad)
     return err;
 }
 
-static void nk_info_print_text(const struct nk_chip_info *info, uint32_t bad)
+static void tool_info_print_text(const struct nk_chip_info *info, uint32_t bad)
 {
     const struct nk_chip_timing *t = &info->timing;
     uint64_t size = (uint64_t)info->page_size * info->pages_per_block * info->blocks;
@@ -148,19 +148,19 @@ static void nk_info_print_text(const struct nk_chip_info *info, uint32_t bad)
     printf("              max: tR %.1f us, tPROG %.1f us, tBERS %.1f us\n", t->tR_max_ns / 1e3,
            t->tPROG_max_ns / 1e3, t->tBERS_max_ns / 1e3);
     double limits[3];
-    nk_info_limits(info, limits);
+    tool_info_limits(info, limits);
     printf("limit         page read %.1f us, page program %.1f us, block erase %.1f us\n",
            limits[0] / 1e3, limits[1] / 1e3, limits[2] / 1e3);
     printf("features      ");
-    nk_info_features(info->features, ", ", "");
+    tool_info_features(info->features, ", ", "");
     printf("\n");
 }
 
-static void nk_info_print_json(const struct nk_chip_info *info, uint32_t bad)
+static void tool_info_print_json(const struct nk_chip_info *info, uint32_t bad)
 {
     const struct nk_chip_timing *t = &info->timing;
     double limits[3];
-    nk_info_limits(info, limits);
+    tool_info_limits(info, limits);
     printf("{\"vendor\":\"%s\",\"model\":\"%s\",\"id\":\"", info->vendor, info->model);
     for (unsigned i = 0; i < info->id_len; i++)
         printf("%02x", info->id[i]);
@@ -178,14 +178,14 @@ static void nk_info_print_json(const struct nk_chip_info *info, uint32_t bad)
     printf("\"limit_us\":{\"page_read\":%.2f,\"page_program\":%.2f,\"block_erase\":%.2f},",
            limits[0] / 1e3, limits[1] / 1e3, limits[2] / 1e3);
     printf("\"features\":[");
-    nk_info_features(info->features, ",", "\"");
+    tool_info_features(info->features, ",", "\"");
     printf("]}\n");
 }
 
 /* ----- an image without --chip: what the file itself says ------------------ */
 
 /* Reads a little-endian u32. */
-static uint32_t nk_info_le32(const uint8_t *p)
+static uint32_t tool_info_le32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
@@ -194,16 +194,16 @@ static uint32_t nk_info_le32(const uint8_t *p)
  * 2^18 (the top 4 bits may carry the type of a header), and either a data
  * chunk of at most a page or a header (chunk id bit 31). Random data passes
  * about once in a thousand pages. */
-static bool nk_info_tags_at(const uint8_t *p, uint32_t page_size)
+static bool tool_info_tags_at(const uint8_t *p, uint32_t page_size)
 {
-    uint32_t seq = nk_info_le32(p), obj = nk_info_le32(p + 4) & 0x0fffffffu;
-    uint32_t chunk = nk_info_le32(p + 8), bytes = nk_info_le32(p + 12);
+    uint32_t seq = tool_info_le32(p), obj = tool_info_le32(p + 4) & 0x0fffffffu;
+    uint32_t chunk = tool_info_le32(p + 8), bytes = tool_info_le32(p + 12);
     if (seq < NK_FS_SEQ_LOWEST || seq > NK_FS_SEQ_HIGHEST || obj == 0 || obj >= (1u << 18))
         return false;
     return (chunk & 0x80000000u) || bytes <= page_size;
 }
 
-struct nk_info_scan {
+struct tool_info_scan {
     uint32_t present_blocks; /* blocks the file holds */
     uint32_t erased_blocks;  /* of those, first page all 0xFF */
     uint32_t marked_bad;     /* non-0xFF marker byte in a marker page */
@@ -214,7 +214,8 @@ struct nk_info_scan {
     uint8_t bbt_main_version, bbt_mirror_version;
 };
 
-static int nk_info_scan_image(struct nk_nand *nand, uint64_t file_size, struct nk_info_scan *scan)
+static int tool_info_scan_image(struct nk_nand *nand, uint64_t file_size,
+                                struct tool_info_scan *scan)
 {
     const struct nk_chip_info *info = &nand->chip.info;
     uint32_t page_size = info->page_size, oob_size = info->oob_size, ppb = info->pages_per_block;
@@ -260,11 +261,11 @@ static int nk_info_scan_image(struct nk_nand *nand, uint64_t file_size, struct n
             continue;
         }
         scan->sampled++;
-        if (oob_size >= 18 && nk_info_tags_at(oob + 2, page_size))
+        if (oob_size >= 18 && tool_info_tags_at(oob + 2, page_size))
             scan->tags_linux++;
-        if (oob_size >= 16 && nk_info_tags_at(oob, page_size))
+        if (oob_size >= 16 && tool_info_tags_at(oob, page_size))
             scan->tags_mkyaffs2++;
-        if (nk_info_tags_at(data + page_size - 16, page_size))
+        if (tool_info_tags_at(data + page_size - 16, page_size))
             scan->tags_inband++;
     }
     free(data);
@@ -272,7 +273,7 @@ static int nk_info_scan_image(struct nk_nand *nand, uint64_t file_size, struct n
     return err;
 }
 
-static const char *nk_info_layout_guess(const struct nk_info_scan *scan, uint32_t *hits)
+static const char *tool_info_layout_guess(const struct tool_info_scan *scan, uint32_t *hits)
 {
     *hits = 0;
     if (!scan->sampled)
@@ -295,22 +296,22 @@ static const char *nk_info_layout_guess(const struct nk_info_scan *scan, uint32_
 
 /* `info IMAGE --geometry`: geometry, fill, markers, tables, a layout guess;
  * no ID, ONFI data or timing, which an image file does not carry. */
-static int nk_info_image_only(struct nk_tool_image_opts *opts, bool json)
+static int tool_info_image_only(struct tool_image_opts *opts, bool json)
 {
-    struct nk_tool_image image;
-    int status = nk_tool_flash_open(&image, opts, json);
+    struct tool_image image;
+    int status = tool_flash_open(&image, opts, json);
     if (status)
         return status;
     struct stat st;
     uint64_t file_size = stat(opts->path, &st) == 0 ? (uint64_t)st.st_size : 0;
-    struct nk_info_scan scan;
-    int err = nk_info_scan_image(&image.nand, file_size, &scan);
+    struct tool_info_scan scan;
+    int err = tool_info_scan_image(&image.nand, file_size, &scan);
     struct nk_chip_info info = image.nand.chip.info;
-    nk_tool_image_close(&image);
+    tool_image_close(&image);
     if (err)
-        return nk_tool_error("reading %s failed: %s", opts->path, nk_strerror(err));
+        return tool_error("reading %s failed: %s", opts->path, nk_strerror(err));
     uint32_t hits;
-    const char *layout = nk_info_layout_guess(&scan, &hits);
+    const char *layout = tool_info_layout_guess(&scan, &hits);
     uint64_t chip_bytes =
         (uint64_t)(info.page_size + info.oob_size) * info.pages_per_block * info.blocks;
     const char *marker_pages = info.bbm_pages & NK_BBM_SECOND_PAGE ? "pages 0 and 1" : "page 0";
@@ -372,34 +373,34 @@ static int nk_info_image_only(struct nk_tool_image_opts *opts, bool json)
     return 0;
 }
 
-static int nk_info_run(int argc, char **argv)
+static int tool_info_run(int argc, char **argv)
 {
     static const struct option options[] = {
-        NK_TOOL_IMAGE_LONG_OPTIONS, {"json", no_argument, NULL, 'j'}, {NULL, 0, NULL, 0}};
-    struct nk_tool_image_opts opts;
-    nk_tool_image_opts_init(&opts);
+        TOOL_IMAGE_LONG_OPTIONS, {"json", no_argument, NULL, 'j'}, {NULL, 0, NULL, 0}};
+    struct tool_image_opts opts;
+    tool_image_opts_init(&opts);
     opts.reads_only = true;
     opts.read_only = true;
     bool json = false;
     int opt;
     optind = 1;
-    while ((opt = nk_tool_getopt(argc, argv, "", options, &opts, "info")) > 0) {
+    while ((opt = tool_getopt(argc, argv, "", options, &opts, "info")) > 0) {
         if (opt == 'j')
             json = true;
         else
-            return nk_tool_fail("info: unknown option (see nandkit info --help)");
+            return tool_fail("info: unknown option (see nandkit info --help)");
     }
     if (opt < 0)
         return -opt;
     if (optind < argc)
         opts.path = argv[optind++];
     if (optind < argc)
-        return nk_tool_fail("info: unexpected argument '%s'", argv[optind]);
+        return tool_fail("info: unexpected argument '%s'", argv[optind]);
     if (!opts.path && !opts.chip)
-        return nk_tool_fail("info needs --chip NAME or an IMAGE (see nandkit info --help)");
+        return tool_fail("info needs --chip NAME or an IMAGE (see nandkit info --help)");
 
-    if (opts.path && !opts.chip && !nk_tool_path_is_mtd(opts.path))
-        return nk_info_image_only(&opts, json);
+    if (opts.path && !opts.chip && !tool_path_is_mtd(opts.path))
+        return tool_info_image_only(&opts, json);
 
     struct nk_chip_info info;
     uint32_t bad = 0;
@@ -415,7 +416,7 @@ static int nk_info_run(int argc, char **argv)
         config.factory_bad_blocks = -1;
         int err = nk_sim_open(&sim, &config, why);
         if (err)
-            return nk_tool_fail("%s", why->text[0] ? why->text : nk_strerror(err));
+            return tool_fail("%s", why->text[0] ? why->text : nk_strerror(err));
         size_t ws_size = nk_nand_default_workspace_size(&nk_sim_params(sim)->chip);
         void *ws = malloc(ws_size);
         struct nk_nand nand;
@@ -427,10 +428,10 @@ static int nk_info_run(int argc, char **argv)
         nc.read_only = true;
         err = nk_nand_open(&nand, &nc);
         if (!err)
-            err = nk_info_count_bad(&nand, &bad);
+            err = tool_info_count_bad(&nand, &bad);
         if (err) {
-            int code = nk_tool_error("identification failed: %s",
-                                     nand.diag.text[0] ? nand.diag.text : nk_strerror(err));
+            int code = tool_error("identification failed: %s",
+                                  nand.diag.text[0] ? nand.diag.text : nk_strerror(err));
             free(ws);
             nk_sim_close(sim);
             return code;
@@ -440,20 +441,20 @@ static int nk_info_run(int argc, char **argv)
         free(ws);
         nk_sim_close(sim);
     } else {
-        struct nk_tool_image image;
-        int status = nk_tool_image_open(&image, &opts);
+        struct tool_image image;
+        int status = tool_image_open(&image, &opts);
         if (status)
             return status;
-        int err = nk_info_count_bad(&image.nand, &bad);
+        int err = tool_info_count_bad(&image.nand, &bad);
         info = image.nand.chip.info;
-        nk_tool_image_close(&image);
+        tool_image_close(&image);
         if (err)
-            return nk_tool_error("reading bad-block markers failed: %s", nk_strerror(err));
+            return tool_error("reading bad-block markers failed: %s", nk_strerror(err));
     }
     if (json) {
-        nk_info_print_json(&info, bad);
+        tool_info_print_json(&info, bad);
     } else {
-        nk_info_print_text(&info, bad);
+        tool_info_print_text(&info, bad);
         if (physical_blocks > info.blocks)
             printf("note          the part has %u blocks; identification uses %u (a power of two "
                    "per LUN, as Linux does)\n",
@@ -462,9 +463,9 @@ static int nk_info_run(int argc, char **argv)
     return 0;
 }
 
-const struct nk_tool_command nk_cmd_info = {
+const struct tool_command tool_cmd_info = {
     .name = "info",
     .summary = "identify a chip or describe an image (geometry, IDs, ONFI, timing)",
-    .run = nk_info_run,
-    .help = nk_info_help,
+    .run = tool_info_run,
+    .help = tool_info_help,
 };

@@ -10,7 +10,7 @@
 #include "nandkit/error.h"
 #include "tool.h"
 
-static void nk_ls_help(FILE *out)
+static void tool_ls_help(FILE *out)
 {
     fprintf(out,
             "usage: nandkit ls [-l] [-R] [--json] IMAGE [PATH] [--geometry P,O,N[,B] |\n"
@@ -20,7 +20,7 @@ static void nk_ls_help(FILE *out)
             "(default /), sorted by name: mode, links, uid, gid, size, mtime (UTC), name, and\n"
             "for a symlink its target. A PATH that is not a directory lists itself. With -R\n"
             "every entry below PATH is listed with its full path.\n\n"
-            "Options:\n" NK_TOOL_IMAGE_HELP_READ
+            "Options:\n" TOOL_IMAGE_HELP_READ
             "  -R, --recursive         the whole tree below PATH\n"
             "  -l, --long              the long listing above (the default; taken as ls -l)\n"
             "  --json                  a JSON array of {path, type (file, dir, symlink,\n"
@@ -33,15 +33,15 @@ static void nk_ls_help(FILE *out)
 }
 
 /* Names or one value: at most a header chunk's bytes (16 KiB pages). */
-#define NK_LS_XATTR_BYTES 16384
+#define TOOL_LS_XATTR_BYTES 16384
 
-struct nk_ls {
+struct tool_ls {
     struct nk_fs *fs;
     bool json, recursive, first;
     int status;
 };
 
-static const char *nk_ls_type_name(uint8_t type)
+static const char *tool_ls_type_name(uint8_t type)
 {
     switch (type) {
     case NK_FS_TYPE_FILE:
@@ -59,10 +59,10 @@ static const char *nk_ls_type_name(uint8_t type)
 
 /* Lists one entry; `known` is its stat when the caller has it already. */
 /* `"xattrs": {"NAME": "VALUE in hex", ...}` when `path` has any. */
-static void nk_ls_xattrs_json(struct nk_ls *ls, const char *path)
+static void tool_ls_xattrs_json(struct tool_ls *ls, const char *path)
 {
-    static char names[NK_LS_XATTR_BYTES];
-    static uint8_t value[NK_LS_XATTR_BYTES];
+    static char names[TOOL_LS_XATTR_BYTES];
+    static uint8_t value[TOOL_LS_XATTR_BYTES];
     int len = nk_fs_listxattr(ls->fs, path, names, sizeof names);
     if (len < 0) {
         fprintf(stderr, "nandkit: %s: extended attributes: %s\n", path, nk_strerror(len));
@@ -81,7 +81,7 @@ static void nk_ls_xattrs_json(struct nk_ls *ls, const char *path)
             continue;
         }
         printf("%s", at ? ", " : "");
-        nk_tool_json_string(stdout, names + at);
+        tool_json_string(stdout, names + at);
         printf(": \"");
         for (int i = 0; i < n; i++)
             printf("%02x", value[i]);
@@ -90,8 +90,8 @@ static void nk_ls_xattrs_json(struct nk_ls *ls, const char *path)
     printf("}");
 }
 
-static void nk_ls_entry(struct nk_ls *ls, const char *path, const char *shown,
-                        const struct nk_fs_stat *known)
+static void tool_ls_entry(struct tool_ls *ls, const char *path, const char *shown,
+                          const struct nk_fs_stat *known)
 {
     struct nk_fs_stat st;
     int err = 0;
@@ -108,29 +108,29 @@ static void nk_ls_entry(struct nk_ls *ls, const char *path, const char *shown,
     if (st.type == NK_FS_TYPE_SYMLINK && nk_fs_readlink(ls->fs, path, target, sizeof target) < 0)
         ls->status = 1;
     if (st.at_risk) {
-        nk_tool_at_risk(path);
+        tool_at_risk(path);
         ls->status = 1;
     }
     if (ls->json) {
         printf("%s\n  {\"path\": ", ls->first ? "" : ",");
         ls->first = false;
-        nk_tool_json_string(stdout, path);
+        tool_json_string(stdout, path);
         printf(", \"type\": \"%s\", \"size\": %llu, \"mode\": \"0%o\", \"uid\": %u, \"gid\": %u, "
                "\"mtime\": %lld, \"nlink\": %u, \"obj_id\": %u, \"ino\": %u",
-               nk_ls_type_name(st.type), (unsigned long long)st.size, st.mode, st.uid, st.gid,
+               tool_ls_type_name(st.type), (unsigned long long)st.size, st.mode, st.uid, st.gid,
                (long long)(int64_t)st.mtime, st.nlink, st.obj_id, st.ino);
         if (st.type == NK_FS_TYPE_SYMLINK) {
             printf(", \"link_target\": ");
-            nk_tool_json_string(stdout, target);
+            tool_json_string(stdout, target);
         }
         if (st.type == NK_FS_TYPE_HARDLINK)
             printf(", \"hardlink_target_id\": %u", st.ino);
-        nk_ls_xattrs_json(ls, path);
+        tool_ls_xattrs_json(ls, path);
         printf("}");
         return;
     }
     char mode[11], when[32] = "?";
-    nk_tool_mode_string(st.mode, mode);
+    tool_mode_string(st.mode, mode);
     time_t t = (time_t)st.mtime;
     struct tm tm;
     if (gmtime_r(&t, &tm))
@@ -144,20 +144,20 @@ static void nk_ls_entry(struct nk_ls *ls, const char *path, const char *shown,
     printf("\n");
 }
 
-struct nk_ls_item {
+struct tool_ls_item {
     char *name;
     struct nk_fs_stat st;
     int err;
 };
 
-static int nk_ls_compare(const void *a, const void *b)
+static int tool_ls_compare(const void *a, const void *b)
 {
-    return strcmp(((const struct nk_ls_item *)a)->name, ((const struct nk_ls_item *)b)->name);
+    return strcmp(((const struct tool_ls_item *)a)->name, ((const struct tool_ls_item *)b)->name);
 }
 
 /* The entries of directory `path` with their stats (taken while listing,
  * without a lookup each), sorted by name; *count set. malloc'd. */
-static struct nk_ls_item *nk_ls_items(struct nk_ls *ls, const char *path, size_t *count)
+static struct tool_ls_item *tool_ls_items(struct tool_ls *ls, const char *path, size_t *count)
 {
     struct nk_fs_dir dir;
     int err = nk_fs_dir_open(ls->fs, &dir, path);
@@ -167,7 +167,7 @@ static struct nk_ls_item *nk_ls_items(struct nk_ls *ls, const char *path, size_t
         return NULL;
     }
     size_t n = 0, cap = 16;
-    struct nk_ls_item *items = malloc(cap * sizeof *items);
+    struct tool_ls_item *items = malloc(cap * sizeof *items);
     struct nk_fs_dirent entry;
     while (items && (err = nk_fs_dir_read(&dir, &entry)) != 0) {
         if (err < 0) {
@@ -177,7 +177,7 @@ static struct nk_ls_item *nk_ls_items(struct nk_ls *ls, const char *path, size_t
         }
         if (n == cap) {
             cap *= 2;
-            struct nk_ls_item *grown = realloc(items, cap * sizeof *items);
+            struct tool_ls_item *grown = realloc(items, cap * sizeof *items);
             if (!grown)
                 break;
             items = grown;
@@ -188,29 +188,29 @@ static struct nk_ls_item *nk_ls_items(struct nk_ls *ls, const char *path, size_t
     }
     nk_fs_dir_close(&dir);
     if (items)
-        qsort(items, n, sizeof *items, nk_ls_compare);
+        qsort(items, n, sizeof *items, tool_ls_compare);
     *count = n;
     return items;
 }
 
 /* Deeper trees only come from corrupted images; stop before the stack does. */
-#define NK_LS_MAX_DEPTH 256
+#define TOOL_LS_MAX_DEPTH 256
 
-static void nk_ls_dir(struct nk_ls *ls, const char *path, unsigned depth)
+static void tool_ls_dir(struct tool_ls *ls, const char *path, unsigned depth)
 {
-    if (depth > NK_LS_MAX_DEPTH) {
+    if (depth > TOOL_LS_MAX_DEPTH) {
         fprintf(stderr, "nandkit: %s: more than %d directory levels, not listed\n", path,
-                NK_LS_MAX_DEPTH);
+                TOOL_LS_MAX_DEPTH);
         ls->status = 1;
         return;
     }
     size_t count = 0;
-    struct nk_ls_item *items = nk_ls_items(ls, path, &count);
+    struct tool_ls_item *items = tool_ls_items(ls, path, &count);
     if (!items)
         return;
     for (size_t i = 0; i < count; i++) {
         /* As long as the path is: a cut path would name another entry. */
-        char *child = nk_tool_path_dup(path, items[i].name);
+        char *child = tool_path_dup(path, items[i].name);
         if (!child) {
             fprintf(stderr, "nandkit: out of memory listing %s\n", path);
             ls->status = 1;
@@ -218,9 +218,10 @@ static void nk_ls_dir(struct nk_ls *ls, const char *path, unsigned depth)
             fprintf(stderr, "nandkit: %s: %s\n", child, nk_strerror(items[i].err));
             ls->status = 1;
         } else {
-            nk_ls_entry(ls, child, ls->recursive || ls->json ? child : items[i].name, &items[i].st);
+            tool_ls_entry(ls, child, ls->recursive || ls->json ? child : items[i].name,
+                          &items[i].st);
             if (ls->recursive && items[i].st.type == NK_FS_TYPE_DIR)
-                nk_ls_dir(ls, child, depth + 1);
+                tool_ls_dir(ls, child, depth + 1);
         }
         free(child);
         free(items[i].name);
@@ -228,20 +229,20 @@ static void nk_ls_dir(struct nk_ls *ls, const char *path, unsigned depth)
     free(items);
 }
 
-static int nk_ls_run(int argc, char **argv)
+static int tool_ls_run(int argc, char **argv)
 {
-    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
+    static const struct option options[] = {TOOL_IMAGE_LONG_OPTIONS,
                                             {"recursive", no_argument, NULL, 'R'},
                                             {"long", no_argument, NULL, 'l'},
                                             {"json", no_argument, NULL, 'j'},
                                             {NULL, 0, NULL, 0}};
-    struct nk_tool_image_opts opts;
-    nk_tool_image_opts_init(&opts);
+    struct tool_image_opts opts;
+    tool_image_opts_init(&opts);
     opts.reads_only = true;
-    struct nk_ls ls = {.first = true};
+    struct tool_ls ls = {.first = true};
     int opt;
     optind = 1;
-    while ((opt = nk_tool_getopt(argc, argv, "Rl", options, &opts, "ls")) > 0) {
+    while ((opt = tool_getopt(argc, argv, "Rl", options, &opts, "ls")) > 0) {
         if (opt == 'l')
             continue; /* the listing is always the long one */
         if (opt == 'R')
@@ -249,46 +250,46 @@ static int nk_ls_run(int argc, char **argv)
         else if (opt == 'j')
             ls.json = true;
         else
-            return nk_tool_fail("ls: unknown option (see nandkit ls --help)");
+            return tool_fail("ls: unknown option (see nandkit ls --help)");
     }
     if (opt < 0)
         return -opt;
     if (optind >= argc)
-        return nk_tool_fail("ls needs an IMAGE (see nandkit ls --help)");
+        return tool_fail("ls needs an IMAGE (see nandkit ls --help)");
     opts.path = argv[optind++];
     const char *path = optind < argc ? argv[optind++] : "/";
     if (optind < argc)
-        return nk_tool_fail("ls: unexpected argument '%s'", argv[optind]);
+        return tool_fail("ls: unexpected argument '%s'", argv[optind]);
 
-    struct nk_tool_fs t;
-    int status = nk_tool_fs_open(&t, &opts, NULL, NULL);
+    struct tool_fs t;
+    int status = tool_fs_open(&t, &opts, NULL, NULL);
     if (status)
         return status;
     ls.fs = &t.fs;
     struct nk_fs_stat st;
     int err = nk_fs_stat(ls.fs, path, &st);
     if (err) {
-        nk_tool_fs_close(&t);
-        return nk_tool_fail_err(err, nk_tool_is_user_error(err), "%s: %s in the image", path,
-                                nk_strerror(err));
+        tool_fs_close(&t);
+        return tool_fail_err(err, tool_is_user_error(err), "%s: %s in the image", path,
+                             nk_strerror(err));
     }
     if (ls.json)
         printf("[");
     if (st.type == NK_FS_TYPE_DIR)
-        nk_ls_dir(&ls, path, 0);
+        tool_ls_dir(&ls, path, 0);
     else
-        nk_ls_entry(&ls, path, path, NULL);
+        tool_ls_entry(&ls, path, path, NULL);
     if (ls.json)
         printf("%s]\n", ls.first ? "" : "\n");
-    if (nk_tool_fs_damage(&t))
+    if (tool_fs_damage(&t))
         ls.status = 1;
-    nk_tool_fs_close(&t);
+    tool_fs_close(&t);
     return ls.status;
 }
 
-const struct nk_tool_command nk_cmd_ls = {
+const struct tool_command tool_cmd_ls = {
     .name = "ls",
     .summary = "list files in a YAFFS2 image",
-    .run = nk_ls_run,
-    .help = nk_ls_help,
+    .run = tool_ls_run,
+    .help = tool_ls_help,
 };

@@ -34,7 +34,7 @@
 #include "save.h"
 #include "tool.h"
 
-static void nk_mkimage_help(FILE *out)
+static void tool_mkimage_help(FILE *out)
 {
     fprintf(out,
             "usage: nandkit mkimage SRC_DIR IMAGE (--geometry P,O,N[,B] | --chip NAME)\n"
@@ -71,7 +71,7 @@ static void nk_mkimage_help(FILE *out)
             "Names of up to 255 bytes and symlink targets of up to 159 bytes are stored whole;\n"
             "longer ones are refused (nothing is truncated). Nothing is written when the tree\n"
             "does not fit: the error names the space needed and the space there is.\n\n"
-            "Options:\n" NK_TOOL_IMAGE_HELP
+            "Options:\n" TOOL_IMAGE_HELP
             "  --blocks N              build in the first N blocks (default: all; with\n"
             "                          --geometry P,O,N it also sizes a new image, else\n"
             "                          the tree's blocks and 4 more)\n"
@@ -100,45 +100,45 @@ static void nk_mkimage_help(FILE *out)
 
 /* ----- the plan --------------------------------------------------------------------------- */
 
-#define NK_MKIMAGE_NO_PARENT ((size_t)-1)
-#define NK_MKIMAGE_READ_BYTES 65536
-#define NK_MKIMAGE_XATTR_MAX 65536 /* Linux's XATTR_SIZE_MAX; a header chunk holds far less */
+#define TOOL_MKIMAGE_NO_PARENT ((size_t)-1)
+#define TOOL_MKIMAGE_READ_BYTES 65536
+#define TOOL_MKIMAGE_XATTR_MAX 65536 /* Linux's XATTR_SIZE_MAX; a header chunk holds far less */
 
-enum nk_mkimage_role {
-    NK_MKIMAGE_OBJECT = 0, /* an ordinary object */
-    NK_MKIMAGE_LOST_FOUND, /* SRC_DIR/lost+found: YAFFS2's built-in directory */
-    NK_MKIMAGE_SKIPPED,    /* the image itself, inside SRC_DIR */
+enum tool_mkimage_role {
+    TOOL_MKIMAGE_OBJECT = 0, /* an ordinary object */
+    TOOL_MKIMAGE_LOST_FOUND, /* SRC_DIR/lost+found: YAFFS2's built-in directory */
+    TOOL_MKIMAGE_SKIPPED,    /* the image itself, inside SRC_DIR */
 };
 
-struct nk_mkimage_node {
+struct tool_mkimage_node {
     char *path;      /* host path */
     size_t name_off; /* the name within `path` */
-    size_t parent;   /* node index, NK_MKIMAGE_NO_PARENT for the root's children */
+    size_t parent;   /* node index, TOOL_MKIMAGE_NO_PARENT for the root's children */
     size_t link_of;  /* hard links: node index of the file */
     struct stat st;
     char *target;    /* symlinks */
     uint8_t *xattrs; /* extended attributes, as the header stores them (NULL: none) */
     size_t xattrs_len;
     uint8_t type;    /* enum nk_fs_type */
-    uint8_t role;    /* enum nk_mkimage_role */
+    uint8_t role;    /* enum tool_mkimage_role */
     uint32_t obj_id; /* given by the build */
 };
 
-struct nk_mkimage_inode {
+struct tool_mkimage_inode {
     dev_t dev;
     ino_t ino;
     size_t node;
 };
 
-struct nk_mkimage {
+struct tool_mkimage {
     const char *src;         /* SRC_DIR, or SRC_IMAGE with --from */
-    struct nk_tool_fs *from; /* --from: the source image's read-only mount */
+    struct tool_fs *from;    /* --from: the source image's read-only mount */
     char *from_geometry;     /* IMAGE's --geometry when taken from the source */
     const char *image_path;
     struct stat root_st;
-    struct nk_mkimage_node *nodes;
+    struct tool_mkimage_node *nodes;
     size_t count, cap;
-    struct nk_mkimage_inode *inodes; /* files with more than one name */
+    struct tool_mkimage_inode *inodes; /* files with more than one name */
     size_t inode_count, inode_cap;
     bool image_exists;
     struct stat image_st, sidecar_st;
@@ -146,7 +146,7 @@ struct nk_mkimage {
     bool all_root;
     bool progress;
     /* The build. */
-    struct nk_tool_image *image;
+    struct tool_image *image;
     struct nk_fs_builder builder;
     uint64_t chunks_needed;
     struct timespec start;
@@ -155,14 +155,14 @@ struct nk_mkimage {
     uint8_t *buf;
 };
 
-static double nk_mkimage_elapsed(const struct nk_mkimage *m)
+static double tool_mkimage_elapsed(const struct tool_mkimage *m)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     return (double)(now.tv_sec - m->start.tv_sec) + (double)(now.tv_nsec - m->start.tv_nsec) / 1e9;
 }
 
-static bool nk_mkimage_grow(void **array, size_t *cap, size_t count, size_t size)
+static bool tool_mkimage_grow(void **array, size_t *cap, size_t count, size_t size)
 {
     if (count < *cap)
         return true;
@@ -175,12 +175,12 @@ static bool nk_mkimage_grow(void **array, size_t *cap, size_t count, size_t size
     return true;
 }
 
-static bool nk_mkimage_same_file(const struct stat *a, const struct stat *b)
+static bool tool_mkimage_same_file(const struct stat *a, const struct stat *b)
 {
     return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
-static uint8_t nk_mkimage_type(mode_t mode)
+static uint8_t tool_mkimage_type(mode_t mode)
 {
     switch (mode & S_IFMT) {
     case S_IFREG:
@@ -199,32 +199,32 @@ static uint8_t nk_mkimage_type(mode_t mode)
     }
 }
 
-static int nk_mkimage_compare(const void *a, const void *b)
+static int tool_mkimage_compare(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The node of an earlier name of this inode, or NK_MKIMAGE_NO_PARENT (and
+/* The node of an earlier name of this inode, or TOOL_MKIMAGE_NO_PARENT (and
  * this node remembered as its first name). */
-static size_t nk_mkimage_link_of(struct nk_mkimage *m, size_t node)
+static size_t tool_mkimage_link_of(struct tool_mkimage *m, size_t node)
 {
     const struct stat *st = &m->nodes[node].st;
     for (size_t i = 0; i < m->inode_count; i++) {
         if (m->inodes[i].dev == st->st_dev && m->inodes[i].ino == st->st_ino)
             return m->inodes[i].node;
     }
-    if (nk_mkimage_grow((void **)&m->inodes, &m->inode_cap, m->inode_count, sizeof *m->inodes))
-        m->inodes[m->inode_count++] = (struct nk_mkimage_inode){st->st_dev, st->st_ino, node};
-    return NK_MKIMAGE_NO_PARENT;
+    if (tool_mkimage_grow((void **)&m->inodes, &m->inode_cap, m->inode_count, sizeof *m->inodes))
+        m->inodes[m->inode_count++] = (struct tool_mkimage_inode){st->st_dev, st->st_ino, node};
+    return TOOL_MKIMAGE_NO_PARENT;
 }
 
-static int nk_mkimage_plan_dir(struct nk_mkimage *m, const char *dir_path, size_t parent,
-                               unsigned depth);
+static int tool_mkimage_plan_dir(struct tool_mkimage *m, const char *dir_path, size_t parent,
+                                 unsigned depth);
 
 /* Opens without touching the source's access times where the system allows
  * (O_NOATIME: owner or root), so that building leaves the tree as it was
  * and two builds of one tree give the same image. */
-static int nk_mkimage_open_source(const char *path, int flags)
+static int tool_mkimage_open_source(const char *path, int flags)
 {
 #ifdef O_NOATIME
     int fd = open(path, flags | O_NOATIME);
@@ -237,8 +237,8 @@ static int nk_mkimage_open_source(const char *path, int flags)
 /* One source's extended attributes: the host tree's (llistxattr and
  * lgetxattr, not following symlinks) or, with --from, the source image's.
  * Each returns a length, or -1 with errno set. */
-static ssize_t nk_mkimage_list_xattrs(struct nk_mkimage *m, const char *path, char *list,
-                                      size_t size)
+static ssize_t tool_mkimage_list_xattrs(struct tool_mkimage *m, const char *path, char *list,
+                                        size_t size)
 {
     if (!m->from)
         return llistxattr(path, list, size);
@@ -248,8 +248,8 @@ static ssize_t nk_mkimage_list_xattrs(struct nk_mkimage *m, const char *path, ch
     return n < 0 ? -1 : n;
 }
 
-static ssize_t nk_mkimage_get_xattr(struct nk_mkimage *m, const char *path, const char *name,
-                                    void *value, size_t size)
+static ssize_t tool_mkimage_get_xattr(struct tool_mkimage *m, const char *path, const char *name,
+                                      void *value, size_t size)
 {
     if (!m->from)
         return lgetxattr(path, name, value, size);
@@ -262,43 +262,42 @@ static ssize_t nk_mkimage_get_xattr(struct nk_mkimage *m, const char *path, cons
 /* The extended attributes of `path`, as the header stores them, in
  * n->xattrs. Whether they fit the image's header chunks is checked by the
  * build, which knows the page size. */
-static int nk_mkimage_plan_xattrs(struct nk_mkimage *m, struct nk_mkimage_node *n,
-                                  const char *path)
+static int tool_mkimage_plan_xattrs(struct tool_mkimage *m, struct tool_mkimage_node *n,
+                                    const char *path)
 {
-    ssize_t names_len = nk_mkimage_list_xattrs(m, path, NULL, 0);
+    ssize_t names_len = tool_mkimage_list_xattrs(m, path, NULL, 0);
     if (names_len < 0 && (errno == ENOTSUP || errno == ENOSYS))
         return 0; /* the host file system has none */
     if (names_len < 0)
-        return nk_tool_error("cannot list the extended attributes of %s: %s", path,
-                             strerror(errno));
+        return tool_error("cannot list the extended attributes of %s: %s", path, strerror(errno));
     if (names_len == 0)
         return 0;
     char *names = malloc((size_t)names_len);
-    uint8_t *list = malloc(NK_MKIMAGE_XATTR_MAX);
-    uint8_t *value = malloc(NK_MKIMAGE_XATTR_MAX);
+    uint8_t *list = malloc(TOOL_MKIMAGE_XATTR_MAX);
+    uint8_t *value = malloc(TOOL_MKIMAGE_XATTR_MAX);
     int status = 0;
     if (!names || !list || !value)
-        status = nk_tool_error("out of memory reading the extended attributes of %s", path);
+        status = tool_error("out of memory reading the extended attributes of %s", path);
     if (!status) {
-        names_len = nk_mkimage_list_xattrs(m, path, names, (size_t)names_len);
+        names_len = tool_mkimage_list_xattrs(m, path, names, (size_t)names_len);
         if (names_len < 0)
-            status = nk_tool_error("cannot list the extended attributes of %s: %s", path,
-                                   strerror(errno));
+            status =
+                tool_error("cannot list the extended attributes of %s: %s", path, strerror(errno));
     }
     size_t used = 0;
     for (ssize_t at = 0; !status && at < names_len; at += (ssize_t)strlen(names + at) + 1) {
         const char *name = names + at;
-        ssize_t len = nk_mkimage_get_xattr(m, path, name, value, NK_MKIMAGE_XATTR_MAX);
+        ssize_t len = tool_mkimage_get_xattr(m, path, name, value, TOOL_MKIMAGE_XATTR_MAX);
         if (len < 0) {
-            status = nk_tool_error("cannot read extended attribute %s of %s: %s", name, path,
-                                   strerror(errno));
+            status = tool_error("cannot read extended attribute %s of %s: %s", name, path,
+                                strerror(errno));
             break;
         }
-        int err = nk_fs_xattr_pack(list, NK_MKIMAGE_XATTR_MAX, &used, name, value, (size_t)len);
+        int err = nk_fs_xattr_pack(list, TOOL_MKIMAGE_XATTR_MAX, &used, name, value, (size_t)len);
         if (err)
-            status = nk_tool_fail("%s: extended attribute %s (%lld bytes) is more than a YAFFS2 "
-                                  "header chunk can hold",
-                                  path, name, (long long)len);
+            status = tool_fail("%s: extended attribute %s (%lld bytes) is more than a YAFFS2 "
+                               "header chunk can hold",
+                               path, name, (long long)len);
     }
     if (!status && used) {
         n->xattrs = list;
@@ -312,49 +311,49 @@ static int nk_mkimage_plan_xattrs(struct nk_mkimage *m, struct nk_mkimage_node *
 }
 
 /* Adds `path` (lstat'ed into `st`) under `parent`. */
-static int nk_mkimage_plan_entry(struct nk_mkimage *m, char *path, size_t name_off,
-                                 const struct stat *st, size_t parent, unsigned depth)
+static int tool_mkimage_plan_entry(struct tool_mkimage *m, char *path, size_t name_off,
+                                   const struct stat *st, size_t parent, unsigned depth)
 {
     const char *name = path + name_off;
     size_t name_len = strlen(name);
     if (name_len > NK_FS_NAME_MAX) {
-        int status = nk_tool_fail("%.*s/%.40s...: a name of %zu bytes, YAFFS2 stores at most %d",
-                                  (int)(name_off - 1), path, name, name_len, NK_FS_NAME_MAX);
+        int status = tool_fail("%.*s/%.40s...: a name of %zu bytes, YAFFS2 stores at most %d",
+                               (int)(name_off - 1), path, name, name_len, NK_FS_NAME_MAX);
         free(path);
         return status;
     }
-    uint8_t type = nk_mkimage_type(st->st_mode);
+    uint8_t type = tool_mkimage_type(st->st_mode);
     if (type == NK_FS_TYPE_UNKNOWN) {
         fprintf(stderr, "nandkit: warning: %s: unknown file type (mode 0%o), skipped\n", path,
                 (unsigned)st->st_mode);
         free(path);
         return 0;
     }
-    if (!nk_mkimage_grow((void **)&m->nodes, &m->cap, m->count, sizeof *m->nodes)) {
+    if (!tool_mkimage_grow((void **)&m->nodes, &m->cap, m->count, sizeof *m->nodes)) {
         free(path);
-        return nk_tool_error("out of memory planning %s", m->src);
+        return tool_error("out of memory planning %s", m->src);
     }
     size_t index = m->count++;
-    struct nk_mkimage_node *n = &m->nodes[index];
+    struct tool_mkimage_node *n = &m->nodes[index];
     memset(n, 0, sizeof *n);
     n->path = path;
     n->name_off = name_off;
     n->parent = parent;
-    n->link_of = NK_MKIMAGE_NO_PARENT;
+    n->link_of = TOOL_MKIMAGE_NO_PARENT;
     n->st = *st;
     n->type = type;
-    if (!m->from && ((m->image_exists && nk_mkimage_same_file(st, &m->image_st)) ||
-                     (m->sidecar_exists && nk_mkimage_same_file(st, &m->sidecar_st)))) {
+    if (!m->from && ((m->image_exists && tool_mkimage_same_file(st, &m->image_st)) ||
+                     (m->sidecar_exists && tool_mkimage_same_file(st, &m->sidecar_st)))) {
         fprintf(stderr, "nandkit: warning: %s is the image being built: left out\n", path);
-        n->role = NK_MKIMAGE_SKIPPED;
+        n->role = TOOL_MKIMAGE_SKIPPED;
         return 0;
     }
-    if (parent == NK_MKIMAGE_NO_PARENT && strcmp(name, "lost+found") == 0) {
+    if (parent == TOOL_MKIMAGE_NO_PARENT && strcmp(name, "lost+found") == 0) {
         if (type != NK_FS_TYPE_DIR)
-            return nk_tool_fail("%s is not a directory: YAFFS2 keeps that name in the root for "
-                                "its own lost+found",
-                                path);
-        n->role = NK_MKIMAGE_LOST_FOUND;
+            return tool_fail("%s is not a directory: YAFFS2 keeps that name in the root for "
+                             "its own lost+found",
+                             path);
+        n->role = TOOL_MKIMAGE_LOST_FOUND;
     }
     if (type == NK_FS_TYPE_SYMLINK) {
         char target[NK_FS_ALIAS_MAX + 2];
@@ -362,55 +361,55 @@ static int nk_mkimage_plan_entry(struct nk_mkimage *m, char *path, size_t name_o
         if (m->from) {
             int got = nk_fs_readlink(&m->from->fs, path, target, sizeof target);
             if (got < 0)
-                return nk_tool_error("cannot read symlink %s in %s: %s", path, m->src,
-                                     nk_strerror(got));
+                return tool_error("cannot read symlink %s in %s: %s", path, m->src,
+                                  nk_strerror(got));
             len = got;
         } else {
             len = readlink(path, target, sizeof target);
         }
         if (len < 0)
-            return nk_tool_error("cannot read symlink %s: %s", path, strerror(errno));
+            return tool_error("cannot read symlink %s: %s", path, strerror(errno));
         if ((size_t)len > NK_FS_ALIAS_MAX)
-            return nk_tool_fail("%s: a symlink target of %lld bytes, YAFFS2 stores at most %d",
-                                path, (long long)st->st_size, NK_FS_ALIAS_MAX);
+            return tool_fail("%s: a symlink target of %lld bytes, YAFFS2 stores at most %d", path,
+                             (long long)st->st_size, NK_FS_ALIAS_MAX);
         target[len] = '\0';
         n->target = strdup(target);
         if (!n->target)
-            return nk_tool_error("out of memory planning %s", m->src);
+            return tool_error("out of memory planning %s", m->src);
     } else if (type == NK_FS_TYPE_FILE && !m->from && access(path, R_OK) != 0) {
         /* Found now, not halfway through writing the image. */
-        return nk_tool_fail("cannot read %s: %s", path, strerror(errno));
+        return tool_fail("cannot read %s: %s", path, strerror(errno));
     }
     if (type == NK_FS_TYPE_FILE && st->st_nlink > 1) {
-        size_t first = nk_mkimage_link_of(m, index);
+        size_t first = tool_mkimage_link_of(m, index);
         n = &m->nodes[index];
-        if (first != NK_MKIMAGE_NO_PARENT) {
+        if (first != TOOL_MKIMAGE_NO_PARENT) {
             n->type = NK_FS_TYPE_HARDLINK;
             n->link_of = first;
         }
     }
     if (n->type != NK_FS_TYPE_HARDLINK) {
-        int status = nk_mkimage_plan_xattrs(m, n, path);
+        int status = tool_mkimage_plan_xattrs(m, n, path);
         if (status)
             return status;
     }
     if (type == NK_FS_TYPE_DIR) {
-        return nk_mkimage_plan_dir(m, path, index, depth + 1);
+        return tool_mkimage_plan_dir(m, path, index, depth + 1);
     }
     return 0;
 }
 
 /* Deeper trees than this are surely a loop of bind mounts. */
-#define NK_MKIMAGE_MAX_DEPTH 256
+#define TOOL_MKIMAGE_MAX_DEPTH 256
 
 /* Names sorted bytewise, as readdir gives them on no file system. */
-static void nk_mkimage_sort_names(char **names, size_t count)
+static void tool_mkimage_sort_names(char **names, size_t count)
 {
     if (count)
-        qsort(names, count, sizeof *names, nk_mkimage_compare);
+        qsort(names, count, sizeof *names, tool_mkimage_compare);
 }
 
-static void nk_mkimage_free_names(char **names, size_t count)
+static void tool_mkimage_free_names(char **names, size_t count)
 {
     for (size_t i = 0; i < count; i++)
         free(names[i]);
@@ -420,7 +419,7 @@ static void nk_mkimage_free_names(char **names, size_t count)
 /* What a host lstat() of the entry would give, from the source image: the
  * hard links of one file share (device 0, the file's id) as the names of
  * one inode do; st_rdev holds the device number as YAFFS2 stores it. */
-static void nk_mkimage_stat_from_image(const struct nk_fs_stat *in, struct stat *out)
+static void tool_mkimage_stat_from_image(const struct nk_fs_stat *in, struct stat *out)
 {
     memset(out, 0, sizeof *out);
     out->st_dev = 0;
@@ -436,19 +435,18 @@ static void nk_mkimage_stat_from_image(const struct nk_fs_stat *in, struct stat 
     out->st_ctim.tv_sec = (time_t)in->ctime;
 }
 
-/* The --from twin of nk_mkimage_plan_host_dir(): directory `dir_path` of
+/* The --from twin of tool_mkimage_plan_host_dir(): directory `dir_path` of
  * the source image. Its built-in lost+found counts as a directory of the
  * tree only when it has a header of its own or entries, as a tree without
  * one gives an image whose lost+found has neither. */
-static int nk_mkimage_plan_image_dir(struct nk_mkimage *m, const char *dir_path, size_t parent,
-                                     unsigned depth)
+static int tool_mkimage_plan_image_dir(struct tool_mkimage *m, const char *dir_path, size_t parent,
+                                       unsigned depth)
 {
     struct nk_fs *fs = &m->from->fs;
     struct nk_fs_dir dir;
     int err = nk_fs_dir_open(fs, &dir, dir_path);
     if (err)
-        return nk_tool_error("cannot read directory %s in %s: %s", dir_path, m->src,
-                             nk_strerror(err));
+        return tool_error("cannot read directory %s in %s: %s", dir_path, m->src, nk_strerror(err));
     char **names = NULL;
     size_t count = 0, cap = 0;
     int status = 0;
@@ -456,34 +454,34 @@ static int nk_mkimage_plan_image_dir(struct nk_mkimage *m, const char *dir_path,
     int got;
     while (!status && (got = nk_fs_dir_read(&dir, &entry)) != 0) {
         if (got < 0) {
-            status = nk_tool_error("cannot read directory %s in %s: %s", dir_path, m->src,
-                                   nk_strerror(got));
+            status = tool_error("cannot read directory %s in %s: %s", dir_path, m->src,
+                                nk_strerror(got));
             break;
         }
         char *copy = strdup(entry.name);
-        if (!copy || !nk_mkimage_grow((void **)&names, &cap, count, sizeof *names)) {
+        if (!copy || !tool_mkimage_grow((void **)&names, &cap, count, sizeof *names)) {
             free(copy);
-            status = nk_tool_error("out of memory reading %s", dir_path);
+            status = tool_error("out of memory reading %s", dir_path);
             break;
         }
         names[count++] = copy;
     }
     nk_fs_dir_close(&dir);
-    nk_mkimage_sort_names(names, count);
+    tool_mkimage_sort_names(names, count);
     for (size_t i = 0; i < count && !status; i++) {
-        char *path = nk_tool_path_dup(dir_path, names[i]);
+        char *path = tool_path_dup(dir_path, names[i]);
         if (!path) {
-            status = nk_tool_error("out of memory planning %s", m->src);
+            status = tool_error("out of memory planning %s", m->src);
             break;
         }
         struct nk_fs_stat fst;
         err = nk_fs_lstat(fs, path, &fst);
         if (err) {
-            status = nk_tool_error("cannot stat %s in %s: %s", path, m->src, nk_strerror(err));
+            status = tool_error("cannot stat %s in %s: %s", path, m->src, nk_strerror(err));
             free(path);
             break;
         }
-        if (parent == NK_MKIMAGE_NO_PARENT && fst.obj_id == NK_FS_OBJ_LOST_FOUND &&
+        if (parent == TOOL_MKIMAGE_NO_PARENT && fst.obj_id == NK_FS_OBJ_LOST_FOUND &&
             !fst.has_header) {
             struct nk_fs_dir lost;
             struct nk_fs_dirent child;
@@ -498,35 +496,35 @@ static int nk_mkimage_plan_image_dir(struct nk_mkimage *m, const char *dir_path,
             }
         }
         struct stat st;
-        nk_mkimage_stat_from_image(&fst, &st);
+        tool_mkimage_stat_from_image(&fst, &st);
         size_t name_off = strlen(path) - strlen(names[i]);
-        status = nk_mkimage_plan_entry(m, path, name_off, &st, parent, depth);
+        status = tool_mkimage_plan_entry(m, path, name_off, &st, parent, depth);
     }
-    nk_mkimage_free_names(names, count);
+    tool_mkimage_free_names(names, count);
     return status;
 }
 
-static int nk_mkimage_plan_host_dir(struct nk_mkimage *m, const char *dir_path, size_t parent,
-                                    unsigned depth);
+static int tool_mkimage_plan_host_dir(struct tool_mkimage *m, const char *dir_path, size_t parent,
+                                      unsigned depth);
 
-static int nk_mkimage_plan_dir(struct nk_mkimage *m, const char *dir_path, size_t parent,
-                               unsigned depth)
+static int tool_mkimage_plan_dir(struct tool_mkimage *m, const char *dir_path, size_t parent,
+                                 unsigned depth)
 {
-    if (depth > NK_MKIMAGE_MAX_DEPTH)
-        return nk_tool_fail("%s: more than %d directory levels", dir_path, NK_MKIMAGE_MAX_DEPTH);
-    return m->from ? nk_mkimage_plan_image_dir(m, dir_path, parent, depth)
-                   : nk_mkimage_plan_host_dir(m, dir_path, parent, depth);
+    if (depth > TOOL_MKIMAGE_MAX_DEPTH)
+        return tool_fail("%s: more than %d directory levels", dir_path, TOOL_MKIMAGE_MAX_DEPTH);
+    return m->from ? tool_mkimage_plan_image_dir(m, dir_path, parent, depth)
+                   : tool_mkimage_plan_host_dir(m, dir_path, parent, depth);
 }
 
-static int nk_mkimage_plan_host_dir(struct nk_mkimage *m, const char *dir_path, size_t parent,
-                                    unsigned depth)
+static int tool_mkimage_plan_host_dir(struct tool_mkimage *m, const char *dir_path, size_t parent,
+                                      unsigned depth)
 {
-    int fd = nk_mkimage_open_source(dir_path, O_RDONLY | O_DIRECTORY);
+    int fd = tool_mkimage_open_source(dir_path, O_RDONLY | O_DIRECTORY);
     DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
     if (!dir && fd >= 0)
         close(fd);
     if (!dir)
-        return nk_tool_error("cannot read directory %s: %s", dir_path, strerror(errno));
+        return tool_error("cannot read directory %s: %s", dir_path, strerror(errno));
     char **names = NULL;
     size_t count = 0, cap = 0;
     int status = 0;
@@ -536,40 +534,40 @@ static int nk_mkimage_plan_host_dir(struct nk_mkimage *m, const char *dir_path, 
         if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
             continue;
         char *copy = strdup(entry->d_name);
-        if (!copy || !nk_mkimage_grow((void **)&names, &cap, count, sizeof *names)) {
+        if (!copy || !tool_mkimage_grow((void **)&names, &cap, count, sizeof *names)) {
             free(copy);
-            status = nk_tool_error("out of memory reading %s", dir_path);
+            status = tool_error("out of memory reading %s", dir_path);
             break;
         }
         names[count++] = copy;
         errno = 0;
     }
     if (!status && errno)
-        status = nk_tool_error("cannot read directory %s: %s", dir_path, strerror(errno));
+        status = tool_error("cannot read directory %s: %s", dir_path, strerror(errno));
     closedir(dir);
-    nk_mkimage_sort_names(names, count);
+    tool_mkimage_sort_names(names, count);
     size_t dir_len = strlen(dir_path);
     for (size_t i = 0; i < count && !status; i++) {
         size_t len = dir_len + 1 + strlen(names[i]) + 1;
         char *path = malloc(len);
         if (!path) {
-            status = nk_tool_error("out of memory planning %s", m->src);
+            status = tool_error("out of memory planning %s", m->src);
             break;
         }
         snprintf(path, len, "%s/%s", dir_path, names[i]);
         struct stat st;
         if (lstat(path, &st) != 0) {
-            status = nk_tool_error("cannot stat %s: %s", path, strerror(errno));
+            status = tool_error("cannot stat %s: %s", path, strerror(errno));
             free(path);
             break;
         }
-        status = nk_mkimage_plan_entry(m, path, dir_len + 1, &st, parent, depth);
+        status = tool_mkimage_plan_entry(m, path, dir_len + 1, &st, parent, depth);
     }
-    nk_mkimage_free_names(names, count);
+    tool_mkimage_free_names(names, count);
     return status;
 }
 
-static void nk_mkimage_free(struct nk_mkimage *m)
+static void tool_mkimage_free(struct tool_mkimage *m)
 {
     for (size_t i = 0; i < m->count; i++) {
         free(m->nodes[i].path);
@@ -580,18 +578,18 @@ static void nk_mkimage_free(struct nk_mkimage *m)
     free(m->inodes);
     free(m->buf);
     if (m->from)
-        nk_tool_fs_close(m->from);
+        tool_fs_close(m->from);
     m->from = NULL;
     free(m->from_geometry);
 }
 
 /* ----- the build ------------------------------------------------------------------------------ */
 
-static void nk_mkimage_report(struct nk_mkimage *m, bool last)
+static void tool_mkimage_report(struct tool_mkimage *m, bool last)
 {
     if (!m->progress)
         return;
-    double t = nk_mkimage_elapsed(m);
+    double t = tool_mkimage_elapsed(m);
     if (!last && (t < 1.0 || t - m->last_report < 0.5))
         return;
     if (last && !m->reported)
@@ -610,22 +608,23 @@ static void nk_mkimage_report(struct nk_mkimage *m, bool last)
     m->reported = true;
 }
 
-static void nk_mkimage_progress(void *ctx, const struct nk_fs_build_stats *stats)
+static void tool_mkimage_progress(void *ctx, const struct nk_fs_build_stats *stats)
 {
     (void)stats;
-    nk_mkimage_report(ctx, false);
+    tool_mkimage_report(ctx, false);
 }
 
 /* Linux's device number encoding, as Linux YAFFS stores rdev: (major << 8)
  * | minor for numbers below 256 (old_encode_dev), with the high bits of
  * larger ones placed as new_encode_dev does. */
-static uint32_t nk_mkimage_rdev(dev_t rdev)
+static uint32_t tool_mkimage_rdev(dev_t rdev)
 {
     uint32_t major_number = (uint32_t)major(rdev), minor_number = (uint32_t)minor(rdev);
     return (minor_number & 0xffu) | (major_number << 8) | ((minor_number & ~0xffu) << 12);
 }
 
-static struct nk_fs_build_attr nk_mkimage_attr(const struct nk_mkimage *m, const struct stat *st)
+static struct nk_fs_build_attr tool_mkimage_attr(const struct tool_mkimage *m,
+                                                 const struct stat *st)
 {
     struct nk_fs_build_attr attr;
     memset(&attr, 0, sizeof attr);
@@ -634,124 +633,124 @@ static struct nk_fs_build_attr nk_mkimage_attr(const struct nk_mkimage *m, const
     attr.gid = m->all_root ? 0 : (uint32_t)st->st_gid;
     /* A source image's nodes carry the number as YAFFS2 stores it. */
     if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
-        attr.rdev = m->from ? (uint32_t)st->st_rdev : nk_mkimage_rdev(st->st_rdev);
+        attr.rdev = m->from ? (uint32_t)st->st_rdev : tool_mkimage_rdev(st->st_rdev);
     attr.atime = (uint64_t)(int64_t)st->st_atim.tv_sec;
     attr.mtime = (uint64_t)(int64_t)st->st_mtim.tv_sec;
     attr.ctime = (uint64_t)(int64_t)st->st_ctim.tv_sec;
     return attr;
 }
 
-static int nk_mkimage_build_error(struct nk_mkimage *m, const char *path, int err)
+static int tool_mkimage_build_error(struct tool_mkimage *m, const char *path, int err)
 {
     const char *why = m->builder.diag.text[0] ? m->builder.diag.text : nk_strerror(err);
     if (m->image->sim && !nk_sim_powered(m->image->sim))
-        why = nk_tool_image_error(m->image, err); /* --power-cut-after did it */
-    return nk_tool_error("building %s failed: %s", path, why);
+        why = tool_image_error(m->image, err); /* --power-cut-after did it */
+    return tool_error("building %s failed: %s", path, why);
 }
 
 /* A file's data from the source image, streamed into the build. Returns
  * the bytes read, or minus the exit status after one line. */
-static int64_t nk_mkimage_image_data(struct nk_mkimage *m, struct nk_mkimage_node *n)
+static int64_t tool_mkimage_image_data(struct tool_mkimage *m, struct tool_mkimage_node *n)
 {
     struct nk_fs_file file;
     int err = nk_fs_file_open(&m->from->fs, &file, n->path, NK_FS_O_RDONLY);
     if (err)
-        return -nk_tool_error("cannot open %s in %s: %s", n->path, m->src, nk_strerror(err));
+        return -tool_error("cannot open %s in %s: %s", n->path, m->src, nk_strerror(err));
     int64_t total = 0;
     int32_t got;
-    while ((got = nk_fs_file_read(&file, m->buf, NK_MKIMAGE_READ_BYTES)) > 0) {
+    while ((got = nk_fs_file_read(&file, m->buf, TOOL_MKIMAGE_READ_BYTES)) > 0) {
         err = nk_fs_build_data(&m->builder, m->buf, (size_t)got);
         if (err) {
             nk_fs_file_close(&file);
-            return -nk_mkimage_build_error(m, n->path, err);
+            return -tool_mkimage_build_error(m, n->path, err);
         }
         total += got;
-        nk_mkimage_report(m, false);
+        tool_mkimage_report(m, false);
     }
     nk_fs_file_close(&file);
     if (got < 0)
-        return -nk_tool_error("cannot read %s in %s: %s: nothing written", n->path, m->src,
-                              nk_strerror(got));
+        return -tool_error("cannot read %s in %s: %s: nothing written", n->path, m->src,
+                           nk_strerror(got));
     return total;
 }
 
-static int nk_mkimage_file_data(struct nk_mkimage *m, struct nk_mkimage_node *n)
+static int tool_mkimage_file_data(struct tool_mkimage *m, struct tool_mkimage_node *n)
 {
     if (m->from) {
-        int64_t total = nk_mkimage_image_data(m, n);
+        int64_t total = tool_mkimage_image_data(m, n);
         if (total < 0)
             return (int)-total;
         if ((uint64_t)total != (uint64_t)n->st.st_size)
-            return nk_tool_error("%s in %s: %llu bytes read, not the %llu its size says: nothing "
-                                 "written",
-                                 n->path, m->src, (unsigned long long)total,
-                                 (unsigned long long)n->st.st_size);
+            return tool_error("%s in %s: %llu bytes read, not the %llu its size says: nothing "
+                              "written",
+                              n->path, m->src, (unsigned long long)total,
+                              (unsigned long long)n->st.st_size);
         int err = nk_fs_build_file_end(&m->builder);
-        return err ? nk_mkimage_build_error(m, n->path, err) : 0;
+        return err ? tool_mkimage_build_error(m, n->path, err) : 0;
     }
-    int fd = nk_mkimage_open_source(n->path, O_RDONLY | O_NOFOLLOW);
+    int fd = tool_mkimage_open_source(n->path, O_RDONLY | O_NOFOLLOW);
     if (fd < 0)
-        return nk_tool_error("cannot open %s: %s", n->path, strerror(errno));
+        return tool_error("cannot open %s: %s", n->path, strerror(errno));
     uint64_t total = 0;
     ssize_t got;
     int status = 0;
-    while ((got = read(fd, m->buf, NK_MKIMAGE_READ_BYTES)) > 0) {
+    while ((got = read(fd, m->buf, TOOL_MKIMAGE_READ_BYTES)) > 0) {
         int err = nk_fs_build_data(&m->builder, m->buf, (size_t)got);
         if (err) {
-            status = nk_mkimage_build_error(m, n->path, err);
+            status = tool_mkimage_build_error(m, n->path, err);
             break;
         }
         total += (uint64_t)got;
-        nk_mkimage_report(m, false);
+        tool_mkimage_report(m, false);
     }
     if (got < 0 && !status)
-        status = nk_tool_error("cannot read %s: %s", n->path, strerror(errno));
+        status = tool_error("cannot read %s: %s", n->path, strerror(errno));
     close(fd);
     /* A file that changed under the build would be stored half old, half
      * new: refused, and the image is left as it was. */
     if (!status && total != (uint64_t)n->st.st_size)
-        status =
-            nk_tool_error("%s changed while being read (%llu bytes, not the %llu planned): "
-                          "nothing written; build again from a quiet tree",
-                          n->path, (unsigned long long)total, (unsigned long long)n->st.st_size);
+        status = tool_error("%s changed while being read (%llu bytes, not the %llu planned): "
+                            "nothing written; build again from a quiet tree",
+                            n->path, (unsigned long long)total, (unsigned long long)n->st.st_size);
     if (status)
         return status;
     int err = nk_fs_build_file_end(&m->builder);
-    return err ? nk_mkimage_build_error(m, n->path, err) : 0;
+    return err ? tool_mkimage_build_error(m, n->path, err) : 0;
 }
 
-static uint32_t nk_mkimage_parent_id(const struct nk_mkimage *m, const struct nk_mkimage_node *n)
+static uint32_t tool_mkimage_parent_id(const struct tool_mkimage *m,
+                                       const struct tool_mkimage_node *n)
 {
-    if (n->parent == NK_MKIMAGE_NO_PARENT)
+    if (n->parent == TOOL_MKIMAGE_NO_PARENT)
         return NK_FS_OBJ_ROOT;
-    const struct nk_mkimage_node *p = &m->nodes[n->parent];
-    return p->role == NK_MKIMAGE_LOST_FOUND ? NK_FS_OBJ_LOST_FOUND : p->obj_id;
+    const struct tool_mkimage_node *p = &m->nodes[n->parent];
+    return p->role == TOOL_MKIMAGE_LOST_FOUND ? NK_FS_OBJ_LOST_FOUND : p->obj_id;
 }
 
-static int nk_mkimage_build(struct nk_mkimage *m)
+static int tool_mkimage_build(struct tool_mkimage *m)
 {
-    struct nk_fs_build_attr root = nk_mkimage_attr(m, &m->root_st);
+    struct nk_fs_build_attr root = tool_mkimage_attr(m, &m->root_st);
     int err = nk_fs_build_builtin(&m->builder, NK_FS_OBJ_ROOT, &root);
     if (err)
-        return nk_mkimage_build_error(m, m->src, err);
+        return tool_mkimage_build_error(m, m->src, err);
     for (size_t i = 0; i < m->count; i++) {
-        struct nk_mkimage_node *n = &m->nodes[i];
-        if (n->role == NK_MKIMAGE_SKIPPED)
+        struct tool_mkimage_node *n = &m->nodes[i];
+        if (n->role == TOOL_MKIMAGE_SKIPPED)
             continue;
-        if (n->role == NK_MKIMAGE_LOST_FOUND) {
-            struct nk_fs_build_attr attr = nk_mkimage_attr(m, &n->st);
+        if (n->role == TOOL_MKIMAGE_LOST_FOUND) {
+            struct nk_fs_build_attr attr = tool_mkimage_attr(m, &n->st);
             err = nk_fs_build_builtin(&m->builder, NK_FS_OBJ_LOST_FOUND, &attr);
             if (err)
-                return nk_mkimage_build_error(m, n->path, err);
+                return tool_mkimage_build_error(m, n->path, err);
             continue;
         }
         struct nk_fs_build_entry e;
         memset(&e, 0, sizeof e);
         e.type = n->type;
-        e.parent_id = nk_mkimage_parent_id(m, n);
+        e.parent_id = tool_mkimage_parent_id(m, n);
         e.name = n->path + n->name_off;
         e.name_len = strlen(e.name);
-        e.attr = nk_mkimage_attr(m, &n->st);
+        e.attr = tool_mkimage_attr(m, &n->st);
         if (n->type == NK_FS_TYPE_SYMLINK) {
             e.target = n->target;
             e.target_len = strlen(n->target);
@@ -762,17 +761,17 @@ static int nk_mkimage_build(struct nk_mkimage *m)
         }
         size_t room = nk_fs_build_xattr_room(&m->builder);
         if (n->xattrs_len && n->xattrs_len >= room)
-            return nk_tool_fail("%s: %zu bytes of extended attributes (names and values, as "
-                                "YAFFS2 stores them), but a header chunk of this image has %zu "
-                                "bytes for them (and a list must be shorter)",
-                                n->path, n->xattrs_len, room);
+            return tool_fail("%s: %zu bytes of extended attributes (names and values, as "
+                             "YAFFS2 stores them), but a header chunk of this image has %zu "
+                             "bytes for them (and a list must be shorter)",
+                             n->path, n->xattrs_len, room);
         e.xattrs = n->xattrs;
         e.xattrs_len = n->xattrs_len;
         err = nk_fs_build_object(&m->builder, &e, &n->obj_id);
         if (err)
-            return nk_mkimage_build_error(m, n->path, err);
+            return tool_mkimage_build_error(m, n->path, err);
         if (n->type == NK_FS_TYPE_FILE) {
-            int status = nk_mkimage_file_data(m, n);
+            int status = tool_mkimage_file_data(m, n);
             if (status)
                 return status;
         }
@@ -785,13 +784,13 @@ static int nk_mkimage_build(struct nk_mkimage *m)
 /* Erased blocks a new image sized by mkimage gets beyond what the tree takes:
  * the file system's garbage-collection reserve (3, fs.h reserve_blocks) and
  * one block for the next writes, so that put, mkdir and rm work on it. */
-#define NK_MKIMAGE_RESERVE_BLOCKS 4u
+#define TOOL_MKIMAGE_RESERVE_BLOCKS 4u
 
 /* The blocks of a new image for the plan: whole blocks for its chunks (the
  * root's header, one per object, a file's data in chunks of a page, less
  * the in-band tags: nk_fs_build_chunks()), plus the reserve. */
-static uint64_t nk_mkimage_blocks_for_plan(const struct nk_mkimage *m, const char *geometry,
-                                           enum nk_fs_layout layout)
+static uint64_t tool_mkimage_blocks_for_plan(const struct tool_mkimage *m, const char *geometry,
+                                             enum nk_fs_layout layout)
 {
     unsigned page = 0, oob = 0, pages_per_block = 0;
     if (sscanf(geometry, "%u,%u,%u", &page, &oob, &pages_per_block) != 3 || page <= 16 ||
@@ -800,14 +799,14 @@ static uint64_t nk_mkimage_blocks_for_plan(const struct nk_mkimage *m, const cha
     uint64_t chunk_bytes = layout == NK_FS_LAYOUT_INBAND ? page - 16u : page;
     uint64_t chunks = 1;
     for (size_t i = 0; i < m->count; i++) {
-        const struct nk_mkimage_node *n = &m->nodes[i];
-        if (n->role == NK_MKIMAGE_SKIPPED)
+        const struct tool_mkimage_node *n = &m->nodes[i];
+        if (n->role == TOOL_MKIMAGE_SKIPPED)
             continue;
         chunks += 1;
         if (n->type == NK_FS_TYPE_FILE)
             chunks += ((uint64_t)n->st.st_size + chunk_bytes - 1) / chunk_bytes;
     }
-    return (chunks + pages_per_block - 1) / pages_per_block + NK_MKIMAGE_RESERVE_BLOCKS;
+    return (chunks + pages_per_block - 1) / pages_per_block + TOOL_MKIMAGE_RESERVE_BLOCKS;
 }
 
 /* Creates a missing image file as an erased chip: an empty file, no sidecar.
@@ -815,11 +814,11 @@ static uint64_t nk_mkimage_blocks_for_plan(const struct nk_mkimage *m, const cha
  * gets the block count (else 0). With --geometry P,O,N either way, *length
  * gets the blocks the file must span, so that it reads back with P,O,N at
  * that size (else 0). */
-static int nk_mkimage_create(struct nk_tool_image_opts *opts, uint64_t blocks,
-                             const struct nk_mkimage *m, uint64_t *sized, uint64_t *length)
+static int tool_mkimage_create(struct tool_image_opts *opts, uint64_t blocks,
+                               const struct tool_mkimage *m, uint64_t *sized, uint64_t *length)
 {
     const char *shown = m->image_path;
-    struct nk_tool_image_opts create = *opts;
+    struct tool_image_opts create = *opts;
     create.create = true;
     char geometry[96];
     *sized = 0;
@@ -828,10 +827,10 @@ static int nk_mkimage_create(struct nk_tool_image_opts *opts, uint64_t blocks,
     for (const char *p = opts->geometry ? opts->geometry : ""; *p; p++)
         commas += *p == ',';
     if (!opts->chip && commas == 2 && !blocks) {
-        blocks = *sized = nk_mkimage_blocks_for_plan(m, opts->geometry, opts->layout);
+        blocks = *sized = tool_mkimage_blocks_for_plan(m, opts->geometry, opts->layout);
         if (!blocks)
-            return nk_tool_fail("bad --geometry '%s': expected PAGE,OOB,PAGES_PER_BLOCK[,BLOCKS]",
-                                opts->geometry);
+            return tool_fail("bad --geometry '%s': expected PAGE,OOB,PAGES_PER_BLOCK[,BLOCKS]",
+                             opts->geometry);
     }
     if (opts->geometry && blocks) {
         if (commas == 2) {
@@ -842,12 +841,12 @@ static int nk_mkimage_create(struct nk_tool_image_opts *opts, uint64_t blocks,
         }
     }
     struct nk_sim_params params;
-    int status = nk_tool_params_from_opts(&create, &params);
+    int status = tool_params_from_opts(&create, &params);
     if (status)
         return status;
     if (blocks > params.chip.blocks)
-        return nk_tool_fail("--blocks %llu: the chip has only %u blocks",
-                            (unsigned long long)blocks, params.chip.blocks);
+        return tool_fail("--blocks %llu: the chip has only %u blocks", (unsigned long long)blocks,
+                         params.chip.blocks);
     struct nk_sim_config config;
     memset(&config, 0, sizeof config);
     config.params = &params;
@@ -859,15 +858,15 @@ static int nk_mkimage_create(struct nk_tool_image_opts *opts, uint64_t blocks,
     struct nk_diag why[1] = {{""}};
     int err = nk_sim_open(&sim, &config, why);
     if (err == -NK_EINVAL) /* a part the simulator cannot model: bad input */
-        return nk_tool_fail("cannot create %s with %s %s: %s", shown,
-                            opts->chip ? "--chip" : "--geometry",
-                            opts->chip ? opts->chip : create.geometry, why->text);
+        return tool_fail("cannot create %s with %s %s: %s", shown,
+                         opts->chip ? "--chip" : "--geometry",
+                         opts->chip ? opts->chip : create.geometry, why->text);
     if (err)
-        return nk_tool_error("cannot create %s: %s", shown,
-                             why->text[0] ? why->text : nk_strerror(err));
+        return tool_error("cannot create %s: %s", shown,
+                          why->text[0] ? why->text : nk_strerror(err));
     err = nk_sim_close(sim);
     if (err)
-        return nk_tool_error("cannot create %s: %s", shown, nk_strerror(err));
+        return tool_error("cannot create %s: %s", shown, nk_strerror(err));
     /* Opened again as an existing image: the block count now comes with it. */
     if (create.geometry != opts->geometry)
         opts->geometry = strdup(create.geometry);
@@ -876,7 +875,7 @@ static int nk_mkimage_create(struct nk_tool_image_opts *opts, uint64_t blocks,
 
 /* Extends the file at `path` from `from` to `to` bytes: a hole, or with
  * `erased_bytes` 0xFF bytes written. Returns 0, or -1 with errno set. */
-static int nk_mkimage_extend(const char *path, uint64_t from, uint64_t to, bool erased_bytes)
+static int tool_mkimage_extend(const char *path, uint64_t from, uint64_t to, bool erased_bytes)
 {
     if (!erased_bytes)
         return truncate(path, (off_t)to);
@@ -900,7 +899,7 @@ static int nk_mkimage_extend(const char *path, uint64_t from, uint64_t to, bool 
     return err;
 }
 
-static void nk_mkimage_human(uint64_t bytes, char *out, size_t size)
+static void tool_mkimage_human(uint64_t bytes, char *out, size_t size)
 {
     if (bytes >= 10ull << 20)
         snprintf(out, size, "%.1f MiB", (double)bytes / (1 << 20));
@@ -908,47 +907,47 @@ static void nk_mkimage_human(uint64_t bytes, char *out, size_t size)
         snprintf(out, size, "%.1f KiB", (double)bytes / 1024);
 }
 
-static int nk_mkimage_check_space(struct nk_mkimage *m, const struct nk_tool_image *image,
-                                  const struct nk_part *part)
+static int tool_mkimage_check_space(struct tool_mkimage *m, const struct tool_image *image,
+                                    const struct nk_part *part)
 {
     uint64_t need = 1; /* the root's header */
     for (size_t i = 0; i < m->count; i++) {
-        const struct nk_mkimage_node *n = &m->nodes[i];
-        if (n->role != NK_MKIMAGE_SKIPPED)
+        const struct tool_mkimage_node *n = &m->nodes[i];
+        if (n->role != TOOL_MKIMAGE_SKIPPED)
             need += nk_fs_build_chunks(&m->builder, n->type, (uint64_t)n->st.st_size);
     }
     m->chunks_needed = need;
     const struct nk_fs_build_stats *s = &m->builder.stats;
     if (m->count + 1 > NK_FS_OBJ_MAX - NK_FS_OBJ_FIRST_USER + 1)
-        return nk_tool_fail("%s holds %zu objects: YAFFS2 ids allow %u", m->src, m->count,
-                            NK_FS_OBJ_MAX - NK_FS_OBJ_FIRST_USER + 1);
+        return tool_fail("%s holds %zu objects: YAFFS2 ids allow %u", m->src, m->count,
+                         NK_FS_OBJ_MAX - NK_FS_OBJ_FIRST_USER + 1);
     if (need <= s->chunks_capacity)
         return 0;
     uint64_t page = (uint64_t)nk_nand_page_size(image->part.dev) + nk_nand_oob_size(part->dev);
     uint64_t need_blocks = (need + s->pages_per_block - 1) / s->pages_per_block;
     char need_text[32], have_text[32];
-    nk_mkimage_human(need * page, need_text, sizeof need_text);
-    nk_mkimage_human(s->chunks_capacity * page, have_text, sizeof have_text);
-    return nk_tool_fail("%s needs %llu chunks (%llu blocks, %s) but %s has %llu (%u good "
-                        "blocks of %u, %s): give more blocks or a bigger chip",
-                        m->src, (unsigned long long)need, (unsigned long long)need_blocks,
-                        need_text, m->image_path, (unsigned long long)s->chunks_capacity,
-                        s->blocks - s->blocks_bad, s->blocks, have_text);
+    tool_mkimage_human(need * page, need_text, sizeof need_text);
+    tool_mkimage_human(s->chunks_capacity * page, have_text, sizeof have_text);
+    return tool_fail("%s needs %llu chunks (%llu blocks, %s) but %s has %llu (%u good "
+                     "blocks of %u, %s): give more blocks or a bigger chip",
+                     m->src, (unsigned long long)need, (unsigned long long)need_blocks, need_text,
+                     m->image_path, (unsigned long long)s->chunks_capacity,
+                     s->blocks - s->blocks_bad, s->blocks, have_text);
 }
 
-static void nk_mkimage_summary(struct nk_mkimage *m, const struct nk_fs_build_stats *s,
-                               const char *layout_name, const struct nk_tool_image *image)
+static void tool_mkimage_summary(struct tool_mkimage *m, const struct nk_fs_build_stats *s,
+                                 const char *layout_name, const struct tool_image *image)
 {
     printf("%s -> %s: %s layout, %u-byte chunks, %u pages per block\n", m->src, m->image_path,
            layout_name, s->chunk_bytes, s->pages_per_block);
-    nk_tool_print_objects(s->objects, s->files, s->dirs, s->symlinks, s->hardlinks, s->specials);
+    tool_print_objects(s->objects, s->files, s->dirs, s->symlinks, s->hardlinks, s->specials);
     printf("\nchunks: %llu written (%llu %s, %llu data holding %llu %s) in %u %s, "
            "sequence 0x%x..0x%x\n",
            (unsigned long long)s->chunks_written, (unsigned long long)s->header_chunks,
-           nk_tool_plural(s->header_chunks, "header", "headers"),
-           (unsigned long long)s->data_chunks, (unsigned long long)s->data_bytes,
-           nk_tool_plural(s->data_bytes, "byte", "bytes"), s->blocks_used,
-           nk_tool_plural(s->blocks_used, "block", "blocks"), s->first_seq, s->last_seq);
+           tool_plural(s->header_chunks, "header", "headers"), (unsigned long long)s->data_chunks,
+           (unsigned long long)s->data_bytes, tool_plural(s->data_bytes, "byte", "bytes"),
+           s->blocks_used, tool_plural(s->blocks_used, "block", "blocks"), s->first_seq,
+           s->last_seq);
     /* The table's reserved blocks count among those skipped: say how many. */
     uint32_t reserved = 0;
     for (uint32_t b = 0; image->nand.bbt && b < s->blocks; b++)
@@ -957,7 +956,7 @@ static void nk_mkimage_summary(struct nk_mkimage *m, const struct nk_fs_build_st
     if (reserved && reserved <= s->blocks_bad)
         printf(" (%u bad, %u kept for a bad-block table)", s->blocks_bad - reserved, reserved);
     printf(", %u retired, %u erased; %.2f s", s->blocks_retired, s->blocks_erased,
-           nk_mkimage_elapsed(m));
+           tool_mkimage_elapsed(m));
     /* What the same writes take on the chip the simulator models. */
     const struct nk_chip_info *chip = &image->params.chip;
     double flash_seconds = image->sim ? (double)nk_sim_time_ns(image->sim) / 1e9 : 0.0;
@@ -977,9 +976,9 @@ static void nk_mkimage_summary(struct nk_mkimage *m, const struct nk_fs_build_st
  * and layout where IMAGE has none. The source may be IMAGE itself (it is
  * read before the new image replaces it), but not the /dev/mtdN the build
  * erases. Returns 0 with m->from set, or the exit status after one line. */
-static int nk_mkimage_open_from(struct nk_mkimage *m, struct nk_tool_fs *source,
-                                struct nk_tool_image_opts *from, struct nk_tool_image_opts *opts,
-                                bool from_placed, bool from_layout, bool from_ecc, bool is_mtd)
+static int tool_mkimage_open_from(struct tool_mkimage *m, struct tool_fs *source,
+                                  struct tool_image_opts *from, struct tool_image_opts *opts,
+                                  bool from_placed, bool from_layout, bool from_ecc, bool is_mtd)
 {
     from->path = m->src;
     if (!from_placed) {
@@ -999,25 +998,25 @@ static int nk_mkimage_open_from(struct nk_mkimage *m, struct nk_tool_fs *source,
     struct stat src_st;
     if (stat(m->src, &src_st) != 0)
         return errno == ENOENT
-                   ? nk_tool_not_found("cannot read SRC_IMAGE %s: %s", m->src, strerror(errno))
-                   : nk_tool_fail("cannot read SRC_IMAGE %s: %s", m->src, strerror(errno));
-    if (is_mtd && m->image_exists && nk_mkimage_same_file(&src_st, &m->image_st))
-        return nk_tool_fail("--from %s is the device being built: the build erases it before "
-                            "reading; repack into an image file first",
-                            m->src);
-    int status = nk_tool_fs_open(source, from, NULL, NULL);
+                   ? tool_not_found("cannot read SRC_IMAGE %s: %s", m->src, strerror(errno))
+                   : tool_fail("cannot read SRC_IMAGE %s: %s", m->src, strerror(errno));
+    if (is_mtd && m->image_exists && tool_mkimage_same_file(&src_st, &m->image_st))
+        return tool_fail("--from %s is the device being built: the build erases it before "
+                         "reading; repack into an image file first",
+                         m->src);
+    int status = tool_fs_open(source, from, NULL, NULL);
     if (status)
         return status;
     m->from = source;
-    if (nk_tool_fs_damage(source))
-        return nk_tool_error("%s: not repacked, the loss would be made permanent (nandkit "
-                             "extract saves what is readable)",
-                             m->src);
+    if (tool_fs_damage(source))
+        return tool_error("%s: not repacked, the loss would be made permanent (nandkit "
+                          "extract saves what is readable)",
+                          m->src);
     struct nk_fs_stat root;
     int err = nk_fs_lstat(&source->fs, "/", &root);
     if (err)
-        return nk_tool_error("cannot stat / in %s: %s", m->src, nk_strerror(err));
-    nk_mkimage_stat_from_image(&root, &m->root_st);
+        return tool_error("cannot stat / in %s: %s", m->src, nk_strerror(err));
+    tool_mkimage_stat_from_image(&root, &m->root_st);
     if (!opts->chip && !opts->geometry) {
         if (from->chip) {
             opts->chip = from->chip;
@@ -1028,7 +1027,7 @@ static int nk_mkimage_open_from(struct nk_mkimage *m, struct nk_tool_fs *source,
                      chip->pages_per_block, chip->blocks);
             m->from_geometry = strdup(geometry);
             if (!m->from_geometry)
-                return nk_tool_error("out of memory");
+                return tool_error("out of memory");
             opts->geometry = m->from_geometry;
         }
     }
@@ -1039,10 +1038,10 @@ static int nk_mkimage_open_from(struct nk_mkimage *m, struct nk_tool_fs *source,
     return 0;
 }
 
-static int nk_mkimage_run(int argc, char **argv)
+static int tool_mkimage_run(int argc, char **argv)
 {
     enum {
-        OPT_BLOCKS = NK_OPT_FIRST_FREE,
+        OPT_BLOCKS = TOOL_OPT_FIRST_FREE,
         OPT_ALL_ROOT,
         OPT_NO_PROGRESS,
         OPT_FROM,
@@ -1052,7 +1051,7 @@ static int nk_mkimage_run(int argc, char **argv)
         OPT_FROM_ECC,
     };
     static const struct option options[] = {
-        NK_TOOL_IMAGE_LONG_OPTIONS,
+        TOOL_IMAGE_LONG_OPTIONS,
         {"blocks", required_argument, NULL, OPT_BLOCKS},
         {"all-root", no_argument, NULL, OPT_ALL_ROOT},
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
@@ -1063,22 +1062,22 @@ static int nk_mkimage_run(int argc, char **argv)
         {"from-ecc", required_argument, NULL, OPT_FROM_ECC},
         {NULL, 0, NULL, 0}};
     /* The source image's options, each taken from IMAGE's unless given. */
-    struct nk_tool_image_opts from_opts;
-    nk_tool_image_opts_init(&from_opts);
+    struct tool_image_opts from_opts;
+    tool_image_opts_init(&from_opts);
     const char *from = NULL;
     bool from_placed = false, from_layout = false, from_ecc = false;
-    struct nk_tool_image_opts opts;
-    nk_tool_image_opts_init(&opts);
-    struct nk_mkimage m;
+    struct tool_image_opts opts;
+    tool_image_opts_init(&opts);
+    struct tool_mkimage m;
     memset(&m, 0, sizeof m);
     m.progress = true;
     uint64_t blocks = 0;
     int opt;
     optind = 1;
-    while ((opt = nk_tool_getopt(argc, argv, "", options, &opts, "mkimage")) > 0) {
+    while ((opt = tool_getopt(argc, argv, "", options, &opts, "mkimage")) > 0) {
         if (opt == OPT_BLOCKS) {
-            if (!nk_tool_parse_u64(optarg, &blocks) || blocks == 0 || blocks > (1u << 24))
-                return nk_tool_fail("bad --blocks '%s': expected a block count", optarg);
+            if (!tool_parse_u64(optarg, &blocks) || blocks == 0 || blocks > (1u << 24))
+                return tool_fail("bad --blocks '%s': expected a block count", optarg);
         } else if (opt == OPT_ALL_ROOT) {
             m.all_root = true;
         } else if (opt == OPT_NO_PROGRESS) {
@@ -1086,53 +1085,54 @@ static int nk_mkimage_run(int argc, char **argv)
         } else if (opt == OPT_FROM) {
             from = optarg;
         } else if (opt >= OPT_FROM_CHIP && opt <= OPT_FROM_ECC) {
-            static const int shared[] = {NK_OPT_CHIP, NK_OPT_GEOMETRY, NK_OPT_LAYOUT, NK_OPT_ECC};
-            if (nk_tool_image_option(&from_opts, shared[opt - OPT_FROM_CHIP], optarg) != 1)
+            static const int shared[] = {TOOL_OPT_CHIP, TOOL_OPT_GEOMETRY, TOOL_OPT_LAYOUT,
+                                         TOOL_OPT_ECC};
+            if (tool_image_option(&from_opts, shared[opt - OPT_FROM_CHIP], optarg) != 1)
                 return 2;
             from_placed |= opt == OPT_FROM_CHIP || opt == OPT_FROM_GEOMETRY;
             from_layout |= opt == OPT_FROM_LAYOUT;
             from_ecc |= opt == OPT_FROM_ECC;
         } else {
-            return nk_tool_fail("mkimage: unknown option (see nandkit mkimage --help)");
+            return tool_fail("mkimage: unknown option (see nandkit mkimage --help)");
         }
     }
     if (opt < 0)
         return -opt;
     if (!from && (from_placed || from_layout || from_ecc))
-        return nk_tool_fail("--from-chip, --from-geometry, --from-layout and --from-ecc go with "
-                            "--from SRC_IMAGE");
+        return tool_fail("--from-chip, --from-geometry, --from-layout and --from-ecc go with "
+                         "--from SRC_IMAGE");
     if (from && argc - optind != 1)
-        return nk_tool_fail("mkimage --from SRC_IMAGE needs IMAGE, and no SRC_DIR (see nandkit "
-                            "mkimage --help)");
+        return tool_fail("mkimage --from SRC_IMAGE needs IMAGE, and no SRC_DIR (see nandkit "
+                         "mkimage --help)");
     if (!from && argc - optind != 2)
-        return nk_tool_fail("mkimage needs SRC_DIR and IMAGE (see nandkit mkimage --help)");
+        return tool_fail("mkimage needs SRC_DIR and IMAGE (see nandkit mkimage --help)");
     m.src = from ? from : argv[optind];
     m.image_path = opts.path = argv[optind + (from ? 0 : 1)];
     clock_gettime(CLOCK_MONOTONIC, &m.start);
 
     /* Plan: nothing is written before the whole tree checks out. */
-    struct nk_tool_fs source;
-    bool is_mtd = nk_tool_path_is_mtd(opts.path);
+    struct tool_fs source;
+    bool is_mtd = tool_path_is_mtd(opts.path);
     m.image_exists = stat(opts.path, &m.image_st) == 0;
     if (from) {
-        int open_status = nk_mkimage_open_from(&m, &source, &from_opts, &opts, from_placed,
-                                               from_layout, from_ecc, is_mtd);
+        int open_status = tool_mkimage_open_from(&m, &source, &from_opts, &opts, from_placed,
+                                                 from_layout, from_ecc, is_mtd);
         if (open_status) {
-            nk_mkimage_free(&m);
+            tool_mkimage_free(&m);
             return open_status;
         }
     } else {
         if (stat(m.src, &m.root_st) != 0)
             return errno == ENOENT
-                       ? nk_tool_not_found("cannot read SRC_DIR %s: %s", m.src, strerror(errno))
-                       : nk_tool_fail("cannot read SRC_DIR %s: %s", m.src, strerror(errno));
+                       ? tool_not_found("cannot read SRC_DIR %s: %s", m.src, strerror(errno))
+                       : tool_fail("cannot read SRC_DIR %s: %s", m.src, strerror(errno));
         if (!S_ISDIR(m.root_st.st_mode))
-            return nk_tool_fail("SRC_DIR %s is not a directory", m.src);
+            return tool_fail("SRC_DIR %s is not a directory", m.src);
     }
     char sidecar[4096];
     if (!is_mtd && nk_sim_sidecar_path(opts.path, sidecar, sizeof sidecar))
         m.sidecar_exists = stat(sidecar, &m.sidecar_st) == 0;
-    int status = nk_mkimage_plan_dir(&m, from ? "/" : m.src, NK_MKIMAGE_NO_PARENT, 0);
+    int status = tool_mkimage_plan_dir(&m, from ? "/" : m.src, TOOL_MKIMAGE_NO_PARENT, 0);
     const char *created_geometry = NULL;
     bool built = false;
     bool empty_file = m.image_exists && S_ISREG(m.image_st.st_mode) && m.image_st.st_size == 0;
@@ -1140,14 +1140,14 @@ static int nk_mkimage_run(int argc, char **argv)
     /* An image file is built in a temporary copy beside it and renamed over
      * it at the end: a kill or a failure never leaves half a build under its
      * name. Its geometry is checked against the real file first. */
-    struct nk_tool_save save;
+    struct tool_save save;
     memset(&save, 0, sizeof save);
     if (!status && !is_mtd && !fresh) {
         struct nk_sim_params params;
-        status = nk_tool_params_from_opts(&opts, &params);
+        status = tool_params_from_opts(&opts, &params);
     }
     if (!status && !is_mtd) {
-        status = nk_tool_save_begin(&save, m.image_path, m.image_exists);
+        status = tool_save_begin(&save, m.image_path, m.image_exists);
         if (!status) {
             opts.name = m.image_path;
             opts.path = save.tmp;
@@ -1156,30 +1156,30 @@ static int nk_mkimage_run(int argc, char **argv)
     uint64_t sized_blocks = 0, length_blocks = 0;
     if (!status && !is_mtd && fresh) {
         const char *given = opts.geometry;
-        status = nk_mkimage_create(&opts, blocks, &m, &sized_blocks, &length_blocks);
+        status = tool_mkimage_create(&opts, blocks, &m, &sized_blocks, &length_blocks);
         if (opts.geometry != given)
             created_geometry = opts.geometry;
     }
     if (status) {
-        nk_tool_save_abort(&save);
-        nk_mkimage_free(&m);
+        tool_save_abort(&save);
+        tool_mkimage_free(&m);
         return status;
     }
 
-    struct nk_tool_image image;
+    struct tool_image image;
     opts.read_only = false;
     opts.no_sidecar = !m.sidecar_exists; /* a raw image stays one */
     opts.write_through = true;           /* memory independent of the image size */
-    status = nk_tool_image_open(&image, &opts);
+    status = tool_image_open(&image, &opts);
     free((void *)created_geometry);
     if (!status) {
-        status = nk_tool_image_check_tags(&image);
+        status = tool_image_check_tags(&image);
         if (status)
-            nk_tool_image_close(&image);
+            tool_image_close(&image);
     }
     if (status) {
-        nk_tool_save_abort(&save);
-        nk_mkimage_free(&m);
+        tool_save_abort(&save);
+        tool_mkimage_free(&m);
         return status;
     }
     m.image = &image;
@@ -1188,15 +1188,15 @@ static int nk_mkimage_run(int argc, char **argv)
     struct nk_bbt bbt;
     void *bbt_memory = NULL;
     bool allow_bbt_area = false;
-    int known = nk_tool_known_bad_attach(&image, known_layout == NK_FS_LAYOUT_MKYAFFS2,
-                                         m.sidecar_exists, true, &bbt, &bbt_memory);
+    int known = tool_known_bad_attach(&image, known_layout == NK_FS_LAYOUT_MKYAFFS2,
+                                      m.sidecar_exists, true, &bbt, &bbt_memory);
     status = known < 0 ? -known : 0;
-    if (known == NK_TOOL_KNOWN_BAD_TABLE)
+    if (known == TOOL_KNOWN_BAD_TABLE)
         printf("bad-block table: Linux BBT on flash (main block %d, mirror block %d): blocks "
                "%u-%u keep it and stay out of the file system\n",
                bbt.info.main_block, bbt.info.mirror_block,
                nk_nand_blocks(&image.nand) - NK_BBT_MAX_BLOCKS, nk_nand_blocks(&image.nand) - 1);
-    if (known == NK_TOOL_KNOWN_BAD_SIMULATOR) {
+    if (known == TOOL_KNOWN_BAD_SIMULATOR) {
         allow_bbt_area = true; /* no table will be written */
         printf("bad blocks: %u known (factory markers, as the simulator has them); the mkyaffs2 "
                "layout cannot mark them (OOB byte 0 holds tags), so a reader must learn them "
@@ -1213,53 +1213,53 @@ static int nk_mkimage_run(int argc, char **argv)
         if (nk_part_init(&part, &image.nand, "mkimage", 0, (uint32_t)blocks,
                          allow_bbt_area ? NK_PART_ALLOW_BBT_AREA : 0) != 0) {
             status =
-                nk_tool_fail("--blocks %llu: %s", (unsigned long long)blocks, image.nand.diag.text);
+                tool_fail("--blocks %llu: %s", (unsigned long long)blocks, image.nand.diag.text);
             goto out;
         }
     }
     enum nk_fs_layout layout = image.layout;
     size_t workspace_size = nk_fs_build_workspace_size(&part);
     void *workspace = malloc(workspace_size);
-    m.buf = malloc(NK_MKIMAGE_READ_BYTES);
+    m.buf = malloc(TOOL_MKIMAGE_READ_BYTES);
     if (!workspace || !m.buf) {
         free(workspace);
-        status = nk_tool_error("out of memory");
+        status = tool_error("out of memory");
         goto out;
     }
     struct nk_fs_build_config config = {
-        .part = &part, .layout = layout, .progress = nk_mkimage_progress, .progress_ctx = &m};
+        .part = &part, .layout = layout, .progress = tool_mkimage_progress, .progress_ctx = &m};
     int err = nk_fs_build_begin(&m.builder, &config, workspace, workspace_size);
     if (err && image.sim && !nk_sim_powered(image.sim)) /* cut during the bad-block scan */
-        status = nk_tool_error("%s: %s", m.image_path, nk_tool_image_error(&image, err));
+        status = tool_error("%s: %s", m.image_path, tool_image_error(&image, err));
     else if (err)
         status = err == -NK_EINVAL || err == -NK_ENOSPC
-                     ? nk_tool_fail("%s: %s", m.image_path, m.builder.diag.text)
-                     : nk_tool_error("%s: %s", m.image_path, m.builder.diag.text);
+                     ? tool_fail("%s: %s", m.image_path, m.builder.diag.text)
+                     : tool_error("%s: %s", m.image_path, m.builder.diag.text);
     if (!status)
-        status = nk_mkimage_check_space(&m, &image, &part);
+        status = tool_mkimage_check_space(&m, &image, &part);
     built = !status;
     if (built) {
-        status = nk_mkimage_build(&m);
+        status = tool_mkimage_build(&m);
         struct nk_fs_build_stats stats;
         err = nk_fs_build_finish(&m.builder, &stats);
         if (!status && err)
-            status = nk_mkimage_build_error(&m, m.src, err);
-        nk_mkimage_report(&m, true); /* ends the progress line, if there is one */
+            status = tool_mkimage_build_error(&m, m.src, err);
+        tool_mkimage_report(&m, true); /* ends the progress line, if there is one */
         /* Writing a large image file out can take as long as the build. */
         uint64_t written = stats.chunks_written * (uint64_t)nk_nand_page_size(&image.nand);
         if (image.sim && m.progress && (m.reported || written >= (256u << 20)))
             fprintf(stderr, "mkimage: saving %s\n", m.image_path);
         struct nk_diag why[1] = {{""}};
         if (image.sim && nk_sim_sync(image.sim, why) != 0 && !status)
-            status = nk_tool_error("writing %s failed: %s", m.image_path, why->text);
+            status = tool_error("writing %s failed: %s", m.image_path, why->text);
         if (!status) {
-            nk_mkimage_summary(&m, &stats, nk_fs_layout_name(layout), &image);
+            tool_mkimage_summary(&m, &stats, nk_fs_layout_name(layout), &image);
             if (sized_blocks)
                 printf("size: %llu blocks, what the tree takes and %u erased for later writes "
                        "(--blocks N or --geometry P,O,N,BLOCKS sets it)\n",
-                       (unsigned long long)sized_blocks, NK_MKIMAGE_RESERVE_BLOCKS);
-            nk_tool_layout_note(layout);
-            nk_tool_ecc_note(&image.part);
+                       (unsigned long long)sized_blocks, TOOL_MKIMAGE_RESERVE_BLOCKS);
+            tool_layout_note(layout);
+            tool_ecc_note(&image.part);
         }
     }
     free(workspace);
@@ -1283,25 +1283,25 @@ out:;
     struct stat tmp_st;
     if (!err_close && !status && sized_bytes && save.tmp && stat(save.tmp, &tmp_st) == 0 &&
         (uint64_t)tmp_st.st_size < sized_bytes &&
-        nk_mkimage_extend(save.tmp, (uint64_t)tmp_st.st_size, sized_bytes,
-                          image.layout == NK_FS_LAYOUT_MKYAFFS2) != 0)
-        status = nk_tool_error("writing %s failed: %s", m.image_path, strerror(errno));
-    nk_tool_image_close(&image);
+        tool_mkimage_extend(save.tmp, (uint64_t)tmp_st.st_size, sized_bytes,
+                            image.layout == NK_FS_LAYOUT_MKYAFFS2) != 0)
+        status = tool_error("writing %s failed: %s", m.image_path, strerror(errno));
+    tool_image_close(&image);
     if (err_close && (!status || power_cut))
-        status = nk_tool_error("writing %s failed: %s", m.image_path, nk_strerror(err_close));
+        status = tool_error("writing %s failed: %s", m.image_path, nk_strerror(err_close));
     else if (save.tmp && (!status || power_cut)) {
-        int commit = nk_tool_save_commit(&save);
+        int commit = tool_save_commit(&save);
         if (commit)
             status = commit;
     }
-    nk_tool_save_abort(&save);
-    nk_mkimage_free(&m);
+    tool_save_abort(&save);
+    tool_mkimage_free(&m);
     return status;
 }
 
-const struct nk_tool_command nk_cmd_mkimage = {
+const struct tool_command tool_cmd_mkimage = {
     .name = "mkimage",
     .summary = "build a YAFFS2 image (or /dev/mtdN file system) from a host tree",
-    .run = nk_mkimage_run,
-    .help = nk_mkimage_help,
+    .run = tool_mkimage_run,
+    .help = tool_mkimage_help,
 };

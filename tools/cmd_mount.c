@@ -21,7 +21,7 @@
 #include "nandkit/error.h"
 #include "tool.h"
 
-static void nk_mount_help(FILE *out)
+static void tool_mount_help(FILE *out)
 {
     fprintf(out,
             "usage: nandkit mount IMAGE|/dev/mtdN MOUNTPOINT (--geometry P,O,N[,B] | --chip NAME)\n"
@@ -64,19 +64,19 @@ static void nk_mount_help(FILE *out)
             "name files only (EPERM); device numbers hold 8-bit majors and minors\n"
             "(EOVERFLOW beyond); st_blocks is the size rounded up (holes are not counted\n"
             "out). See docs/cli.md.\n\n"
-            "Options:\n" NK_TOOL_IMAGE_HELP "\n"
+            "Options:\n" TOOL_IMAGE_HELP "\n"
             "Exit status: 0 unmounted cleanly, 1 the mount or the unmount failed, 2 bad input.\n");
 }
 
 #ifndef NANDKIT_HAVE_FUSE
 
-static int nk_mount_run(int argc, char **argv)
+static int tool_mount_run(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    return nk_tool_error("mount: this nandkit was built without FUSE (configured without "
-                         "libfuse3, or with -DNANDKIT_FUSE=OFF: install libfuse3-dev and "
-                         "configure again)");
+    return tool_error("mount: this nandkit was built without FUSE (configured without "
+                      "libfuse3, or with -DNANDKIT_FUSE=OFF: install libfuse3-dev and "
+                      "configure again)");
 }
 
 #else
@@ -98,8 +98,8 @@ static int nk_mount_run(int argc, char **argv)
 #include "nandkit/sim.h"
 
 /* One mounted image: what every FUSE thread shares. */
-struct nk_mount {
-    struct nk_tool_fs t;
+struct tool_mount {
+    struct tool_fs t;
     pthread_mutex_t mutex;
     bool read_only;
     bool stats;           /* --stats */
@@ -108,7 +108,7 @@ struct nk_mount {
 
 /* An open directory: the handle, the FUSE offset of its next entry, and
  * the entry that did not fit in the last reply (listed first next time). */
-struct nk_mount_dir {
+struct tool_mount_dir {
     struct nk_fs_dir dir;
     off_t next;
     bool pending, pending_stat;
@@ -116,14 +116,14 @@ struct nk_mount_dir {
     struct stat st;
 };
 
-static struct nk_mount *nk_mount_of(void)
+static struct tool_mount *tool_mount_of(void)
 {
     return fuse_get_context()->private_data;
 }
 
 /* The file system's errors as the errno values programs expect: its codes
  * are Linux's numbers, but for the few that only make sense inside it. */
-static int nk_mount_errno(int err)
+static int tool_mount_errno(int err)
 {
     switch (-err) {
     case NK_EBADMSG: /* uncorrectable ECC */
@@ -139,23 +139,24 @@ static int nk_mount_errno(int err)
     }
 }
 
-static void nk_mount_lock(void *ctx)
+static void tool_mount_lock(void *ctx)
 {
     pthread_mutex_lock(ctx);
 }
 
-static void nk_mount_unlock(void *ctx)
+static void tool_mount_unlock(void *ctx)
 {
     pthread_mutex_unlock(ctx);
 }
 
 /* Linux YAFFS2's old_encode_dev and back. */
-static dev_t nk_mount_dev_decode(uint32_t rdev)
+static dev_t tool_mount_dev_decode(uint32_t rdev)
 {
     return makedev((rdev >> 8) & 0xffu, rdev & 0xffu);
 }
 
-static void nk_mount_fill_stat(const struct nk_fs_stat *st, uint32_t chunk_bytes, struct stat *out)
+static void tool_mount_fill_stat(const struct nk_fs_stat *st, uint32_t chunk_bytes,
+                                 struct stat *out)
 {
     memset(out, 0, sizeof *out);
     out->st_ino = st->ino;
@@ -163,7 +164,7 @@ static void nk_mount_fill_stat(const struct nk_fs_stat *st, uint32_t chunk_bytes
     out->st_nlink = st->nlink ? st->nlink : 1;
     out->st_uid = st->uid;
     out->st_gid = st->gid;
-    out->st_rdev = nk_mount_dev_decode(st->rdev);
+    out->st_rdev = tool_mount_dev_decode(st->rdev);
     out->st_size = (off_t)st->size;
     out->st_blksize = chunk_bytes;
     out->st_blocks = (blkcnt_t)((st->size + 511) / 512);
@@ -172,31 +173,31 @@ static void nk_mount_fill_stat(const struct nk_fs_stat *st, uint32_t chunk_bytes
     out->st_ctim.tv_sec = (time_t)st->ctime;
 }
 
-static uint32_t nk_mount_chunk_bytes(struct nk_mount *m)
+static uint32_t tool_mount_chunk_bytes(struct tool_mount *m)
 {
     return m->chunk_bytes;
 }
 
-static struct nk_fs_file *nk_mount_file(struct fuse_file_info *fi)
+static struct nk_fs_file *tool_mount_file(struct fuse_file_info *fi)
 {
     return fi ? (struct nk_fs_file *)(uintptr_t)fi->fh : NULL;
 }
 
-static int nk_mount_getattr(const char *path, struct stat *stbuf, struct fuse_file_info *fi)
+static int tool_mount_getattr(const char *path, struct stat *stbuf, struct fuse_file_info *fi)
 {
-    struct nk_mount *m = nk_mount_of();
+    struct tool_mount *m = tool_mount_of();
     struct nk_fs_stat st;
-    struct nk_fs_file *file = nk_mount_file(fi);
+    struct nk_fs_file *file = tool_mount_file(fi);
     int err = file ? nk_fs_file_stat(file, &st) : nk_fs_lstat(&m->t.fs, path, &st);
     if (err)
-        return nk_mount_errno(err);
-    nk_mount_fill_stat(&st, nk_mount_chunk_bytes(m), stbuf);
+        return tool_mount_errno(err);
+    tool_mount_fill_stat(&st, tool_mount_chunk_bytes(m), stbuf);
     return 0;
 }
 
-static int nk_mount_readlink(const char *path, char *buf, size_t size)
+static int tool_mount_readlink(const char *path, char *buf, size_t size)
 {
-    struct nk_mount *m = nk_mount_of();
+    struct tool_mount *m = tool_mount_of();
     int n = nk_fs_readlink(&m->t.fs, path, buf, size);
     if (n == -NK_ERANGE) {
         /* FUSE wants the target cut to the buffer, NUL-terminated. */
@@ -210,12 +211,12 @@ static int nk_mount_readlink(const char *path, char *buf, size_t size)
         }
         free(whole);
     }
-    return n < 0 ? nk_mount_errno(n) : 0;
+    return n < 0 ? tool_mount_errno(n) : 0;
 }
 
-static int nk_mount_mknod(const char *path, mode_t mode, dev_t rdev)
+static int tool_mount_mknod(const char *path, mode_t mode, dev_t rdev)
 {
-    struct nk_mount *m = nk_mount_of();
+    struct tool_mount *m = tool_mount_of();
     if (S_ISREG(mode)) {
         struct nk_fs_file file;
         int err = nk_fs_file_open_mode(&m->t.fs, &file, path,
@@ -223,37 +224,37 @@ static int nk_mount_mknod(const char *path, mode_t mode, dev_t rdev)
                                        (uint32_t)mode & 07777u);
         if (!err)
             err = nk_fs_file_close(&file);
-        return nk_mount_errno(err);
+        return tool_mount_errno(err);
     }
     if (major(rdev) > 0xff || minor(rdev) > 0xff)
         return -EOVERFLOW;
     uint32_t encoded = (uint32_t)(major(rdev) << 8 | minor(rdev));
-    return nk_mount_errno(nk_fs_mknod(&m->t.fs, path, (uint32_t)mode, encoded));
+    return tool_mount_errno(nk_fs_mknod(&m->t.fs, path, (uint32_t)mode, encoded));
 }
 
-static int nk_mount_mkdir(const char *path, mode_t mode)
+static int tool_mount_mkdir(const char *path, mode_t mode)
 {
-    return nk_mount_errno(nk_fs_mkdir(&nk_mount_of()->t.fs, path, (uint32_t)mode & 07777u));
+    return tool_mount_errno(nk_fs_mkdir(&tool_mount_of()->t.fs, path, (uint32_t)mode & 07777u));
 }
 
-static int nk_mount_unlink(const char *path)
+static int tool_mount_unlink(const char *path)
 {
-    return nk_mount_errno(nk_fs_unlink(&nk_mount_of()->t.fs, path));
+    return tool_mount_errno(nk_fs_unlink(&tool_mount_of()->t.fs, path));
 }
 
-static int nk_mount_rmdir(const char *path)
+static int tool_mount_rmdir(const char *path)
 {
-    return nk_mount_errno(nk_fs_rmdir(&nk_mount_of()->t.fs, path));
+    return tool_mount_errno(nk_fs_rmdir(&tool_mount_of()->t.fs, path));
 }
 
-static int nk_mount_symlink(const char *target, const char *path)
+static int tool_mount_symlink(const char *target, const char *path)
 {
-    return nk_mount_errno(nk_fs_symlink(&nk_mount_of()->t.fs, target, path));
+    return tool_mount_errno(nk_fs_symlink(&tool_mount_of()->t.fs, target, path));
 }
 
-static int nk_mount_rename(const char *from, const char *to, unsigned int flags)
+static int tool_mount_rename(const char *from, const char *to, unsigned int flags)
 {
-    struct nk_mount *m = nk_mount_of();
+    struct tool_mount *m = tool_mount_of();
     if (flags & ~(unsigned)RENAME_NOREPLACE)
         return -EINVAL; /* RENAME_EXCHANGE: no header sequence makes a swap atomic */
     if (flags & RENAME_NOREPLACE) {
@@ -264,58 +265,58 @@ static int nk_mount_rename(const char *from, const char *to, unsigned int flags)
         if (err == 0)
             return -EEXIST;
         if (err != -NK_ENOENT)
-            return nk_mount_errno(err);
+            return tool_mount_errno(err);
     }
-    return nk_mount_errno(nk_fs_rename(&m->t.fs, from, to));
+    return tool_mount_errno(nk_fs_rename(&m->t.fs, from, to));
 }
 
-static int nk_mount_link(const char *from, const char *to)
+static int tool_mount_link(const char *from, const char *to)
 {
-    struct nk_mount *m = nk_mount_of();
+    struct tool_mount *m = tool_mount_of();
     /* link(2) names a symlink itself; the file system's link follows it
      * (and YAFFS2 links only files): refused rather than linking the target. */
     struct nk_fs_stat st;
     int err = nk_fs_lstat(&m->t.fs, from, &st);
     if (err)
-        return nk_mount_errno(err);
+        return tool_mount_errno(err);
     if ((st.mode & NK_FS_S_IFMT) == NK_FS_S_IFLNK)
         return -EPERM;
-    return nk_mount_errno(nk_fs_link(&m->t.fs, from, to));
+    return tool_mount_errno(nk_fs_link(&m->t.fs, from, to));
 }
 
-static int nk_mount_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
+static int tool_mount_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 {
     (void)fi;
-    return nk_mount_errno(nk_fs_chmod(&nk_mount_of()->t.fs, path, (uint32_t)mode & 07777u));
+    return tool_mount_errno(nk_fs_chmod(&tool_mount_of()->t.fs, path, (uint32_t)mode & 07777u));
 }
 
-static int nk_mount_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
+static int tool_mount_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
 {
     (void)fi;
     uint32_t u = uid == (uid_t)-1 ? NK_FS_NONE : (uint32_t)uid;
     uint32_t g = gid == (gid_t)-1 ? NK_FS_NONE : (uint32_t)gid;
     /* The kernel resolved every symlink before: a symlink here is lchown's. */
-    return nk_mount_errno(nk_fs_lchown(&nk_mount_of()->t.fs, path, u, g));
+    return tool_mount_errno(nk_fs_lchown(&tool_mount_of()->t.fs, path, u, g));
 }
 
-static int nk_mount_truncate(const char *path, off_t size, struct fuse_file_info *fi)
+static int tool_mount_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 {
-    struct nk_mount *m = nk_mount_of();
+    struct tool_mount *m = tool_mount_of();
     if (size < 0)
         return -EINVAL;
-    struct nk_fs_file *open = nk_mount_file(fi);
+    struct nk_fs_file *open = tool_mount_file(fi);
     if (open && (open->flags & NK_FS_O_ACCMODE) != NK_FS_O_RDONLY)
-        return nk_mount_errno(nk_fs_file_truncate(open, (uint64_t)size));
+        return tool_mount_errno(nk_fs_file_truncate(open, (uint64_t)size));
     struct nk_fs_file file;
     int err = nk_fs_file_open(&m->t.fs, &file, path, NK_FS_O_WRONLY);
     if (err)
-        return nk_mount_errno(err);
+        return tool_mount_errno(err);
     err = nk_fs_file_truncate(&file, (uint64_t)size);
     int closed = nk_fs_file_close(&file);
-    return nk_mount_errno(err ? err : closed);
+    return tool_mount_errno(err ? err : closed);
 }
 
-static uint32_t nk_mount_open_flags(int flags)
+static uint32_t tool_mount_open_flags(int flags)
 {
     uint32_t f = (flags & O_ACCMODE) == O_WRONLY ? NK_FS_O_WRONLY
                  : (flags & O_ACCMODE) == O_RDWR ? NK_FS_O_RDWR
@@ -331,43 +332,43 @@ static uint32_t nk_mount_open_flags(int flags)
     return f;
 }
 
-static int nk_mount_open_as(const char *path, struct fuse_file_info *fi, uint32_t flags,
-                            uint32_t mode)
+static int tool_mount_open_as(const char *path, struct fuse_file_info *fi, uint32_t flags,
+                              uint32_t mode)
 {
-    struct nk_mount *m = nk_mount_of();
+    struct tool_mount *m = tool_mount_of();
     struct nk_fs_file *file = malloc(sizeof *file);
     if (!file)
         return -ENOMEM;
     int err = nk_fs_file_open_mode(&m->t.fs, file, path, flags, mode);
     if (err) {
         free(file);
-        return nk_mount_errno(err);
+        return tool_mount_errno(err);
     }
     fi->fh = (uint64_t)(uintptr_t)file;
     return 0;
 }
 
-static int nk_mount_open(const char *path, struct fuse_file_info *fi)
+static int tool_mount_open(const char *path, struct fuse_file_info *fi)
 {
-    return nk_mount_open_as(path, fi, nk_mount_open_flags(fi->flags) & ~NK_FS_O_CREAT, 0644u);
+    return tool_mount_open_as(path, fi, tool_mount_open_flags(fi->flags) & ~NK_FS_O_CREAT, 0644u);
 }
 
-static int nk_mount_create(const char *path, mode_t mode, struct fuse_file_info *fi)
+static int tool_mount_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 {
-    return nk_mount_open_as(path, fi, nk_mount_open_flags(fi->flags) | NK_FS_O_CREAT,
-                            (uint32_t)mode & 07777u);
+    return tool_mount_open_as(path, fi, tool_mount_open_flags(fi->flags) | NK_FS_O_CREAT,
+                              (uint32_t)mode & 07777u);
 }
 
-static int nk_mount_read(const char *path, char *buf, size_t size, off_t offset,
-                         struct fuse_file_info *fi)
+static int tool_mount_read(const char *path, char *buf, size_t size, off_t offset,
+                           struct fuse_file_info *fi)
 {
     (void)path;
-    struct nk_fs_file *file = nk_mount_file(fi);
+    struct nk_fs_file *file = tool_mount_file(fi);
     size_t done = 0;
     while (done < size) {
         int32_t n = nk_fs_file_pread(file, buf + done, size - done, (uint64_t)offset + done);
         if (n < 0)
-            return done ? (int)done : nk_mount_errno(n);
+            return done ? (int)done : tool_mount_errno(n);
         if (n == 0)
             break;
         done += (size_t)n;
@@ -375,11 +376,11 @@ static int nk_mount_read(const char *path, char *buf, size_t size, off_t offset,
     return (int)done;
 }
 
-static int nk_mount_write(const char *path, const char *buf, size_t size, off_t offset,
-                          struct fuse_file_info *fi)
+static int tool_mount_write(const char *path, const char *buf, size_t size, off_t offset,
+                            struct fuse_file_info *fi)
 {
     (void)path;
-    struct nk_fs_file *file = nk_mount_file(fi);
+    struct nk_fs_file *file = tool_mount_file(fi);
     /* O_APPEND: at the end the file system knows, not the kernel's idea of it. */
     bool append = (file->flags & NK_FS_O_APPEND) != 0;
     size_t done = 0;
@@ -388,20 +389,20 @@ static int nk_mount_write(const char *path, const char *buf, size_t size, off_t 
                         ? nk_fs_file_write(file, buf + done, size - done)
                         : nk_fs_file_pwrite(file, buf + done, size - done, (uint64_t)offset + done);
         if (n <= 0)
-            return done ? (int)done : nk_mount_errno(n ? n : -NK_EIO);
+            return done ? (int)done : tool_mount_errno(n ? n : -NK_EIO);
         done += (size_t)n;
     }
     return (int)done;
 }
 
-static int nk_mount_statfs(const char *path, struct statvfs *out)
+static int tool_mount_statfs(const char *path, struct statvfs *out)
 {
     (void)path;
-    struct nk_mount *m = nk_mount_of();
+    struct tool_mount *m = tool_mount_of();
     struct nk_fs_statfs sf;
     int err = nk_fs_statfs(&m->t.fs, &sf);
     if (err)
-        return nk_mount_errno(err);
+        return tool_mount_errno(err);
     memset(out, 0, sizeof *out);
     out->f_bsize = sf.chunk_bytes;
     out->f_frsize = sf.chunk_bytes;
@@ -420,49 +421,49 @@ static int nk_mount_statfs(const char *path, struct statvfs *out)
     return 0;
 }
 
-static int nk_mount_flush(const char *path, struct fuse_file_info *fi)
+static int tool_mount_flush(const char *path, struct fuse_file_info *fi)
 {
     (void)path;
-    struct nk_fs_file *file = nk_mount_file(fi);
+    struct nk_fs_file *file = tool_mount_file(fi);
     if (!file || (file->flags & NK_FS_O_ACCMODE) == NK_FS_O_RDONLY)
         return 0;
     /* close(2) is as durable as the API's close: the data and size now. */
-    return nk_mount_errno(nk_fs_file_fsync(file));
+    return tool_mount_errno(nk_fs_file_fsync(file));
 }
 
-static int nk_mount_release(const char *path, struct fuse_file_info *fi)
+static int tool_mount_release(const char *path, struct fuse_file_info *fi)
 {
     (void)path;
-    struct nk_fs_file *file = nk_mount_file(fi);
+    struct nk_fs_file *file = tool_mount_file(fi);
     int err = file ? nk_fs_file_close(file) : 0;
     free(file);
-    return nk_mount_errno(err);
+    return tool_mount_errno(err);
 }
 
-static int nk_mount_fsync(const char *path, int datasync, struct fuse_file_info *fi)
+static int tool_mount_fsync(const char *path, int datasync, struct fuse_file_info *fi)
 {
     (void)path;
     (void)datasync;
-    return nk_mount_errno(nk_fs_file_fsync(nk_mount_file(fi)));
+    return tool_mount_errno(nk_fs_file_fsync(tool_mount_file(fi)));
 }
 
-static int nk_mount_opendir(const char *path, struct fuse_file_info *fi)
+static int tool_mount_opendir(const char *path, struct fuse_file_info *fi)
 {
-    struct nk_mount *m = nk_mount_of();
-    struct nk_mount_dir *d = calloc(1, sizeof *d);
+    struct tool_mount *m = tool_mount_of();
+    struct tool_mount_dir *d = calloc(1, sizeof *d);
     if (!d)
         return -ENOMEM;
     int err = nk_fs_dir_open(&m->t.fs, &d->dir, path);
     if (err) {
         free(d);
-        return nk_mount_errno(err);
+        return tool_mount_errno(err);
     }
     fi->fh = (uint64_t)(uintptr_t)d;
     return 0;
 }
 
 /* Restarts the listing of `d` and skips to FUSE offset `offset`. */
-static void nk_mount_dir_seek(struct nk_mount_dir *d, off_t offset)
+static void tool_mount_dir_seek(struct tool_mount_dir *d, off_t offset)
 {
     nk_fs_dir_rewind(&d->dir);
     d->next = 3;
@@ -477,21 +478,21 @@ static void nk_mount_dir_seek(struct nk_mount_dir *d, off_t offset)
  * (nk_fs_dir_read()); an entry that did not fit in a reply is kept and
  * comes first in the next. Only an offset other than where the listing
  * stopped (seekdir, rewinddir) restarts it and skips that many entries. */
-static int nk_mount_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t offset,
-                            struct fuse_file_info *fi, enum fuse_readdir_flags flags)
+static int tool_mount_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t offset,
+                              struct fuse_file_info *fi, enum fuse_readdir_flags flags)
 {
     (void)path;
     (void)flags;
-    struct nk_mount *m = nk_mount_of();
-    struct nk_mount_dir *d = (struct nk_mount_dir *)(uintptr_t)fi->fh;
+    struct tool_mount *m = tool_mount_of();
+    struct tool_mount_dir *d = (struct tool_mount_dir *)(uintptr_t)fi->fh;
     if (offset < 2) {
-        nk_mount_dir_seek(d, 0);
+        tool_mount_dir_seek(d, 0);
         if (offset < 1 && filler(buf, ".", NULL, 1, 0))
             return 0;
         if (filler(buf, "..", NULL, 2, 0))
             return 0;
     } else if (offset != d->next - 1) {
-        nk_mount_dir_seek(d, offset);
+        tool_mount_dir_seek(d, offset);
     }
     for (;;) {
         if (!d->pending) {
@@ -499,13 +500,13 @@ static int nk_mount_readdir(const char *path, void *buf, fuse_fill_dir_t filler,
             if (r == -NK_EIO)
                 continue; /* an entry whose header failed ECC: left out */
             if (r < 0)
-                return nk_mount_errno(r);
+                return tool_mount_errno(r);
             if (r == 0)
                 return 0;
             struct nk_fs_stat nst;
             d->pending_stat = nk_fs_dir_stat(&d->dir, &nst) == 0;
             if (d->pending_stat)
-                nk_mount_fill_stat(&nst, nk_mount_chunk_bytes(m), &d->st);
+                tool_mount_fill_stat(&nst, tool_mount_chunk_bytes(m), &d->st);
             d->pending = true;
         }
         if (filler(buf, d->entry.name, d->pending_stat ? &d->st : NULL, d->next, 0))
@@ -515,17 +516,17 @@ static int nk_mount_readdir(const char *path, void *buf, fuse_fill_dir_t filler,
     }
 }
 
-static int nk_mount_releasedir(const char *path, struct fuse_file_info *fi)
+static int tool_mount_releasedir(const char *path, struct fuse_file_info *fi)
 {
     (void)path;
-    struct nk_mount_dir *d = (struct nk_mount_dir *)(uintptr_t)fi->fh;
+    struct tool_mount_dir *d = (struct tool_mount_dir *)(uintptr_t)fi->fh;
     if (d)
         nk_fs_dir_close(&d->dir);
     free(d);
     return 0;
 }
 
-static int nk_mount_fsyncdir(const char *path, int datasync, struct fuse_file_info *fi)
+static int tool_mount_fsyncdir(const char *path, int datasync, struct fuse_file_info *fi)
 {
     (void)path;
     (void)datasync;
@@ -533,7 +534,7 @@ static int nk_mount_fsyncdir(const char *path, int datasync, struct fuse_file_in
     return 0; /* every change to a directory is durable when it returns */
 }
 
-static void *nk_mount_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
+static void *tool_mount_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
     (void)conn;
     cfg->use_ino = 1; /* st_ino is the object id: hard links show as one inode */
@@ -547,15 +548,15 @@ static void *nk_mount_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
     return fuse_get_context()->private_data;
 }
 
-static int nk_mount_utimens(const char *path, const struct timespec tv[2],
-                            struct fuse_file_info *fi)
+static int tool_mount_utimens(const char *path, const struct timespec tv[2],
+                              struct fuse_file_info *fi)
 {
     (void)fi;
-    struct nk_mount *m = nk_mount_of();
+    struct tool_mount *m = tool_mount_of();
     struct nk_fs_stat st;
     int err = nk_fs_lstat(&m->t.fs, path, &st);
     if (err)
-        return nk_mount_errno(err);
+        return tool_mount_errno(err);
     uint64_t now = (uint64_t)time(NULL), times[2] = {st.atime, st.mtime};
     for (int i = 0; i < 2; i++) {
         if (!tv || tv[i].tv_nsec == UTIME_NOW)
@@ -563,7 +564,7 @@ static int nk_mount_utimens(const char *path, const struct timespec tv[2],
         else if (tv[i].tv_nsec != UTIME_OMIT)
             times[i] = tv[i].tv_sec < 0 ? 0 : (uint64_t)tv[i].tv_sec;
     }
-    return nk_mount_errno(nk_fs_lutimes(&m->t.fs, path, times[0], times[1]));
+    return tool_mount_errno(nk_fs_lutimes(&m->t.fs, path, times[0], times[1]));
 }
 
 _Static_assert(XATTR_CREATE == NK_FS_XATTR_CREATE && XATTR_REPLACE == NK_FS_XATTR_REPLACE,
@@ -571,85 +572,85 @@ _Static_assert(XATTR_CREATE == NK_FS_XATTR_CREATE && XATTR_REPLACE == NK_FS_XATT
 
 /* Extended attributes: the file system's errors, but ERANGE stays ERANGE
  * (a buffer too small, which getfattr answers with a size query). */
-static int nk_mount_xattr_errno(int err)
+static int tool_mount_xattr_errno(int err)
 {
-    return err == -NK_ERANGE ? -ERANGE : nk_mount_errno(err);
+    return err == -NK_ERANGE ? -ERANGE : tool_mount_errno(err);
 }
 
-static int nk_mount_setxattr(const char *path, const char *name, const char *value, size_t size,
-                             int flags)
+static int tool_mount_setxattr(const char *path, const char *name, const char *value, size_t size,
+                               int flags)
 {
     /* POSIX ACLs are not kept as ACLs: stored as plain attributes they
      * would not change the mode as the kernel expects (cp -a sets a
      * directory's mode through one). Refused, programs fall back to chmod. */
     if (strncmp(name, "system.posix_acl_", 17) == 0)
         return -ENOTSUP;
-    struct nk_mount *m = nk_mount_of();
-    return nk_mount_xattr_errno(nk_fs_setxattr(&m->t.fs, path, name, value, size, flags));
+    struct tool_mount *m = tool_mount_of();
+    return tool_mount_xattr_errno(nk_fs_setxattr(&m->t.fs, path, name, value, size, flags));
 }
 
-static int nk_mount_getxattr(const char *path, const char *name, char *value, size_t size)
+static int tool_mount_getxattr(const char *path, const char *name, char *value, size_t size)
 {
-    struct nk_mount *m = nk_mount_of();
-    return nk_mount_xattr_errno(nk_fs_getxattr(&m->t.fs, path, name, value, size));
+    struct tool_mount *m = tool_mount_of();
+    return tool_mount_xattr_errno(nk_fs_getxattr(&m->t.fs, path, name, value, size));
 }
 
-static int nk_mount_listxattr(const char *path, char *list, size_t size)
+static int tool_mount_listxattr(const char *path, char *list, size_t size)
 {
-    struct nk_mount *m = nk_mount_of();
-    return nk_mount_xattr_errno(nk_fs_listxattr(&m->t.fs, path, list, size));
+    struct tool_mount *m = tool_mount_of();
+    return tool_mount_xattr_errno(nk_fs_listxattr(&m->t.fs, path, list, size));
 }
 
-static int nk_mount_removexattr(const char *path, const char *name)
+static int tool_mount_removexattr(const char *path, const char *name)
 {
-    struct nk_mount *m = nk_mount_of();
-    return nk_mount_xattr_errno(nk_fs_removexattr(&m->t.fs, path, name));
+    struct tool_mount *m = tool_mount_of();
+    return tool_mount_xattr_errno(nk_fs_removexattr(&m->t.fs, path, name));
 }
 
-static const struct fuse_operations nk_mount_ops = {
-    .getattr = nk_mount_getattr,
-    .readlink = nk_mount_readlink,
-    .mknod = nk_mount_mknod,
-    .mkdir = nk_mount_mkdir,
-    .unlink = nk_mount_unlink,
-    .rmdir = nk_mount_rmdir,
-    .symlink = nk_mount_symlink,
-    .rename = nk_mount_rename,
-    .link = nk_mount_link,
-    .chmod = nk_mount_chmod,
-    .chown = nk_mount_chown,
-    .truncate = nk_mount_truncate,
-    .open = nk_mount_open,
-    .read = nk_mount_read,
-    .write = nk_mount_write,
-    .statfs = nk_mount_statfs,
-    .flush = nk_mount_flush,
-    .release = nk_mount_release,
-    .fsync = nk_mount_fsync,
-    .setxattr = nk_mount_setxattr,
-    .getxattr = nk_mount_getxattr,
-    .listxattr = nk_mount_listxattr,
-    .removexattr = nk_mount_removexattr,
-    .opendir = nk_mount_opendir,
-    .readdir = nk_mount_readdir,
-    .releasedir = nk_mount_releasedir,
-    .fsyncdir = nk_mount_fsyncdir,
-    .init = nk_mount_init,
-    .create = nk_mount_create,
-    .utimens = nk_mount_utimens,
+static const struct fuse_operations tool_mount_ops = {
+    .getattr = tool_mount_getattr,
+    .readlink = tool_mount_readlink,
+    .mknod = tool_mount_mknod,
+    .mkdir = tool_mount_mkdir,
+    .unlink = tool_mount_unlink,
+    .rmdir = tool_mount_rmdir,
+    .symlink = tool_mount_symlink,
+    .rename = tool_mount_rename,
+    .link = tool_mount_link,
+    .chmod = tool_mount_chmod,
+    .chown = tool_mount_chown,
+    .truncate = tool_mount_truncate,
+    .open = tool_mount_open,
+    .read = tool_mount_read,
+    .write = tool_mount_write,
+    .statfs = tool_mount_statfs,
+    .flush = tool_mount_flush,
+    .release = tool_mount_release,
+    .fsync = tool_mount_fsync,
+    .setxattr = tool_mount_setxattr,
+    .getxattr = tool_mount_getxattr,
+    .listxattr = tool_mount_listxattr,
+    .removexattr = tool_mount_removexattr,
+    .opendir = tool_mount_opendir,
+    .readdir = tool_mount_readdir,
+    .releasedir = tool_mount_releasedir,
+    .fsyncdir = tool_mount_fsyncdir,
+    .init = tool_mount_init,
+    .create = tool_mount_create,
+    .utimens = tool_mount_utimens,
 };
 
 /* Syncs, unmounts (writing the checkpoint) and saves the simulator's state.
  * Returns 0 or the exit status after one line. */
-static int nk_mount_finish(struct nk_mount *m)
+static int tool_mount_finish(struct tool_mount *m)
 {
     int status = 0;
     if (m->t.mounted) {
         int err = nk_fs_unmount(&m->t.fs);
         m->t.mounted = false;
         if (err)
-            status = nk_tool_error("unmount: %s",
-                                   m->t.fs.diag.text[0] ? m->t.fs.diag.text : nk_strerror(err));
+            status = tool_error("unmount: %s",
+                                m->t.fs.diag.text[0] ? m->t.fs.diag.text : nk_strerror(err));
     }
     if (m->t.image.sim && m->stats) {
         struct nk_sim_counters c;
@@ -666,25 +667,25 @@ static int nk_mount_finish(struct nk_mount *m)
         struct nk_diag why[1] = {{""}};
         int err = nk_sim_sync(m->t.image.sim, why);
         if (err && !status)
-            status = nk_tool_error("saving the image failed: %s",
-                                   why->text[0] ? why->text : nk_strerror(err));
+            status = tool_error("saving the image failed: %s",
+                                why->text[0] ? why->text : nk_strerror(err));
     }
-    nk_tool_fs_close(&m->t);
+    tool_fs_close(&m->t);
     return status;
 }
 
-static int nk_mount_run(int argc, char **argv)
+static int tool_mount_run(int argc, char **argv)
 {
-    enum { OPT_O = 'o', OPT_STATS = NK_OPT_FIRST_FREE };
+    enum { OPT_O = 'o', OPT_STATS = TOOL_OPT_FIRST_FREE };
     static const struct option options[] = {
-        NK_TOOL_IMAGE_LONG_OPTIONS, {"stats", no_argument, NULL, OPT_STATS}, {NULL, 0, NULL, 0}};
-    struct nk_tool_image_opts opts;
-    nk_tool_image_opts_init(&opts);
+        TOOL_IMAGE_LONG_OPTIONS, {"stats", no_argument, NULL, OPT_STATS}, {NULL, 0, NULL, 0}};
+    struct tool_image_opts opts;
+    tool_image_opts_init(&opts);
     bool foreground = false, debug = false, single = false, read_only = false, stats = false;
     char fuse_options[1024] = "";
     int opt;
     optind = 1;
-    while ((opt = nk_tool_getopt(argc, argv, "o:fds", options, &opts, "mount")) > 0) {
+    while ((opt = tool_getopt(argc, argv, "o:fds", options, &opts, "mount")) > 0) {
         if (opt == 'f') {
             foreground = true;
         } else if (opt == 'd') {
@@ -706,17 +707,17 @@ static int nk_mount_run(int argc, char **argv)
             }
             free(copy);
         } else {
-            return nk_tool_fail("mount: unknown option (see nandkit mount --help)");
+            return tool_fail("mount: unknown option (see nandkit mount --help)");
         }
     }
     if (opt < 0)
         return -opt;
     if (argc - optind != 2)
-        return nk_tool_fail("mount needs IMAGE (or /dev/mtdN) and MOUNTPOINT (see nandkit mount "
-                            "--help)");
+        return tool_fail("mount needs IMAGE (or /dev/mtdN) and MOUNTPOINT (see nandkit mount "
+                         "--help)");
     if (opts.power_cut_after >= 0)
-        return nk_tool_fail("mount: --power-cut-after is for the commands that run to an end; "
-                            "kill the daemon with SIGKILL to cut a mounted image");
+        return tool_fail("mount: --power-cut-after is for the commands that run to an end; "
+                         "kill the daemon with SIGKILL to cut a mounted image");
     /* The daemon leaves the working directory: absolute paths from here. */
     char *image_path = realpath(argv[optind], NULL);
     char *mountpoint = realpath(argv[optind + 1], NULL);
@@ -724,23 +725,23 @@ static int nk_mount_run(int argc, char **argv)
         const char *bad = image_path ? argv[optind + 1] : argv[optind];
         free(image_path);
         free(mountpoint);
-        return nk_tool_fail("mount: %s: %s", bad, strerror(errno));
+        return tool_fail("mount: %s: %s", bad, strerror(errno));
     }
     struct stat st;
     if (stat(mountpoint, &st) || !S_ISDIR(st.st_mode)) {
         free(image_path);
         free(mountpoint);
-        return nk_tool_fail("mount: MOUNTPOINT %s is not a directory", argv[optind + 1]);
+        return tool_fail("mount: MOUNTPOINT %s is not a directory", argv[optind + 1]);
     }
     opts.path = image_path;
     opts.write_through = true; /* in place: a kill leaves what a power cut leaves */
 
-    struct nk_mount *m = calloc(1, sizeof *m);
+    struct tool_mount *m = calloc(1, sizeof *m);
     pthread_mutex_init(&m->mutex, NULL);
     m->read_only = read_only;
     m->stats = stats;
-    const struct nk_lock lock = {nk_mount_lock, nk_mount_unlock, &m->mutex};
-    int status = nk_tool_fs_open_shared(&m->t, &opts, !read_only, &lock);
+    const struct nk_lock lock = {tool_mount_lock, tool_mount_unlock, &m->mutex};
+    int status = tool_fs_open_shared(&m->t, &opts, !read_only, &lock);
     if (status) {
         free(m);
         free(image_path);
@@ -757,18 +758,18 @@ static int nk_mount_run(int argc, char **argv)
              image_path, read_only ? ",ro" : "", fuse_options);
     char *fuse_argv[4] = {argv[0], fsname, debug ? "-d" : NULL, NULL};
     struct fuse_args args = FUSE_ARGS_INIT(debug ? 3 : 2, fuse_argv);
-    struct fuse *fuse = fuse_new(&args, &nk_mount_ops, sizeof nk_mount_ops, m);
+    struct fuse *fuse = fuse_new(&args, &tool_mount_ops, sizeof tool_mount_ops, m);
     if (!fuse) {
-        status = nk_tool_error("mount: FUSE refused the options (%s)", fsname + 2);
+        status = tool_error("mount: FUSE refused the options (%s)", fsname + 2);
     } else if (fuse_mount(fuse, mountpoint) != 0) {
-        status = nk_tool_error("mount: cannot mount on %s (is /dev/fuse there, and fusermount3 "
-                               "installed?)",
-                               mountpoint);
+        status = tool_error("mount: cannot mount on %s (is /dev/fuse there, and fusermount3 "
+                            "installed?)",
+                            mountpoint);
     } else {
         if (fuse_daemonize(foreground) != 0) {
-            status = nk_tool_error("mount: cannot go to the background");
+            status = tool_error("mount: cannot go to the background");
         } else if (fuse_set_signal_handlers(fuse_get_session(fuse)) != 0) {
-            status = nk_tool_error("mount: cannot handle signals");
+            status = tool_error("mount: cannot handle signals");
         } else {
             int loop;
             if (single)
@@ -776,7 +777,7 @@ static int nk_mount_run(int argc, char **argv)
             else
                 loop = fuse_loop_mt(fuse, 0); /* one device fd shared by the threads */
             if (loop < 0)
-                status = nk_tool_error("mount: the FUSE loop failed: %s", strerror(-loop));
+                status = tool_error("mount: the FUSE loop failed: %s", strerror(-loop));
             fuse_remove_signal_handlers(fuse_get_session(fuse));
         }
         fuse_unmount(fuse);
@@ -784,7 +785,7 @@ static int nk_mount_run(int argc, char **argv)
     if (fuse)
         fuse_destroy(fuse);
     fuse_opt_free_args(&args);
-    int finish = nk_mount_finish(m);
+    int finish = tool_mount_finish(m);
     if (!status)
         status = finish;
     pthread_mutex_destroy(&m->mutex);
@@ -796,8 +797,8 @@ static int nk_mount_run(int argc, char **argv)
 
 #endif /* NANDKIT_HAVE_FUSE */
 
-const struct nk_tool_command nk_cmd_mount = {.name = "mount",
-                                             .summary = "mount a YAFFS2 image under a directory "
-                                                        "(FUSE)",
-                                             .run = nk_mount_run,
-                                             .help = nk_mount_help};
+const struct tool_command tool_cmd_mount = {.name = "mount",
+                                            .summary = "mount a YAFFS2 image under a directory "
+                                                       "(FUSE)",
+                                            .run = tool_mount_run,
+                                            .help = tool_mount_help};

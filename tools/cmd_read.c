@@ -11,7 +11,7 @@
 #include "nandkit/error.h"
 #include "tool.h"
 
-static void nk_read_help(FILE *out)
+static void tool_read_help(FILE *out)
 {
     fprintf(out,
             "usage: nandkit read IMAGE|/dev/mtdN [-s START] [-l LENGTH] [-f FILE] [--oob]\n"
@@ -41,13 +41,13 @@ static void nk_read_help(FILE *out)
             "                          dump --page N for a hex view)\n"
             "  -q, --quiet             no progress line, warning or summary\n"
             "  -j, --json              a JSON summary on stdout (needs "
-            "--file)\n" NK_TOOL_IMAGE_HELP_READ);
+            "--file)\n" TOOL_IMAGE_HELP_READ);
 }
 
-enum nk_read_bb { NK_BB_SKIP, NK_BB_PAD, NK_BB_DUMP };
-static const char *const nk_read_bb_names[] = {"skipbad", "padbad", "dumpbad"};
+enum tool_read_bb { TOOL_BB_SKIP, TOOL_BB_PAD, TOOL_BB_DUMP };
+static const char *const tool_read_bb_names[] = {"skipbad", "padbad", "dumpbad"};
 
-struct nk_read_summary {
+struct tool_read_summary {
     uint64_t pages_read, pages_padded, bytes_out;
     uint32_t bad_blocks; /* bad blocks met */
     uint64_t corrected_bits, corrected_pages, failed_pages;
@@ -56,22 +56,22 @@ struct nk_read_summary {
 };
 
 /* read's own options. */
-struct nk_read_args {
+struct tool_read_args {
     uint64_t start, length;
     bool have_length, with_oob, noecc;
     const char *file;
-    enum nk_read_bb bb;
+    enum tool_read_bb bb;
 };
 
-static int nk_read_option(void *ctx, int opt, const char *arg)
+static int tool_read_option(void *ctx, int opt, const char *arg)
 {
-    struct nk_read_args *a = ctx;
+    struct tool_read_args *a = ctx;
     switch (opt) {
     case 's':
-        return nk_tool_parse_start(arg, &a->start);
+        return tool_parse_start(arg, &a->start);
     case 'l':
-        if (!nk_tool_parse_size(arg, &a->length))
-            return nk_tool_fail("bad --length '%s': expected bytes (e.g. 4096, 2MiB)", arg);
+        if (!tool_parse_size(arg, &a->length))
+            return tool_fail("bad --length '%s': expected bytes (e.g. 4096, 2MiB)", arg);
         a->have_length = a->length != 0; /* 0: to the end, as nanddump */
         return 0;
     case 'f':
@@ -84,61 +84,61 @@ static int nk_read_option(void *ctx, int opt, const char *arg)
         a->noecc = true;
         return 0;
     case 'b':
-        for (unsigned i = 0; i < sizeof nk_read_bb_names / sizeof nk_read_bb_names[0]; i++) {
-            if (strcmp(arg, nk_read_bb_names[i]) == 0) {
-                a->bb = (enum nk_read_bb)i;
+        for (unsigned i = 0; i < sizeof tool_read_bb_names / sizeof tool_read_bb_names[0]; i++) {
+            if (strcmp(arg, tool_read_bb_names[i]) == 0) {
+                a->bb = (enum tool_read_bb)i;
                 return 0;
             }
         }
-        return nk_tool_fail("unknown --bb '%s' (skipbad, padbad or dumpbad)", arg);
+        return tool_fail("unknown --bb '%s' (skipbad, padbad or dumpbad)", arg);
     case 'p':
-        return nk_tool_fail("read: -p/--prettyprint (nanddump's hex listing) is not supported: "
-                            "read writes binary; `nandkit dump IMAGE --page N` prints a page as "
-                            "hex, and --progress shows progress");
+        return tool_fail("read: -p/--prettyprint (nanddump's hex listing) is not supported: "
+                         "read writes binary; `nandkit dump IMAGE --page N` prints a page as "
+                         "hex, and --progress shows progress");
     default:
         return -1;
     }
 }
 
-static int nk_read_run(int argc, char **argv)
+static int tool_read_run(int argc, char **argv)
 {
-    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
+    static const struct option options[] = {TOOL_IMAGE_LONG_OPTIONS,
                                             {"start", required_argument, NULL, 's'},
                                             {"length", required_argument, NULL, 'l'},
                                             {"file", required_argument, NULL, 'f'},
                                             {"oob", no_argument, NULL, 'o'},
                                             {"noecc", no_argument, NULL, 'n'},
                                             {"bb", required_argument, NULL, 'b'},
-                                            {"progress", no_argument, NULL, NK_TOOL_OPT_PROGRESS},
+                                            {"progress", no_argument, NULL, TOOL_OPT_PROGRESS},
                                             {"prettyprint", no_argument, NULL, 'p'},
                                             {"quiet", no_argument, NULL, 'q'},
                                             {"json", no_argument, NULL, 'j'},
                                             {NULL, 0, NULL, 0}};
-    struct nk_read_args r = {.bb = NK_BB_SKIP};
-    const struct nk_tool_flash_parse parse = {
-        "read", "s:l:f:onpqj", options, 0, nk_read_option, &r, 1, "an IMAGE or /dev/mtdN", true};
-    struct nk_tool_image_opts opts;
-    struct nk_tool_flash_flags f;
+    struct tool_read_args r = {.bb = TOOL_BB_SKIP};
+    const struct tool_flash_parse parse = {
+        "read", "s:l:f:onpqj", options, 0, tool_read_option, &r, 1, "an IMAGE or /dev/mtdN", true};
+    struct tool_image_opts opts;
+    struct tool_flash_flags f;
     const char *args[1];
-    int status = nk_tool_flash_parse(argc, argv, &parse, &opts, &f, args);
+    int status = tool_flash_parse(argc, argv, &parse, &opts, &f, args);
     if (status)
         return status;
     opts.read_only = true;
     uint64_t start = r.start, length = r.length;
     bool have_length = r.have_length, with_oob = r.with_oob, noecc = r.noecc;
     const char *file = r.file;
-    enum nk_read_bb bb = r.bb;
+    enum tool_read_bb bb = r.bb;
     bool quiet = f.quiet, json = f.json;
     if (json && (!file || strcmp(file, "-") == 0))
-        return nk_tool_fail("read --json prints a summary on stdout: give the data a --file");
-    struct nk_tool_image image;
-    status = nk_tool_flash_open(&image, &opts, quiet);
+        return tool_fail("read --json prints a summary on stdout: give the data a --file");
+    struct tool_image image;
+    status = tool_flash_open(&image, &opts, quiet);
     if (status)
         return status;
     if (noecc) {
-        status = nk_tool_image_raw_io(&image);
+        status = tool_image_raw_io(&image);
         if (status) {
-            nk_tool_image_close(&image);
+            tool_image_close(&image);
             return status;
         }
     }
@@ -147,14 +147,14 @@ static int nk_read_run(int argc, char **argv)
     uint32_t ppb = nk_nand_pages_per_block(nand), pages = nk_nand_pages(nand);
     uint64_t device_bytes = (uint64_t)pages * page_size;
     if (start % page_size) {
-        nk_tool_image_close(&image);
-        return nk_tool_fail("--start 0x%llx is not page aligned (pages are %u bytes)",
-                            (unsigned long long)start, page_size);
+        tool_image_close(&image);
+        return tool_fail("--start 0x%llx is not page aligned (pages are %u bytes)",
+                         (unsigned long long)start, page_size);
     }
     if (start >= device_bytes) {
-        nk_tool_image_close(&image);
-        return nk_tool_fail("--start 0x%llx is past the end of the device (0x%llx bytes)",
-                            (unsigned long long)start, (unsigned long long)device_bytes);
+        tool_image_close(&image);
+        return tool_fail("--start 0x%llx is past the end of the device (0x%llx bytes)",
+                         (unsigned long long)start, (unsigned long long)device_bytes);
     }
     if (!have_length)
         length = device_bytes - start;
@@ -162,7 +162,7 @@ static int nk_read_run(int argc, char **argv)
     if (have_length && length % page_size && !quiet)
         fprintf(stderr, "nandkit: --length %llu rounded up to %llu pages\n",
                 (unsigned long long)length, (unsigned long long)want_pages);
-    if (bb != NK_BB_SKIP && start / page_size + want_pages > pages) {
+    if (bb != TOOL_BB_SKIP && start / page_size + want_pages > pages) {
         /* As nanddump: a range past the end is read to the end. */
         want_pages = pages - start / page_size;
         if (!quiet)
@@ -173,17 +173,17 @@ static int nk_read_run(int argc, char **argv)
                     (unsigned long long)device_bytes);
     }
 
-    struct nk_tool_outfile out;
-    status = nk_tool_outfile_open(&out, file);
+    struct tool_outfile out;
+    status = tool_outfile_open(&out, file);
     if (status) {
-        nk_tool_image_close(&image);
+        tool_image_close(&image);
         return status;
     }
     uint8_t *data = malloc(page_size), *oob = malloc(oob_size);
-    struct nk_read_summary sum;
+    struct tool_read_summary sum;
     memset(&sum, 0, sizeof sum);
-    struct nk_tool_progress progress;
-    nk_tool_progress_start(&progress, f.progress, "read", want_pages * page_size);
+    struct tool_progress progress;
+    tool_progress_start(&progress, f.progress, "read", want_pages * page_size);
     enum nk_oob_mode mode = noecc ? NK_OOB_RAW : NK_OOB_PLACE;
     const char *failure = NULL;
     char why[200];
@@ -201,7 +201,7 @@ static int nk_read_run(int argc, char **argv)
             int bad = nk_nand_block_is_bad(nand, block);
             if (bad < 0) {
                 snprintf(why, sizeof why, "checking block %u: %s", block,
-                         nk_tool_image_error(&image, bad));
+                         tool_image_error(&image, bad));
                 failure = why;
                 break;
             }
@@ -210,20 +210,20 @@ static int nk_read_run(int argc, char **argv)
             if (block_bad) {
                 sum.bad_blocks++;
                 if (!quiet && !json) {
-                    nk_tool_progress_end(&progress);
+                    tool_progress_end(&progress);
                     fprintf(stderr, "nandkit: block %u (0x%llx) is bad: %s\n", block,
                             (unsigned long long)block * ppb * page_size,
-                            bb == NK_BB_SKIP  ? "skipped"
-                            : bb == NK_BB_PAD ? "written as 0xFF"
-                                              : "read as it is");
+                            bb == TOOL_BB_SKIP  ? "skipped"
+                            : bb == TOOL_BB_PAD ? "written as 0xFF"
+                                                : "read as it is");
                 }
             }
         }
-        if (block_bad && bb == NK_BB_SKIP) {
+        if (block_bad && bb == TOOL_BB_SKIP) {
             page = (block + 1) * ppb;
             continue;
         }
-        if (block_bad && bb == NK_BB_PAD) {
+        if (block_bad && bb == TOOL_BB_PAD) {
             memset(data, 0xff, page_size);
             memset(oob, 0xff, oob_size);
             sum.pages_padded++;
@@ -238,7 +238,7 @@ static int nk_read_run(int argc, char **argv)
                 sum.corrected_bits += nk_nand_last_bitflips(nand);
             } else if (err < 0) {
                 snprintf(why, sizeof why, "reading page %u (0x%llx): %s", page,
-                         (unsigned long long)page * page_size, nk_tool_image_error(&image, err));
+                         (unsigned long long)page * page_size, tool_image_error(&image, err));
                 failure = why;
                 break;
             }
@@ -253,15 +253,15 @@ static int nk_read_run(int argc, char **argv)
         sum.bytes_out += page_size + (with_oob ? oob_size : 0);
         done++;
         page++;
-        nk_tool_progress_update(&progress, done * page_size);
+        tool_progress_update(&progress, done * page_size);
     }
-    nk_tool_progress_end(&progress);
+    tool_progress_end(&progress);
     free(data);
     free(oob);
-    nk_tool_image_close(&image);
-    status = nk_tool_outfile_close(&out, !failure);
+    tool_image_close(&image);
+    status = tool_outfile_close(&out, !failure);
     if (failure)
-        return nk_tool_error("read: %s", failure);
+        return tool_error("read: %s", failure);
     if (status)
         return status;
 
@@ -273,7 +273,7 @@ static int nk_read_run(int argc, char **argv)
                (unsigned long long)start, (unsigned long long)done,
                (unsigned long long)sum.pages_read, (unsigned long long)sum.pages_padded,
                (unsigned long long)sum.bytes_out, with_oob ? "true" : "false",
-               noecc ? "false" : "true", nk_read_bb_names[bb], sum.bad_blocks,
+               noecc ? "false" : "true", tool_read_bb_names[bb], sum.bad_blocks,
                (unsigned long long)sum.corrected_bits, (unsigned long long)sum.corrected_pages,
                (unsigned long long)sum.failed_pages, sum.truncated ? "true" : "false");
     } else if (!quiet) {
@@ -281,27 +281,27 @@ static int nk_read_run(int argc, char **argv)
         fprintf(stderr,
                 "nandkit: read %llu pages (%s) from 0x%llx: %u bad block(s) %s, %llu bitflip(s) "
                 "corrected, %llu page(s) uncorrectable\n",
-                (unsigned long long)done, nk_tool_format_bytes(sum.bytes_out, a, sizeof a),
+                (unsigned long long)done, tool_format_bytes(sum.bytes_out, a, sizeof a),
                 (unsigned long long)start, sum.bad_blocks,
-                bb == NK_BB_SKIP  ? "skipped"
-                : bb == NK_BB_PAD ? "padded"
-                                  : "dumped",
+                bb == TOOL_BB_SKIP  ? "skipped"
+                : bb == TOOL_BB_PAD ? "padded"
+                                    : "dumped",
                 (unsigned long long)sum.corrected_bits, (unsigned long long)sum.failed_pages);
     }
     if (sum.truncated && !quiet)
         fprintf(stderr, "nandkit: the device ended after %llu of %llu pages (bad blocks skipped)\n",
                 (unsigned long long)done, (unsigned long long)want_pages);
     if (sum.failed_pages)
-        return nk_tool_error("read: %llu page(s) uncorrectable, the first page %u (0x%llx); "
-                             "written as read",
-                             (unsigned long long)sum.failed_pages, sum.first_failed_page,
-                             (unsigned long long)sum.first_failed_page * page_size);
+        return tool_error("read: %llu page(s) uncorrectable, the first page %u (0x%llx); "
+                          "written as read",
+                          (unsigned long long)sum.failed_pages, sum.first_failed_page,
+                          (unsigned long long)sum.first_failed_page * page_size);
     return 0;
 }
 
-const struct nk_tool_command nk_cmd_read = {
+const struct tool_command tool_cmd_read = {
     .name = "read",
     .summary = "copy a range of pages to a file (nanddump)",
-    .run = nk_read_run,
-    .help = nk_read_help,
+    .run = tool_read_run,
+    .help = tool_read_help,
 };

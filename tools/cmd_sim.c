@@ -12,7 +12,7 @@
 #include "save.h"
 #include "tool.h"
 
-static void nk_sim_help(FILE *out)
+static void tool_sim_help(FILE *out)
 {
     fprintf(
         out,
@@ -40,7 +40,7 @@ static void nk_sim_help(FILE *out)
 
 /* The block count identification reports for a preset (RESET, READ ID,
  * parameter page through the port), as `nandkit info --chip` shows it. */
-static uint32_t nk_sim_identified_blocks(const char *name)
+static uint32_t tool_sim_identified_blocks(const char *name)
 {
     struct nk_sim_config config;
     memset(&config, 0, sizeof config);
@@ -67,7 +67,7 @@ static uint32_t nk_sim_identified_blocks(const char *name)
     return blocks;
 }
 
-static int nk_sim_list(void)
+static int tool_sim_list(void)
 {
     printf("%-18s %-10s %6s %5s %5s %7s  %s\n", "preset", "vendor", "page", "oob", "ppb", "blocks",
            "size");
@@ -77,7 +77,7 @@ static int nk_sim_list(void)
             continue;
         const struct nk_chip_info *c = &params.chip;
         uint64_t mib = ((uint64_t)c->page_size * c->pages_per_block * c->blocks) >> 20;
-        uint32_t identified = nk_sim_identified_blocks(nk_sim_preset_name(i));
+        uint32_t identified = tool_sim_identified_blocks(nk_sim_preset_name(i));
         printf("%-18s %-10s %6u %5u %5u %7u  %llu MiB%s\n", nk_sim_preset_name(i), c->vendor,
                c->page_size, c->oob_size, c->pages_per_block, c->blocks, (unsigned long long)mib,
                params.onfi ? " (ONFI)" : "");
@@ -91,7 +91,7 @@ static int nk_sim_list(void)
 
 /* Parses --bad-blocks LIST: block numbers separated by commas (a trailing
  * comma is allowed). */
-static int nk_parse_bad_blocks(const char *text, uint32_t **list, unsigned *len)
+static int tool_parse_bad_blocks(const char *text, uint32_t **list, unsigned *len)
 {
     unsigned cap = 1;
     for (const char *p = text; *p; p++)
@@ -102,7 +102,7 @@ static int nk_parse_bad_blocks(const char *text, uint32_t **list, unsigned *len)
     if (!*p) {
         free(*list);
         *list = NULL;
-        return nk_tool_fail("bad --bad-blocks '': expected block numbers, e.g. 5,10");
+        return tool_fail("bad --bad-blocks '': expected block numbers, e.g. 5,10");
     }
     while (*p) {
         char *end;
@@ -111,8 +111,8 @@ static int nk_parse_bad_blocks(const char *text, uint32_t **list, unsigned *len)
         if (end == p || *p == '-' || errno || (*end && *end != ',') || v > UINT32_MAX) {
             free(*list);
             *list = NULL;
-            return nk_tool_fail("bad --bad-blocks '%s': '%.*s' is not a block number", text,
-                                (int)strcspn(p, ","), p);
+            return tool_fail("bad --bad-blocks '%s': '%.*s' is not a block number", text,
+                             (int)strcspn(p, ","), p);
         }
         (*list)[(*len)++] = (uint32_t)v;
         p = *end ? end + 1 : end;
@@ -124,7 +124,7 @@ static int nk_parse_bad_blocks(const char *text, uint32_t **list, unsigned *len)
  * holes the simulator's own files may keep), so that programs that read the
  * file themselves (nandwrite --oob, unyaffs, cmp) see the chip. Written to
  * IMAGE.full beside `image` and renamed over it; the sidecar stays valid. */
-static int nk_sim_write_full(struct nk_sim *sim, const char *image, struct nk_diag *why)
+static int tool_sim_write_full(struct nk_sim *sim, const char *image, struct nk_diag *why)
 {
     const struct nk_chip_info *c = &nk_sim_params(sim)->chip;
     uint32_t page_bytes = c->page_size + c->oob_size;
@@ -166,7 +166,7 @@ static int nk_sim_write_full(struct nk_sim *sim, const char *image, struct nk_di
  * image without its sidecar still shows them: each is touched through the
  * simulator (its first byte poked back as it reads), which makes it part of
  * the file at close; the erased blocks before it become holes. */
-static int nk_sim_create_write_bad(struct nk_sim *sim)
+static int tool_sim_create_write_bad(struct nk_sim *sim)
 {
     const struct nk_chip_info *c = &nk_sim_params(sim)->chip;
     for (uint32_t b = 0; b < c->blocks; b++) {
@@ -187,43 +187,43 @@ static int nk_sim_create_write_bad(struct nk_sim *sim)
     return 0;
 }
 
-static int nk_sim_create(int argc, char **argv)
+static int tool_sim_create(int argc, char **argv)
 {
-    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
+    static const struct option options[] = {TOOL_IMAGE_LONG_OPTIONS,
                                             {"bad-blocks", required_argument, NULL, 'b'},
                                             {"bad-blocks-random", required_argument, NULL, 'r'},
                                             {"full", no_argument, NULL, 'F'},
                                             {NULL, 0, NULL, 0}};
-    struct nk_tool_image_opts opts;
-    nk_tool_image_opts_init(&opts);
+    struct tool_image_opts opts;
+    tool_image_opts_init(&opts);
     opts.create = true;
     /* --ecc and --bit-error-rate get their own refusal below. */
-    opts.takes = NK_TOOL_TAKES(NK_OPT_GEOMETRY) | NK_TOOL_TAKES(NK_OPT_CHIP) |
-                 NK_TOOL_TAKES(NK_OPT_SEED) | NK_TOOL_TAKES(NK_OPT_ECC) |
-                 NK_TOOL_TAKES(NK_OPT_BIT_ERROR_RATE);
+    opts.takes = TOOL_TAKES(TOOL_OPT_GEOMETRY) | TOOL_TAKES(TOOL_OPT_CHIP) |
+                 TOOL_TAKES(TOOL_OPT_SEED) | TOOL_TAKES(TOOL_OPT_ECC) |
+                 TOOL_TAKES(TOOL_OPT_BIT_ERROR_RATE);
     int bad_count = 0;
     uint32_t *bad_list = NULL;
     unsigned bad_len = 0;
     int opt;
     optind = 1;
     bool full = false;
-    while ((opt = nk_tool_getopt(argc, argv, "", options, &opts, "sim create")) > 0) {
+    while ((opt = tool_getopt(argc, argv, "", options, &opts, "sim create")) > 0) {
         if (opt == 'F') {
             full = true;
             continue;
         }
         if (opt == 'r') {
             uint64_t n;
-            if (!nk_tool_parse_u64(optarg, &n) || n > 1000000) {
+            if (!tool_parse_u64(optarg, &n) || n > 1000000) {
                 free(bad_list);
-                return nk_tool_fail("bad --bad-blocks-random '%s': expected a count", optarg);
+                return tool_fail("bad --bad-blocks-random '%s': expected a count", optarg);
             }
             bad_count = (int)n;
             continue;
         }
         free(bad_list);
         bad_list = NULL;
-        int status = nk_parse_bad_blocks(optarg, &bad_list, &bad_len);
+        int status = tool_parse_bad_blocks(optarg, &bad_list, &bad_len);
         if (status)
             return status;
     }
@@ -233,34 +233,34 @@ static int nk_sim_create(int argc, char **argv)
     }
     if (bad_list && bad_count > 0) {
         free(bad_list);
-        return nk_tool_fail("give --bad-blocks LIST or --bad-blocks-random N, not both");
+        return tool_fail("give --bad-blocks LIST or --bad-blocks-random N, not both");
     }
     if (opts.ecc || opts.bit_error_rate > 0.0) {
         free(bad_list);
-        return nk_tool_fail("sim create: %s does not apply: an erased chip holds no code and "
-                            "reads nothing (give it to the commands that read or write pages)",
-                            opts.ecc ? "--ecc" : "--bit-error-rate");
+        return tool_fail("sim create: %s does not apply: an erased chip holds no code and "
+                         "reads nothing (give it to the commands that read or write pages)",
+                         opts.ecc ? "--ecc" : "--bit-error-rate");
     }
     if (bad_list)
         bad_count = -1;
     if (optind >= argc || optind + 1 < argc) {
         free(bad_list);
         if (optind >= argc)
-            return nk_tool_fail("sim create needs an IMAGE path");
-        return nk_tool_fail("sim create: unexpected argument '%s'", argv[optind + 1]);
+            return tool_fail("sim create needs an IMAGE path");
+        return tool_fail("sim create: unexpected argument '%s'", argv[optind + 1]);
     }
     opts.path = argv[optind++];
 
     struct nk_sim_params params;
-    int status = nk_tool_params_from_opts(&opts, &params);
+    int status = tool_params_from_opts(&opts, &params);
     for (unsigned i = 0; !status && i < bad_len; i++) {
         if (bad_list[i] >= params.chip.blocks)
-            status = nk_tool_fail("--bad-blocks: block %u out of range (the chip has %u blocks)",
-                                  bad_list[i], params.chip.blocks);
+            status = tool_fail("--bad-blocks: block %u out of range (the chip has %u blocks)",
+                               bad_list[i], params.chip.blocks);
     }
     if (!status && bad_count > 0 && (uint32_t)bad_count > params.chip.blocks / 2)
-        status = nk_tool_fail("--bad-blocks %d: more than half of the %u blocks", bad_count,
-                              params.chip.blocks);
+        status = tool_fail("--bad-blocks %d: more than half of the %u blocks", bad_count,
+                           params.chip.blocks);
     if (status) {
         free(bad_list);
         return status;
@@ -268,8 +268,8 @@ static int nk_sim_create(int argc, char **argv)
 
     /* Made beside the target and renamed over it: an image already there
      * stays whole until the new one is complete. */
-    struct nk_tool_save save;
-    status = nk_tool_save_begin(&save, opts.path, false);
+    struct tool_save save;
+    status = tool_save_begin(&save, opts.path, false);
     if (status) {
         free(bad_list);
         return status;
@@ -288,23 +288,23 @@ static int nk_sim_create(int argc, char **argv)
     int err = nk_sim_open(&sim, &config, why);
     free(bad_list);
     if (!err && full)
-        err = nk_sim_write_full(sim, save.tmp, why);
+        err = tool_sim_write_full(sim, save.tmp, why);
     else if (!err)
-        err = nk_sim_create_write_bad(sim);
+        err = tool_sim_create_write_bad(sim);
     if (err)
-        nk_tool_save_abort(&save);
+        tool_save_abort(&save);
     if (err == -NK_EINVAL) /* a part the simulator cannot model: bad input */
-        return nk_tool_fail("cannot create %s with %s %s: %s", opts.path,
-                            opts.chip ? "--chip" : "--geometry",
-                            opts.chip ? opts.chip : opts.geometry, why->text);
+        return tool_fail("cannot create %s with %s %s: %s", opts.path,
+                         opts.chip ? "--chip" : "--geometry", opts.chip ? opts.chip : opts.geometry,
+                         why->text);
     if (err)
-        return nk_tool_error("%s", why->text[0] ? why->text : nk_strerror(err));
+        return tool_error("%s", why->text[0] ? why->text : nk_strerror(err));
     err = nk_sim_close(sim);
     if (err) {
-        nk_tool_save_abort(&save);
-        return nk_tool_error("cannot write %s: %s", opts.path, nk_strerror(err));
+        tool_save_abort(&save);
+        return tool_error("cannot write %s: %s", opts.path, nk_strerror(err));
     }
-    status = nk_tool_save_commit(&save);
+    status = tool_save_commit(&save);
     if (status)
         return status;
     const struct nk_chip_info *c = &params.chip;
@@ -313,20 +313,20 @@ static int nk_sim_create(int argc, char **argv)
     return 0;
 }
 
-static int nk_sim_run(int argc, char **argv)
+static int tool_sim_run(int argc, char **argv)
 {
     if (argc < 2)
-        return nk_tool_fail("sim needs a subcommand: create or list (see nandkit sim --help)");
+        return tool_fail("sim needs a subcommand: create or list (see nandkit sim --help)");
     if (strcmp(argv[1], "list") == 0)
-        return nk_sim_list();
+        return tool_sim_list();
     if (strcmp(argv[1], "create") == 0)
-        return nk_sim_create(argc - 1, argv + 1);
-    return nk_tool_fail("sim: unknown subcommand '%s' (create or list)", argv[1]);
+        return tool_sim_create(argc - 1, argv + 1);
+    return tool_fail("sim: unknown subcommand '%s' (create or list)", argv[1]);
 }
 
-const struct nk_tool_command nk_cmd_sim = {
+const struct tool_command tool_cmd_sim = {
     .name = "sim",
     .summary = "create simulated chip images; list the simulator presets",
-    .run = nk_sim_run,
-    .help = nk_sim_help,
+    .run = tool_sim_run,
+    .help = tool_sim_help,
 };

@@ -11,7 +11,7 @@
 #include "nandkit/error.h"
 #include "tool.h"
 
-static void nk_torture_help(FILE *out)
+static void tool_torture_help(FILE *out)
 {
     fprintf(out,
             "usage: nandkit torture IMAGE|/dev/mtdN --destructive --blocks FIRST-LAST\n"
@@ -41,10 +41,10 @@ static void nk_torture_help(FILE *out)
             "                          erased (nandtest writes them as 0xFF)\n"
             "  -m, --markbad           mark a block bad when an erase or program fails\n"
             "  -q, --quiet             no per-block lines\n"
-            "  -j, --json              machine-readable output\n" NK_TOOL_IMAGE_HELP);
+            "  -j, --json              machine-readable output\n" TOOL_IMAGE_HELP);
 }
 
-struct nk_torture_block {
+struct tool_torture_block {
     uint32_t block;
     uint32_t cycles;
     uint32_t erase_failures, program_failures, not_erased_bits, mismatched_pages;
@@ -55,7 +55,7 @@ struct nk_torture_block {
 };
 
 /* What one block's run needs besides the block. */
-struct nk_torture_ctx {
+struct tool_torture_ctx {
     struct nk_nand *nand;
     struct nk_sim *sim; /* NULL on /dev/mtdN: no injected-flip count */
     unsigned cycles, reads;
@@ -64,7 +64,7 @@ struct nk_torture_ctx {
     const bool *ecc_byte; /* oob_size entries: true where the layout stores ECC code */
 };
 
-static uint64_t nk_torture_next(uint64_t *state)
+static uint64_t tool_torture_next(uint64_t *state)
 {
     uint64_t x = *state;
     x ^= x << 13;
@@ -74,7 +74,7 @@ static uint64_t nk_torture_next(uint64_t *state)
     return x;
 }
 
-static unsigned nk_zero_bits(const uint8_t *buf, size_t len)
+static unsigned tool_zero_bits(const uint8_t *buf, size_t len)
 {
     unsigned n = 0;
     for (size_t i = 0; i < len; i++)
@@ -82,15 +82,15 @@ static unsigned nk_zero_bits(const uint8_t *buf, size_t len)
     return n;
 }
 
-static void nk_torture_fill(uint8_t *pattern, uint32_t page_size, uint64_t *rng)
+static void tool_torture_fill(uint8_t *pattern, uint32_t page_size, uint64_t *rng)
 {
     for (uint32_t i = 0; i < page_size; i += 8) {
-        uint64_t v = nk_torture_next(rng);
+        uint64_t v = tool_torture_next(rng);
         memcpy(pattern + i, &v, page_size - i < 8 ? page_size - i : 8);
     }
 }
 
-static uint64_t nk_torture_injected(const struct nk_torture_ctx *x)
+static uint64_t tool_torture_injected(const struct tool_torture_ctx *x)
 {
     if (!x->sim)
         return 0;
@@ -104,16 +104,16 @@ static uint64_t nk_torture_injected(const struct nk_torture_ctx *x)
  * worst step, uncorrectable steps, mismatches against `pattern`, and flips
  * in the OOB bytes that hold no code (programmed 0xFF; no ECC covers them).
  * Returns 0 or a hard error. */
-static int nk_torture_verify(const struct nk_torture_ctx *x, struct nk_torture_block *t,
-                             uint32_t page, const uint8_t *pattern, uint8_t *data, uint8_t *oob)
+static int tool_torture_verify(const struct tool_torture_ctx *x, struct tool_torture_block *t,
+                               uint32_t page, const uint8_t *pattern, uint8_t *data, uint8_t *oob)
 {
     struct nk_nand *nand = x->nand;
     uint32_t page_size = nk_nand_page_size(nand), oob_size = nk_nand_oob_size(nand);
     struct nk_nand_stats before, after;
     nk_nand_stats_get(nand, &before);
-    uint64_t injected = nk_torture_injected(x);
+    uint64_t injected = tool_torture_injected(x);
     int err = nk_nand_read_page(nand, page, data, oob, NK_OOB_PLACE);
-    t->injected_bits += nk_torture_injected(x) - injected;
+    t->injected_bits += tool_torture_injected(x) - injected;
     nk_nand_stats_get(nand, &after);
     unsigned flips = nk_nand_last_bitflips(nand);
     uint64_t bits = after.ecc_corrected_bits - before.ecc_corrected_bits;
@@ -129,7 +129,7 @@ static int nk_torture_verify(const struct nk_torture_ctx *x, struct nk_torture_b
         t->corrected_pages++;
     for (uint32_t i = 0; i < oob_size; i++)
         if (!x->ecc_byte[i])
-            t->oob_bits += nk_zero_bits(oob + i, 1);
+            t->oob_bits += tool_zero_bits(oob + i, 1);
     if (flips > t->worst_page_bitflips)
         t->worst_page_bitflips = flips;
     return 0;
@@ -137,8 +137,8 @@ static int nk_torture_verify(const struct nk_torture_ctx *x, struct nk_torture_b
 
 /* --keep: the block's pages through the ECC (data and the whole OOB as on
  * flash) into `saved`; which pages were erased goes into `erased`. */
-static int nk_torture_save(const struct nk_torture_ctx *x, struct nk_torture_block *t,
-                           uint8_t *saved, bool *erased)
+static int tool_torture_save(const struct tool_torture_ctx *x, struct tool_torture_block *t,
+                             uint8_t *saved, bool *erased)
 {
     struct nk_nand *nand = x->nand;
     uint32_t page_size = nk_nand_page_size(nand), oob_size = nk_nand_oob_size(nand);
@@ -150,7 +150,7 @@ static int nk_torture_save(const struct nk_torture_ctx *x, struct nk_torture_blo
             t->kept_uncorrectable++;
         else if (err < 0)
             return err;
-        erased[p] = nk_zero_bits(rec, record) == 0;
+        erased[p] = tool_zero_bits(rec, record) == 0;
     }
     return 0;
 }
@@ -158,8 +158,8 @@ static int nk_torture_save(const struct nk_torture_ctx *x, struct nk_torture_blo
 /* --keep: erases the block and programs the saved pages back (erased ones
  * stay erased; the ECC code is computed again, the other OOB bytes are
  * restored). */
-static int nk_torture_restore(const struct nk_torture_ctx *x, struct nk_torture_block *t,
-                              const uint8_t *saved, const bool *erased)
+static int tool_torture_restore(const struct tool_torture_ctx *x, struct tool_torture_block *t,
+                                const uint8_t *saved, const bool *erased)
 {
     struct nk_nand *nand = x->nand;
     uint32_t page_size = nk_nand_page_size(nand), oob_size = nk_nand_oob_size(nand);
@@ -181,7 +181,7 @@ static int nk_torture_restore(const struct nk_torture_ctx *x, struct nk_torture_
 }
 
 /* Runs the cycles on one good block. Returns 0 or a hard error (port, power). */
-static int nk_torture_block(const struct nk_torture_ctx *x, struct nk_torture_block *t)
+static int tool_torture_block(const struct tool_torture_ctx *x, struct tool_torture_block *t)
 {
     struct nk_nand *nand = x->nand;
     uint32_t page_size = nk_nand_page_size(nand), oob_size = nk_nand_oob_size(nand);
@@ -191,7 +191,7 @@ static int nk_torture_block(const struct nk_torture_ctx *x, struct nk_torture_bl
     bool *erased = x->keep ? calloc(ppb, sizeof *erased) : NULL;
     int hard = 0;
     if (x->keep)
-        hard = nk_torture_save(x, t, saved, erased);
+        hard = tool_torture_save(x, t, saved, erased);
     for (unsigned c = 0; c < x->cycles && !hard; c++) {
         int err = nk_nand_erase_block(nand, t->block);
         if (err == -NK_EIO) {
@@ -203,19 +203,19 @@ static int nk_torture_block(const struct nk_torture_ctx *x, struct nk_torture_bl
             break;
         }
         for (uint32_t p = 0; p < ppb && !hard; p++) {
-            uint64_t injected = nk_torture_injected(x);
+            uint64_t injected = tool_torture_injected(x);
             err = nk_nand_read_page(nand, t->block * ppb + p, data, oob, NK_OOB_RAW);
-            t->injected_bits += nk_torture_injected(x) - injected;
+            t->injected_bits += tool_torture_injected(x) - injected;
             if (err < 0) {
                 hard = err;
                 break;
             }
-            t->not_erased_bits += nk_zero_bits(data, page_size) + nk_zero_bits(oob, oob_size);
+            t->not_erased_bits += tool_zero_bits(data, page_size) + tool_zero_bits(oob, oob_size);
         }
         uint64_t cycle_seed = *x->rng;
         bool failed = false;
         for (uint32_t p = 0; p < ppb && !hard && !failed; p++) {
-            nk_torture_fill(pattern, page_size, x->rng);
+            tool_torture_fill(pattern, page_size, x->rng);
             err = nk_nand_program_page(nand, t->block * ppb + p, pattern, NULL, NK_OOB_PLACE);
             if (err == -NK_EIO) {
                 t->program_failures++;
@@ -229,8 +229,8 @@ static int nk_torture_block(const struct nk_torture_ctx *x, struct nk_torture_bl
         for (unsigned r = 0; r < x->reads && !hard; r++) {
             uint64_t replay = cycle_seed;
             for (uint32_t p = 0; p < ppb && !hard; p++) {
-                nk_torture_fill(pattern, page_size, &replay);
-                hard = nk_torture_verify(x, t, t->block * ppb + p, pattern, data, oob);
+                tool_torture_fill(pattern, page_size, &replay);
+                hard = tool_torture_verify(x, t, t->block * ppb + p, pattern, data, oob);
             }
         }
         if (!hard)
@@ -240,7 +240,7 @@ static int nk_torture_block(const struct nk_torture_ctx *x, struct nk_torture_bl
         if (nk_nand_block_mark_bad(nand, t->block) == 0)
             t->marked_bad = true;
     } else if (!hard && !t->erase_failures && x->keep) {
-        hard = nk_torture_restore(x, t, saved, erased);
+        hard = tool_torture_restore(x, t, saved, erased);
     } else if (!hard && !t->erase_failures) {
         /* Leave the block erased, as the help promises. */
         int err = nk_nand_erase_block(nand, t->block);
@@ -257,7 +257,7 @@ static int nk_torture_block(const struct nk_torture_ctx *x, struct nk_torture_bl
     return hard;
 }
 
-static void nk_torture_print_block(const struct nk_torture_block *t)
+static void tool_torture_print_block(const struct tool_torture_block *t)
 {
     if (t->skipped_bad) {
         printf("block %u: bad, skipped\n", t->block);
@@ -273,36 +273,36 @@ static void nk_torture_print_block(const struct nk_torture_block *t)
            t->restore_failed ? ", restoring its contents FAILED" : "");
 }
 
-enum { NK_OPT_DESTRUCTIVE = NK_OPT_FIRST_FREE };
+enum { TOOL_OPT_DESTRUCTIVE = TOOL_OPT_FIRST_FREE };
 
 /* torture's own options. */
-struct nk_torture_args {
+struct tool_torture_args {
     bool destructive, have_range, markbad, keep;
     uint32_t first, count;
     uint64_t cycles, reads;
     const char *range_text;
 };
 
-static int nk_torture_option(void *ctx, int opt, const char *arg)
+static int tool_torture_option(void *ctx, int opt, const char *arg)
 {
-    struct nk_torture_args *a = ctx;
+    struct tool_torture_args *a = ctx;
     switch (opt) {
-    case NK_OPT_DESTRUCTIVE:
+    case TOOL_OPT_DESTRUCTIVE:
         a->destructive = true;
         return 0;
     case 'b':
-        if (!nk_tool_parse_block_range(arg, &a->first, &a->count))
-            return nk_tool_fail("bad --blocks '%s': expected FIRST-LAST, FIRST+COUNT or N", arg);
+        if (!tool_parse_block_range(arg, &a->first, &a->count))
+            return tool_fail("bad --blocks '%s': expected FIRST-LAST, FIRST+COUNT or N", arg);
         a->have_range = true;
         a->range_text = arg;
         return 0;
     case 'c':
-        if (!nk_tool_parse_u64(arg, &a->cycles) || a->cycles == 0 || a->cycles > 10000000)
-            return nk_tool_fail("bad --cycles '%s': 1 to 10000000", arg);
+        if (!tool_parse_u64(arg, &a->cycles) || a->cycles == 0 || a->cycles > 10000000)
+            return tool_fail("bad --cycles '%s': 1 to 10000000", arg);
         return 0;
     case 'r':
-        if (!nk_tool_parse_u64(arg, &a->reads) || a->reads == 0 || a->reads > 1000000)
-            return nk_tool_fail("bad --reads '%s': 1 to 1000000", arg);
+        if (!tool_parse_u64(arg, &a->reads) || a->reads == 0 || a->reads > 1000000)
+            return tool_fail("bad --reads '%s': 1 to 1000000", arg);
         return 0;
     case 'k':
         a->keep = true;
@@ -315,26 +315,27 @@ static int nk_torture_option(void *ctx, int opt, const char *arg)
     }
 }
 
-static int nk_torture_run(int argc, char **argv)
+static int tool_torture_run(int argc, char **argv)
 {
-    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
-                                            {"destructive", no_argument, NULL, NK_OPT_DESTRUCTIVE},
-                                            {"blocks", required_argument, NULL, 'b'},
-                                            {"cycles", required_argument, NULL, 'c'},
-                                            {"reads", required_argument, NULL, 'r'},
-                                            {"keep", no_argument, NULL, 'k'},
-                                            {"markbad", no_argument, NULL, 'm'},
-                                            {"quiet", no_argument, NULL, 'q'},
-                                            {"json", no_argument, NULL, 'j'},
-                                            {NULL, 0, NULL, 0}};
-    struct nk_torture_args a = {.cycles = 10, .reads = 1};
-    const struct nk_tool_flash_parse parse = {
-        "torture", "b:c:r:kmqj", options, 0, nk_torture_option, &a, 1, "an IMAGE or /dev/mtdN",
+    static const struct option options[] = {
+        TOOL_IMAGE_LONG_OPTIONS,
+        {"destructive", no_argument, NULL, TOOL_OPT_DESTRUCTIVE},
+        {"blocks", required_argument, NULL, 'b'},
+        {"cycles", required_argument, NULL, 'c'},
+        {"reads", required_argument, NULL, 'r'},
+        {"keep", no_argument, NULL, 'k'},
+        {"markbad", no_argument, NULL, 'm'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"json", no_argument, NULL, 'j'},
+        {NULL, 0, NULL, 0}};
+    struct tool_torture_args a = {.cycles = 10, .reads = 1};
+    const struct tool_flash_parse parse = {
+        "torture", "b:c:r:kmqj", options, 0, tool_torture_option, &a, 1, "an IMAGE or /dev/mtdN",
         false};
-    struct nk_tool_image_opts opts;
-    struct nk_tool_flash_flags f;
+    struct tool_image_opts opts;
+    struct tool_flash_flags f;
     const char *args[1];
-    int status = nk_tool_flash_parse(argc, argv, &parse, &opts, &f, args);
+    int status = tool_flash_parse(argc, argv, &parse, &opts, &f, args);
     if (status)
         return status;
     bool destructive = a.destructive, have_range = a.have_range, markbad = a.markbad;
@@ -344,21 +345,21 @@ static int nk_torture_run(int argc, char **argv)
     const char *range_text = a.range_text;
     bool quiet = f.quiet, json = f.json;
     if (!have_range)
-        return nk_tool_fail("torture needs --blocks FIRST-LAST: it destroys what they hold");
+        return tool_fail("torture needs --blocks FIRST-LAST: it destroys what they hold");
     if (!destructive)
-        return nk_tool_fail("torture %s blocks %s of %s: add --destructive to go ahead",
-                            keep ? "wears (and, with --keep, rewrites)" : "destroys", range_text,
-                            opts.path);
+        return tool_fail("torture %s blocks %s of %s: add --destructive to go ahead",
+                         keep ? "wears (and, with --keep, rewrites)" : "destroys", range_text,
+                         opts.path);
 
-    struct nk_tool_image image;
-    status = nk_tool_flash_open(&image, &opts, quiet || json);
+    struct tool_image image;
+    status = tool_flash_open(&image, &opts, quiet || json);
     if (status)
         return status;
     struct nk_nand *nand = &image.nand;
     if ((uint64_t)first + count > nk_nand_blocks(nand)) {
-        nk_tool_image_close(&image);
-        return nk_tool_fail("--blocks %s runs past the end: the device has %u blocks", range_text,
-                            nk_nand_blocks(nand));
+        tool_image_close(&image);
+        return tool_fail("--blocks %s runs past the end: the device has %u blocks", range_text,
+                         nk_nand_blocks(nand));
     }
     if (!quiet && !json)
         fprintf(stderr,
@@ -378,14 +379,14 @@ static int nk_torture_run(int argc, char **argv)
         for (unsigned i = 0; i < layout->ecc[r].length; i++)
             if (layout->ecc[r].offset + i < oob_size)
                 ecc_byte[layout->ecc[r].offset + i] = true;
-    struct nk_torture_block *results = calloc(count, sizeof *results);
+    struct tool_torture_block *results = calloc(count, sizeof *results);
     uint64_t rng = opts.seed * 0x9e3779b97f4a7c15ull + 1;
-    struct nk_torture_ctx x = {nand,    image.sim, (unsigned)cycles, (unsigned)reads, &rng,
-                               markbad, keep,      ecc_byte};
+    struct tool_torture_ctx x = {nand,    image.sim, (unsigned)cycles, (unsigned)reads, &rng,
+                                 markbad, keep,      ecc_byte};
     int hard = 0;
     uint32_t done = 0;
     for (uint32_t i = 0; i < count && !hard; i++) {
-        struct nk_torture_block *t = &results[i];
+        struct tool_torture_block *t = &results[i];
         t->block = first + i;
         int bad = nk_nand_block_is_bad(nand, t->block);
         if (bad < 0) {
@@ -395,26 +396,26 @@ static int nk_torture_run(int argc, char **argv)
         if (bad)
             t->skipped_bad = true;
         else
-            hard = nk_torture_block(&x, t);
+            hard = tool_torture_block(&x, t);
         done = i + 1;
         if (!quiet && !json)
-            nk_torture_print_block(t);
+            tool_torture_print_block(t);
     }
     free(ecc_byte);
     struct nk_nand_stats stats;
     nk_nand_stats_get(nand, &stats);
     char why[200] = "";
     if (hard)
-        snprintf(why, sizeof why, "%s", nk_tool_image_error(&image, hard));
+        snprintf(why, sizeof why, "%s", tool_image_error(&image, hard));
     bool simulated = image.sim != NULL;
-    nk_tool_image_close(&image);
+    tool_image_close(&image);
 
     uint32_t failing = 0, kept = 0, restore_failed = 0;
     uint64_t corrected = 0, uncorrectable = 0, steps = 0, mismatched = 0, oob_bits = 0;
     uint64_t injected = 0, not_erased = 0;
     unsigned worst = 0;
     for (uint32_t i = 0; i < done; i++) {
-        const struct nk_torture_block *t = &results[i];
+        const struct tool_torture_block *t = &results[i];
         if (t->erase_failures || t->program_failures || t->uncorrectable_pages ||
             t->mismatched_pages || t->not_erased_bits || t->restore_failed)
             failing++;
@@ -448,7 +449,7 @@ static int nk_torture_run(int argc, char **argv)
                (unsigned long long)not_erased, (unsigned long long)oob_bits, injected_text,
                keep ? "true" : "false", kept, failing);
         for (uint32_t i = 0; i < done; i++) {
-            const struct nk_torture_block *t = &results[i];
+            const struct tool_torture_block *t = &results[i];
             printf("%s{\"block\":%u,\"bad\":%s,\"cycles\":%u,\"erase_failures\":%u,"
                    "\"program_failures\":%u,\"corrected_bits\":%llu,\"worst_page_bitflips\":%u,"
                    "\"uncorrectable_pages\":%u,\"uncorrectable_steps\":%u,"
@@ -478,18 +479,18 @@ static int nk_torture_run(int argc, char **argv)
     }
     free(results);
     if (hard)
-        return nk_tool_error("torture: %s", why);
+        return tool_error("torture: %s", why);
     if (restore_failed)
-        return nk_tool_error("torture: the contents of %u block(s) could not be put back",
-                             restore_failed);
+        return tool_error("torture: the contents of %u block(s) could not be put back",
+                          restore_failed);
     if (failing)
-        return nk_tool_error("torture: %u block(s) failed", failing);
+        return tool_error("torture: %u block(s) failed", failing);
     return 0;
 }
 
-const struct nk_tool_command nk_cmd_torture = {
+const struct tool_command tool_cmd_torture = {
     .name = "torture",
     .summary = "erase/program/verify cycles of chosen blocks with ECC statistics (nandtest)",
-    .run = nk_torture_run,
-    .help = nk_torture_help,
+    .run = tool_torture_run,
+    .help = tool_torture_help,
 };

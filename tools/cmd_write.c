@@ -14,7 +14,7 @@
 #include "nandkit/error.h"
 #include "tool.h"
 
-static void nk_write_help(FILE *out)
+static void tool_write_help(FILE *out)
 {
     fprintf(out,
             "usage: nandkit write IMAGE|/dev/mtdN INPUT [-s START] [--pad] [--oob|--onlyoob]\n"
@@ -47,10 +47,10 @@ static void nk_write_help(FILE *out)
             "                          goes to the next good block (else the write stops)\n"
             "      --progress          a progress line on stderr (default: when it is a terminal)\n"
             "  -q, --quiet             no progress line, notes or summary\n"
-            "  -j, --json              a JSON summary on stdout\n" NK_TOOL_IMAGE_HELP);
+            "  -j, --json              a JSON summary on stdout\n" TOOL_IMAGE_HELP);
 }
 
-static bool nk_write_all_ff(const uint8_t *buf, size_t len)
+static bool tool_write_all_ff(const uint8_t *buf, size_t len)
 {
     for (size_t i = 0; i < len; i++)
         if (buf[i] != 0xff)
@@ -62,61 +62,61 @@ static bool nk_write_all_ff(const uint8_t *buf, size_t len)
  * nandwrite reads it), copied first into an unnamed temporary file so that
  * its size is known before anything is programmed. A FIFO or device named
  * as INPUT is refused without blocking. Returns 0 or an exit status. */
-static int nk_write_open_input(const char *path, FILE **out)
+static int tool_write_open_input(const char *path, FILE **out)
 {
     if (strcmp(path, "-") != 0) {
         int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
         if (fd < 0)
             return errno == ENOENT
-                       ? nk_tool_not_found("cannot open INPUT '%s': %s", path, strerror(errno))
-                       : nk_tool_fail("cannot open INPUT '%s': %s", path, strerror(errno));
+                       ? tool_not_found("cannot open INPUT '%s': %s", path, strerror(errno))
+                       : tool_fail("cannot open INPUT '%s': %s", path, strerror(errno));
         struct stat st;
         if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
             close(fd);
-            return nk_tool_fail("INPUT '%s' is not a regular file (give - to read standard "
-                                "input)",
-                                path);
+            return tool_fail("INPUT '%s' is not a regular file (give - to read standard "
+                             "input)",
+                             path);
         }
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
         *out = fdopen(fd, "rb");
         if (!*out) {
             close(fd);
-            return nk_tool_error("cannot open INPUT '%s': %s", path, strerror(errno));
+            return tool_error("cannot open INPUT '%s': %s", path, strerror(errno));
         }
         return 0;
     }
     FILE *copy = tmpfile();
     if (!copy)
-        return nk_tool_error("cannot buffer standard input: %s", strerror(errno));
+        return tool_error("cannot buffer standard input: %s", strerror(errno));
     char buf[1 << 16];
     size_t n;
     while ((n = fread(buf, 1, sizeof buf, stdin)) > 0) {
         if (fwrite(buf, 1, n, copy) != n) {
             int e = errno;
             fclose(copy);
-            return nk_tool_error("cannot buffer standard input: %s", strerror(e));
+            return tool_error("cannot buffer standard input: %s", strerror(e));
         }
     }
     if (ferror(stdin) || fflush(copy) != 0 || fseek(copy, 0, SEEK_SET) != 0) {
         fclose(copy);
-        return nk_tool_error("reading standard input failed");
+        return tool_error("reading standard input failed");
     }
     *out = copy;
     return 0;
 }
 
 /* write's own options. */
-struct nk_write_args {
+struct tool_write_args {
     uint64_t start, align;
     bool pad, with_oob, only_oob, noecc, markbad, noskipbad, skip_ffs;
 };
 
-static int nk_write_option(void *ctx, int opt, const char *arg)
+static int tool_write_option(void *ctx, int opt, const char *arg)
 {
-    struct nk_write_args *a = ctx;
+    struct tool_write_args *a = ctx;
     switch (opt) {
     case 's':
-        return nk_tool_parse_start(arg, &a->start);
+        return tool_parse_start(arg, &a->start);
     case 'p':
         a->pad = true;
         return 0;
@@ -139,17 +139,17 @@ static int nk_write_option(void *ctx, int opt, const char *arg)
         a->skip_ffs = true;
         return 0;
     case 'b':
-        if (!nk_tool_parse_u64(arg, &a->align) || (a->align != 1 && a->align != 2 && a->align != 4))
-            return nk_tool_fail("bad --blockalign '%s': 1, 2 or 4", arg);
+        if (!tool_parse_u64(arg, &a->align) || (a->align != 1 && a->align != 2 && a->align != 4))
+            return tool_fail("bad --blockalign '%s': 1, 2 or 4", arg);
         return 0;
     default:
         return -1;
     }
 }
 
-static int nk_write_run(int argc, char **argv)
+static int tool_write_run(int argc, char **argv)
 {
-    static const struct option options[] = {NK_TOOL_IMAGE_LONG_OPTIONS,
+    static const struct option options[] = {TOOL_IMAGE_LONG_OPTIONS,
                                             {"start", required_argument, NULL, 's'},
                                             {"pad", no_argument, NULL, 'p'},
                                             {"oob", no_argument, NULL, 'o'},
@@ -159,18 +159,18 @@ static int nk_write_run(int argc, char **argv)
                                             {"noskipbad", no_argument, NULL, 'N'},
                                             {"skip-all-ffs", no_argument, NULL, 'k'},
                                             {"blockalign", required_argument, NULL, 'b'},
-                                            {"progress", no_argument, NULL, NK_TOOL_OPT_PROGRESS},
+                                            {"progress", no_argument, NULL, TOOL_OPT_PROGRESS},
                                             {"quiet", no_argument, NULL, 'q'},
                                             {"json", no_argument, NULL, 'j'},
                                             {NULL, 0, NULL, 0}};
-    struct nk_write_args a = {.align = 1};
-    const struct nk_tool_flash_parse parse = {
-        "write", "s:poOnmNkb:qj", options, 0, nk_write_option, &a, 2, "IMAGE|/dev/mtdN and INPUT",
+    struct tool_write_args a = {.align = 1};
+    const struct tool_flash_parse parse = {
+        "write", "s:poOnmNkb:qj", options, 0, tool_write_option, &a, 2, "IMAGE|/dev/mtdN and INPUT",
         false};
-    struct nk_tool_image_opts opts;
-    struct nk_tool_flash_flags f;
+    struct tool_image_opts opts;
+    struct tool_flash_flags f;
     const char *args[2];
-    int status = nk_tool_flash_parse(argc, argv, &parse, &opts, &f, args);
+    int status = tool_flash_parse(argc, argv, &parse, &opts, &f, args);
     if (status)
         return status;
     const char *input_path = args[1];
@@ -179,39 +179,39 @@ static int nk_write_run(int argc, char **argv)
     bool markbad = a.markbad, noskipbad = a.noskipbad, skip_ffs = a.skip_ffs;
     bool quiet = f.quiet, json = f.json;
     if (noskipbad && align > 1)
-        return nk_tool_fail("--blockalign %llu skips bad blocks in groups: it does not go with "
-                            "--noskipbad",
-                            (unsigned long long)align);
+        return tool_fail("--blockalign %llu skips bad blocks in groups: it does not go with "
+                         "--noskipbad",
+                         (unsigned long long)align);
 
     FILE *input = NULL;
-    int status_in = nk_write_open_input(input_path, &input);
+    int status_in = tool_write_open_input(input_path, &input);
     if (status_in)
         return status_in;
     struct stat st;
     if (fstat(fileno(input), &st) != 0) {
         fclose(input);
-        return nk_tool_error("cannot stat INPUT '%s': %s", input_path, strerror(errno));
+        return tool_error("cannot stat INPUT '%s': %s", input_path, strerror(errno));
     }
     uint64_t input_size = (uint64_t)st.st_size;
 
-    struct nk_tool_image image;
-    status = nk_tool_flash_open(&image, &opts, quiet);
+    struct tool_image image;
+    status = tool_flash_open(&image, &opts, quiet);
     if (status) {
         fclose(input);
         return status;
     }
     if (noskipbad && image.mtd) {
         fclose(input);
-        nk_tool_image_close(&image);
-        return nk_tool_fail("--noskipbad: %s reports the blocks of the kernel's own bad-block "
-                            "table as bad, and nandkit never programs those",
-                            opts.path);
+        tool_image_close(&image);
+        return tool_fail("--noskipbad: %s reports the blocks of the kernel's own bad-block "
+                         "table as bad, and nandkit never programs those",
+                         opts.path);
     }
     if (noecc) {
-        status = nk_tool_image_raw_io(&image);
+        status = tool_image_raw_io(&image);
         if (status) {
             fclose(input);
-            nk_tool_image_close(&image);
+            tool_image_close(&image);
             return status;
         }
     }
@@ -249,8 +249,8 @@ static int nk_write_run(int argc, char **argv)
     }
     if (bad_input) {
         fclose(input);
-        nk_tool_image_close(&image);
-        return nk_tool_fail("%s", bad_input);
+        tool_image_close(&image);
+        return tool_fail("%s", bad_input);
     }
 
     /* One block of input at a time, so that a block that fails can be
@@ -263,8 +263,8 @@ static int nk_write_run(int argc, char **argv)
     uint32_t first_page = (uint32_t)(start / page_size % ppb);
     enum nk_oob_mode mode = noecc ? NK_OOB_RAW : NK_OOB_PLACE;
     const char *failure = NULL;
-    struct nk_tool_progress progress;
-    nk_tool_progress_start(&progress, f.progress, "write", total_pages * page_size);
+    struct tool_progress progress;
+    tool_progress_start(&progress, f.progress, "write", total_pages * page_size);
     while (pages_written < total_pages && !failure) {
         uint32_t n = ppb - first_page;
         if (n > total_pages - pages_written)
@@ -297,7 +297,7 @@ static int nk_write_run(int argc, char **argv)
             }
             if (bad < 0) {
                 snprintf(why, sizeof why, "checking block %u: %s", bad_block,
-                         nk_tool_image_error(&image, bad));
+                         tool_image_error(&image, bad));
                 failure = why;
                 break;
             }
@@ -305,7 +305,7 @@ static int nk_write_run(int argc, char **argv)
                 uint32_t next = group + (uint32_t)align;
                 skipped_bad += next - block;
                 if (!quiet && !json) {
-                    nk_tool_progress_end(&progress);
+                    tool_progress_end(&progress);
                     if (align > 1)
                         fprintf(stderr,
                                 "nandkit: block %u (0x%llx) is bad: blocks %u-%u skipped "
@@ -325,7 +325,7 @@ static int nk_write_run(int argc, char **argv)
             uint32_t ffs = 0;
             for (i = 0; i < n && !err; i++) {
                 const uint8_t *rec = buf + (size_t)i * record;
-                if (skip_ffs && nk_write_all_ff(rec, record)) {
+                if (skip_ffs && tool_write_all_ff(rec, record)) {
                     ffs++;
                     continue;
                 }
@@ -343,7 +343,7 @@ static int nk_write_run(int argc, char **argv)
                 int merr = nk_nand_block_mark_bad(nand, block);
                 if (merr) {
                     snprintf(why, sizeof why, "marking block %u bad: %s", block,
-                             nk_tool_image_error(&image, merr));
+                             tool_image_error(&image, merr));
                     failure = why;
                     break;
                 }
@@ -358,7 +358,7 @@ static int nk_write_run(int argc, char **argv)
                 continue;
             }
             snprintf(why, sizeof why, "programming page %u (0x%llx) failed: %s%s", failed_page,
-                     (unsigned long long)failed_page * page_size, nk_tool_image_error(&image, err),
+                     (unsigned long long)failed_page * page_size, tool_image_error(&image, err),
                      err == -NK_EIO ? " (was the range erased? see nandkit erase; --markbad "
                                       "retires a failing block)"
                                     : "");
@@ -369,16 +369,16 @@ static int nk_write_run(int argc, char **argv)
         pages_written += n;
         block++;
         first_page = 0;
-        nk_tool_progress_update(&progress, pages_written * page_size);
+        tool_progress_update(&progress, pages_written * page_size);
     }
-    nk_tool_progress_end(&progress);
+    tool_progress_end(&progress);
     struct nk_nand_stats stats;
     nk_nand_stats_get(nand, &stats);
     free(buf);
     fclose(input);
-    nk_tool_image_close(&image);
+    tool_image_close(&image);
     if (failure)
-        return nk_tool_error("write: %s", failure);
+        return tool_error("write: %s", failure);
     if (json) {
         printf("{\"start\":%llu,\"pages_written\":%llu,\"input_bytes\":%llu,\"oob\":%s,"
                "\"only_oob\":%s,\"ecc\":%s,\"padded\":%s,\"bad_blocks_skipped\":%u,"
@@ -402,9 +402,9 @@ static int nk_write_run(int argc, char **argv)
     return 0;
 }
 
-const struct nk_tool_command nk_cmd_write = {
+const struct tool_command tool_cmd_write = {
     .name = "write",
     .summary = "program a file into pages, skipping bad blocks (nandwrite)",
-    .run = nk_write_run,
-    .help = nk_write_help,
+    .run = tool_write_run,
+    .help = tool_write_help,
 };

@@ -6,19 +6,19 @@
  * counts files and bytes where the total may not be known ahead; the
  * page commands' percentage line is in flashio.h.
  */
-#ifndef NK_TOOL_COPY_PROGRESS_H
-#define NK_TOOL_COPY_PROGRESS_H
+#ifndef TOOL_COPY_PROGRESS_H
+#define TOOL_COPY_PROGRESS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-enum nk_tool_copy_progress_mode {
-    NK_TOOL_COPY_PROGRESS_AUTO, /* when stderr is a terminal */
-    NK_TOOL_COPY_PROGRESS_OFF,  /* --no-progress */
-    NK_TOOL_COPY_PROGRESS_ON,   /* --progress: also into a file or pipe */
+enum tool_copy_progress_mode {
+    TOOL_COPY_PROGRESS_AUTO, /* when stderr is a terminal */
+    TOOL_COPY_PROGRESS_OFF,  /* --no-progress */
+    TOOL_COPY_PROGRESS_ON,   /* --progress: also into a file or pipe */
 };
 
-struct nk_tool_copy_progress {
+struct tool_copy_progress {
     const char *command;
     bool enabled, forced, tty, shown;
     uint64_t total_bytes; /* 0: not known ahead */
@@ -26,14 +26,14 @@ struct nk_tool_copy_progress {
     double start, last;
 };
 
-void nk_tool_copy_progress_begin(struct nk_tool_copy_progress *p, const char *command,
-                                 enum nk_tool_copy_progress_mode mode, uint64_t total_bytes);
+void tool_copy_progress_begin(struct tool_copy_progress *p, const char *command,
+                              enum tool_copy_progress_mode mode, uint64_t total_bytes);
 
 /* Counts `bytes` more data and `files` more files; redraws at most four
  * times a second. */
-void nk_tool_copy_progress_add(struct nk_tool_copy_progress *p, uint64_t bytes, uint64_t files);
+void tool_copy_progress_add(struct tool_copy_progress *p, uint64_t bytes, uint64_t files);
 
 /* Ends the line (and with --progress prints the totals). */
-void nk_tool_copy_progress_end(struct nk_tool_copy_progress *p);
+void tool_copy_progress_end(struct tool_copy_progress *p);
 
 #endif

@@ -15,15 +15,15 @@
 #include "nandkit/error.h"
 #include "tool.h"
 
-#define NK_PROBE_PAGES 16u /* written pages sampled */
+#define TOOL_PROBE_PAGES 16u /* written pages sampled */
 
 /* The raw pages sampled: the first written ones. */
-struct nk_probe_sample {
+struct tool_probe_sample {
     uint32_t page_size, oob_size, count;
     uint8_t *pages; /* count x (page_size + oob_size) */
 };
 
-static bool nk_probe_all_ff(const uint8_t *p, size_t len)
+static bool tool_probe_all_ff(const uint8_t *p, size_t len)
 {
     for (size_t i = 0; i < len; i++)
         if (p[i] != 0xff)
@@ -31,14 +31,14 @@ static bool nk_probe_all_ff(const uint8_t *p, size_t len)
     return true;
 }
 
-static int nk_probe_sample_read(struct nk_nand *nand, uint32_t first_page,
-                                struct nk_probe_sample *s)
+static int tool_probe_sample_read(struct nk_nand *nand, uint32_t first_page,
+                                  struct tool_probe_sample *s)
 {
     s->page_size = nk_nand_page_size(nand);
     s->oob_size = nk_nand_oob_size(nand);
     s->count = 0;
     size_t raw = (size_t)s->page_size + s->oob_size;
-    s->pages = malloc(raw * NK_PROBE_PAGES);
+    s->pages = malloc(raw * TOOL_PROBE_PAGES);
     if (!s->pages)
         return -NK_ENOMEM;
     uint32_t limit = first_page + 8 * nk_nand_pages_per_block(nand);
@@ -46,11 +46,11 @@ static int nk_probe_sample_read(struct nk_nand *nand, uint32_t first_page,
         uint8_t *p = s->pages + raw * s->count;
         if (nk_nand_read_page(nand, page, p, p + s->page_size, NK_OOB_RAW) < 0)
             continue;
-        if (nk_probe_all_ff(p, raw)) { /* a block is written from page 0 on: skip the rest */
+        if (tool_probe_all_ff(p, raw)) { /* a block is written from page 0 on: skip the rest */
             page |= nk_nand_pages_per_block(nand) - 1;
             continue;
         }
-        if (++s->count == NK_PROBE_PAGES)
+        if (++s->count == TOOL_PROBE_PAGES)
             break;
     }
     return 0;
@@ -58,7 +58,8 @@ static int nk_probe_sample_read(struct nk_nand *nand, uint32_t first_page,
 
 /* Pages of the sample with a step `engine` cannot correct (in Linux's OOB
  * layout for it), or -1 when the engine does not fit the page. */
-static int nk_probe_failures(const struct nk_probe_sample *s, const struct nk_ecc_engine *engine)
+static int tool_probe_failures(const struct tool_probe_sample *s,
+                               const struct nk_ecc_engine *engine)
 {
     struct nk_oob_layout layout;
     if (!engine->ops || engine->step_size == 0 || s->page_size % engine->step_size != 0 ||
@@ -88,45 +89,46 @@ static int nk_probe_failures(const struct nk_probe_sample *s, const struct nk_ec
 }
 
 /* The engines tried, Linux's software ones. */
-static const char *const nk_probe_engines[] = {
+static const char *const tool_probe_engines[] = {
     "hamming256", "hamming512", "hamming256-sm", "hamming512-sm", "bch1",      "bch2",
     "bch4",       "bch8",       "bch12",         "bch16",         "bch24",     "bch4-1024",
     "bch8-1024",  "bch12-1024", "bch16-1024",    "bch24-1024",    "bch32-1024"};
 
 /* The first engine other than `current` that reads every sampled page. */
-static const char *nk_probe_find(const struct nk_probe_sample *s, const char *current)
+static const char *tool_probe_find(const struct tool_probe_sample *s, const char *current)
 {
-    for (size_t i = 0; i < sizeof nk_probe_engines / sizeof nk_probe_engines[0]; i++) {
-        if (current && strcmp(current, nk_probe_engines[i]) == 0)
+    for (size_t i = 0; i < sizeof tool_probe_engines / sizeof tool_probe_engines[0]; i++) {
+        if (current && strcmp(current, tool_probe_engines[i]) == 0)
             continue;
-        struct nk_tool_ecc e;
+        struct tool_ecc e;
         memset(&e, 0, sizeof e);
-        if (nk_tool_ecc_by_name(&e, nk_probe_engines[i], "--ecc") != 0)
+        if (tool_ecc_by_name(&e, tool_probe_engines[i], "--ecc") != 0)
             continue;
-        int failures = nk_probe_failures(s, &e.engine);
-        nk_tool_ecc_free(&e);
+        int failures = tool_probe_failures(s, &e.engine);
+        tool_ecc_free(&e);
         if (failures == 0)
-            return nk_probe_engines[i];
+            return tool_probe_engines[i];
     }
     return NULL;
 }
 
-int nk_tool_ecc_probe(struct nk_tool_image *image, const struct nk_tool_image_opts *opts)
+int tool_ecc_probe(struct tool_image *image, const struct tool_image_opts *opts)
 {
     const struct nk_ecc_engine *engine = nk_nand_ecc(&image->nand);
     if (!engine || !engine->ops || image->mtd)
         return 0; /* no data ECC to mismatch, or the kernel's */
-    struct nk_probe_sample s;
+    struct tool_probe_sample s;
     uint32_t first = image->part.first_block * nk_nand_pages_per_block(&image->nand);
-    if (nk_probe_sample_read(&image->nand, first, &s) != 0)
-        return nk_tool_error("out of memory");
-    int failures = nk_probe_failures(&s, engine);
+    if (tool_probe_sample_read(&image->nand, first, &s) != 0)
+        return tool_error("out of memory");
+    int failures = tool_probe_failures(&s, engine);
     int status = 0;
     /* Most pages failing is the wrong engine when another reads them all;
      * when none does it is damage (a cut erase, torn pages), which the
      * mount's problem list names. */
-    const char *match =
-        failures >= 2 && (uint32_t)failures * 2 > s.count ? nk_probe_find(&s, engine->name) : NULL;
+    const char *match = failures >= 2 && (uint32_t)failures * 2 > s.count
+                            ? tool_probe_find(&s, engine->name)
+                            : NULL;
     if (match) {
         const char *shown = opts->name ? opts->name : opts->path;
         char given[96];
@@ -134,9 +136,9 @@ int nk_tool_ecc_probe(struct nk_tool_image *image, const struct nk_tool_image_op
             snprintf(given, sizeof given, "--ecc %s", opts->ecc);
         else
             snprintf(given, sizeof given, "the chip's default");
-        status = nk_tool_fail("%s: the data ECC does not match: %d of the first %u written pages "
-                              "fail %s (%s); they read clean with --ecc %s: give that",
-                              shown, failures, s.count, engine->name, given, match);
+        status = tool_fail("%s: the data ECC does not match: %d of the first %u written pages "
+                           "fail %s (%s); they read clean with --ecc %s: give that",
+                           shown, failures, s.count, engine->name, given, match);
     }
     free(s.pages);
     return status;

@@ -11,7 +11,7 @@
 #include "nandkit/error.h"
 #include "tool.h"
 
-int nk_tool_ecc_by_name(struct nk_tool_ecc *e, const char *name, const char *what)
+int tool_ecc_by_name(struct tool_ecc *e, const char *name, const char *what)
 {
     memset(e, 0, sizeof *e);
     static const struct {
@@ -37,28 +37,28 @@ int nk_tool_ecc_by_name(struct nk_tool_ecc *e, const char *name, const char *wha
     if (ok && name[n] != '\0')
         ok = sscanf(name + n, "-%u%n", &step, &n2) == 1 && name[n + n2] == '\0';
     if (!ok)
-        return nk_tool_fail("unknown %s '%s' (none, hamming, hamming256, hamming512, "
-                            "hamming256-sm, hamming512-sm, bchT, bchT-512 or bchT-1024)",
-                            what, name);
+        return tool_fail("unknown %s '%s' (none, hamming, hamming256, hamming512, "
+                         "hamming256-sm, hamming512-sm, bchT, bchT-512 or bchT-1024)",
+                         what, name);
     if (step != 512 && step != 1024)
-        return nk_tool_fail("%s '%s': BCH steps are 512 or 1024 bytes", what, name);
+        return tool_fail("%s '%s': BCH steps are 512 or 1024 bytes", what, name);
     if (t < 1 || t > 32)
-        return nk_tool_fail("%s '%s': strength %u out of range (1..32)", what, name, t);
+        return tool_fail("%s '%s': strength %u out of range (1..32)", what, name, t);
     unsigned m = step == 512 ? 13 : 14;
     e->workspace_size = nk_bch_workspace_size(m, t, 0);
     e->workspace = e->workspace_size ? malloc(e->workspace_size) : NULL;
     if (!e->workspace)
-        return nk_tool_fail("%s '%s' not supported", what, name);
+        return tool_fail("%s '%s' not supported", what, name);
     int err = nk_bch_init(&e->bch, step, t, 0, e->workspace, e->workspace_size);
     if (err) {
-        nk_tool_ecc_free(e);
-        return nk_tool_fail("%s '%s' not supported: %s", what, name, nk_strerror(err));
+        tool_ecc_free(e);
+        return tool_fail("%s '%s' not supported: %s", what, name, nk_strerror(err));
     }
     nk_ecc_bch_engine_init(&e->engine, &e->bch);
     return 0;
 }
 
-void nk_tool_ecc_free(struct nk_tool_ecc *e)
+void tool_ecc_free(struct tool_ecc *e)
 {
     free(e->workspace);
     e->workspace = NULL;

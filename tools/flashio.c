@@ -16,7 +16,7 @@
 #include "nandkit/sim.h"
 #include "tool.h"
 
-bool nk_tool_parse_size(const char *text, uint64_t *value)
+bool tool_parse_size(const char *text, uint64_t *value)
 {
     if (!text || !*text || *text == '-' || *text == '+' || *text == ' ')
         return false;
@@ -44,7 +44,7 @@ bool nk_tool_parse_size(const char *text, uint64_t *value)
     return false;
 }
 
-bool nk_tool_parse_block_range(const char *text, uint32_t *first, uint32_t *count)
+bool tool_parse_block_range(const char *text, uint32_t *first, uint32_t *count)
 {
     if (!text || !*text || *text == '-' || *text == '+')
         return false;
@@ -81,7 +81,7 @@ bool nk_tool_parse_block_range(const char *text, uint32_t *first, uint32_t *coun
     return true;
 }
 
-const char *nk_tool_format_bytes(uint64_t bytes, char *buf, size_t size)
+const char *tool_format_bytes(uint64_t bytes, char *buf, size_t size)
 {
     if (bytes >= (1u << 20))
         snprintf(buf, size, "%.1f MiB", (double)bytes / (1u << 20));
@@ -92,8 +92,7 @@ const char *nk_tool_format_bytes(uint64_t bytes, char *buf, size_t size)
     return buf;
 }
 
-void nk_tool_progress_start(struct nk_tool_progress *progress, bool on, const char *what,
-                            uint64_t total)
+void tool_progress_start(struct tool_progress *progress, bool on, const char *what, uint64_t total)
 {
     progress->on = on && total > 0;
     progress->drawn = false;
@@ -102,7 +101,7 @@ void nk_tool_progress_start(struct nk_tool_progress *progress, bool on, const ch
     progress->last_percent = -1;
 }
 
-void nk_tool_progress_update(struct nk_tool_progress *progress, uint64_t done)
+void tool_progress_update(struct tool_progress *progress, uint64_t done)
 {
     if (!progress->on)
         return;
@@ -112,32 +111,31 @@ void nk_tool_progress_update(struct nk_tool_progress *progress, uint64_t done)
     progress->last_percent = percent;
     char a[32], b[32];
     fprintf(stderr, "\r%s %3d%% (%s of %s)", progress->what, percent,
-            nk_tool_format_bytes(done, a, sizeof a),
-            nk_tool_format_bytes(progress->total, b, sizeof b));
+            tool_format_bytes(done, a, sizeof a), tool_format_bytes(progress->total, b, sizeof b));
     fflush(stderr);
     progress->drawn = true;
 }
 
-void nk_tool_progress_end(struct nk_tool_progress *progress)
+void tool_progress_end(struct tool_progress *progress)
 {
     if (progress->drawn)
         fputc('\n', stderr);
     progress->drawn = false;
 }
 
-int nk_tool_outfile_open(struct nk_tool_outfile *out, const char *path)
+int tool_outfile_open(struct tool_outfile *out, const char *path)
 {
     memset(out, 0, sizeof *out);
     if (!path || strcmp(path, "-") == 0) {
         out->file = stdout;
         return 0;
     }
-    if (nk_tool_is_special_file(path)) {
+    if (tool_is_special_file(path)) {
         /* /dev/null, a FIFO, a terminal: written in place, never replaced. */
         out->special = true;
         out->file = fopen(path, "wb");
         if (!out->file)
-            return nk_tool_error("cannot write '%s': %s", path, strerror(errno));
+            return tool_error("cannot write '%s': %s", path, strerror(errno));
         return 0;
     }
     size_t len = strlen(path);
@@ -146,12 +144,12 @@ int nk_tool_outfile_open(struct nk_tool_outfile *out, const char *path)
     if (!out->final_path || !out->temp_path) {
         free(out->final_path);
         free(out->temp_path);
-        return nk_tool_error("out of memory");
+        return tool_error("out of memory");
     }
     snprintf(out->temp_path, len + 16, "%s.tmpXXXXXX", path);
     int fd = mkstemp(out->temp_path);
     if (fd < 0) {
-        int code = nk_tool_error("cannot write '%s': %s", path, strerror(errno));
+        int code = tool_error("cannot write '%s': %s", path, strerror(errno));
         free(out->final_path);
         free(out->temp_path);
         out->final_path = out->temp_path = NULL;
@@ -167,7 +165,7 @@ int nk_tool_outfile_open(struct nk_tool_outfile *out, const char *path)
     if (!out->file) {
         close(fd);
         unlink(out->temp_path);
-        int code = nk_tool_error("cannot write '%s': %s", path, strerror(errno));
+        int code = tool_error("cannot write '%s': %s", path, strerror(errno));
         free(out->final_path);
         free(out->temp_path);
         out->final_path = out->temp_path = NULL;
@@ -176,7 +174,7 @@ int nk_tool_outfile_open(struct nk_tool_outfile *out, const char *path)
     return 0;
 }
 
-int nk_tool_outfile_close(struct nk_tool_outfile *out, bool keep)
+int tool_outfile_close(struct tool_outfile *out, bool keep)
 {
     int code = 0;
     if (out->special) {
@@ -186,12 +184,12 @@ int nk_tool_outfile_close(struct nk_tool_outfile *out, bool keep)
         out->file = NULL;
         out->special = false;
         if (!ok && keep)
-            code = nk_tool_error("cannot write: %s", strerror(saved));
+            code = tool_error("cannot write: %s", strerror(saved));
         return code;
     }
     if (!out->final_path) {
         if (fflush(stdout) != 0)
-            code = nk_tool_error("cannot write to standard output: %s", strerror(errno));
+            code = tool_error("cannot write to standard output: %s", strerror(errno));
         return code;
     }
     bool ok = keep && fflush(out->file) == 0 && !ferror(out->file) && fsync(fileno(out->file)) == 0;
@@ -205,7 +203,7 @@ int nk_tool_outfile_close(struct nk_tool_outfile *out, bool keep)
     if (!ok) {
         unlink(out->temp_path);
         if (keep)
-            code = nk_tool_error("cannot write '%s': %s", out->final_path, strerror(saved));
+            code = tool_error("cannot write '%s': %s", out->final_path, strerror(saved));
     }
     free(out->final_path);
     free(out->temp_path);
@@ -214,7 +212,7 @@ int nk_tool_outfile_close(struct nk_tool_outfile *out, bool keep)
     return code;
 }
 
-bool nk_tool_warn_short_image(const char *path, uint64_t chip_bytes, uint32_t block_bytes)
+bool tool_warn_short_image(const char *path, uint64_t chip_bytes, uint32_t block_bytes)
 {
     struct stat st;
     if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
@@ -241,20 +239,20 @@ bool nk_tool_warn_short_image(const char *path, uint64_t chip_bytes, uint32_t bl
     return true;
 }
 
-int nk_tool_flash_parse(int argc, char **argv, const struct nk_tool_flash_parse *parse,
-                        struct nk_tool_image_opts *opts, struct nk_tool_flash_flags *flags,
-                        const char **args)
+int tool_flash_parse(int argc, char **argv, const struct tool_flash_parse *parse,
+                     struct tool_image_opts *opts, struct tool_flash_flags *flags,
+                     const char **args)
 {
-    nk_tool_image_opts_init(opts);
+    tool_image_opts_init(opts);
     opts->reads_only = parse->reads_only;
     flags->progress = isatty(STDERR_FILENO);
     flags->quiet = false;
     flags->json = false;
     int opt;
     optind = 1;
-    while ((opt = nk_tool_getopt(argc, argv, parse->shortopts, parse->options, opts,
-                                 parse->command)) > 0) {
-        if (opt == NK_TOOL_OPT_PROGRESS || (parse->progress_short && opt == parse->progress_short))
+    while ((opt = tool_getopt(argc, argv, parse->shortopts, parse->options, opts, parse->command)) >
+           0) {
+        if (opt == TOOL_OPT_PROGRESS || (parse->progress_short && opt == parse->progress_short))
             flags->progress = true;
         else if (opt == 'q')
             flags->quiet = true;
@@ -265,46 +263,46 @@ int nk_tool_flash_parse(int argc, char **argv, const struct nk_tool_flash_parse 
             if (status > 0)
                 return status;
             if (status < 0)
-                return nk_tool_fail("%s: unknown option (see nandkit %s --help)", parse->command,
-                                    parse->command);
+                return tool_fail("%s: unknown option (see nandkit %s --help)", parse->command,
+                                 parse->command);
         }
     }
     if (opt < 0)
         return -opt;
     if (argc - optind < (int)parse->count)
-        return nk_tool_fail("%s needs %s (see nandkit %s --help)", parse->command, parse->needs,
-                            parse->command);
+        return tool_fail("%s needs %s (see nandkit %s --help)", parse->command, parse->needs,
+                         parse->command);
     for (unsigned i = 0; i < parse->count; i++)
         args[i] = argv[optind++];
     if (optind < argc)
-        return nk_tool_fail("%s: unexpected argument '%s'", parse->command, argv[optind]);
+        return tool_fail("%s: unexpected argument '%s'", parse->command, argv[optind]);
     opts->path = args[0];
     if (flags->quiet)
         flags->progress = false;
     return 0;
 }
 
-int nk_tool_parse_start(const char *arg, uint64_t *start)
+int tool_parse_start(const char *arg, uint64_t *start)
 {
-    if (!nk_tool_parse_size(arg, start))
-        return nk_tool_fail("bad --start '%s': expected bytes (e.g. 0x20000, 128KiB)", arg);
+    if (!tool_parse_size(arg, start))
+        return tool_fail("bad --start '%s': expected bytes (e.g. 0x20000, 128KiB)", arg);
     return 0;
 }
 
-int nk_tool_flash_open(struct nk_tool_image *image, struct nk_tool_image_opts *opts, bool quiet)
+int tool_flash_open(struct tool_image *image, struct tool_image_opts *opts, bool quiet)
 {
-    if (opts->path && !nk_tool_path_is_mtd(opts->path)) {
+    if (opts->path && !tool_path_is_mtd(opts->path)) {
         char sidecar[4096];
         if (nk_sim_sidecar_path(opts->path, sidecar, sizeof sidecar) && access(sidecar, F_OK) != 0)
             opts->no_sidecar = true;
     }
-    int status = nk_tool_image_open(image, opts);
+    int status = tool_image_open(image, opts);
     if (status)
         return status;
     if (!quiet && image->sim) {
         const struct nk_chip_info *info = &image->params.chip;
         uint32_t block_bytes = (info->page_size + info->oob_size) * info->pages_per_block;
-        nk_tool_warn_short_image(opts->path, (uint64_t)block_bytes * info->blocks, block_bytes);
+        tool_warn_short_image(opts->path, (uint64_t)block_bytes * info->blocks, block_bytes);
     }
     return 0;
 }
@@ -313,7 +311,7 @@ int nk_tool_flash_open(struct nk_tool_image *image, struct nk_tool_image_opts *o
  * "1tbB" at OOB 8) in the first page of one of the last blocks. Looks with
  * nk_sim_page_peek(): no flash operation (a --power-cut-after count stays
  * what it was). */
-static bool nk_tool_sim_has_table(struct nk_sim *sim)
+static bool tool_sim_has_table(struct nk_sim *sim)
 {
     const struct nk_chip_info *c = &nk_sim_params(sim)->chip;
     if (c->oob_size < 12)
@@ -329,7 +327,7 @@ static bool nk_tool_sim_has_table(struct nk_sim *sim)
 }
 
 /* Blocks the simulator itself calls bad (factory or worn). */
-static uint32_t nk_tool_sim_bad_count(struct nk_sim *sim)
+static uint32_t tool_sim_bad_count(struct nk_sim *sim)
 {
     uint32_t bad = 0;
     for (uint32_t b = 0; b < nk_sim_params(sim)->chip.blocks; b++) {
@@ -340,31 +338,31 @@ static uint32_t nk_tool_sim_bad_count(struct nk_sim *sim)
     return bad;
 }
 
-int nk_tool_known_bad_attach(struct nk_tool_image *image, bool tags_at_oob0, bool sidecar,
-                             bool writable, struct nk_bbt *bbt, void **memory)
+int tool_known_bad_attach(struct tool_image *image, bool tags_at_oob0, bool sidecar, bool writable,
+                          struct nk_bbt *bbt, void **memory)
 {
     *memory = NULL;
     if (!image->sim)
-        return NK_TOOL_KNOWN_BAD_NONE; /* /dev/mtdN: the kernel answers */
-    bool table = nk_tool_sim_has_table(image->sim);
-    if (!table && !(tags_at_oob0 && sidecar && nk_tool_sim_bad_count(image->sim)))
-        return NK_TOOL_KNOWN_BAD_NONE; /* nothing to learn: no flash operation */
+        return TOOL_KNOWN_BAD_NONE; /* /dev/mtdN: the kernel answers */
+    bool table = tool_sim_has_table(image->sim);
+    if (!table && !(tags_at_oob0 && sidecar && tool_sim_bad_count(image->sim)))
+        return TOOL_KNOWN_BAD_NONE; /* nothing to learn: no flash operation */
     struct nk_bbt_config config;
     memset(&config, 0, sizeof config);
     config.dry_run = !(table && writable);
     config.memory_size = nk_bbt_memory_size(&image->nand);
     *memory = config.memory = malloc(config.memory_size);
     if (!config.memory)
-        return -nk_tool_error("out of memory");
+        return -tool_error("out of memory");
     int err = nk_bbt_attach(&image->nand, bbt, &config);
     if (err)
-        return -nk_tool_error("reading the bad-block %s: %s", table ? "table" : "markers",
-                              nk_tool_image_error(image, err));
+        return -tool_error("reading the bad-block %s: %s", table ? "table" : "markers",
+                           tool_image_error(image, err));
     if (!bbt->info.scanned)
-        return NK_TOOL_KNOWN_BAD_TABLE;
+        return TOOL_KNOWN_BAD_TABLE;
     if (!tags_at_oob0 || !sidecar) {
         nk_bbt_detach(&image->nand);
-        return NK_TOOL_KNOWN_BAD_NONE;
+        return TOOL_KNOWN_BAD_NONE;
     }
     /* Tags at OOB 0: OOB byte 0 of a written page is tag data, so the
      * scanned markers mean nothing there; the simulator's sidecar says which
@@ -382,5 +380,5 @@ int nk_tool_known_bad_attach(struct nk_tool_image *image, bool tags_at_oob0, boo
         unsigned shift = (b & 3u) * 2u;
         bbt->entries[b >> 2] = (uint8_t)((bbt->entries[b >> 2] & ~(3u << shift)) | (want << shift));
     }
-    return NK_TOOL_KNOWN_BAD_SIMULATOR;
+    return TOOL_KNOWN_BAD_SIMULATOR;
 }

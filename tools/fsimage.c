@@ -11,14 +11,14 @@
 #include "nandkit/error.h"
 #include "tool.h"
 
-void nk_tool_layout_note(enum nk_fs_layout layout)
+void tool_layout_note(enum nk_fs_layout layout)
 {
     if (layout == NK_FS_LAYOUT_MKYAFFS2)
         fprintf(stderr, "nandkit: note: the mkyaffs2 layout has no data ECC: a flipped bit in "
                         "file data is returned as read, unnoticed\n");
 }
 
-void nk_tool_ecc_note(const struct nk_part *part)
+void tool_ecc_note(const struct nk_part *part)
 {
     const char *name = nk_part_ecc_name(part);
     if (nk_nand_ecc(part->dev)->strength == 1 && name && strncmp(name, "hamming", 7) == 0)
@@ -28,7 +28,7 @@ void nk_tool_ecc_note(const struct nk_part *part)
                 name);
 }
 
-void nk_tool_at_risk(const char *path)
+void tool_at_risk(const char *path)
 {
     fprintf(stderr,
             "nandkit: %s: may have lost data (the image has pages whose tags could not be "
@@ -36,7 +36,7 @@ void nk_tool_at_risk(const char *path)
             path);
 }
 
-int nk_tool_fs_damage(struct nk_tool_fs *t)
+int tool_fs_damage(struct tool_fs *t)
 {
     uint32_t n = nk_fs_damaged(&t->fs);
     if (!n)
@@ -48,8 +48,7 @@ int nk_tool_fs_damage(struct nk_tool_fs *t)
     return 1;
 }
 
-static unsigned nk_tool_walk_at_risk(struct nk_fs *fs, const char *dir_path, FILE *out,
-                                     unsigned depth)
+static unsigned tool_walk_at_risk(struct nk_fs *fs, const char *dir_path, FILE *out, unsigned depth)
 {
     struct nk_fs_dir dir;
     if (depth > 4096 || nk_fs_dir_open(fs, &dir, dir_path) != 0)
@@ -73,40 +72,40 @@ static unsigned nk_tool_walk_at_risk(struct nk_fs *fs, const char *dir_path, FIL
             count++;
         }
         if (st.type == NK_FS_TYPE_DIR)
-            count += nk_tool_walk_at_risk(fs, path, out, depth + 1);
+            count += tool_walk_at_risk(fs, path, out, depth + 1);
         free(path);
     }
     nk_fs_dir_close(&dir);
     return count;
 }
 
-unsigned nk_tool_fs_list_at_risk(struct nk_tool_fs *t, FILE *out)
+unsigned tool_fs_list_at_risk(struct tool_fs *t, FILE *out)
 {
-    return nk_fs_damaged(&t->fs) ? nk_tool_walk_at_risk(&t->fs, "/", out, 0) : 0;
+    return nk_fs_damaged(&t->fs) ? tool_walk_at_risk(&t->fs, "/", out, 0) : 0;
 }
 
-static void *nk_tool_heap_alloc(void *ctx, size_t size)
+static void *tool_heap_alloc(void *ctx, size_t size)
 {
     (void)ctx;
     return malloc(size);
 }
 
-static void nk_tool_heap_free(void *ctx, void *ptr, size_t size)
+static void tool_heap_free(void *ctx, void *ptr, size_t size)
 {
     (void)ctx;
     (void)size;
     free(ptr);
 }
 
-struct nk_fs_allocator nk_tool_heap_allocator(void)
+struct nk_fs_allocator tool_heap_allocator(void)
 {
-    struct nk_fs_allocator allocator = {nk_tool_heap_alloc, nk_tool_heap_free, NULL};
+    struct nk_fs_allocator allocator = {tool_heap_alloc, tool_heap_free, NULL};
     return allocator;
 }
 
 /* Whether any page 0 of the device holds data: tells an image whose tags
  * are where this layout does not look from an erased one. */
-static bool nk_tool_has_data(struct nk_tool_fs *t)
+static bool tool_has_data(struct tool_fs *t)
 {
     struct nk_nand *nand = &t->image.nand;
     uint32_t page_size = nk_nand_page_size(nand), oob_size = nk_nand_oob_size(nand);
@@ -123,13 +122,13 @@ static bool nk_tool_has_data(struct nk_tool_fs *t)
     return found;
 }
 
-static void nk_tool_fs_report(void *ctx, const struct nk_fs_problem *problem)
+static void tool_fs_report(void *ctx, const struct nk_fs_problem *problem)
 {
-    struct nk_tool_fs *t = ctx;
+    struct tool_fs *t = ctx;
     t->problems++;
     if (problem->kind == NK_FS_PROBLEM_TAGS_ECC || problem->kind == NK_FS_PROBLEM_TAGS_INVALID ||
         problem->kind == NK_FS_PROBLEM_TORN_CHUNK) {
-        if (t->tag_problems < NK_TOOL_FS_TAG_PROBLEMS)
+        if (t->tag_problems < TOOL_FS_TAG_PROBLEMS)
             t->tag_problem_pages[t->tag_problems] = problem->page;
         t->tag_problems++;
     }
@@ -140,9 +139,9 @@ static void nk_tool_fs_report(void *ctx, const struct nk_fs_problem *problem)
 /* True when every page whose tags the mount could not use is the last
  * written page of its block (the next one erased): what a program cut short
  * by power loss leaves, not what a wrong layout gives. */
-static bool nk_tool_problems_are_torn(struct nk_tool_fs *t)
+static bool tool_problems_are_torn(struct tool_fs *t)
 {
-    if (t->tag_problems == 0 || t->tag_problems > NK_TOOL_FS_TAG_PROBLEMS)
+    if (t->tag_problems == 0 || t->tag_problems > TOOL_FS_TAG_PROBLEMS)
         return false;
     struct nk_nand *nand = &t->image.nand;
     uint32_t ppb = nk_nand_pages_per_block(nand);
@@ -164,24 +163,24 @@ static bool nk_tool_problems_are_torn(struct nk_tool_fs *t)
     return torn;
 }
 
-static int nk_tool_report_torn(struct nk_tool_fs *t)
+static int tool_report_torn(struct tool_fs *t)
 {
     uint32_t ppb = nk_nand_pages_per_block(&t->image.nand);
     uint32_t page = t->tag_problem_pages[0];
-    return nk_tool_error("page %u (block %u, page %u)%s cut short while being programmed "
-                         "(power loss): %u torn page%s at the end of %s block%s and no other "
-                         "YAFFS2 data",
-                         page, page / ppb, page % ppb,
-                         t->tag_problems > 1 ? " and others were" : " was", t->tag_problems,
-                         t->tag_problems > 1 ? "s" : "", t->tag_problems > 1 ? "their" : "its",
-                         t->tag_problems > 1 ? "s" : "");
+    return tool_error("page %u (block %u, page %u)%s cut short while being programmed "
+                      "(power loss): %u torn page%s at the end of %s block%s and no other "
+                      "YAFFS2 data",
+                      page, page / ppb, page % ppb,
+                      t->tag_problems > 1 ? " and others were" : " was", t->tag_problems,
+                      t->tag_problems > 1 ? "s" : "", t->tag_problems > 1 ? "their" : "its",
+                      t->tag_problems > 1 ? "s" : "");
 }
 
-static int nk_tool_check_layout(struct nk_tool_fs *t, const struct nk_tool_image_opts *opts,
-                                const struct nk_fs_mount_stats *s);
+static int tool_check_layout(struct tool_fs *t, const struct tool_image_opts *opts,
+                             const struct nk_fs_mount_stats *s);
 
 /* A mount that "worked" but found no file system where one should be. */
-static int nk_tool_check_plausible(struct nk_tool_fs *t, const struct nk_tool_image_opts *opts)
+static int tool_check_plausible(struct tool_fs *t, const struct tool_image_opts *opts)
 {
     const struct nk_fs_mount_stats *s = &t->fs.stats;
     /* Torn pages at the write frontier are damage to name, not a sign of a
@@ -190,59 +189,58 @@ static int nk_tool_check_plausible(struct nk_tool_fs *t, const struct nk_tool_im
     /* A few raw reads; under a scheduled power cut only when the mount saw
      * trouble, so that a clean mount's operation count stays as it was. */
     bool suspect = t->problems >= 2 || s->blocks_bad_sequence > 0 || s->tags_uncorrectable >= 2;
-    int status = suspect || opts->power_cut_after < 0 ? nk_tool_ecc_probe(&t->image, opts) : 0;
+    int status = suspect || opts->power_cut_after < 0 ? tool_ecc_probe(&t->image, opts) : 0;
     if (status)
         return status;
-    if (nk_tool_problems_are_torn(t))
-        return s->chunks_live == 0 ? nk_tool_report_torn(t) : 0;
-    return nk_tool_check_layout(t, opts, s);
+    if (tool_problems_are_torn(t))
+        return s->chunks_live == 0 ? tool_report_torn(t) : 0;
+    return tool_check_layout(t, opts, s);
 }
 
-static int nk_tool_check_layout(struct nk_tool_fs *t, const struct nk_tool_image_opts *opts,
-                                const struct nk_fs_mount_stats *s)
+static int tool_check_layout(struct tool_fs *t, const struct tool_image_opts *opts,
+                             const struct nk_fs_mount_stats *s)
 {
     const char *what = opts->geometry ? opts->geometry : opts->chip;
     const char *flag = opts->geometry ? "--geometry" : "--chip";
     uint32_t blocks = t->fs.blocks;
     if (s->blocks_in_use == 0 && s->blocks_bad > 0 && s->blocks_bad + s->blocks_empty == blocks &&
         s->blocks_bad > blocks / 2)
-        return nk_tool_fail("%u of %u blocks look bad (marker bytes set) and none holds YAFFS2 "
-                            "data with --layout %s and %s %s: wrong %s, or an image without "
-                            "markers (--layout mkyaffs2)?",
-                            (unsigned)s->blocks_bad, (unsigned)blocks, t->layout_name, flag, what,
-                            flag);
+        return tool_fail("%u of %u blocks look bad (marker bytes set) and none holds YAFFS2 "
+                         "data with --layout %s and %s %s: wrong %s, or an image without "
+                         "markers (--layout mkyaffs2)?",
+                         (unsigned)s->blocks_bad, (unsigned)blocks, t->layout_name, flag, what,
+                         flag);
     if (s->blocks_bad_sequence > s->blocks_in_use)
-        return nk_tool_fail("%u of %u written blocks have no usable YAFFS2 tags with --layout %s "
-                            "and %s %s: wrong --layout or %s?",
-                            (unsigned)s->blocks_bad_sequence,
-                            (unsigned)(s->blocks_bad_sequence + s->blocks_in_use), t->layout_name,
-                            flag, what, flag);
+        return tool_fail("%u of %u written blocks have no usable YAFFS2 tags with --layout %s "
+                         "and %s %s: wrong --layout or %s?",
+                         (unsigned)s->blocks_bad_sequence,
+                         (unsigned)(s->blocks_bad_sequence + s->blocks_in_use), t->layout_name,
+                         flag, what, flag);
     uint32_t bad_tags = s->tags_uncorrectable + s->tags_invalid;
     if (s->blocks_in_use > 0 && bad_tags > s->chunks_seen / 2)
-        return nk_tool_fail("%u of %u chunks have unreadable or impossible tags with --layout %s "
-                            "and %s %s: wrong --layout or %s?",
-                            (unsigned)bad_tags, (unsigned)(s->chunks_seen + bad_tags),
-                            t->layout_name, flag, what, flag);
-    if (s->blocks_in_use == 0 && s->blocks_checkpoint == 0 && nk_tool_has_data(t))
-        return nk_tool_fail("the image holds data but no YAFFS2 tags where --layout %s puts them "
-                            "(%s %s): wrong --layout or %s?",
-                            t->layout_name, flag, what, flag);
+        return tool_fail("%u of %u chunks have unreadable or impossible tags with --layout %s "
+                         "and %s %s: wrong --layout or %s?",
+                         (unsigned)bad_tags, (unsigned)(s->chunks_seen + bad_tags), t->layout_name,
+                         flag, what, flag);
+    if (s->blocks_in_use == 0 && s->blocks_checkpoint == 0 && tool_has_data(t))
+        return tool_fail("the image holds data but no YAFFS2 tags where --layout %s puts them "
+                         "(%s %s): wrong --layout or %s?",
+                         t->layout_name, flag, what, flag);
     return 0;
 }
 
 /* Closes the image and frees the bad-block table attached to it. */
-static void nk_tool_fs_drop_image(struct nk_tool_fs *t)
+static void tool_fs_drop_image(struct tool_fs *t)
 {
     if (t->image.nand.bbt)
         nk_bbt_detach(&t->image.nand);
-    nk_tool_image_close(&t->image);
+    tool_image_close(&t->image);
     free(t->bbt_memory);
     t->bbt_memory = NULL;
 }
 
-static int nk_tool_fs_open_as(struct nk_tool_fs *t, struct nk_tool_image_opts *opts,
-                              nk_fs_report_fn report, void *report_ctx, bool writable,
-                              const struct nk_lock *lock)
+static int tool_fs_open_as(struct tool_fs *t, struct tool_image_opts *opts, nk_fs_report_fn report,
+                           void *report_ctx, bool writable, const struct nk_lock *lock)
 {
     memset(t, 0, sizeof *t);
     if (lock)
@@ -254,13 +252,13 @@ static int nk_tool_fs_open_as(struct nk_tool_fs *t, struct nk_tool_image_opts *o
     int64_t power_cut_after = opts->power_cut_after;
     if (writable)
         opts->power_cut_after = -1;
-    int status = nk_tool_image_open(&t->image, opts);
+    int status = tool_image_open(&t->image, opts);
     opts->power_cut_after = power_cut_after;
     if (status)
         return status;
-    status = nk_tool_image_check_tags(&t->image);
+    status = tool_image_check_tags(&t->image);
     if (status) {
-        nk_tool_image_close(&t->image);
+        tool_image_close(&t->image);
         return status;
     }
     const struct nk_chip_info *info = &t->image.params.chip;
@@ -271,7 +269,7 @@ static int nk_tool_fs_open_as(struct nk_tool_fs *t, struct nk_tool_image_opts *o
      * sidecar gets a warning saying what that usually means. */
     struct stat st;
     if (opts->path && stat(opts->path, &st) == 0 && (uint64_t)st.st_size % block_bytes)
-        nk_tool_warn_short_image(opts->path, block_bytes * info->blocks, (uint32_t)block_bytes);
+        tool_warn_short_image(opts->path, block_bytes * info->blocks, (uint32_t)block_bytes);
     enum nk_fs_layout layout = t->image.layout;
     t->layout_name = nk_fs_layout_name(layout);
     /* Readers and writers use what the device knows of its bad blocks, as
@@ -283,45 +281,45 @@ static int nk_tool_fs_open_as(struct nk_tool_fs *t, struct nk_tool_image_opts *o
                        (size_t)snprintf(sidecar, sizeof sidecar, "%s.nksim", opts->path) <
                            sizeof sidecar &&
                        stat(sidecar, &sidecar_st) == 0;
-    int known = nk_tool_known_bad_attach(&t->image, layout == NK_FS_LAYOUT_MKYAFFS2, has_sidecar,
-                                         writable, &t->bbt, &t->bbt_memory);
+    int known = tool_known_bad_attach(&t->image, layout == NK_FS_LAYOUT_MKYAFFS2, has_sidecar,
+                                      writable, &t->bbt, &t->bbt_memory);
     if (known < 0) {
         free(t->bbt_memory);
         t->bbt_memory = NULL;
-        nk_tool_image_close(&t->image);
+        tool_image_close(&t->image);
         return -known;
     }
     t->config.part = &t->image.part;
-    t->config.allocator = nk_tool_heap_allocator();
-    t->config.clock = nk_tool_host_clock();
+    t->config.allocator = tool_heap_allocator();
+    t->config.clock = tool_host_clock();
     /* A writable mount writes at once: look read-only first, so a wrong
      * --layout or --geometry is refused before anything is written. */
     t->config.read_only = true;
     t->report = report;
     t->report_ctx = report_ctx;
-    t->config.report = nk_tool_fs_report;
+    t->config.report = tool_fs_report;
     t->config.report_ctx = t;
     nk_fs_config_layout(&t->config, layout);
     int err = nk_fs_mount(&t->fs, &t->config);
     if (err) {
         if (err == -NK_EINVAL)
             status =
-                nk_tool_fail("cannot mount with --layout %s: %s", t->layout_name, t->fs.diag.text);
+                tool_fail("cannot mount with --layout %s: %s", t->layout_name, t->fs.diag.text);
         else if (t->image.sim && !nk_sim_powered(t->image.sim))
-            status = nk_tool_error("mount failed: %s", nk_tool_image_error(&t->image, err));
+            status = tool_error("mount failed: %s", tool_image_error(&t->image, err));
         else
-            status = nk_tool_error("mount failed: %s",
-                                   t->fs.diag.text[0] ? t->fs.diag.text : nk_strerror(err));
-        nk_tool_fs_drop_image(t);
+            status = tool_error("mount failed: %s",
+                                t->fs.diag.text[0] ? t->fs.diag.text : nk_strerror(err));
+        tool_fs_drop_image(t);
         return status;
     }
     t->mounted = true;
-    status = nk_tool_check_plausible(t, opts);
+    status = tool_check_plausible(t, opts);
     if (status) {
-        nk_tool_fs_close(t);
+        tool_fs_close(t);
         return status;
     }
-    nk_tool_layout_note(layout);
+    tool_layout_note(layout);
     if (!writable)
         return 0;
     nk_fs_unmount(&t->fs);
@@ -329,12 +327,12 @@ static int nk_tool_fs_open_as(struct nk_tool_fs *t, struct nk_tool_image_opts *o
     t->config.read_only = false;
     err = nk_fs_mount(&t->fs, &t->config);
     if (err) {
-        status = nk_tool_error("read-write mount failed: %s",
-                               t->image.sim && !nk_sim_powered(t->image.sim)
-                                   ? nk_tool_image_error(&t->image, err)
-                               : t->fs.diag.text[0] ? t->fs.diag.text
-                                                    : nk_strerror(err));
-        nk_tool_fs_drop_image(t);
+        status =
+            tool_error("read-write mount failed: %s", t->image.sim && !nk_sim_powered(t->image.sim)
+                                                          ? tool_image_error(&t->image, err)
+                                                      : t->fs.diag.text[0] ? t->fs.diag.text
+                                                                           : nk_strerror(err));
+        tool_fs_drop_image(t);
         return status;
     }
     t->mounted = true;
@@ -344,44 +342,44 @@ static int nk_tool_fs_open_as(struct nk_tool_fs *t, struct nk_tool_image_opts *o
     return 0;
 }
 
-int nk_tool_fs_open(struct nk_tool_fs *t, struct nk_tool_image_opts *opts, nk_fs_report_fn report,
-                    void *report_ctx)
+int tool_fs_open(struct tool_fs *t, struct tool_image_opts *opts, nk_fs_report_fn report,
+                 void *report_ctx)
 {
-    return nk_tool_fs_open_as(t, opts, report, report_ctx, false, NULL);
+    return tool_fs_open_as(t, opts, report, report_ctx, false, NULL);
 }
 
-int nk_tool_fs_open_writable(struct nk_tool_fs *t, struct nk_tool_image_opts *opts)
+int tool_fs_open_writable(struct tool_fs *t, struct tool_image_opts *opts)
 {
-    return nk_tool_fs_open_as(t, opts, NULL, NULL, true, NULL);
+    return tool_fs_open_as(t, opts, NULL, NULL, true, NULL);
 }
 
-int nk_tool_fs_open_shared(struct nk_tool_fs *t, struct nk_tool_image_opts *opts, bool writable,
-                           const struct nk_lock *lock)
+int tool_fs_open_shared(struct tool_fs *t, struct tool_image_opts *opts, bool writable,
+                        const struct nk_lock *lock)
 {
-    return nk_tool_fs_open_as(t, opts, NULL, NULL, writable, lock);
+    return tool_fs_open_as(t, opts, NULL, NULL, writable, lock);
 }
 
-void nk_tool_fs_close(struct nk_tool_fs *t)
+void tool_fs_close(struct tool_fs *t)
 {
     if (t->mounted)
         nk_fs_unmount(&t->fs);
     t->mounted = false;
-    nk_tool_fs_drop_image(t);
+    tool_fs_drop_image(t);
 }
 
-static uint64_t nk_tool_host_now(void *ctx)
+static uint64_t tool_host_now(void *ctx)
 {
     (void)ctx;
     time_t now = time(NULL);
     return now > 0 ? (uint64_t)now : 0;
 }
 
-struct nk_fs_clock nk_tool_host_clock(void)
+struct nk_fs_clock tool_host_clock(void)
 {
-    return (struct nk_fs_clock){nk_tool_host_now, NULL};
+    return (struct nk_fs_clock){tool_host_now, NULL};
 }
 
-void nk_tool_mode_string(uint32_t mode, char out[11])
+void tool_mode_string(uint32_t mode, char out[11])
 {
     static const char types[] = "?pc?d?b?-?l?s???";
     out[0] = types[(mode >> 12) & 0xf];
@@ -398,7 +396,7 @@ void nk_tool_mode_string(uint32_t mode, char out[11])
 }
 
 /* Length of the valid UTF-8 sequence at `s`, 0 when invalid. */
-static size_t nk_tool_utf8_len(const unsigned char *s)
+static size_t tool_utf8_len(const unsigned char *s)
 {
     unsigned char c = s[0];
     size_t n;
@@ -428,7 +426,7 @@ static size_t nk_tool_utf8_len(const unsigned char *s)
     return n;
 }
 
-void nk_tool_json_string(FILE *out, const char *s)
+void tool_json_string(FILE *out, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
     fputc('"', out);
@@ -438,7 +436,7 @@ void nk_tool_json_string(FILE *out, const char *s)
         } else if (*p < 0x20) {
             fprintf(out, "\\u%04x", *p++);
         } else {
-            size_t n = nk_tool_utf8_len(p);
+            size_t n = tool_utf8_len(p);
             if (n == 0) {
                 /* A byte that is not UTF-8 as a lone low surrogate, U+DC80..U+DCFF
                  * (as Python's surrogateescape): no valid text gives one, so
@@ -453,7 +451,7 @@ void nk_tool_json_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
-bool nk_tool_path_join(char *out, size_t size, const char *dir, const char *name)
+bool tool_path_join(char *out, size_t size, const char *dir, const char *name)
 {
     size_t len = strlen(dir);
     int n = len && dir[len - 1] == '/' ? snprintf(out, size, "%s%s", dir, name)
@@ -461,11 +459,11 @@ bool nk_tool_path_join(char *out, size_t size, const char *dir, const char *name
     return n >= 0 && (size_t)n < size;
 }
 
-char *nk_tool_path_dup(const char *dir, const char *name)
+char *tool_path_dup(const char *dir, const char *name)
 {
     size_t len = strlen(dir) + 1 + strlen(name) + 1;
     char *out = malloc(len);
     if (out)
-        nk_tool_path_join(out, len, dir, name);
+        tool_path_join(out, len, dir, name);
     return out;
 }

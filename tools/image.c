@@ -13,7 +13,7 @@
 #include "nandkit/error.h"
 #include "tool.h"
 
-void nk_tool_image_opts_init(struct nk_tool_image_opts *opts)
+void tool_image_opts_init(struct tool_image_opts *opts)
 {
     memset(opts, 0, sizeof *opts);
     opts->layout = NK_FS_LAYOUT_LINUX;
@@ -21,59 +21,59 @@ void nk_tool_image_opts_init(struct nk_tool_image_opts *opts)
     opts->power_cut_after = -1;
 }
 
-int nk_tool_image_option(struct nk_tool_image_opts *opts, int opt, const char *arg)
+int tool_image_option(struct tool_image_opts *opts, int opt, const char *arg)
 {
     uint64_t value;
     switch (opt) {
-    case NK_OPT_GEOMETRY:
+    case TOOL_OPT_GEOMETRY:
         opts->geometry = arg;
         return 1;
-    case NK_OPT_CHIP:
+    case TOOL_OPT_CHIP:
         opts->chip = arg;
         return 1;
-    case NK_OPT_LAYOUT:
+    case TOOL_OPT_LAYOUT:
         if (nk_fs_layout_parse(arg, &opts->layout) != 0)
-            return nk_tool_fail("unknown layout '%s' (use linux, mkyaffs2 or inband)", arg);
+            return tool_fail("unknown layout '%s' (use linux, mkyaffs2 or inband)", arg);
         opts->layout_given = true;
         return 1;
-    case NK_OPT_ECC:
+    case TOOL_OPT_ECC:
         opts->ecc = arg;
         return 1;
-    case NK_OPT_BIT_ERROR_RATE: {
+    case TOOL_OPT_BIT_ERROR_RATE: {
         char *end;
         errno = 0;
         double rate = strtod(arg, &end);
         if (end == arg || *end || errno || !(rate >= 0.0 && rate <= 0.01))
-            return nk_tool_fail("bad --bit-error-rate '%s': a probability from 0 to 0.01", arg);
+            return tool_fail("bad --bit-error-rate '%s': a probability from 0 to 0.01", arg);
         opts->bit_error_rate = rate;
         return 1;
     }
-    case NK_OPT_WAIT:
-        nk_tool_lock_set_wait(true);
+    case TOOL_OPT_WAIT:
+        tool_lock_set_wait(true);
         return 1;
-    case NK_OPT_FORCE:
-        nk_tool_lock_set_force(true);
+    case TOOL_OPT_FORCE:
+        tool_lock_set_force(true);
         return 1;
-    case NK_OPT_FORCE_ECC:
+    case TOOL_OPT_FORCE_ECC:
         opts->force_ecc = true;
         return 1;
-    case NK_OPT_SEED:
-        if (!nk_tool_parse_u64(arg, &value))
-            return nk_tool_fail("bad --seed '%s': expected an unsigned number", arg);
+    case TOOL_OPT_SEED:
+        if (!tool_parse_u64(arg, &value))
+            return tool_fail("bad --seed '%s': expected an unsigned number", arg);
         opts->seed = value;
         return 1;
-    case NK_OPT_MTD_ECC:
+    case TOOL_OPT_MTD_ECC:
         if (strcmp(arg, "kernel") == 0)
             opts->mtd_raw = false;
         else if (strcmp(arg, "nandkit") == 0)
             opts->mtd_raw = true;
         else
-            return nk_tool_fail("unknown --mtd-ecc '%s' (use kernel or nandkit)", arg);
+            return tool_fail("unknown --mtd-ecc '%s' (use kernel or nandkit)", arg);
         opts->mtd_ecc_given = true;
         return 1;
-    case NK_OPT_POWER_CUT:
-        if (!nk_tool_parse_u64(arg, &value) || value > INT64_MAX)
-            return nk_tool_fail("bad --power-cut-after '%s': expected an operation count", arg);
+    case TOOL_OPT_POWER_CUT:
+        if (!tool_parse_u64(arg, &value) || value > INT64_MAX)
+            return tool_fail("bad --power-cut-after '%s': expected an operation count", arg);
         opts->power_cut_after = (int64_t)value;
         return 1;
     default:
@@ -81,8 +81,8 @@ int nk_tool_image_option(struct nk_tool_image_opts *opts, int opt, const char *a
     }
 }
 
-int nk_tool_getopt(int argc, char **argv, const char *shortopts, const struct option *options,
-                   struct nk_tool_image_opts *opts, const char *command)
+int tool_getopt(int argc, char **argv, const char *shortopts, const struct option *options,
+                struct tool_image_opts *opts, const char *command)
 {
     /* A leading ':' makes getopt report a missing value as ':' and stay
      * quiet: one line of our own instead of getopt's. */
@@ -95,26 +95,26 @@ int nk_tool_getopt(int argc, char **argv, const char *shortopts, const struct op
         if (opt == '?' || opt == ':') {
             const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
             if (opt == ':')
-                return -nk_tool_fail("%s: option '%s' needs a value (see nandkit %s --help)",
-                                     command, arg, command);
-            return -nk_tool_fail("%s: unknown option '%s' (see nandkit %s --help)", command, arg,
-                                 command);
+                return -tool_fail("%s: option '%s' needs a value (see nandkit %s --help)", command,
+                                  arg, command);
+            return -tool_fail("%s: unknown option '%s' (see nandkit %s --help)", command, arg,
+                              command);
         }
-        if (opt >= NK_OPT_GEOMETRY && opt < NK_OPT_FIRST_FREE && opts->takes &&
-            !(opts->takes & NK_TOOL_TAKES(opt))) {
+        if (opt >= TOOL_OPT_GEOMETRY && opt < TOOL_OPT_FIRST_FREE && opts->takes &&
+            !(opts->takes & TOOL_TAKES(opt))) {
             const char *name = "?";
             for (const struct option *o = options; o->name; o++)
                 if (o->val == opt)
                     name = o->name;
-            return -nk_tool_fail("%s: --%s does not apply to this command (see nandkit %s --help)",
-                                 command, name, command);
+            return -tool_fail("%s: --%s does not apply to this command (see nandkit %s --help)",
+                              command, name, command);
         }
-        if (opts->reads_only && (opt == NK_OPT_POWER_CUT || opt == NK_OPT_FORCE))
-            return -nk_tool_fail("%s: %s does not apply: %s only reads the image (see nandkit %s "
-                                 "--help)",
-                                 command, opt == NK_OPT_POWER_CUT ? "--power-cut-after" : "--force",
-                                 command, command);
-        int handled = nk_tool_image_option(opts, opt, optarg);
+        if (opts->reads_only && (opt == TOOL_OPT_POWER_CUT || opt == TOOL_OPT_FORCE))
+            return -tool_fail("%s: %s does not apply: %s only reads the image (see nandkit %s "
+                              "--help)",
+                              command, opt == TOOL_OPT_POWER_CUT ? "--power-cut-after" : "--force",
+                              command, command);
+        int handled = tool_image_option(opts, opt, optarg);
         if (handled == 2)
             return -2;
         if (!handled)
@@ -122,13 +122,13 @@ int nk_tool_getopt(int argc, char **argv, const char *shortopts, const struct op
     }
 }
 
-static bool nk_power_of_two(uint64_t v)
+static bool tool_power_of_two(uint64_t v)
 {
     return v && !(v & (v - 1));
 }
 
 /* Parses "PAGE,OOB,PPB[,BLOCKS]" into the chip info (blocks 0 = unknown). */
-static int nk_parse_geometry(const char *text, struct nk_chip_info *info)
+static int tool_parse_geometry(const char *text, struct nk_chip_info *info)
 {
     uint64_t values[4] = {0, 0, 0, 0};
     unsigned n = 0;
@@ -138,26 +138,25 @@ static int nk_parse_geometry(const char *text, struct nk_chip_info *info)
         errno = 0;
         unsigned long long v = strtoull(p, &end, 10);
         if (end == p || errno || (*end && *end != ','))
-            return nk_tool_fail("bad --geometry '%s': expected PAGE,OOB,PAGES_PER_BLOCK[,BLOCKS]",
-                                text);
+            return tool_fail("bad --geometry '%s': expected PAGE,OOB,PAGES_PER_BLOCK[,BLOCKS]",
+                             text);
         values[n++] = v;
         p = *end ? end + 1 : end;
     }
     if (*p || n < 3 || p[-1] == ',') /* a trailing comma is a missing value */
-        return nk_tool_fail("bad --geometry '%s': expected PAGE,OOB,PAGES_PER_BLOCK[,BLOCKS]",
-                            text);
-    if (!nk_power_of_two(values[0]) || values[0] < 256 || values[0] > 65536)
-        return nk_tool_fail("bad --geometry page size %llu: a power of two from 256 to 65536",
-                            (unsigned long long)values[0]);
+        return tool_fail("bad --geometry '%s': expected PAGE,OOB,PAGES_PER_BLOCK[,BLOCKS]", text);
+    if (!tool_power_of_two(values[0]) || values[0] < 256 || values[0] > 65536)
+        return tool_fail("bad --geometry page size %llu: a power of two from 256 to 65536",
+                         (unsigned long long)values[0]);
     if (values[1] == 0 || values[1] > 4096 || values[1] >= values[0])
-        return nk_tool_fail("bad --geometry OOB size %llu: 1 to 4096 and below the page size",
-                            (unsigned long long)values[1]);
-    if (!nk_power_of_two(values[2]) || values[2] > 4096)
-        return nk_tool_fail("bad --geometry pages per block %llu: a power of two up to 4096",
-                            (unsigned long long)values[2]);
+        return tool_fail("bad --geometry OOB size %llu: 1 to 4096 and below the page size",
+                         (unsigned long long)values[1]);
+    if (!tool_power_of_two(values[2]) || values[2] > 4096)
+        return tool_fail("bad --geometry pages per block %llu: a power of two up to 4096",
+                         (unsigned long long)values[2]);
     if (n == 4 && (values[3] == 0 || values[3] > (1u << 24)))
-        return nk_tool_fail("bad --geometry block count %llu: 1 to 16777216",
-                            (unsigned long long)values[3]);
+        return tool_fail("bad --geometry block count %llu: 1 to 16777216",
+                         (unsigned long long)values[3]);
     info->page_size = (uint32_t)values[0];
     info->oob_size = (uint32_t)values[1];
     info->pages_per_block = (uint32_t)values[2];
@@ -165,7 +164,7 @@ static int nk_parse_geometry(const char *text, struct nk_chip_info *info)
     return 0;
 }
 
-static uint8_t nk_cycles_for(uint64_t count)
+static uint8_t tool_cycles_for(uint64_t count)
 {
     uint8_t cycles = 1;
     while (count > 256) {
@@ -178,23 +177,23 @@ static uint8_t nk_cycles_for(uint64_t count)
 /* No --chip, no --geometry: the sidecar's part (0 or minus an exit status),
  * or for a reader the geometry detected from the image into `geometry`
  * (returns 1). */
-static int nk_tool_geometry_from_image(const struct nk_tool_image_opts *opts,
-                                       struct nk_sim_params *params, char *geometry, size_t size)
+static int tool_geometry_from_image(const struct tool_image_opts *opts,
+                                    struct nk_sim_params *params, char *geometry, size_t size)
 {
     const char *shown = opts->name ? opts->name : opts->path;
     if (opts->path && !opts->create && access(opts->path, F_OK) != 0 && errno == ENOENT)
-        return -nk_tool_not_found("cannot open image '%s': %s", shown, strerror(ENOENT));
+        return -tool_not_found("cannot open image '%s': %s", shown, strerror(ENOENT));
     char sidecar[4096];
     if (opts->path && !opts->no_sidecar &&
         nk_sim_sidecar_path(opts->path, sidecar, sizeof sidecar) && access(sidecar, F_OK) == 0) {
         struct nk_diag why[1] = {{""}};
         if (nk_sim_sidecar_part(opts->path, params, why) != 0)
-            return -nk_tool_fail("%s: %s", shown, why->text[0] ? why->text : "unreadable sidecar");
+            return -tool_fail("%s: %s", shown, why->text[0] ? why->text : "unreadable sidecar");
         return 0;
     }
-    struct nk_tool_geometry g;
+    struct tool_geometry g;
     bool found =
-        opts->path && !opts->create && nk_tool_detect_geometry(opts->path, opts->layout, &g) == 0;
+        opts->path && !opts->create && tool_detect_geometry(opts->path, opts->layout, &g) == 0;
     if (found && opts->read_only) {
         snprintf(geometry, size, "%u,%u,%u,%u", g.page_size, g.oob_size, g.pages_per_block,
                  g.blocks);
@@ -206,33 +205,32 @@ static int nk_tool_geometry_from_image(const struct nk_tool_image_opts *opts,
         return 1;
     }
     if (found)
-        return -nk_tool_fail("%s has no sidecar to say its geometry; its tags look like "
-                             "--geometry %u,%u,%u: give that (or --chip NAME) to write it",
-                             shown, g.page_size, g.oob_size, g.pages_per_block);
-    return -nk_tool_fail(
-        "%s needs --geometry PAGE,OOB,PAGES_PER_BLOCK[,BLOCKS] or --chip NAME%s",
-        shown ? shown : "this command",
-        opts->path && !opts->create
-            ? " (it has no sidecar, and no YAFFS2 tags where its --layout puts them)"
-            : "");
+        return -tool_fail("%s has no sidecar to say its geometry; its tags look like "
+                          "--geometry %u,%u,%u: give that (or --chip NAME) to write it",
+                          shown, g.page_size, g.oob_size, g.pages_per_block);
+    return -tool_fail("%s needs --geometry PAGE,OOB,PAGES_PER_BLOCK[,BLOCKS] or --chip NAME%s",
+                      shown ? shown : "this command",
+                      opts->path && !opts->create
+                          ? " (it has no sidecar, and no YAFFS2 tags where its --layout puts them)"
+                          : "");
 }
 
-int nk_tool_params_from_opts(const struct nk_tool_image_opts *opts, struct nk_sim_params *params)
+int tool_params_from_opts(const struct tool_image_opts *opts, struct nk_sim_params *params)
 {
     const char *shown = opts->name ? opts->name : opts->path;
     memset(params, 0, sizeof *params);
     if (opts->chip) {
         if (nk_sim_preset(opts->chip, params) != 0)
-            return nk_tool_fail("unknown chip '%s' (run `nandkit sim list` for the presets)",
-                                opts->chip);
+            return tool_fail("unknown chip '%s' (run `nandkit sim list` for the presets)",
+                             opts->chip);
         if (opts->geometry)
-            return nk_tool_fail("give --chip or --geometry, not both");
+            return tool_fail("give --chip or --geometry, not both");
         return 0;
     }
     char detected[96];
     const char *geometry = opts->geometry;
     if (!geometry) {
-        int status = nk_tool_geometry_from_image(opts, params, detected, sizeof detected);
+        int status = tool_geometry_from_image(opts, params, detected, sizeof detected);
         if (status <= 0)
             return -status;
         geometry = detected;
@@ -240,9 +238,9 @@ int nk_tool_params_from_opts(const struct nk_tool_image_opts *opts, struct nk_si
 
     /* An explicit geometry borrows the K9F1G08U0A's timing and ID. */
     if (nk_sim_preset("K9F1G08U0A", params) != 0)
-        return nk_tool_error("internal: K9F1G08U0A preset missing");
+        return tool_error("internal: K9F1G08U0A preset missing");
     struct nk_chip_info *info = &params->chip;
-    int status = nk_parse_geometry(geometry, info);
+    int status = tool_parse_geometry(geometry, info);
     if (status)
         return status;
     uint64_t page_bytes = (uint64_t)info->page_size + info->oob_size;
@@ -251,29 +249,28 @@ int nk_tool_params_from_opts(const struct nk_tool_image_opts *opts, struct nk_si
         struct stat st;
         if (stat(opts->path, &st) != 0)
             return errno == ENOENT
-                       ? nk_tool_not_found("cannot open image '%s': %s", shown, strerror(errno))
-                       : nk_tool_fail("cannot open image '%s': %s", shown, strerror(errno));
+                       ? tool_not_found("cannot open image '%s': %s", shown, strerror(errno))
+                       : tool_fail("cannot open image '%s': %s", shown, strerror(errno));
         if (st.st_size == 0 && info->blocks == 0)
-            return nk_tool_fail("image '%s' is empty (a fresh sparse image): give the block "
-                                "count, --geometry %s,BLOCKS, or --chip NAME",
-                                shown, geometry);
+            return tool_fail("image '%s' is empty (a fresh sparse image): give the block "
+                             "count, --geometry %s,BLOCKS, or --chip NAME",
+                             shown, geometry);
         if ((uint64_t)st.st_size % page_bytes != 0)
-            return nk_tool_fail("image '%s' is %llu bytes, not a multiple of the %llu-byte "
-                                "page+OOB size of --geometry %s (wrong geometry?)",
-                                shown, (unsigned long long)st.st_size,
-                                (unsigned long long)page_bytes, geometry);
+            return tool_fail("image '%s' is %llu bytes, not a multiple of the %llu-byte "
+                             "page+OOB size of --geometry %s (wrong geometry?)",
+                             shown, (unsigned long long)st.st_size, (unsigned long long)page_bytes,
+                             geometry);
         uint64_t blocks = ((uint64_t)st.st_size + block_bytes - 1) / block_bytes;
         if (info->blocks == 0)
             info->blocks = (uint32_t)blocks;
         else if (blocks > info->blocks)
-            return nk_tool_fail("image '%s' holds %llu blocks, more than the %u of --geometry %s",
-                                shown, (unsigned long long)blocks, info->blocks, geometry);
+            return tool_fail("image '%s' holds %llu blocks, more than the %u of --geometry %s",
+                             shown, (unsigned long long)blocks, info->blocks, geometry);
     }
     if (info->blocks == 0)
-        return nk_tool_fail("--geometry %s needs a block count here (PAGE,OOB,PPB,BLOCKS)",
-                            geometry);
-    info->col_cycles = nk_cycles_for(page_bytes);
-    info->row_cycles = nk_cycles_for((uint64_t)info->blocks * info->pages_per_block);
+        return tool_fail("--geometry %s needs a block count here (PAGE,OOB,PPB,BLOCKS)", geometry);
+    info->col_cycles = tool_cycles_for(page_bytes);
+    info->row_cycles = tool_cycles_for((uint64_t)info->blocks * info->pages_per_block);
     if (info->page_size <= 512) {
         info->features = NK_CHIP_SMALL_PAGE;
         info->col_cycles = 1;
@@ -293,12 +290,12 @@ int nk_tool_params_from_opts(const struct nk_tool_image_opts *opts, struct nk_si
 
 /* The engine --ecc names on this chip: a software engine by name, or the
  * chip's on-die engine, or the simulated controller's Hamming engine. */
-static int nk_tool_named_ecc(struct nk_tool_image *image, const char *name)
+static int tool_named_ecc(struct tool_image *image, const char *name)
 {
     const struct nk_chip_info *info = &image->params.chip;
     if (strcmp(name, "on-die") == 0) {
         if (!(info->features & NK_CHIP_ON_DIE_ECC))
-            return nk_tool_fail("--ecc on-die: %s has no on-die ECC", info->model);
+            return tool_fail("--ecc on-die: %s has no on-die ECC", info->model);
         nk_ecc_on_die_init(&image->ecc, info->ecc_step ? info->ecc_step : 512u,
                            info->ecc_strength ? info->ecc_strength : 4u);
         return 0;
@@ -306,10 +303,10 @@ static int nk_tool_named_ecc(struct nk_tool_image *image, const char *name)
     if (strcmp(name, "hw") == 0) {
         const struct nk_ctrl *ctrl = nk_sim_ctrl_hw_ecc(image->sim, 512);
         if (!ctrl || nk_ecc_hw_init(&image->ecc, ctrl) != 0)
-            return nk_tool_fail("--ecc hw: the simulated controller has no ECC engine here");
+            return tool_fail("--ecc hw: the simulated controller has no ECC engine here");
         return 0;
     }
-    int status = nk_tool_ecc_by_name(&image->ecc_named, name, "--ecc");
+    int status = tool_ecc_by_name(&image->ecc_named, name, "--ecc");
     if (status)
         return status;
     image->ecc = image->ecc_named.engine;
@@ -320,27 +317,27 @@ static int nk_tool_named_ecc(struct nk_tool_image *image, const char *name)
  * for it, mkyaffs2's fixed mapping, or (no --ecc) none at all here: the
  * device then picks the engine the chip requires and Linux's layout for
  * it. An engine weaker than the chip requires is refused naming both. */
-static int nk_tool_setup_layout(struct nk_tool_image *image, const struct nk_tool_image_opts *opts,
-                                bool *chosen_by_device)
+static int tool_setup_layout(struct tool_image *image, const struct tool_image_opts *opts,
+                             bool *chosen_by_device)
 {
     const struct nk_chip_info *info = &image->params.chip;
     *chosen_by_device = false;
     if (image->layout == NK_FS_LAYOUT_MKYAFFS2) {
         if (opts->ecc && strcmp(opts->ecc, "none") != 0)
-            return nk_tool_fail("--ecc %s: the mkyaffs2 layout has no data ECC (its tags take "
-                                "OOB bytes 0-27); use --layout linux or inband",
-                                opts->ecc);
+            return tool_fail("--ecc %s: the mkyaffs2 layout has no data ECC (its tags take "
+                             "OOB bytes 0-27); use --layout linux or inband",
+                             opts->ecc);
         if (nk_fs_layout_device(image->layout, info->page_size, info->oob_size, &image->ecc,
                                 &image->oob_layout) != 0)
-            return nk_tool_fail("--layout mkyaffs2 does not fit a %u+%u page", info->page_size,
-                                info->oob_size);
+            return tool_fail("--layout mkyaffs2 does not fit a %u+%u page", info->page_size,
+                             info->oob_size);
         return 0;
     }
     if (!opts->ecc) {
         *chosen_by_device = true;
         return 0;
     }
-    int status = nk_tool_named_ecc(image, opts->ecc);
+    int status = tool_named_ecc(image, opts->ecc);
     if (status)
         return status;
     if (image->ecc.placement == NK_ECC_PLACEMENT_NONE || image->ecc.step_size == 0 ||
@@ -354,10 +351,10 @@ static int nk_tool_setup_layout(struct nk_tool_image *image, const struct nk_too
         status = -1;
     }
     if (status)
-        return nk_tool_fail("--ecc %s does not fit a %u+%u page: %u code bytes per %u-byte step "
-                            "and Linux's OOB layout has no room for them",
-                            opts->ecc, info->page_size, info->oob_size,
-                            (unsigned)image->ecc.bytes_per_step, (unsigned)image->ecc.step_size);
+        return tool_fail("--ecc %s does not fit a %u+%u page: %u code bytes per %u-byte step "
+                         "and Linux's OOB layout has no room for them",
+                         opts->ecc, info->page_size, info->oob_size,
+                         (unsigned)image->ecc.bytes_per_step, (unsigned)image->ecc.step_size);
     bool weaker = image->ecc.placement == NK_ECC_PLACEMENT_NONE
                       ? info->ecc_strength != 0
                       : !nk_nand_ecc_meets_requirement(&image->ecc, info);
@@ -368,40 +365,40 @@ static int nk_tool_setup_layout(struct nk_tool_image *image, const struct nk_too
         else
             snprintf(have, sizeof have, "'%s', %u bit(s) per %u bytes", image->ecc.name,
                      (unsigned)image->ecc.strength, (unsigned)image->ecc.step_size);
-        return nk_tool_fail("--ecc %s (%s) is weaker than the %u bit(s) per %u bytes %s "
-                            "requires: give --force-ecc to use it anyway",
-                            opts->ecc, have, info->ecc_strength,
-                            info->ecc_step ? info->ecc_step : 512u, info->model);
+        return tool_fail("--ecc %s (%s) is weaker than the %u bit(s) per %u bytes %s "
+                         "requires: give --force-ecc to use it anyway",
+                         opts->ecc, have, info->ecc_strength,
+                         info->ecc_step ? info->ecc_step : 512u, info->model);
     }
     return 0;
 }
 
-int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_opts *opts)
+int tool_image_open(struct tool_image *image, const struct tool_image_opts *opts)
 {
     memset(image, 0, sizeof *image);
     image->layout = opts->layout;
-    if (nk_tool_path_is_mtd(opts->path) && opts->ecc)
-        return nk_tool_fail("--ecc %s: %s uses the kernel's ECC engine and layout (--mtd-ecc "
-                            "nandkit reads raw with its twin); --ecc is for image files",
-                            opts->ecc, opts->path);
-    if (opts->mtd_ecc_given && !nk_tool_path_is_mtd(opts->path))
-        return nk_tool_fail("--mtd-ecc does not apply to %s: it chooses the ECC of /dev/mtdN "
-                            "(give --ecc for an image file)",
-                            opts->path ? opts->path : "a simulated chip");
-    if (nk_tool_path_is_mtd(opts->path) && opts->bit_error_rate > 0.0)
-        return nk_tool_fail("--bit-error-rate is for simulated chips, not %s", opts->path);
+    if (tool_path_is_mtd(opts->path) && opts->ecc)
+        return tool_fail("--ecc %s: %s uses the kernel's ECC engine and layout (--mtd-ecc "
+                         "nandkit reads raw with its twin); --ecc is for image files",
+                         opts->ecc, opts->path);
+    if (opts->mtd_ecc_given && !tool_path_is_mtd(opts->path))
+        return tool_fail("--mtd-ecc does not apply to %s: it chooses the ECC of /dev/mtdN "
+                         "(give --ecc for an image file)",
+                         opts->path ? opts->path : "a simulated chip");
+    if (tool_path_is_mtd(opts->path) && opts->bit_error_rate > 0.0)
+        return tool_fail("--bit-error-rate is for simulated chips, not %s", opts->path);
     /* Readers share the image, a writer has it alone, until the command ends. */
-    int status = nk_tool_lock(opts->path, !opts->read_only);
+    int status = tool_lock(opts->path, !opts->read_only);
     if (status)
         return status;
-    if (nk_tool_path_is_mtd(opts->path))
-        return nk_tool_image_open_mtd(image, opts);
+    if (tool_path_is_mtd(opts->path))
+        return tool_image_open_mtd(image, opts);
     struct stat st;
     if (opts->path && stat(opts->path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)))
-        return nk_tool_fail("%s is a %s device, not an MTD one: nandkit works on image files and "
-                            "on /dev/mtdN (the MTD character devices)",
-                            opts->path, S_ISCHR(st.st_mode) ? "character" : "block");
-    status = nk_tool_params_from_opts(opts, &image->params);
+        return tool_fail("%s is a %s device, not an MTD one: nandkit works on image files and "
+                         "on /dev/mtdN (the MTD character devices)",
+                         opts->path, S_ISCHR(st.st_mode) ? "character" : "block");
+    status = tool_params_from_opts(opts, &image->params);
     if (status)
         return status;
     /* A symlink to the image: its sidecar is the one beside the image. */
@@ -423,7 +420,7 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
     int err = nk_sim_open(&image->sim, &config, why);
     free(real_path);
     if (err)
-        return nk_tool_fail("%s", why->text[0] ? why->text : nk_strerror(err));
+        return tool_fail("%s", why->text[0] ? why->text : nk_strerror(err));
     if (opts->bit_error_rate > 0.0) {
         struct nk_sim_faults faults;
         nk_sim_faults_get(image->sim, &faults);
@@ -435,9 +432,9 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
         nk_sim_power_cut_after(image->sim, (uint64_t)opts->power_cut_after);
 
     bool chosen_by_device = false;
-    status = nk_tool_setup_layout(image, opts, &chosen_by_device);
+    status = tool_setup_layout(image, opts, &chosen_by_device);
     if (status) {
-        nk_tool_image_close(image);
+        tool_image_close(image);
         return status;
     }
     size_t workspace_size = chosen_by_device ? nk_nand_default_workspace_size(&image->params.chip)
@@ -466,28 +463,28 @@ int nk_tool_image_open(struct nk_tool_image *image, const struct nk_tool_image_o
                            opts->read_only ? NK_PART_READ_ONLY : 0);
     if (err) {
         int code =
-            nk_tool_fail("%s", image->nand.diag.text[0] ? image->nand.diag.text : nk_strerror(err));
-        nk_tool_image_close(image);
+            tool_fail("%s", image->nand.diag.text[0] ? image->nand.diag.text : nk_strerror(err));
+        tool_image_close(image);
         return code;
     }
     return 0;
 }
 
-int nk_tool_image_check_tags(const struct nk_tool_image *image)
+int tool_image_check_tags(const struct tool_image *image)
 {
     unsigned need = nk_fs_layout_oob_bytes(image->layout);
     unsigned have = nk_part_free_oob_bytes(&image->part);
     if (need <= have)
         return 0;
     const struct nk_ecc_engine *ecc = nk_nand_ecc(&image->nand);
-    return nk_tool_fail("--layout %s needs %u free OOB bytes per page for the YAFFS2 tags, but "
-                        "ECC '%s' in Linux's layout leaves %u of the %u-byte OOB: use --layout "
-                        "inband (tags in the page data, covered by the ECC)",
-                        nk_fs_layout_name(image->layout), need, ecc->name ? ecc->name : "none",
-                        have, nk_nand_oob_size(&image->nand));
+    return tool_fail("--layout %s needs %u free OOB bytes per page for the YAFFS2 tags, but "
+                     "ECC '%s' in Linux's layout leaves %u of the %u-byte OOB: use --layout "
+                     "inband (tags in the page data, covered by the ECC)",
+                     nk_fs_layout_name(image->layout), need, ecc->name ? ecc->name : "none", have,
+                     nk_nand_oob_size(&image->nand));
 }
 
-const char *nk_tool_image_error(struct nk_tool_image *image, int err)
+const char *tool_image_error(struct tool_image *image, int err)
 {
     if (image->sim && !nk_sim_powered(image->sim)) {
         snprintf(image->why, sizeof image->why,
@@ -501,19 +498,19 @@ const char *nk_tool_image_error(struct nk_tool_image *image, int err)
     return nk_strerror(err);
 }
 
-void nk_tool_image_close(struct nk_tool_image *image)
+void tool_image_close(struct tool_image *image)
 {
-    nk_tool_image_close_mtd(image);
+    tool_image_close_mtd(image);
     if (image->sim)
         nk_sim_close(image->sim);
     free(image->workspace);
-    nk_tool_ecc_free(&image->ecc_named);
+    tool_ecc_free(&image->ecc_named);
     image->sim = NULL;
     image->workspace = NULL;
 }
 
-int nk_tool_image_check_sidecar(const char *path, const struct nk_sim_params *params,
-                                bool *has_sidecar)
+int tool_image_check_sidecar(const char *path, const struct nk_sim_params *params,
+                             bool *has_sidecar)
 {
     char sidecar[4096];
     *has_sidecar = false;
@@ -523,18 +520,18 @@ int nk_tool_image_check_sidecar(const char *path, const struct nk_sim_params *pa
     struct nk_sim_params side;
     struct nk_diag why[1] = {{""}};
     if (nk_sim_sidecar_part(path, &side, why) != 0)
-        return nk_tool_fail("%s", why->text[0] ? why->text : "unreadable sidecar");
+        return tool_fail("%s", why->text[0] ? why->text : "unreadable sidecar");
     const struct nk_chip_info *a = &params->chip, *b = &side.chip;
     if (a->page_size == b->page_size && a->oob_size == b->oob_size &&
         a->pages_per_block == b->pages_per_block && a->blocks == b->blocks)
         return 0;
-    return nk_tool_fail("the geometry given (%u+%u bytes x %u pages x %u blocks) disagrees with "
-                        "%s, whose sidecar %s describes %u+%u x %u x %u: nothing written",
-                        a->page_size, a->oob_size, a->pages_per_block, a->blocks, path, sidecar,
-                        b->page_size, b->oob_size, b->pages_per_block, b->blocks);
+    return tool_fail("the geometry given (%u+%u bytes x %u pages x %u blocks) disagrees with "
+                     "%s, whose sidecar %s describes %u+%u x %u x %u: nothing written",
+                     a->page_size, a->oob_size, a->pages_per_block, a->blocks, path, sidecar,
+                     b->page_size, b->oob_size, b->pages_per_block, b->blocks);
 }
 
-void nk_tool_hexdump(FILE *out, const uint8_t *data, uint32_t len, uint32_t base)
+void tool_hexdump(FILE *out, const uint8_t *data, uint32_t len, uint32_t base)
 {
     for (uint32_t row = 0; row < len; row += 16) {
         fprintf(out, "%06x ", base + row);

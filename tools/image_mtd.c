@@ -20,9 +20,9 @@
 
 /* The character-device major number Linux gives every /dev/mtdN
  * (MTD_CHAR_MAJOR in include/uapi/linux/major.h). */
-#define NK_TOOL_MTD_CHAR_MAJOR 90
+#define TOOL_MTD_CHAR_MAJOR 90
 
-bool nk_tool_path_is_mtd(const char *path)
+bool tool_path_is_mtd(const char *path)
 {
     if (!path)
         return false;
@@ -30,28 +30,27 @@ bool nk_tool_path_is_mtd(const char *path)
         return true;
     /* Another name for one (a udev link such as /dev/mtd/by-name/X). */
     struct stat st;
-    return stat(path, &st) == 0 && S_ISCHR(st.st_mode) &&
-           major(st.st_rdev) == NK_TOOL_MTD_CHAR_MAJOR;
+    return stat(path, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == TOOL_MTD_CHAR_MAJOR;
 }
 
 #ifdef NANDKIT_HAVE_MTD
 
-static int nk_tool_mtd_is_bad(void *ctx, uint32_t block)
+static int tool_mtd_is_bad(void *ctx, uint32_t block)
 {
     return nk_mtd_block_is_bad(ctx, block);
 }
 
-static int nk_tool_mtd_mark_bad(void *ctx, uint32_t block)
+static int tool_mtd_mark_bad(void *ctx, uint32_t block)
 {
     return nk_mtd_block_mark_bad(ctx, block);
 }
 
-int nk_tool_image_open_mtd(struct nk_tool_image *image, const struct nk_tool_image_opts *opts)
+int tool_image_open_mtd(struct tool_image *image, const struct tool_image_opts *opts)
 {
     if (opts->chip || opts->geometry)
-        return nk_tool_fail("%s describes itself: drop --chip/--geometry", opts->path);
+        return tool_fail("%s describes itself: drop --chip/--geometry", opts->path);
     if (opts->power_cut_after >= 0)
-        return nk_tool_fail("--power-cut-after needs the simulator, not %s", opts->path);
+        return tool_fail("--power-cut-after needs the simulator, not %s", opts->path);
     struct nk_mtd_config config;
     memset(&config, 0, sizeof config);
     config.path = opts->path;
@@ -60,14 +59,14 @@ int nk_tool_image_open_mtd(struct nk_tool_image *image, const struct nk_tool_ima
     struct nk_diag why[1] = {{""}};
     int err = nk_mtd_open(&image->mtd, &config, why);
     if (err)
-        return nk_tool_fail("%s", why->text[0] ? why->text : nk_strerror(err));
+        return tool_fail("%s", why->text[0] ? why->text : nk_strerror(err));
 
     const struct nk_chip_info *info = nk_mtd_chip_info(image->mtd);
     image->params.chip = *info;
     err = nk_mtd_ecc_engine(image->mtd, &image->ecc, &image->oob_layout, why);
     if (err) {
-        int code = nk_tool_fail("%s: %s", opts->path, why->text[0] ? why->text : nk_strerror(err));
-        nk_tool_image_close(image);
+        int code = tool_fail("%s: %s", opts->path, why->text[0] ? why->text : nk_strerror(err));
+        tool_image_close(image);
         return code;
     }
     size_t workspace_size = nk_nand_workspace_size(info);
@@ -84,8 +83,8 @@ int nk_tool_image_open_mtd(struct nk_tool_image *image, const struct nk_tool_ima
     nand_config.clock = nk_mtd_clock(image->mtd);
     nand_config.read_only = opts->read_only;
     /* The kernel keeps the bad-block state of an MTD device: ask it. */
-    image->badblocks.is_bad = nk_tool_mtd_is_bad;
-    image->badblocks.mark_bad = nk_tool_mtd_mark_bad;
+    image->badblocks.is_bad = tool_mtd_is_bad;
+    image->badblocks.mark_bad = tool_mtd_mark_bad;
     image->badblocks.ctx = image->mtd;
     nand_config.badblocks = &image->badblocks;
     err = nk_nand_open(&image->nand, &nand_config);
@@ -93,24 +92,23 @@ int nk_tool_image_open_mtd(struct nk_tool_image *image, const struct nk_tool_ima
         err = nk_part_init(&image->part, &image->nand, "mtd", 0, 0,
                            opts->read_only ? NK_PART_READ_ONLY : 0);
     if (err) {
-        int code =
-            nk_tool_fail("%s: %s", opts->path,
-                         image->nand.diag.text[0] ? image->nand.diag.text : nk_strerror(err));
-        nk_tool_image_close(image);
+        int code = tool_fail("%s: %s", opts->path,
+                             image->nand.diag.text[0] ? image->nand.diag.text : nk_strerror(err));
+        tool_image_close(image);
         return code;
     }
     return 0;
 }
 
-int nk_tool_image_raw_io(struct nk_tool_image *image)
+int tool_image_raw_io(struct tool_image *image)
 {
     if (!image->mtd)
         return 0;
     int err = nk_mtd_set_raw_io(image->mtd, true);
-    return err ? nk_tool_error("--noecc: the kernel refused raw access: %s", nk_strerror(err)) : 0;
+    return err ? tool_error("--noecc: the kernel refused raw access: %s", nk_strerror(err)) : 0;
 }
 
-void nk_tool_image_close_mtd(struct nk_tool_image *image)
+void tool_image_close_mtd(struct tool_image *image)
 {
     nk_mtd_close(image->mtd);
     image->mtd = NULL;
@@ -118,29 +116,29 @@ void nk_tool_image_close_mtd(struct nk_tool_image *image)
 
 #else /* !NANDKIT_HAVE_MTD */
 
-static int nk_tool_mtd_is_bad(void *ctx, uint32_t block)
+static int tool_mtd_is_bad(void *ctx, uint32_t block)
 {
     return nk_mtd_block_is_bad(ctx, block);
 }
 
-static int nk_tool_mtd_mark_bad(void *ctx, uint32_t block)
+static int tool_mtd_mark_bad(void *ctx, uint32_t block)
 {
     return nk_mtd_block_mark_bad(ctx, block);
 }
 
-int nk_tool_image_open_mtd(struct nk_tool_image *image, const struct nk_tool_image_opts *opts)
+int tool_image_open_mtd(struct tool_image *image, const struct tool_image_opts *opts)
 {
     (void)image;
-    return nk_tool_fail("%s: this nandkit was built without the Linux MTD backend", opts->path);
+    return tool_fail("%s: this nandkit was built without the Linux MTD backend", opts->path);
 }
 
-int nk_tool_image_raw_io(struct nk_tool_image *image)
+int tool_image_raw_io(struct tool_image *image)
 {
     (void)image;
     return 0;
 }
 
-void nk_tool_image_close_mtd(struct nk_tool_image *image)
+void tool_image_close_mtd(struct tool_image *image)
 {
     (void)image;
 }

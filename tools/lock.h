@@ -7,17 +7,17 @@
  * a command holding the image's lock reads or writes); it is released when
  * the process ends, a kill included, so nothing is ever left locked.
  */
-#ifndef NK_TOOL_LOCK_H
-#define NK_TOOL_LOCK_H
+#ifndef TOOL_LOCK_H
+#define TOOL_LOCK_H
 
 #include <stdbool.h>
 
 /* With `wait`, a locked image is waited for instead of refused (--wait). */
-void nk_tool_lock_set_wait(bool wait);
+void tool_lock_set_wait(bool wait);
 
 /* With `force`, an image whose mode has no write bit is written anyway
  * (--force); root is otherwise refused like anyone else. */
-void nk_tool_lock_set_force(bool force);
+void tool_lock_set_force(bool force);
 
 /* Locks the file at `path` (shared, or exclusive when `exclusive`) until
  * the process ends; a lock this process already holds on the same file is
@@ -29,11 +29,11 @@ void nk_tool_lock_set_force(bool force);
  * bit without --force, is refused here, before anything is written (exit
  * status 1). An image replaced by a rename while waiting is locked anew, so
  * the lock is always on the file the path names. */
-int nk_tool_lock(const char *path, bool exclusive);
+int tool_lock(const char *path, bool exclusive);
 
 /* Whether the file at `path` is locked by no process (a stale temporary
  * file of a killed command): takes an exclusive lock on it without waiting,
  * held until the process ends. */
-bool nk_tool_lock_is_stale(const char *path);
+bool tool_lock_is_stale(const char *path);
 
 #endif

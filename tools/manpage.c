@@ -20,7 +20,7 @@
 
 /* Writes `text` escaped for roff: backslashes, hyphens as \-, and a leading
  * dot or quote guarded. */
-static void nk_man_escape(FILE *out, const char *text, size_t len)
+static void tool_man_escape(FILE *out, const char *text, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
         char c = text[i];
@@ -35,7 +35,7 @@ static void nk_man_escape(FILE *out, const char *text, size_t len)
     }
 }
 
-static size_t nk_man_indent(const char *line)
+static size_t tool_man_indent(const char *line)
 {
     size_t n = 0;
     while (line[n] == ' ')
@@ -47,9 +47,9 @@ static size_t nk_man_indent(const char *line)
  * as in "      --long"), then two or more spaces and its description.
  * Returns the term's length (0 when the line is not one); *start gets where
  * the term begins. */
-static size_t nk_man_term(const char *line, size_t len, size_t *start)
+static size_t tool_man_term(const char *line, size_t len, size_t *start)
 {
-    size_t indent = nk_man_indent(line);
+    size_t indent = tool_man_indent(line);
     if (indent >= len || indent < 2 || (indent > 2 && (indent > 6 || line[indent] != '-')))
         return 0;
     *start = indent;
@@ -60,9 +60,9 @@ static size_t nk_man_term(const char *line, size_t len, size_t *start)
 }
 
 /* Converts one help text. */
-static void nk_man_body(FILE *out, const char *help)
+static void tool_man_body(FILE *out, const char *help)
 {
-    enum { NK_START, NK_USAGE, NK_TEXT, NK_LIST } state = NK_START;
+    enum { TOOL_START, TOOL_USAGE, TOOL_TEXT, TOOL_LIST } state = TOOL_START;
     bool in_entry = false, in_verbatim = false, prev_blank = false;
     const char *p = help;
     while (*p) {
@@ -71,14 +71,14 @@ static void nk_man_body(FILE *out, const char *help)
         const char *line = p;
         p = end ? end + 1 : p + len;
         bool blank = len == 0;
-        size_t indent = nk_man_indent(line);
+        size_t indent = tool_man_indent(line);
         bool after_blank = prev_blank;
         prev_blank = blank;
 
-        if (state == NK_START || (state == NK_USAGE && !blank)) {
-            if (state == NK_START) {
+        if (state == TOOL_START || (state == TOOL_USAGE && !blank)) {
+            if (state == TOOL_START) {
                 fputs(".SH SYNOPSIS\n.nf\n", out);
-                state = NK_USAGE;
+                state = TOOL_USAGE;
             }
             const char *text = line;
             size_t n = len;
@@ -92,13 +92,13 @@ static void nk_man_body(FILE *out, const char *help)
                 }
                 fputs("    ", out);
             }
-            nk_man_escape(out, text, n);
+            tool_man_escape(out, text, n);
             fputc('\n', out);
             continue;
         }
-        if (state == NK_USAGE && blank) {
+        if (state == TOOL_USAGE && blank) {
             fputs(".fi\n.SH DESCRIPTION\n", out);
-            state = NK_TEXT;
+            state = TOOL_TEXT;
             continue;
         }
         if (blank) {
@@ -106,7 +106,7 @@ static void nk_man_body(FILE *out, const char *help)
                 fputs(".fi\n", out);
             in_verbatim = false;
             in_entry = false;
-            if (state == NK_TEXT)
+            if (state == TOOL_TEXT)
                 fputs(".PP\n", out);
             continue;
         }
@@ -119,16 +119,16 @@ static void nk_man_body(FILE *out, const char *help)
                 fputs(".SH OPTIONS\n", out);
             } else {
                 fputs(".SS ", out);
-                nk_man_escape(out, line, len - 1);
+                tool_man_escape(out, line, len - 1);
                 fputc('\n', out);
             }
-            state = NK_LIST;
+            state = TOOL_LIST;
             in_entry = false;
             continue;
         }
         size_t term_start = 2;
-        size_t term = nk_man_term(line, len, &term_start);
-        if (state == NK_LIST && term) {
+        size_t term = tool_man_term(line, len, &term_start);
+        if (state == TOOL_LIST && term) {
             const char *desc = line + term_start + term;
             size_t desc_len = len - term_start - term;
             while (desc_len && *desc == ' ') {
@@ -136,17 +136,17 @@ static void nk_man_body(FILE *out, const char *help)
                 desc_len--;
             }
             fputs(".TP\n.B ", out);
-            nk_man_escape(out, line + term_start, term);
+            tool_man_escape(out, line + term_start, term);
             fputc('\n', out);
             if (desc_len) {
-                nk_man_escape(out, desc, desc_len);
+                tool_man_escape(out, desc, desc_len);
                 fputc('\n', out);
             }
             in_entry = true;
             continue;
         }
-        if (state == NK_LIST && in_entry && indent > 2) {
-            nk_man_escape(out, line + indent, len - indent);
+        if (state == TOOL_LIST && in_entry && indent > 2) {
+            tool_man_escape(out, line + indent, len - indent);
             fputc('\n', out);
             continue;
         }
@@ -155,7 +155,7 @@ static void nk_man_body(FILE *out, const char *help)
             if (!in_verbatim)
                 fputs(".nf\n", out);
             in_verbatim = true;
-            nk_man_escape(out, line, len);
+            tool_man_escape(out, line, len);
             fputc('\n', out);
             continue;
         }
@@ -163,25 +163,25 @@ static void nk_man_body(FILE *out, const char *help)
             fputs(".fi\n", out);
             in_verbatim = false;
         }
-        if (state == NK_LIST) { /* prose after a list: a paragraph of its own */
+        if (state == TOOL_LIST) { /* prose after a list: a paragraph of its own */
             fputs(".PP\n", out);
-            state = NK_TEXT;
+            state = TOOL_TEXT;
         }
-        nk_man_escape(out, line, len);
+        tool_man_escape(out, line, len);
         fputc('\n', out);
     }
     if (in_verbatim)
         fputs(".fi\n", out);
 }
 
-static int nk_man_write(const char *dir, const char *page, const char *summary, const char *help,
-                        const char *see_also)
+static int tool_man_write(const char *dir, const char *page, const char *summary, const char *help,
+                          const char *see_also)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.1", dir, page);
     FILE *out = fopen(path, "w");
     if (!out)
-        return nk_tool_error("cannot write '%s': %s", path, strerror(errno));
+        return tool_error("cannot write '%s': %s", path, strerror(errno));
     char upper[64];
     size_t i;
     for (i = 0; page[i] && i + 1 < sizeof upper; i++)
@@ -189,11 +189,11 @@ static int nk_man_write(const char *dir, const char *page, const char *summary, 
     upper[i] = 0;
     fprintf(out, ".TH %s 1 \"\" \"nandkit %s\" \"nandkit manual\"\n.SH NAME\n", upper,
             NANDKIT_VERSION);
-    nk_man_escape(out, page, strlen(page));
+    tool_man_escape(out, page, strlen(page));
     fputs(" \\- ", out);
-    nk_man_escape(out, summary, strlen(summary));
+    tool_man_escape(out, summary, strlen(summary));
     fputc('\n', out);
-    nk_man_body(out, help);
+    tool_man_body(out, help);
     fputs(".SH EXIT STATUS\nThe same for every command:\n"
           ".TP\n.B 0\ndone\n"
           ".TP\n.B 1\nfailed: an I/O error, uncorrectable data, damage found, no space, a "
@@ -208,21 +208,21 @@ static int nk_man_write(const char *dir, const char *page, const char *summary, 
           "command left is removed by the next). A command that writes an image holds an exclusive "
           "flock(2) on it while it runs, one that reads a shared one.\n.SH SEE ALSO\n",
           out);
-    nk_man_escape(out, see_also, strlen(see_also));
+    tool_man_escape(out, see_also, strlen(see_also));
     fputc('\n', out);
     if (fclose(out) != 0)
-        return nk_tool_error("cannot write '%s': %s", path, strerror(errno));
+        return tool_error("cannot write '%s': %s", path, strerror(errno));
     return 0;
 }
 
-int nk_tool_write_man_pages(const char *dir, const struct nk_tool_command *const *commands,
-                            size_t count, void (*usage)(FILE *out))
+int tool_write_man_pages(const char *dir, const struct tool_command *const *commands, size_t count,
+                         void (*usage)(FILE *out))
 {
     char *text = NULL;
     size_t size = 0;
     FILE *mem = open_memstream(&text, &size);
     if (!mem)
-        return nk_tool_error("out of memory");
+        return tool_error("out of memory");
     usage(mem);
     fclose(mem);
     size_t see_len = 1;
@@ -235,21 +235,21 @@ int nk_tool_write_man_pages(const char *dir, const struct nk_tool_command *const
         strcat(see_all, commands[i]->name);
         strcat(see_all, "(1)");
     }
-    int status = nk_man_write(dir, "nandkit", "NAND flash tools", text, see_all);
+    int status = tool_man_write(dir, "nandkit", "NAND flash tools", text, see_all);
     free(text);
     for (size_t i = 0; !status && i < count; i++) {
         text = NULL;
         size = 0;
         mem = open_memstream(&text, &size);
         if (!mem) {
-            status = nk_tool_error("out of memory");
+            status = tool_error("out of memory");
             break;
         }
         commands[i]->help(mem);
         fclose(mem);
         char page[64];
         snprintf(page, sizeof page, "nandkit-%s", commands[i]->name);
-        status = nk_man_write(dir, page, commands[i]->summary, text, "nandkit(1)");
+        status = tool_man_write(dir, page, commands[i]->summary, text, "nandkit(1)");
         free(text);
     }
     free(see_all);

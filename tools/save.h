@@ -6,13 +6,13 @@
  * renamed over the target. A kill or a full disk leaves the old image as it
  * was, plus at most a stray temporary file named TARGET.nktmp-XXXXXX.
  */
-#ifndef NK_TOOL_SAVE_H
-#define NK_TOOL_SAVE_H
+#ifndef TOOL_SAVE_H
+#define TOOL_SAVE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-struct nk_tool_save {
+struct tool_save {
     char *name;    /* the user's path, for messages */
     char *target;  /* the file it names (a symlink resolved) */
     char *tmp;     /* the temporary image beside it */
@@ -28,25 +28,25 @@ struct nk_tool_save {
  * removed. The temporary file stays writable by its owner until the
  * commit gives it the target's mode. Returns 0, or prints one line naming
  * the file and returns exit status 1. */
-int nk_tool_save_begin(struct nk_tool_save *save, const char *target, bool copy);
+int tool_save_begin(struct tool_save *save, const char *target, bool copy);
 
 /* Makes the temporary file and its sidecar durable and renames them over
  * the target and TARGET.nksim (image first). Returns 0 or, after one line
  * naming the file, exit status 1 (the temporary files are removed). */
-int nk_tool_save_commit(struct nk_tool_save *save);
+int tool_save_commit(struct tool_save *save);
 
 /* Removes the temporary files (after a failure) and frees. */
-void nk_tool_save_abort(struct nk_tool_save *save);
+void tool_save_abort(struct tool_save *save);
 
 /* Writes `len` bytes as the whole of `path` the same way: a temporary file
  * beside it, fsync, rename. Returns 0, or prints one line "cannot write
  * LABEL'PATH': reason" (`label` e.g. "--svg ", or "") and returns exit
  * status 1 (the old file, if any, is left as it was). */
-int nk_tool_write_file(const char *label, const char *path, const void *data, size_t len);
+int tool_write_file(const char *label, const char *path, const void *data, size_t len);
 
 /* True when `path` exists and is neither a regular file nor a directory (a
  * device, FIFO or socket): such outputs are written in place, never
  * replaced by a rename. */
-bool nk_tool_is_special_file(const char *path);
+bool tool_is_special_file(const char *path);
 
 #endif
