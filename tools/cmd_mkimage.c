@@ -1038,7 +1038,33 @@ static int tool_mkimage_open_from(struct tool_mkimage *m, struct tool_fs *source
     return 0;
 }
 
-static int tool_mkimage_run(int argc, char **argv)
+/* What the command line asks of mkimage. */
+struct tool_mkimage_args {
+    struct tool_image_opts opts;
+    /* The source image's options, each taken from IMAGE's unless given. */
+    struct tool_image_opts from_opts;
+    const char *from; /* --from SRC_IMAGE */
+    bool from_placed, from_layout, from_ecc;
+    uint64_t blocks; /* --blocks, 0 when not given */
+};
+
+/* The image being built and what goes with it, from the plan to the end. */
+struct tool_mkimage_target {
+    bool is_mtd;
+    struct tool_fs source; /* --from: the source image, closed by tool_mkimage_free */
+    struct tool_save save; /* an image file is built in a copy beside it */
+    const char *created_geometry;
+    uint64_t sized_blocks, length_blocks;
+    struct tool_image image;
+    struct nk_part part;
+    struct nk_bbt bbt;
+    void *bbt_memory;
+};
+
+/* Fills `a` and the command-line fields of `m`. Returns 0, or the exit
+ * status after a report. */
+static int tool_mkimage_parse(int argc, char **argv, struct tool_mkimage_args *a,
+                              struct tool_mkimage *m)
 {
     enum {
         OPT_BLOCKS = TOOL_OPT_FIRST_FREE,
@@ -1061,240 +1087,287 @@ static int tool_mkimage_run(int argc, char **argv)
         {"from-layout", required_argument, NULL, OPT_FROM_LAYOUT},
         {"from-ecc", required_argument, NULL, OPT_FROM_ECC},
         {NULL, 0, NULL, 0}};
-    /* The source image's options, each taken from IMAGE's unless given. */
-    struct tool_image_opts from_opts;
-    tool_image_opts_init(&from_opts);
-    const char *from = NULL;
-    bool from_placed = false, from_layout = false, from_ecc = false;
-    struct tool_image_opts opts;
-    tool_image_opts_init(&opts);
-    struct tool_mkimage m;
-    memset(&m, 0, sizeof m);
-    m.progress = true;
-    uint64_t blocks = 0;
+    tool_image_opts_init(&a->from_opts);
+    tool_image_opts_init(&a->opts);
     int opt;
     optind = 1;
-    while ((opt = tool_getopt(argc, argv, "", options, &opts, "mkimage")) > 0) {
+    while ((opt = tool_getopt(argc, argv, "", options, &a->opts, "mkimage")) > 0) {
         if (opt == OPT_BLOCKS) {
-            if (!tool_parse_u64(optarg, &blocks) || blocks == 0 || blocks > (1u << 24))
+            if (!tool_parse_u64(optarg, &a->blocks) || a->blocks == 0 || a->blocks > (1u << 24))
                 return tool_fail("bad --blocks '%s': expected a block count", optarg);
         } else if (opt == OPT_ALL_ROOT) {
-            m.all_root = true;
+            m->all_root = true;
         } else if (opt == OPT_NO_PROGRESS) {
-            m.progress = false;
+            m->progress = false;
         } else if (opt == OPT_FROM) {
-            from = optarg;
+            a->from = optarg;
         } else if (opt >= OPT_FROM_CHIP && opt <= OPT_FROM_ECC) {
             static const int shared[] = {TOOL_OPT_CHIP, TOOL_OPT_GEOMETRY, TOOL_OPT_LAYOUT,
                                          TOOL_OPT_ECC};
-            if (tool_image_option(&from_opts, shared[opt - OPT_FROM_CHIP], optarg) != 1)
+            if (tool_image_option(&a->from_opts, shared[opt - OPT_FROM_CHIP], optarg) != 1)
                 return 2;
-            from_placed |= opt == OPT_FROM_CHIP || opt == OPT_FROM_GEOMETRY;
-            from_layout |= opt == OPT_FROM_LAYOUT;
-            from_ecc |= opt == OPT_FROM_ECC;
+            a->from_placed |= opt == OPT_FROM_CHIP || opt == OPT_FROM_GEOMETRY;
+            a->from_layout |= opt == OPT_FROM_LAYOUT;
+            a->from_ecc |= opt == OPT_FROM_ECC;
         } else {
             return tool_fail("mkimage: unknown option (see nandkit mkimage --help)");
         }
     }
     if (opt < 0)
         return -opt;
-    if (!from && (from_placed || from_layout || from_ecc))
+    if (!a->from && (a->from_placed || a->from_layout || a->from_ecc))
         return tool_fail("--from-chip, --from-geometry, --from-layout and --from-ecc go with "
                          "--from SRC_IMAGE");
-    if (from && argc - optind != 1)
+    if (a->from && argc - optind != 1)
         return tool_fail("mkimage --from SRC_IMAGE needs IMAGE, and no SRC_DIR (see nandkit "
                          "mkimage --help)");
-    if (!from && argc - optind != 2)
+    if (!a->from && argc - optind != 2)
         return tool_fail("mkimage needs SRC_DIR and IMAGE (see nandkit mkimage --help)");
-    m.src = from ? from : argv[optind];
-    m.image_path = opts.path = argv[optind + (from ? 0 : 1)];
-    clock_gettime(CLOCK_MONOTONIC, &m.start);
+    m->src = a->from ? a->from : argv[optind];
+    m->image_path = a->opts.path = argv[optind + (a->from ? 0 : 1)];
+    return 0;
+}
 
-    /* Plan: nothing is written before the whole tree checks out. */
-    struct tool_fs source;
-    bool is_mtd = tool_path_is_mtd(opts.path);
-    m.image_exists = stat(opts.path, &m.image_st) == 0;
-    if (from) {
-        int open_status = tool_mkimage_open_from(&m, &source, &from_opts, &opts, from_placed,
-                                                 from_layout, from_ecc, is_mtd);
-        if (open_status) {
-            tool_mkimage_free(&m);
+/* The plan: the source (a host tree or --from an image) read and checked
+ * whole, before anything is written. Returns 0 or the exit status. */
+static int tool_mkimage_plan(struct tool_mkimage *m, struct tool_mkimage_args *a,
+                             struct tool_mkimage_target *t)
+{
+    t->is_mtd = tool_path_is_mtd(a->opts.path);
+    m->image_exists = stat(a->opts.path, &m->image_st) == 0;
+    if (a->from) {
+        int open_status =
+            tool_mkimage_open_from(m, &t->source, &a->from_opts, &a->opts, a->from_placed,
+                                   a->from_layout, a->from_ecc, t->is_mtd);
+        if (open_status)
             return open_status;
-        }
     } else {
-        if (stat(m.src, &m.root_st) != 0)
+        if (stat(m->src, &m->root_st) != 0)
             return errno == ENOENT
-                       ? tool_not_found("cannot read SRC_DIR %s: %s", m.src, strerror(errno))
-                       : tool_fail("cannot read SRC_DIR %s: %s", m.src, strerror(errno));
-        if (!S_ISDIR(m.root_st.st_mode))
-            return tool_fail("SRC_DIR %s is not a directory", m.src);
+                       ? tool_not_found("cannot read SRC_DIR %s: %s", m->src, strerror(errno))
+                       : tool_fail("cannot read SRC_DIR %s: %s", m->src, strerror(errno));
+        if (!S_ISDIR(m->root_st.st_mode))
+            return tool_fail("SRC_DIR %s is not a directory", m->src);
     }
     char sidecar[4096];
-    if (!is_mtd && nk_sim_sidecar_path(opts.path, sidecar, sizeof sidecar))
-        m.sidecar_exists = stat(sidecar, &m.sidecar_st) == 0;
-    int status = tool_mkimage_plan_dir(&m, from ? "/" : m.src, TOOL_MKIMAGE_NO_PARENT, 0);
-    const char *created_geometry = NULL;
-    bool built = false;
-    bool empty_file = m.image_exists && S_ISREG(m.image_st.st_mode) && m.image_st.st_size == 0;
-    bool fresh = !m.image_exists || empty_file;
-    /* An image file is built in a temporary copy beside it and renamed over
-     * it at the end: a kill or a failure never leaves half a build under its
-     * name. Its geometry is checked against the real file first. */
-    struct tool_save save;
-    memset(&save, 0, sizeof save);
-    if (!status && !is_mtd && !fresh) {
+    if (!t->is_mtd && nk_sim_sidecar_path(a->opts.path, sidecar, sizeof sidecar))
+        m->sidecar_exists = stat(sidecar, &m->sidecar_st) == 0;
+    return tool_mkimage_plan_dir(m, a->from ? "/" : m->src, TOOL_MKIMAGE_NO_PARENT, 0);
+}
+
+/* An image file is built in a temporary copy beside it and renamed over it
+ * at the end: a kill or a failure never leaves half a build under its name.
+ * Its geometry is checked against the real file first; a new (or empty)
+ * file is created to the planned size. Returns 0 or the exit status. */
+static int tool_mkimage_begin_file(struct tool_mkimage *m, struct tool_mkimage_args *a,
+                                   struct tool_mkimage_target *t)
+{
+    bool empty_file = m->image_exists && S_ISREG(m->image_st.st_mode) && m->image_st.st_size == 0;
+    bool fresh = !m->image_exists || empty_file;
+    int status = 0;
+    if (!fresh) {
         struct nk_sim_params params;
-        status = tool_params_from_opts(&opts, &params);
+        status = tool_params_from_opts(&a->opts, &params);
     }
-    if (!status && !is_mtd) {
-        status = tool_save_begin(&save, m.image_path, m.image_exists);
+    if (!status) {
+        status = tool_save_begin(&t->save, m->image_path, m->image_exists);
         if (!status) {
-            opts.name = m.image_path;
-            opts.path = save.tmp;
+            a->opts.name = m->image_path;
+            a->opts.path = t->save.tmp;
         }
     }
-    uint64_t sized_blocks = 0, length_blocks = 0;
-    if (!status && !is_mtd && fresh) {
-        const char *given = opts.geometry;
-        status = tool_mkimage_create(&opts, blocks, &m, &sized_blocks, &length_blocks);
-        if (opts.geometry != given)
-            created_geometry = opts.geometry;
+    if (!status && fresh) {
+        const char *given = a->opts.geometry;
+        status = tool_mkimage_create(&a->opts, a->blocks, m, &t->sized_blocks, &t->length_blocks);
+        if (a->opts.geometry != given)
+            t->created_geometry = a->opts.geometry;
     }
-    if (status) {
-        tool_save_abort(&save);
-        tool_mkimage_free(&m);
-        return status;
-    }
+    return status;
+}
 
-    struct tool_image image;
-    opts.read_only = false;
-    opts.no_sidecar = !m.sidecar_exists; /* a raw image stays one */
-    opts.write_through = true;           /* memory independent of the image size */
-    status = tool_image_open(&image, &opts);
-    free((void *)created_geometry);
+/* Opens the image to build for writing. Returns 0 or the exit status. */
+static int tool_mkimage_open_target(struct tool_mkimage *m, struct tool_mkimage_args *a,
+                                    struct tool_mkimage_target *t)
+{
+    a->opts.read_only = false;
+    a->opts.no_sidecar = !m->sidecar_exists; /* a raw image stays one */
+    a->opts.write_through = true;            /* memory independent of the image size */
+    int status = tool_image_open(&t->image, &a->opts);
     if (!status) {
-        status = tool_image_check_tags(&image);
+        status = tool_image_check_tags(&t->image);
         if (status)
-            tool_image_close(&image);
+            tool_image_close(&t->image);
     }
-    if (status) {
-        tool_save_abort(&save);
-        tool_mkimage_free(&m);
-        return status;
-    }
-    m.image = &image;
-    struct nk_part part = image.part;
-    enum nk_fs_layout known_layout = image.layout;
-    struct nk_bbt bbt;
-    void *bbt_memory = NULL;
+    return status;
+}
+
+/* The blocks the file system goes in: the bad ones known (a table on flash
+ * or the simulator's markers, said in a line) and --blocks. Returns 0 or
+ * the exit status. */
+static int tool_mkimage_place(const struct tool_mkimage *m, const struct tool_mkimage_args *a,
+                              struct tool_mkimage_target *t)
+{
+    struct tool_image *image = &t->image;
+    t->part = image->part;
     bool allow_bbt_area = false;
-    int known = tool_known_bad_attach(&image, known_layout == NK_FS_LAYOUT_MKYAFFS2,
-                                      m.sidecar_exists, true, &bbt, &bbt_memory);
-    status = known < 0 ? -known : 0;
+    int known = tool_known_bad_attach(image, image->layout == NK_FS_LAYOUT_MKYAFFS2,
+                                      m->sidecar_exists, true, &t->bbt, &t->bbt_memory);
     if (known == TOOL_KNOWN_BAD_TABLE)
         printf("bad-block table: Linux BBT on flash (main block %d, mirror block %d): blocks "
                "%u-%u keep it and stay out of the file system\n",
-               bbt.info.main_block, bbt.info.mirror_block,
-               nk_nand_blocks(&image.nand) - NK_BBT_MAX_BLOCKS, nk_nand_blocks(&image.nand) - 1);
+               t->bbt.info.main_block, t->bbt.info.mirror_block,
+               nk_nand_blocks(&image->nand) - NK_BBT_MAX_BLOCKS, nk_nand_blocks(&image->nand) - 1);
     if (known == TOOL_KNOWN_BAD_SIMULATOR) {
         allow_bbt_area = true; /* no table will be written */
         printf("bad blocks: %u known (factory markers, as the simulator has them); the mkyaffs2 "
                "layout cannot mark them (OOB byte 0 holds tags), so a reader must learn them "
                "elsewhere (a bad-block table, the kernel); the last %u blocks, where a table "
                "would go, are left out too\n",
-               bbt.info.factory_bad + bbt.info.worn, (unsigned)NK_BBT_MAX_BLOCKS);
+               t->bbt.info.factory_bad + t->bbt.info.worn, (unsigned)NK_BBT_MAX_BLOCKS);
     }
-    if (status) {
-        free(bbt_memory);
-        bbt_memory = NULL;
-        goto out;
+    if (known < 0)
+        return -known;
+    if (a->blocks || image->nand.bbt) {
+        if (nk_part_init(&t->part, &image->nand, "mkimage", 0, (uint32_t)a->blocks,
+                         allow_bbt_area ? NK_PART_ALLOW_BBT_AREA : 0) != 0)
+            return tool_fail("--blocks %llu: %s", (unsigned long long)a->blocks,
+                             image->nand.diag.text);
     }
-    if (blocks || image.nand.bbt) {
-        if (nk_part_init(&part, &image.nand, "mkimage", 0, (uint32_t)blocks,
-                         allow_bbt_area ? NK_PART_ALLOW_BBT_AREA : 0) != 0) {
-            status =
-                tool_fail("--blocks %llu: %s", (unsigned long long)blocks, image.nand.diag.text);
-            goto out;
-        }
-    }
-    enum nk_fs_layout layout = image.layout;
-    size_t workspace_size = nk_fs_build_workspace_size(&part);
+    return 0;
+}
+
+/* The build itself: every planned entry written, the image synced. Fills
+ * `stats` when it returns 0; else returns the exit status. */
+static int tool_mkimage_write(struct tool_mkimage *m, struct tool_mkimage_target *t,
+                              struct nk_fs_build_stats *stats)
+{
+    struct tool_image *image = &t->image;
+    size_t workspace_size = nk_fs_build_workspace_size(&t->part);
     void *workspace = malloc(workspace_size);
-    m.buf = malloc(TOOL_MKIMAGE_READ_BYTES);
-    if (!workspace || !m.buf) {
+    m->buf = malloc(TOOL_MKIMAGE_READ_BYTES);
+    if (!workspace || !m->buf) {
         free(workspace);
-        status = tool_error("out of memory");
-        goto out;
+        return tool_error("out of memory");
     }
-    struct nk_fs_build_config config = {
-        .part = &part, .layout = layout, .progress = tool_mkimage_progress, .progress_ctx = &m};
-    int err = nk_fs_build_begin(&m.builder, &config, workspace, workspace_size);
-    if (err && image.sim && !nk_sim_powered(image.sim)) /* cut during the bad-block scan */
-        status = tool_error("%s: %s", m.image_path, tool_image_error(&image, err));
+    struct nk_fs_build_config config = {.part = &t->part,
+                                        .layout = image->layout,
+                                        .progress = tool_mkimage_progress,
+                                        .progress_ctx = m};
+    int status = 0;
+    int err = nk_fs_build_begin(&m->builder, &config, workspace, workspace_size);
+    if (err && image->sim && !nk_sim_powered(image->sim)) /* cut during the bad-block scan */
+        status = tool_error("%s: %s", m->image_path, tool_image_error(image, err));
     else if (err)
         status = err == -NK_EINVAL || err == -NK_ENOSPC
-                     ? tool_fail("%s: %s", m.image_path, m.builder.diag.text)
-                     : tool_error("%s: %s", m.image_path, m.builder.diag.text);
+                     ? tool_fail("%s: %s", m->image_path, m->builder.diag.text)
+                     : tool_error("%s: %s", m->image_path, m->builder.diag.text);
     if (!status)
-        status = tool_mkimage_check_space(&m, &image, &part);
-    built = !status;
-    if (built) {
-        status = tool_mkimage_build(&m);
-        struct nk_fs_build_stats stats;
-        err = nk_fs_build_finish(&m.builder, &stats);
+        status = tool_mkimage_check_space(m, image, &t->part);
+    if (!status) {
+        status = tool_mkimage_build(m);
+        err = nk_fs_build_finish(&m->builder, stats);
         if (!status && err)
-            status = tool_mkimage_build_error(&m, m.src, err);
-        tool_mkimage_report(&m, true); /* ends the progress line, if there is one */
+            status = tool_mkimage_build_error(m, m->src, err);
+        tool_mkimage_report(m, true); /* ends the progress line, if there is one */
         /* Writing a large image file out can take as long as the build. */
-        uint64_t written = stats.chunks_written * (uint64_t)nk_nand_page_size(&image.nand);
-        if (image.sim && m.progress && (m.reported || written >= (256u << 20)))
-            fprintf(stderr, "mkimage: saving %s\n", m.image_path);
+        uint64_t written = stats->chunks_written * (uint64_t)nk_nand_page_size(&image->nand);
+        if (image->sim && m->progress && (m->reported || written >= (256u << 20)))
+            fprintf(stderr, "mkimage: saving %s\n", m->image_path);
         struct nk_diag why[1] = {{""}};
-        if (image.sim && nk_sim_sync(image.sim, why) != 0 && !status)
-            status = tool_error("writing %s failed: %s", m.image_path, why->text);
-        if (!status) {
-            tool_mkimage_summary(&m, &stats, nk_fs_layout_name(layout), &image);
-            if (sized_blocks)
-                printf("size: %llu blocks, what the tree takes and %u erased for later writes "
-                       "(--blocks N or --geometry P,O,N,BLOCKS sets it)\n",
-                       (unsigned long long)sized_blocks, TOOL_MKIMAGE_RESERVE_BLOCKS);
-            tool_layout_note(layout);
-            tool_ecc_note(&image.part);
-        }
+        if (image->sim && nk_sim_sync(image->sim, why) != 0 && !status)
+            status = tool_error("writing %s failed: %s", m->image_path, why->text);
     }
     free(workspace);
-out:;
-    if (image.nand.bbt)
-        nk_bbt_detach(&image.nand);
-    free(bbt_memory);
+    return status;
+}
+
+/* What was built: the summary, the size chosen, notes on layout and ECC. */
+static void tool_mkimage_report_built(struct tool_mkimage *m, struct tool_mkimage_target *t,
+                                      const struct nk_fs_build_stats *stats)
+{
+    enum nk_fs_layout layout = t->image.layout;
+    tool_mkimage_summary(m, stats, nk_fs_layout_name(layout), &t->image);
+    if (t->sized_blocks)
+        printf("size: %llu blocks, what the tree takes and %u erased for later writes "
+               "(--blocks N or --geometry P,O,N,BLOCKS sets it)\n",
+               (unsigned long long)t->sized_blocks, TOOL_MKIMAGE_RESERVE_BLOCKS);
+    tool_layout_note(layout);
+    tool_ecc_note(&t->image.part);
+}
+
+/* Closes the image and, for an image file, puts the build under its name
+ * (or throws it away). Returns the final exit status, given the build's. */
+static int tool_mkimage_finish(struct tool_mkimage *m, struct tool_mkimage_target *t, int status)
+{
+    struct tool_image *image = &t->image;
+    if (image->nand.bbt)
+        nk_bbt_detach(&image->nand);
+    free(t->bbt_memory);
     /* A simulated power cut leaves what the chip would hold, as asked;
      * any other failure leaves the image as it was. */
-    bool power_cut = image.sim && !nk_sim_powered(image.sim);
-    const struct nk_chip_info *chip = &image.params.chip;
+    bool power_cut = image->sim && !nk_sim_powered(image->sim);
+    const struct nk_chip_info *chip = &image->params.chip;
     uint64_t sized_bytes =
-        length_blocks * chip->pages_per_block * (chip->page_size + chip->oob_size);
-    int err_close = image.sim ? nk_sim_close(image.sim) : 0;
-    image.sim = NULL;
+        t->length_blocks * chip->pages_per_block * (chip->page_size + chip->oob_size);
+    int err_close = image->sim ? nk_sim_close(image->sim) : 0;
+    image->sim = NULL;
     /* The erased end of a new image of a planned or given size (--blocks
      * with --geometry P,O,N): a hole at the file's end,
      * which nandkit reads as erased. mkyaffs2image's readers read the bytes
      * and take zeros for a chunk (unyaffs: "Illegal file name in object
      * 0"), so in the mkyaffs2 layout the reserve is written out as 0xFF. */
     struct stat tmp_st;
-    if (!err_close && !status && sized_bytes && save.tmp && stat(save.tmp, &tmp_st) == 0 &&
+    if (!err_close && !status && sized_bytes && t->save.tmp && stat(t->save.tmp, &tmp_st) == 0 &&
         (uint64_t)tmp_st.st_size < sized_bytes &&
-        tool_mkimage_extend(save.tmp, (uint64_t)tmp_st.st_size, sized_bytes,
-                            image.layout == NK_FS_LAYOUT_MKYAFFS2) != 0)
-        status = tool_error("writing %s failed: %s", m.image_path, strerror(errno));
-    tool_image_close(&image);
+        tool_mkimage_extend(t->save.tmp, (uint64_t)tmp_st.st_size, sized_bytes,
+                            image->layout == NK_FS_LAYOUT_MKYAFFS2) != 0)
+        status = tool_error("writing %s failed: %s", m->image_path, strerror(errno));
+    tool_image_close(image);
     if (err_close && (!status || power_cut))
-        status = tool_error("writing %s failed: %s", m.image_path, nk_strerror(err_close));
-    else if (save.tmp && (!status || power_cut)) {
-        int commit = tool_save_commit(&save);
+        status = tool_error("writing %s failed: %s", m->image_path, nk_strerror(err_close));
+    else if (t->save.tmp && (!status || power_cut)) {
+        int commit = tool_save_commit(&t->save);
         if (commit)
             status = commit;
     }
-    tool_save_abort(&save);
+    return status;
+}
+
+static int tool_mkimage_run(int argc, char **argv)
+{
+    struct tool_mkimage_args a;
+    struct tool_mkimage m;
+    struct tool_mkimage_target t;
+    memset(&a, 0, sizeof a);
+    memset(&m, 0, sizeof m);
+    memset(&t, 0, sizeof t);
+    m.progress = true;
+    int status = tool_mkimage_parse(argc, argv, &a, &m);
+    if (status)
+        return status;
+    clock_gettime(CLOCK_MONOTONIC, &m.start);
+
+    status = tool_mkimage_plan(&m, &a, &t);
+    if (!status && !t.is_mtd)
+        status = tool_mkimage_begin_file(&m, &a, &t);
+    if (!status)
+        status = tool_mkimage_open_target(&m, &a, &t);
+    free((void *)t.created_geometry);
+    if (status) {
+        tool_save_abort(&t.save);
+        tool_mkimage_free(&m);
+        return status;
+    }
+    m.image = &t.image;
+    status = tool_mkimage_place(&m, &a, &t);
+    struct nk_fs_build_stats stats;
+    if (!status) {
+        status = tool_mkimage_write(&m, &t, &stats);
+        if (!status)
+            tool_mkimage_report_built(&m, &t, &stats);
+    }
+    status = tool_mkimage_finish(&m, &t, status);
+    tool_save_abort(&t.save);
     tool_mkimage_free(&m);
     return status;
 }
