@@ -147,7 +147,28 @@ static int tool_write_option(void *ctx, int opt, const char *arg)
     }
 }
 
-static int tool_write_run(int argc, char **argv)
+/* One write, from the command line to the counts it reports. */
+struct tool_write_job {
+    struct tool_write_args a;
+    struct tool_flash_flags f;
+    struct tool_image_opts opts;
+    const char *input_path;
+    FILE *input;
+    uint64_t input_size;
+    struct tool_image image;
+    uint32_t page_size, oob_size, ppb, blocks, record;
+    /* Where the next block of input goes, and what happened so far. */
+    uint32_t block, first_page;
+    uint64_t total_pages, pages_written;
+    uint32_t skipped_bad, marked_bad, skipped_ffs;
+    struct tool_progress progress;
+    struct nk_nand_stats stats;
+    char why[240];
+};
+
+/* Fills w->a, w->f, w->opts and w->input_path. Returns 0 or the exit
+ * status after a report. */
+static int tool_write_parse(int argc, char **argv, struct tool_write_job *w)
 {
     static const struct option options[] = {TOOL_IMAGE_LONG_OPTIONS,
                                             {"start", required_argument, NULL, 's'},
@@ -163,242 +184,291 @@ static int tool_write_run(int argc, char **argv)
                                             {"quiet", no_argument, NULL, 'q'},
                                             {"json", no_argument, NULL, 'j'},
                                             {NULL, 0, NULL, 0}};
-    struct tool_write_args a = {.align = 1};
-    const struct tool_flash_parse parse = {
-        "write", "s:poOnmNkb:qj", options, 0, tool_write_option, &a, 2, "IMAGE|/dev/mtdN and INPUT",
-        false};
-    struct tool_image_opts opts;
-    struct tool_flash_flags f;
+    w->a.align = 1;
+    const struct tool_flash_parse parse = {"write",
+                                           "s:poOnmNkb:qj",
+                                           options,
+                                           0,
+                                           tool_write_option,
+                                           &w->a,
+                                           2,
+                                           "IMAGE|/dev/mtdN and INPUT",
+                                           false};
     const char *args[2];
-    int status = tool_flash_parse(argc, argv, &parse, &opts, &f, args);
+    int status = tool_flash_parse(argc, argv, &parse, &w->opts, &w->f, args);
     if (status)
         return status;
-    const char *input_path = args[1];
-    uint64_t start = a.start, align = a.align;
-    bool pad = a.pad, with_oob = a.with_oob, only_oob = a.only_oob, noecc = a.noecc;
-    bool markbad = a.markbad, noskipbad = a.noskipbad, skip_ffs = a.skip_ffs;
-    bool quiet = f.quiet, json = f.json;
-    if (noskipbad && align > 1)
+    w->input_path = args[1];
+    if (w->a.noskipbad && w->a.align > 1)
         return tool_fail("--blockalign %llu skips bad blocks in groups: it does not go with "
                          "--noskipbad",
-                         (unsigned long long)align);
+                         (unsigned long long)w->a.align);
+    return 0;
+}
 
-    FILE *input = NULL;
-    int status_in = tool_write_open_input(input_path, &input);
+/* Why INPUT cannot go at --start on this device, in w->why, or NULL. */
+static const char *tool_write_check_fit(struct tool_write_job *w)
+{
+    struct nk_nand *nand = &w->image.nand;
+    uint64_t start = w->a.start, input_size = w->input_size;
+    uint32_t page_size = w->page_size, record = w->record;
+    uint64_t device_bytes = (uint64_t)nk_nand_pages(nand) * page_size;
+    char *why = w->why;
+    size_t size = sizeof w->why;
+    if (start % page_size) {
+        snprintf(why, size, "--start 0x%llx is not page aligned (pages are %u bytes)",
+                 (unsigned long long)start, page_size);
+    } else if (start >= device_bytes) {
+        snprintf(why, size, "--start 0x%llx is past the end of the device (0x%llx bytes)",
+                 (unsigned long long)start, (unsigned long long)device_bytes);
+    } else if (input_size == 0) {
+        snprintf(why, size, "INPUT '%s' is empty", w->input_path);
+    } else if (input_size % record && !w->a.pad) {
+        snprintf(why, size, "INPUT '%s' is %llu bytes, not a whole number of %u-byte %s: add --pad",
+                 w->input_path, (unsigned long long)input_size, record,
+                 w->a.with_oob ? "page+OOB records" : "pages");
+    } else if ((input_size + record - 1) / record >
+               (uint64_t)nk_nand_pages(nand) - start / page_size) {
+        snprintf(why, size, "INPUT '%s' holds %llu pages; only %llu fit after --start 0x%llx",
+                 w->input_path, (unsigned long long)((input_size + record - 1) / record),
+                 (unsigned long long)(nk_nand_pages(nand) - start / page_size),
+                 (unsigned long long)start);
+    } else {
+        return NULL;
+    }
+    return why;
+}
+
+/* Opens INPUT and the device and checks that one fits the other. Returns
+ * 0 with both open, or the exit status with neither. */
+static int tool_write_open(struct tool_write_job *w)
+{
+    int status_in = tool_write_open_input(w->input_path, &w->input);
     if (status_in)
         return status_in;
     struct stat st;
-    if (fstat(fileno(input), &st) != 0) {
-        fclose(input);
-        return tool_error("cannot stat INPUT '%s': %s", input_path, strerror(errno));
+    if (fstat(fileno(w->input), &st) != 0) {
+        fclose(w->input);
+        return tool_error("cannot stat INPUT '%s': %s", w->input_path, strerror(errno));
     }
-    uint64_t input_size = (uint64_t)st.st_size;
-
-    struct tool_image image;
-    status = tool_flash_open(&image, &opts, quiet);
+    w->input_size = (uint64_t)st.st_size;
+    int status = tool_flash_open(&w->image, &w->opts, w->f.quiet);
     if (status) {
-        fclose(input);
+        fclose(w->input);
         return status;
     }
-    if (noskipbad && image.mtd) {
-        fclose(input);
-        tool_image_close(&image);
-        return tool_fail("--noskipbad: %s reports the blocks of the kernel's own bad-block "
-                         "table as bad, and nandkit never programs those",
-                         opts.path);
+    if (w->a.noskipbad && w->image.mtd)
+        status = tool_fail("--noskipbad: %s reports the blocks of the kernel's own bad-block "
+                           "table as bad, and nandkit never programs those",
+                           w->opts.path);
+    else if (w->a.noecc)
+        status = tool_image_raw_io(&w->image);
+    if (!status) {
+        struct nk_nand *nand = &w->image.nand;
+        w->page_size = nk_nand_page_size(nand);
+        w->oob_size = nk_nand_oob_size(nand);
+        w->ppb = nk_nand_pages_per_block(nand);
+        w->blocks = nk_nand_blocks(nand);
+        w->record = w->page_size + (w->a.with_oob ? w->oob_size : 0);
+        const char *bad_input = tool_write_check_fit(w);
+        if (bad_input)
+            status = tool_fail("%s", bad_input);
     }
-    if (noecc) {
-        status = tool_image_raw_io(&image);
-        if (status) {
-            fclose(input);
-            tool_image_close(&image);
-            return status;
-        }
+    if (status) {
+        fclose(w->input);
+        tool_image_close(&w->image);
     }
-    struct nk_nand *nand = &image.nand;
-    uint32_t page_size = nk_nand_page_size(nand), oob_size = nk_nand_oob_size(nand);
-    uint32_t ppb = nk_nand_pages_per_block(nand), blocks = nk_nand_blocks(nand);
-    uint32_t record = page_size + (with_oob ? oob_size : 0);
-    uint64_t device_bytes = (uint64_t)nk_nand_pages(nand) * page_size;
-    const char *bad_input = NULL;
-    char why[240];
-    if (start % page_size) {
-        snprintf(why, sizeof why, "--start 0x%llx is not page aligned (pages are %u bytes)",
-                 (unsigned long long)start, page_size);
-        bad_input = why;
-    } else if (start >= device_bytes) {
-        snprintf(why, sizeof why, "--start 0x%llx is past the end of the device (0x%llx bytes)",
-                 (unsigned long long)start, (unsigned long long)device_bytes);
-        bad_input = why;
-    } else if (input_size == 0) {
-        snprintf(why, sizeof why, "INPUT '%s' is empty", input_path);
-        bad_input = why;
-    } else if (input_size % record && !pad) {
-        snprintf(why, sizeof why,
-                 "INPUT '%s' is %llu bytes, not a whole number of %u-byte %s: add --pad",
-                 input_path, (unsigned long long)input_size, record,
-                 with_oob ? "page+OOB records" : "pages");
-        bad_input = why;
-    } else if ((input_size + record - 1) / record >
-               (uint64_t)nk_nand_pages(nand) - start / page_size) {
-        snprintf(why, sizeof why, "INPUT '%s' holds %llu pages; only %llu fit after --start 0x%llx",
-                 input_path, (unsigned long long)((input_size + record - 1) / record),
-                 (unsigned long long)(nk_nand_pages(nand) - start / page_size),
-                 (unsigned long long)start);
-        bad_input = why;
-    }
-    if (bad_input) {
-        fclose(input);
-        tool_image_close(&image);
-        return tool_fail("%s", bad_input);
-    }
+    return status;
+}
 
-    /* One block of input at a time, so that a block that fails can be
-     * written again into the next good one. */
+/* Whether the block (or with --blockalign N its N-aligned group) at
+ * w->block is bad; skips past it when it is. Returns 1 (skipped), 0 (good)
+ * or, with the failure in w->why, -1. */
+static int tool_write_skip_bad(struct tool_write_job *w)
+{
+    uint32_t align = (uint32_t)w->a.align, block = w->block;
+    /* nandwrite's rule: with --blockalign N a bad block anywhere in the
+     * N-aligned group skips the whole group. */
+    uint32_t group = block - block % align;
+    int bad = 0;
+    uint32_t bad_block = block;
+    for (uint32_t g = group; !w->a.noskipbad && g < group + align && g < w->blocks && !bad; g++) {
+        bad = nk_nand_block_is_bad(&w->image.nand, g);
+        bad_block = g;
+    }
+    if (bad < 0) {
+        snprintf(w->why, sizeof w->why, "checking block %u: %s", bad_block,
+                 tool_image_error(&w->image, bad));
+        return -1;
+    }
+    if (!bad)
+        return 0;
+    uint32_t next = group + align;
+    w->skipped_bad += next - block;
+    if (!w->f.quiet && !w->f.json) {
+        uint32_t ppb = w->ppb, page_size = w->page_size;
+        tool_progress_end(&w->progress);
+        if (align > 1)
+            fprintf(stderr,
+                    "nandkit: block %u (0x%llx) is bad: blocks %u-%u skipped "
+                    "(--blockalign %u)\n",
+                    bad_block, (unsigned long long)bad_block * ppb * page_size, block, next - 1,
+                    align);
+        else
+            fprintf(stderr, "nandkit: block %u (0x%llx) is bad: skipped\n", block,
+                    (unsigned long long)block * ppb * page_size);
+    }
+    w->block = next;
+    w->first_page = 0;
+    return 1;
+}
+
+/* Programs the n records of `buf` into the next good block, from
+ * w->first_page on; a block that fails is marked bad with --markbad and the
+ * records go to the next. Returns NULL, or the failure (in w->why). */
+static const char *tool_write_place(struct tool_write_job *w, const uint8_t *buf, uint32_t n)
+{
+    struct nk_nand *nand = &w->image.nand;
+    uint32_t ppb = w->ppb, page_size = w->page_size, record = w->record;
+    enum nk_oob_mode mode = w->a.noecc ? NK_OOB_RAW : NK_OOB_PLACE;
+    for (;;) {
+        if (w->block >= w->blocks) {
+            snprintf(w->why, sizeof w->why,
+                     "the device ended (bad blocks skipped) with %llu of %llu pages written",
+                     (unsigned long long)w->pages_written, (unsigned long long)w->total_pages);
+            return w->why;
+        }
+        int skipped = tool_write_skip_bad(w);
+        if (skipped < 0)
+            return w->why;
+        if (skipped)
+            continue;
+        uint32_t block = w->block, first_page = w->first_page;
+        int err = 0;
+        uint32_t i;
+        uint32_t ffs = 0;
+        for (i = 0; i < n && !err; i++) {
+            const uint8_t *rec = buf + (size_t)i * record;
+            if (w->a.skip_ffs && tool_write_all_ff(rec, record)) {
+                ffs++;
+                continue;
+            }
+            err =
+                nk_nand_program_page(nand, block * ppb + first_page + i, w->a.only_oob ? NULL : rec,
+                                     w->a.with_oob ? rec + page_size : NULL, mode);
+        }
+        if (!err) {
+            w->skipped_ffs += ffs;
+            return NULL;
+        }
+        uint32_t failed_page = block * ppb + first_page + i - 1;
+        if (err == -NK_EIO && w->a.markbad) {
+            int merr = nk_nand_block_mark_bad(nand, block);
+            if (merr) {
+                snprintf(w->why, sizeof w->why, "marking block %u bad: %s", block,
+                         tool_image_error(&w->image, merr));
+                return w->why;
+            }
+            w->marked_bad++;
+            if (!w->f.quiet && !w->f.json)
+                fprintf(stderr,
+                        "nandkit: programming page %u failed: block %u marked bad, "
+                        "its data goes to the next good block\n",
+                        failed_page, block);
+            w->block++;
+            w->first_page = 0;
+            continue;
+        }
+        snprintf(w->why, sizeof w->why, "programming page %u (0x%llx) failed: %s%s", failed_page,
+                 (unsigned long long)failed_page * page_size, tool_image_error(&w->image, err),
+                 err == -NK_EIO ? " (was the range erased? see nandkit erase; --markbad "
+                                  "retires a failing block)"
+                                : "");
+        return w->why;
+    }
+}
+
+/* The write itself: one block of input at a time, so that a block that
+ * fails can be written again into the next good one. Returns NULL, or the
+ * failure (in w->why). */
+static const char *tool_write_pages(struct tool_write_job *w)
+{
+    uint32_t ppb = w->ppb, page_size = w->page_size, record = w->record;
     uint8_t *buf = malloc((size_t)record * ppb);
-    uint64_t total_pages = (input_size + record - 1) / record;
-    uint64_t pages_written = 0;
-    uint32_t skipped_bad = 0, marked_bad = 0, skipped_ffs = 0;
-    uint32_t block = (uint32_t)(start / page_size / ppb);
-    uint32_t first_page = (uint32_t)(start / page_size % ppb);
-    enum nk_oob_mode mode = noecc ? NK_OOB_RAW : NK_OOB_PLACE;
+    w->total_pages = (w->input_size + record - 1) / record;
+    w->block = (uint32_t)(w->a.start / page_size / ppb);
+    w->first_page = (uint32_t)(w->a.start / page_size % ppb);
     const char *failure = NULL;
-    struct tool_progress progress;
-    tool_progress_start(&progress, f.progress, "write", total_pages * page_size);
-    while (pages_written < total_pages && !failure) {
-        uint32_t n = ppb - first_page;
-        if (n > total_pages - pages_written)
-            n = (uint32_t)(total_pages - pages_written);
+    tool_progress_start(&w->progress, w->f.progress, "write", w->total_pages * page_size);
+    while (w->pages_written < w->total_pages && !failure) {
+        uint32_t n = ppb - w->first_page;
+        if (n > w->total_pages - w->pages_written)
+            n = (uint32_t)(w->total_pages - w->pages_written);
         size_t want = (size_t)n * record;
         memset(buf, 0xff, want);
-        size_t got = fread(buf, 1, want, input);
-        if (got < want && ferror(input)) {
-            snprintf(why, sizeof why, "reading INPUT '%s' failed", input_path);
-            failure = why;
+        size_t got = fread(buf, 1, want, w->input);
+        if (got < want && ferror(w->input)) {
+            snprintf(w->why, sizeof w->why, "reading INPUT '%s' failed", w->input_path);
+            failure = w->why;
             break;
         }
-        bool placed = false;
-        while (!placed && !failure) {
-            if (block >= blocks) {
-                snprintf(why, sizeof why,
-                         "the device ended (bad blocks skipped) with %llu of %llu pages written",
-                         (unsigned long long)pages_written, (unsigned long long)total_pages);
-                failure = why;
-                break;
-            }
-            /* nandwrite's rule: with --blockalign N a bad block anywhere
-             * in the N-aligned group skips the whole group. */
-            uint32_t group = block - block % (uint32_t)align;
-            int bad = 0;
-            uint32_t bad_block = block;
-            for (uint32_t g = group; !noskipbad && g < group + align && g < blocks && !bad; g++) {
-                bad = nk_nand_block_is_bad(nand, g);
-                bad_block = g;
-            }
-            if (bad < 0) {
-                snprintf(why, sizeof why, "checking block %u: %s", bad_block,
-                         tool_image_error(&image, bad));
-                failure = why;
-                break;
-            }
-            if (bad) {
-                uint32_t next = group + (uint32_t)align;
-                skipped_bad += next - block;
-                if (!quiet && !json) {
-                    tool_progress_end(&progress);
-                    if (align > 1)
-                        fprintf(stderr,
-                                "nandkit: block %u (0x%llx) is bad: blocks %u-%u skipped "
-                                "(--blockalign %u)\n",
-                                bad_block, (unsigned long long)bad_block * ppb * page_size, block,
-                                next - 1, (unsigned)align);
-                    else
-                        fprintf(stderr, "nandkit: block %u (0x%llx) is bad: skipped\n", block,
-                                (unsigned long long)block * ppb * page_size);
-                }
-                block = next;
-                first_page = 0;
-                continue;
-            }
-            int err = 0;
-            uint32_t i;
-            uint32_t ffs = 0;
-            for (i = 0; i < n && !err; i++) {
-                const uint8_t *rec = buf + (size_t)i * record;
-                if (skip_ffs && tool_write_all_ff(rec, record)) {
-                    ffs++;
-                    continue;
-                }
-                err =
-                    nk_nand_program_page(nand, block * ppb + first_page + i, only_oob ? NULL : rec,
-                                         with_oob ? rec + page_size : NULL, mode);
-            }
-            if (!err) {
-                placed = true;
-                skipped_ffs += ffs;
-                break;
-            }
-            uint32_t failed_page = block * ppb + first_page + i - 1;
-            if (err == -NK_EIO && markbad) {
-                int merr = nk_nand_block_mark_bad(nand, block);
-                if (merr) {
-                    snprintf(why, sizeof why, "marking block %u bad: %s", block,
-                             tool_image_error(&image, merr));
-                    failure = why;
-                    break;
-                }
-                marked_bad++;
-                if (!quiet && !json)
-                    fprintf(stderr,
-                            "nandkit: programming page %u failed: block %u marked bad, "
-                            "its data goes to the next good block\n",
-                            failed_page, block);
-                block++;
-                first_page = 0;
-                continue;
-            }
-            snprintf(why, sizeof why, "programming page %u (0x%llx) failed: %s%s", failed_page,
-                     (unsigned long long)failed_page * page_size, tool_image_error(&image, err),
-                     err == -NK_EIO ? " (was the range erased? see nandkit erase; --markbad "
-                                      "retires a failing block)"
-                                    : "");
-            failure = why;
-        }
+        failure = tool_write_place(w, buf, n);
         if (failure)
             break;
-        pages_written += n;
-        block++;
-        first_page = 0;
-        tool_progress_update(&progress, pages_written * page_size);
+        w->pages_written += n;
+        w->block++;
+        w->first_page = 0;
+        tool_progress_update(&w->progress, w->pages_written * page_size);
     }
-    tool_progress_end(&progress);
-    struct nk_nand_stats stats;
-    nk_nand_stats_get(nand, &stats);
+    tool_progress_end(&w->progress);
+    nk_nand_stats_get(&w->image.nand, &w->stats);
     free(buf);
-    fclose(input);
-    tool_image_close(&image);
-    if (failure)
-        return tool_error("write: %s", failure);
-    if (json) {
+    return failure;
+}
+
+/* The summary: one JSON object with --json, else a line on stderr unless
+ * --quiet. */
+static void tool_write_report(const struct tool_write_job *w)
+{
+    uint64_t start = w->a.start, input_size = w->input_size;
+    uint64_t pages = w->pages_written - w->skipped_ffs;
+    bool padded = input_size % w->record != 0;
+    if (w->f.json) {
         printf("{\"start\":%llu,\"pages_written\":%llu,\"input_bytes\":%llu,\"oob\":%s,"
                "\"only_oob\":%s,\"ecc\":%s,\"padded\":%s,\"bad_blocks_skipped\":%u,"
                "\"blocks_marked_bad\":%u,\"all_ff_pages_skipped\":%u,\"programs\":%llu}\n",
-               (unsigned long long)start, (unsigned long long)(pages_written - skipped_ffs),
-               (unsigned long long)input_size, with_oob ? "true" : "false",
-               only_oob ? "true" : "false", noecc || only_oob ? "false" : "true",
-               input_size % record ? "true" : "false", skipped_bad, marked_bad, skipped_ffs,
-               (unsigned long long)stats.page_programs);
-    } else if (!quiet) {
+               (unsigned long long)start, (unsigned long long)pages, (unsigned long long)input_size,
+               w->a.with_oob ? "true" : "false", w->a.only_oob ? "true" : "false",
+               w->a.noecc || w->a.only_oob ? "false" : "true", padded ? "true" : "false",
+               w->skipped_bad, w->marked_bad, w->skipped_ffs,
+               (unsigned long long)w->stats.page_programs);
+    } else if (!w->f.quiet) {
         char note[64] = "";
-        if (skip_ffs)
-            snprintf(note, sizeof note, ", %u all-0xFF page(s) left erased", skipped_ffs);
+        if (w->a.skip_ffs)
+            snprintf(note, sizeof note, ", %u all-0xFF page(s) left erased", w->skipped_ffs);
         fprintf(stderr,
                 "nandkit: wrote %llu pages from 0x%llx%s: %u bad block(s) skipped, %u "
                 "marked bad%s\n",
-                (unsigned long long)(pages_written - skipped_ffs), (unsigned long long)start,
-                input_size % record ? " (last page padded with 0xFF)" : "", skipped_bad, marked_bad,
-                note);
+                (unsigned long long)pages, (unsigned long long)start,
+                padded ? " (last page padded with 0xFF)" : "", w->skipped_bad, w->marked_bad, note);
     }
+}
+
+static int tool_write_run(int argc, char **argv)
+{
+    struct tool_write_job w;
+    memset(&w, 0, sizeof w);
+    int status = tool_write_parse(argc, argv, &w);
+    if (!status)
+        status = tool_write_open(&w);
+    if (status)
+        return status;
+    const char *failure = tool_write_pages(&w);
+    fclose(w.input);
+    tool_image_close(&w.image);
+    if (failure)
+        return tool_error("write: %s", failure);
+    tool_write_report(&w);
     return 0;
 }
 
