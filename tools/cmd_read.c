@@ -100,7 +100,25 @@ static int tool_read_option(void *ctx, int opt, const char *arg)
     }
 }
 
-static int tool_read_run(int argc, char **argv)
+/* One read, from the command line to the summary. */
+struct tool_read_job {
+    struct tool_read_args a;
+    struct tool_flash_flags f;
+    struct tool_image_opts opts;
+    struct tool_image image;
+    uint32_t page_size, oob_size, ppb, pages;
+    uint64_t want_pages;   /* pages asked for, after rounding and clipping */
+    uint64_t done;         /* pages written out */
+    int32_t checked_block; /* the block whose badness block_bad holds, or -1 */
+    bool block_bad;
+    struct tool_read_summary sum;
+    struct tool_progress progress;
+    char why[200];
+};
+
+/* Fills r->a, r->f and r->opts. Returns 0 or the exit status after a
+ * report. */
+static int tool_read_parse(int argc, char **argv, struct tool_read_job *r)
 {
     static const struct option options[] = {TOOL_IMAGE_LONG_OPTIONS,
                                             {"start", required_argument, NULL, 's'},
@@ -114,189 +132,240 @@ static int tool_read_run(int argc, char **argv)
                                             {"quiet", no_argument, NULL, 'q'},
                                             {"json", no_argument, NULL, 'j'},
                                             {NULL, 0, NULL, 0}};
-    struct tool_read_args r = {.bb = TOOL_BB_SKIP};
-    const struct tool_flash_parse parse = {
-        "read", "s:l:f:onpqj", options, 0, tool_read_option, &r, 1, "an IMAGE or /dev/mtdN", true};
-    struct tool_image_opts opts;
-    struct tool_flash_flags f;
+    r->a.bb = TOOL_BB_SKIP;
+    const struct tool_flash_parse parse = {"read", "s:l:f:onpqj",           options,
+                                           0,      tool_read_option,        &r->a,
+                                           1,      "an IMAGE or /dev/mtdN", true};
     const char *args[1];
-    int status = tool_flash_parse(argc, argv, &parse, &opts, &f, args);
+    int status = tool_flash_parse(argc, argv, &parse, &r->opts, &r->f, args);
     if (status)
         return status;
-    opts.read_only = true;
-    uint64_t start = r.start, length = r.length;
-    bool have_length = r.have_length, with_oob = r.with_oob, noecc = r.noecc;
-    const char *file = r.file;
-    enum tool_read_bb bb = r.bb;
-    bool quiet = f.quiet, json = f.json;
-    if (json && (!file || strcmp(file, "-") == 0))
+    r->opts.read_only = true;
+    if (r->f.json && (!r->a.file || strcmp(r->a.file, "-") == 0))
         return tool_fail("read --json prints a summary on stdout: give the data a --file");
-    struct tool_image image;
-    status = tool_flash_open(&image, &opts, quiet);
+    return 0;
+}
+
+/* Opens the device and settles the range: START checked, LENGTH rounded up
+ * to pages and, except with skipbad, clipped at the end (each said on
+ * stderr). Returns 0 with the image open, or the exit status with it
+ * closed. */
+static int tool_read_open(struct tool_read_job *r)
+{
+    int status = tool_flash_open(&r->image, &r->opts, r->f.quiet);
     if (status)
         return status;
-    if (noecc) {
-        status = tool_image_raw_io(&image);
+    if (r->a.noecc) {
+        status = tool_image_raw_io(&r->image);
         if (status) {
-            tool_image_close(&image);
+            tool_image_close(&r->image);
             return status;
         }
     }
-    struct nk_nand *nand = &image.nand;
-    uint32_t page_size = nk_nand_page_size(nand), oob_size = nk_nand_oob_size(nand);
-    uint32_t ppb = nk_nand_pages_per_block(nand), pages = nk_nand_pages(nand);
+    struct nk_nand *nand = &r->image.nand;
+    r->page_size = nk_nand_page_size(nand);
+    r->oob_size = nk_nand_oob_size(nand);
+    r->ppb = nk_nand_pages_per_block(nand);
+    r->pages = nk_nand_pages(nand);
+    uint32_t page_size = r->page_size, pages = r->pages;
+    uint64_t start = r->a.start, length = r->a.length;
     uint64_t device_bytes = (uint64_t)pages * page_size;
     if (start % page_size) {
-        tool_image_close(&image);
+        tool_image_close(&r->image);
         return tool_fail("--start 0x%llx is not page aligned (pages are %u bytes)",
                          (unsigned long long)start, page_size);
     }
     if (start >= device_bytes) {
-        tool_image_close(&image);
+        tool_image_close(&r->image);
         return tool_fail("--start 0x%llx is past the end of the device (0x%llx bytes)",
                          (unsigned long long)start, (unsigned long long)device_bytes);
     }
-    if (!have_length)
+    if (!r->a.have_length)
         length = device_bytes - start;
-    uint64_t want_pages = (length + page_size - 1) / page_size;
-    if (have_length && length % page_size && !quiet)
+    r->want_pages = (length + page_size - 1) / page_size;
+    if (r->a.have_length && length % page_size && !r->f.quiet)
         fprintf(stderr, "nandkit: --length %llu rounded up to %llu pages\n",
-                (unsigned long long)length, (unsigned long long)want_pages);
-    if (bb != TOOL_BB_SKIP && start / page_size + want_pages > pages) {
+                (unsigned long long)length, (unsigned long long)r->want_pages);
+    if (r->a.bb != TOOL_BB_SKIP && start / page_size + r->want_pages > pages) {
         /* As nanddump: a range past the end is read to the end. */
-        want_pages = pages - start / page_size;
-        if (!quiet)
+        r->want_pages = pages - start / page_size;
+        if (!r->f.quiet)
             fprintf(stderr,
                     "nandkit: --start 0x%llx + --length 0x%llx runs past the end of the device: "
                     "read to its end (0x%llx bytes)\n",
                     (unsigned long long)start, (unsigned long long)length,
                     (unsigned long long)device_bytes);
     }
+    return 0;
+}
 
-    struct tool_outfile out;
-    status = tool_outfile_open(&out, file);
-    if (status) {
-        tool_image_close(&image);
-        return status;
+/* Learns (once per block) whether `block` is bad, saying so on stderr.
+ * Returns NULL, or the failure (in r->why). */
+static const char *tool_read_check_block(struct tool_read_job *r, uint32_t block)
+{
+    if ((int32_t)block == r->checked_block)
+        return NULL;
+    int bad = nk_nand_block_is_bad(&r->image.nand, block);
+    if (bad < 0) {
+        snprintf(r->why, sizeof r->why, "checking block %u: %s", block,
+                 tool_image_error(&r->image, bad));
+        return r->why;
     }
+    r->checked_block = (int32_t)block;
+    r->block_bad = bad == 1;
+    if (r->block_bad) {
+        r->sum.bad_blocks++;
+        if (!r->f.quiet && !r->f.json) {
+            tool_progress_end(&r->progress);
+            fprintf(stderr, "nandkit: block %u (0x%llx) is bad: %s\n", block,
+                    (unsigned long long)block * r->ppb * r->page_size,
+                    r->a.bb == TOOL_BB_SKIP  ? "skipped"
+                    : r->a.bb == TOOL_BB_PAD ? "written as 0xFF"
+                                             : "read as it is");
+        }
+    }
+    return NULL;
+}
+
+/* Reads `page` into data/oob (0xFF for a bad block with padbad), counting
+ * what ECC said. Returns NULL, or the failure (in r->why). */
+static const char *tool_read_one(struct tool_read_job *r, uint32_t page, uint8_t *data,
+                                 uint8_t *oob)
+{
+    struct nk_nand *nand = &r->image.nand;
+    if (r->block_bad && r->a.bb == TOOL_BB_PAD) {
+        memset(data, 0xff, r->page_size);
+        memset(oob, 0xff, r->oob_size);
+        r->sum.pages_padded++;
+        return NULL;
+    }
+    enum nk_oob_mode mode = r->a.noecc ? NK_OOB_RAW : NK_OOB_PLACE;
+    int err = nk_nand_read_page(nand, page, data, r->a.with_oob ? oob : NULL, mode);
+    if (err == -NK_EBADMSG) {
+        if (!r->sum.failed_pages)
+            r->sum.first_failed_page = page;
+        r->sum.failed_pages++;
+    } else if (err > 0) {
+        r->sum.corrected_pages++;
+        r->sum.corrected_bits += nk_nand_last_bitflips(nand);
+    } else if (err < 0) {
+        snprintf(r->why, sizeof r->why, "reading page %u (0x%llx): %s", page,
+                 (unsigned long long)page * r->page_size, tool_image_error(&r->image, err));
+        return r->why;
+    }
+    r->sum.pages_read++;
+    return NULL;
+}
+
+/* The read itself: r->want_pages pages from --start into `out`, bad blocks
+ * as --bb says. Returns NULL, or the failure (in r->why). */
+static const char *tool_read_pages(struct tool_read_job *r, FILE *out)
+{
+    uint32_t page_size = r->page_size, oob_size = r->oob_size;
+    bool with_oob = r->a.with_oob;
     uint8_t *data = malloc(page_size), *oob = malloc(oob_size);
-    struct tool_read_summary sum;
-    memset(&sum, 0, sizeof sum);
-    struct tool_progress progress;
-    tool_progress_start(&progress, f.progress, "read", want_pages * page_size);
-    enum nk_oob_mode mode = noecc ? NK_OOB_RAW : NK_OOB_PLACE;
+    tool_progress_start(&r->progress, r->f.progress, "read", r->want_pages * page_size);
     const char *failure = NULL;
-    char why[200];
-    uint32_t page = (uint32_t)(start / page_size);
-    uint64_t done = 0;
-    int32_t checked_block = -1;
-    bool block_bad = false;
-    while (done < want_pages && !failure) {
-        if (page >= pages) {
-            sum.truncated = true;
+    uint32_t page = (uint32_t)(r->a.start / page_size);
+    r->checked_block = -1;
+    while (r->done < r->want_pages && !failure) {
+        if (page >= r->pages) {
+            r->sum.truncated = true;
             break;
         }
-        uint32_t block = page / ppb;
-        if ((int32_t)block != checked_block) {
-            int bad = nk_nand_block_is_bad(nand, block);
-            if (bad < 0) {
-                snprintf(why, sizeof why, "checking block %u: %s", block,
-                         tool_image_error(&image, bad));
-                failure = why;
-                break;
-            }
-            checked_block = (int32_t)block;
-            block_bad = bad == 1;
-            if (block_bad) {
-                sum.bad_blocks++;
-                if (!quiet && !json) {
-                    tool_progress_end(&progress);
-                    fprintf(stderr, "nandkit: block %u (0x%llx) is bad: %s\n", block,
-                            (unsigned long long)block * ppb * page_size,
-                            bb == TOOL_BB_SKIP  ? "skipped"
-                            : bb == TOOL_BB_PAD ? "written as 0xFF"
-                                                : "read as it is");
-                }
-            }
-        }
-        if (block_bad && bb == TOOL_BB_SKIP) {
-            page = (block + 1) * ppb;
+        uint32_t block = page / r->ppb;
+        failure = tool_read_check_block(r, block);
+        if (failure)
+            break;
+        if (r->block_bad && r->a.bb == TOOL_BB_SKIP) {
+            page = (block + 1) * r->ppb;
             continue;
         }
-        if (block_bad && bb == TOOL_BB_PAD) {
-            memset(data, 0xff, page_size);
-            memset(oob, 0xff, oob_size);
-            sum.pages_padded++;
-        } else {
-            int err = nk_nand_read_page(nand, page, data, with_oob ? oob : NULL, mode);
-            if (err == -NK_EBADMSG) {
-                if (!sum.failed_pages)
-                    sum.first_failed_page = page;
-                sum.failed_pages++;
-            } else if (err > 0) {
-                sum.corrected_pages++;
-                sum.corrected_bits += nk_nand_last_bitflips(nand);
-            } else if (err < 0) {
-                snprintf(why, sizeof why, "reading page %u (0x%llx): %s", page,
-                         (unsigned long long)page * page_size, tool_image_error(&image, err));
-                failure = why;
-                break;
-            }
-            sum.pages_read++;
-        }
-        if (fwrite(data, 1, page_size, out.file) != page_size ||
-            (with_oob && fwrite(oob, 1, oob_size, out.file) != oob_size)) {
-            snprintf(why, sizeof why, "writing %s failed", file ? file : "standard output");
-            failure = why;
+        failure = tool_read_one(r, page, data, oob);
+        if (failure)
+            break;
+        if (fwrite(data, 1, page_size, out) != page_size ||
+            (with_oob && fwrite(oob, 1, oob_size, out) != oob_size)) {
+            snprintf(r->why, sizeof r->why, "writing %s failed",
+                     r->a.file ? r->a.file : "standard output");
+            failure = r->why;
             break;
         }
-        sum.bytes_out += page_size + (with_oob ? oob_size : 0);
-        done++;
+        r->sum.bytes_out += page_size + (with_oob ? oob_size : 0);
+        r->done++;
         page++;
-        tool_progress_update(&progress, done * page_size);
+        tool_progress_update(&r->progress, r->done * page_size);
     }
-    tool_progress_end(&progress);
+    tool_progress_end(&r->progress);
     free(data);
     free(oob);
-    tool_image_close(&image);
+    return failure;
+}
+
+/* The summary (JSON on stdout with --json, else a line on stderr unless
+ * --quiet) and the exit status: 1 when a page was uncorrectable. */
+static int tool_read_report(const struct tool_read_job *r)
+{
+    const struct tool_read_summary *sum = &r->sum;
+    enum tool_read_bb bb = r->a.bb;
+    uint64_t start = r->a.start;
+    if (r->f.json) {
+        printf("{\"start\":%llu,\"pages\":%llu,\"pages_read\":%llu,\"pages_padded\":%llu,"
+               "\"bytes_written\":%llu,\"oob\":%s,\"ecc\":%s,\"bb\":\"%s\",\"bad_blocks\":%u,"
+               "\"corrected_bits\":%llu,\"corrected_pages\":%llu,\"uncorrectable_pages\":%llu,"
+               "\"truncated\":%s}\n",
+               (unsigned long long)start, (unsigned long long)r->done,
+               (unsigned long long)sum->pages_read, (unsigned long long)sum->pages_padded,
+               (unsigned long long)sum->bytes_out, r->a.with_oob ? "true" : "false",
+               r->a.noecc ? "false" : "true", tool_read_bb_names[bb], sum->bad_blocks,
+               (unsigned long long)sum->corrected_bits, (unsigned long long)sum->corrected_pages,
+               (unsigned long long)sum->failed_pages, sum->truncated ? "true" : "false");
+    } else if (!r->f.quiet) {
+        char a[32];
+        fprintf(stderr,
+                "nandkit: read %llu pages (%s) from 0x%llx: %u bad block(s) %s, %llu bitflip(s) "
+                "corrected, %llu page(s) uncorrectable\n",
+                (unsigned long long)r->done, tool_format_bytes(sum->bytes_out, a, sizeof a),
+                (unsigned long long)start, sum->bad_blocks,
+                bb == TOOL_BB_SKIP  ? "skipped"
+                : bb == TOOL_BB_PAD ? "padded"
+                                    : "dumped",
+                (unsigned long long)sum->corrected_bits, (unsigned long long)sum->failed_pages);
+    }
+    if (sum->truncated && !r->f.quiet)
+        fprintf(stderr, "nandkit: the device ended after %llu of %llu pages (bad blocks skipped)\n",
+                (unsigned long long)r->done, (unsigned long long)r->want_pages);
+    if (sum->failed_pages)
+        return tool_error("read: %llu page(s) uncorrectable, the first page %u (0x%llx); "
+                          "written as read",
+                          (unsigned long long)sum->failed_pages, sum->first_failed_page,
+                          (unsigned long long)sum->first_failed_page * r->page_size);
+    return 0;
+}
+
+static int tool_read_run(int argc, char **argv)
+{
+    struct tool_read_job r;
+    memset(&r, 0, sizeof r);
+    int status = tool_read_parse(argc, argv, &r);
+    if (!status)
+        status = tool_read_open(&r);
+    if (status)
+        return status;
+    struct tool_outfile out;
+    status = tool_outfile_open(&out, r.a.file);
+    if (status) {
+        tool_image_close(&r.image);
+        return status;
+    }
+    const char *failure = tool_read_pages(&r, out.file);
+    tool_image_close(&r.image);
     status = tool_outfile_close(&out, !failure);
     if (failure)
         return tool_error("read: %s", failure);
     if (status)
         return status;
-
-    if (json) {
-        printf("{\"start\":%llu,\"pages\":%llu,\"pages_read\":%llu,\"pages_padded\":%llu,"
-               "\"bytes_written\":%llu,\"oob\":%s,\"ecc\":%s,\"bb\":\"%s\",\"bad_blocks\":%u,"
-               "\"corrected_bits\":%llu,\"corrected_pages\":%llu,\"uncorrectable_pages\":%llu,"
-               "\"truncated\":%s}\n",
-               (unsigned long long)start, (unsigned long long)done,
-               (unsigned long long)sum.pages_read, (unsigned long long)sum.pages_padded,
-               (unsigned long long)sum.bytes_out, with_oob ? "true" : "false",
-               noecc ? "false" : "true", tool_read_bb_names[bb], sum.bad_blocks,
-               (unsigned long long)sum.corrected_bits, (unsigned long long)sum.corrected_pages,
-               (unsigned long long)sum.failed_pages, sum.truncated ? "true" : "false");
-    } else if (!quiet) {
-        char a[32];
-        fprintf(stderr,
-                "nandkit: read %llu pages (%s) from 0x%llx: %u bad block(s) %s, %llu bitflip(s) "
-                "corrected, %llu page(s) uncorrectable\n",
-                (unsigned long long)done, tool_format_bytes(sum.bytes_out, a, sizeof a),
-                (unsigned long long)start, sum.bad_blocks,
-                bb == TOOL_BB_SKIP  ? "skipped"
-                : bb == TOOL_BB_PAD ? "padded"
-                                    : "dumped",
-                (unsigned long long)sum.corrected_bits, (unsigned long long)sum.failed_pages);
-    }
-    if (sum.truncated && !quiet)
-        fprintf(stderr, "nandkit: the device ended after %llu of %llu pages (bad blocks skipped)\n",
-                (unsigned long long)done, (unsigned long long)want_pages);
-    if (sum.failed_pages)
-        return tool_error("read: %llu page(s) uncorrectable, the first page %u (0x%llx); "
-                          "written as read",
-                          (unsigned long long)sum.failed_pages, sum.first_failed_page,
-                          (unsigned long long)sum.first_failed_page * page_size);
-    return 0;
+    return tool_read_report(&r);
 }
 
 const struct tool_command tool_cmd_read = {
