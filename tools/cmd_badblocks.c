@@ -88,7 +88,16 @@ static int tool_badblocks_save(struct tool_image *image, struct tool_save *save,
     return tool_save_commit(save);
 }
 
-static int tool_badblocks_run(int argc, char **argv)
+/* What the command line asks of badblocks. */
+struct tool_badblocks_args {
+    struct tool_image_opts opts;
+    struct nk_bbt_config config; /* force_scan from --scan; dry_run unless --write-bbt */
+    bool json, mark, write_bbt, dry_run_given;
+    uint64_t mark_block;
+};
+
+/* Fills `a`. Returns 0, or the exit status after a report. */
+static int tool_badblocks_parse(int argc, char **argv, struct tool_badblocks_args *a)
 {
     static const struct option options[] = {TOOL_IMAGE_LONG_OPTIONS,
                                             {"scan", no_argument, NULL, 's'},
@@ -97,32 +106,27 @@ static int tool_badblocks_run(int argc, char **argv)
                                             {"json", no_argument, NULL, 'j'},
                                             {"write-bbt", no_argument, NULL, 'w'},
                                             {NULL, 0, NULL, 0}};
-    struct tool_image_opts opts;
-    tool_image_opts_init(&opts);
-    struct nk_bbt_config config;
-    memset(&config, 0, sizeof config);
-    bool json = false, mark = false, write_bbt = false, dry_run_given = false;
-    uint64_t mark_block = 0;
+    tool_image_opts_init(&a->opts);
     int opt;
     optind = 1;
-    while ((opt = tool_getopt(argc, argv, "wj", options, &opts, "badblocks")) > 0) {
+    while ((opt = tool_getopt(argc, argv, "wj", options, &a->opts, "badblocks")) > 0) {
         switch (opt) {
         case 's':
-            config.force_scan = true;
+            a->config.force_scan = true;
             break;
         case 'n':
-            dry_run_given = true;
+            a->dry_run_given = true;
             break;
         case 'w':
-            write_bbt = true;
+            a->write_bbt = true;
             break;
         case 'm':
-            if (!tool_parse_u64(optarg, &mark_block))
+            if (!tool_parse_u64(optarg, &a->mark_block))
                 return tool_fail("bad --mark '%s': expected a block number", optarg);
-            mark = true;
+            a->mark = true;
             break;
         case 'j':
-            json = true;
+            a->json = true;
             break;
         default:
             return tool_fail("badblocks: unknown option (see nandkit badblocks --help)");
@@ -132,142 +136,186 @@ static int tool_badblocks_run(int argc, char **argv)
         return -opt;
     if (optind >= argc)
         return tool_fail("badblocks needs an IMAGE (see nandkit badblocks --help)");
-    opts.path = argv[optind++];
+    a->opts.path = argv[optind++];
     if (optind < argc)
         return tool_fail("badblocks: unexpected argument '%s'", argv[optind]);
-    if (write_bbt && dry_run_given)
+    if (a->write_bbt && a->dry_run_given)
         return tool_fail("badblocks: --write-bbt and --dry-run contradict each other");
-    if (tool_path_is_mtd(opts.path)) {
-        /* The kernel keeps the bad-block state of /dev/mtdN: a block is
-         * retired through it, and nandkit writes no table there. */
-        if (write_bbt && !mark)
-            return tool_fail("--write-bbt: the kernel keeps the bad-block table of %s; "
-                             "nandkit writes none there (--mark BLOCK retires a block "
-                             "through the kernel)",
-                             opts.path);
-        if (mark) {
-            int status = tool_badblocks_mtd_mark(&opts, mark_block, json);
-            if (status)
-                return status;
-        }
-        mark = write_bbt = false;
-    }
-    if (mark && !write_bbt)
-        return tool_fail("--mark %llu writes the bad-block table: add --write-bbt",
-                         (unsigned long long)mark_block);
-    config.dry_run = !write_bbt;
-    opts.read_only = config.dry_run;
+    return 0;
+}
 
-    /* An image file changes in a copy beside it, renamed over it at the
-     * end; the real file is opened first, read-only, to check the input. */
+/* The kernel keeps the bad-block state of /dev/mtdN: a block is retired
+ * through it, and nandkit writes no table there; what is left is the list,
+ * read as by default. Returns 0 or the exit status after a report. */
+static int tool_badblocks_mtd(struct tool_badblocks_args *a)
+{
+    if (a->write_bbt && !a->mark)
+        return tool_fail("--write-bbt: the kernel keeps the bad-block table of %s; "
+                         "nandkit writes none there (--mark BLOCK retires a block "
+                         "through the kernel)",
+                         a->opts.path);
+    if (a->mark) {
+        int status = tool_badblocks_mtd_mark(&a->opts, a->mark_block, a->json);
+        if (status)
+            return status;
+    }
+    a->mark = a->write_bbt = false;
+    return 0;
+}
+
+/* Opens the device. An image file to change is changed in a copy beside
+ * it, renamed over it at the end; the real file is opened first,
+ * read-only, to check the input. Returns 0 with `image` open, or the exit
+ * status with nothing left open. */
+static int tool_badblocks_open(struct tool_badblocks_args *a, struct tool_image *image,
+                               struct tool_save *save)
+{
+    struct tool_image_opts *opts = &a->opts;
+    if (!opts->read_only && !tool_path_is_mtd(opts->path)) {
+        struct tool_image_opts check = *opts;
+        check.read_only = true;
+        int status = tool_flash_open(image, &check, a->json);
+        if (status)
+            return status;
+        tool_image_close(image);
+        status = tool_save_begin(save, opts->path, true);
+        if (status)
+            return status;
+        opts->path = save->tmp;
+    }
+    int status = tool_flash_open(image, opts, a->json || save->tmp);
+    if (status) {
+        tool_save_abort(save);
+        return status;
+    }
+    struct nk_nand *nand = &image->nand;
+    if (a->mark && a->mark_block >= nk_nand_blocks(nand)) {
+        tool_image_close(image);
+        tool_save_abort(save);
+        return tool_fail("--mark %llu out of range: the device has %u blocks",
+                         (unsigned long long)a->mark_block, nk_nand_blocks(nand));
+    }
+    return 0;
+}
+
+/* Reads (or scans for) the table, retires --mark's block and, without
+ * dry_run, writes the image back. Returns 0 or the exit status after a
+ * report; the caller releases config.memory, the image and the copy. */
+static int tool_badblocks_update(struct tool_badblocks_args *a, struct tool_image *image,
+                                 struct tool_save *save, const char *target, struct nk_bbt *bbt)
+{
+    struct nk_nand *nand = &image->nand;
+    struct nk_bbt_config *config = &a->config;
+    config->memory_size = nk_bbt_memory_size(nand);
+    config->memory = malloc(config->memory_size);
+    int err = nk_bbt_attach(nand, bbt, config);
+    if (!err && a->mark)
+        err = nk_bbt_mark_worn(nand, (uint32_t)a->mark_block);
+    /* The tables are on the image only once written back: say "wrote" only then. */
+    struct nk_diag why[1] = {{""}};
+    bool power_cut = image->sim && !nk_sim_powered(image->sim);
+    const char *failure = err ? tool_image_error(image, err) : NULL;
+    if ((!err || power_cut) && image->sim && !config->dry_run && nk_sim_sync(image->sim, why) != 0)
+        return tool_error("writing %s failed: %s", target, why->text);
+    if (!err)
+        return 0;
+    /* -EINVAL: a geometry the table cannot serve, or a block out of range. */
+    int code = err == -NK_EINVAL ? tool_fail("bad-block table: %s", failure)
+                                 : tool_error("bad-block table: %s", failure);
+    /* A simulated power cut leaves what the chip would hold, as asked. */
+    if (power_cut && save->tmp && tool_badblocks_save(image, save, target))
+        code = 1;
+    return code;
+}
+
+static void tool_badblocks_report_json(const struct tool_badblocks_args *a, struct nk_nand *nand,
+                                       const struct nk_bbt *bbt)
+{
+    const struct nk_bbt_info *info = &bbt->info;
+    printf("{\"blocks\":%u,\"main_block\":%d,\"main_version\":%u,\"mirror_block\":%d,"
+           "\"mirror_version\":%u,\"scanned\":%s,\"main_written\":%s,\"mirror_written\":%s,"
+           "\"dry_run\":%s,\"bad\":[",
+           nk_nand_blocks(nand), info->main_block, info->main_version, info->mirror_block,
+           info->mirror_version, info->scanned ? "true" : "false",
+           info->main_written ? "true" : "false", info->mirror_written ? "true" : "false",
+           a->config.dry_run ? "true" : "false");
+    bool first = true;
+    for (uint32_t b = 0; b < nk_nand_blocks(nand); b++) {
+        int state = nk_bbt_block_state(bbt, b);
+        if (state == NK_BBT_WORN || state == NK_BBT_FACTORY_BAD) {
+            printf("%s{\"block\":%u,\"kind\":\"%s\"}", first ? "" : ",", b, tool_state_name(state));
+            first = false;
+        }
+    }
+    printf("]}\n");
+}
+
+static void tool_badblocks_report_text(const struct tool_badblocks_args *a, struct nk_nand *nand,
+                                       const struct nk_bbt *bbt)
+{
+    const struct nk_bbt_info *info = &bbt->info;
+    bool dry_run = a->config.dry_run;
+    printf("main table   ");
+    if (info->main_block >= 0)
+        printf("block %d, version %u%s\n", info->main_block, info->main_version,
+               info->main_written ? (dry_run ? " (would write)" : " (written)") : "");
+    else
+        printf("none\n");
+    printf("mirror table ");
+    if (info->mirror_block >= 0)
+        printf("block %d, version %u%s\n", info->mirror_block, info->mirror_version,
+               info->mirror_written ? (dry_run ? " (would write)" : " (written)") : "");
+    else
+        printf("none\n");
+    if (info->scanned && dry_run)
+        printf("source       factory-marker scan (tables not written: add --write-bbt)\n");
+    else if (info->scanned)
+        printf("source       factory-marker scan (wrote both tables)\n");
+    else
+        printf("source       table on flash%s\n", info->scrubbed ? " (scrubbed)" : "");
+    unsigned count = 0;
+    for (uint32_t b = 0; b < nk_nand_blocks(nand); b++) {
+        int state = nk_bbt_block_state(bbt, b);
+        if (state == NK_BBT_WORN || state == NK_BBT_FACTORY_BAD) {
+            printf("bad block    %u (%s)\n", b, tool_state_name(state));
+            count++;
+        }
+    }
+    printf("total        %u bad of %u blocks (%u factory, %u worn)\n", count, nk_nand_blocks(nand),
+           info->factory_bad, info->worn);
+}
+
+static int tool_badblocks_run(int argc, char **argv)
+{
+    struct tool_badblocks_args a;
+    memset(&a, 0, sizeof a);
+    int status = tool_badblocks_parse(argc, argv, &a);
+    if (!status && tool_path_is_mtd(a.opts.path))
+        status = tool_badblocks_mtd(&a);
+    if (status)
+        return status;
+    if (a.mark && !a.write_bbt)
+        return tool_fail("--mark %llu writes the bad-block table: add --write-bbt",
+                         (unsigned long long)a.mark_block);
+    a.config.dry_run = !a.write_bbt;
+    a.opts.read_only = a.config.dry_run;
+
     struct tool_image image;
     struct tool_save save;
     memset(&save, 0, sizeof save);
-    const char *target = opts.path;
-    if (!opts.read_only && !tool_path_is_mtd(opts.path)) {
-        struct tool_image_opts check = opts;
-        check.read_only = true;
-        int status = tool_flash_open(&image, &check, json);
-        if (status)
-            return status;
-        tool_image_close(&image);
-        status = tool_save_begin(&save, opts.path, true);
-        if (status)
-            return status;
-        opts.path = save.tmp;
-    }
-    int status = tool_flash_open(&image, &opts, json || save.tmp);
-    if (status) {
-        tool_save_abort(&save);
+    const char *target = a.opts.path;
+    status = tool_badblocks_open(&a, &image, &save);
+    if (status)
         return status;
-    }
-    struct nk_nand *nand = &image.nand;
-    if (mark && mark_block >= nk_nand_blocks(nand)) {
-        tool_image_close(&image);
-        tool_save_abort(&save);
-        return tool_fail("--mark %llu out of range: the device has %u blocks",
-                         (unsigned long long)mark_block, nk_nand_blocks(nand));
-    }
-    config.memory_size = nk_bbt_memory_size(nand);
-    config.memory = malloc(config.memory_size);
     struct nk_bbt bbt;
-    int err = nk_bbt_attach(nand, &bbt, &config);
-    if (!err && mark)
-        err = nk_bbt_mark_worn(nand, (uint32_t)mark_block);
-    /* The tables are on the image only once written back: say "wrote" only then. */
-    struct nk_diag why[1] = {{""}};
-    bool power_cut = image.sim && !nk_sim_powered(image.sim);
-    const char *failure = err ? tool_image_error(&image, err) : NULL;
-    if ((!err || power_cut) && image.sim && !config.dry_run && nk_sim_sync(image.sim, why) != 0) {
-        int code = tool_error("writing %s failed: %s", target, why->text);
-        free(config.memory);
-        tool_image_close(&image);
-        tool_save_abort(&save);
-        return code;
-    }
-    if (err) {
-        /* -EINVAL: a geometry the table cannot serve, or a block out of range. */
-        int code = err == -NK_EINVAL ? tool_fail("bad-block table: %s", failure)
-                                     : tool_error("bad-block table: %s", failure);
-        /* A simulated power cut leaves what the chip would hold, as asked. */
-        if (power_cut && save.tmp && tool_badblocks_save(&image, &save, target))
-            code = 1;
-        free(config.memory);
-        tool_image_close(&image);
-        tool_save_abort(&save);
-        return code;
-    }
-    const struct nk_bbt_info *info = &bbt.info;
-    if (json) {
-        printf("{\"blocks\":%u,\"main_block\":%d,\"main_version\":%u,\"mirror_block\":%d,"
-               "\"mirror_version\":%u,\"scanned\":%s,\"main_written\":%s,\"mirror_written\":%s,"
-               "\"dry_run\":%s,\"bad\":[",
-               nk_nand_blocks(nand), info->main_block, info->main_version, info->mirror_block,
-               info->mirror_version, info->scanned ? "true" : "false",
-               info->main_written ? "true" : "false", info->mirror_written ? "true" : "false",
-               config.dry_run ? "true" : "false");
-        bool first = true;
-        for (uint32_t b = 0; b < nk_nand_blocks(nand); b++) {
-            int state = nk_bbt_block_state(&bbt, b);
-            if (state == NK_BBT_WORN || state == NK_BBT_FACTORY_BAD) {
-                printf("%s{\"block\":%u,\"kind\":\"%s\"}", first ? "" : ",", b,
-                       tool_state_name(state));
-                first = false;
-            }
-        }
-        printf("]}\n");
-    } else {
-        printf("main table   ");
-        if (info->main_block >= 0)
-            printf("block %d, version %u%s\n", info->main_block, info->main_version,
-                   info->main_written ? (config.dry_run ? " (would write)" : " (written)") : "");
-        else
-            printf("none\n");
-        printf("mirror table ");
-        if (info->mirror_block >= 0)
-            printf("block %d, version %u%s\n", info->mirror_block, info->mirror_version,
-                   info->mirror_written ? (config.dry_run ? " (would write)" : " (written)") : "");
-        else
-            printf("none\n");
-        if (info->scanned && config.dry_run)
-            printf("source       factory-marker scan (tables not written: add --write-bbt)\n");
-        else if (info->scanned)
-            printf("source       factory-marker scan (wrote both tables)\n");
-        else
-            printf("source       table on flash%s\n", info->scrubbed ? " (scrubbed)" : "");
-        unsigned count = 0;
-        for (uint32_t b = 0; b < nk_nand_blocks(nand); b++) {
-            int state = nk_bbt_block_state(&bbt, b);
-            if (state == NK_BBT_WORN || state == NK_BBT_FACTORY_BAD) {
-                printf("bad block    %u (%s)\n", b, tool_state_name(state));
-                count++;
-            }
-        }
-        printf("total        %u bad of %u blocks (%u factory, %u worn)\n", count,
-               nk_nand_blocks(nand), info->factory_bad, info->worn);
-    }
-    free(config.memory);
-    status = save.tmp ? tool_badblocks_save(&image, &save, target) : 0;
+    status = tool_badblocks_update(&a, &image, &save, target, &bbt);
+    if (!status && a.json)
+        tool_badblocks_report_json(&a, &image.nand, &bbt);
+    else if (!status)
+        tool_badblocks_report_text(&a, &image.nand, &bbt);
+    free(a.config.memory);
+    if (!status && save.tmp)
+        status = tool_badblocks_save(&image, &save, target);
     tool_image_close(&image);
     tool_save_abort(&save);
     return status;
