@@ -156,32 +156,40 @@ static int tool_ecc_parse_codes(const char *list, char separator, const char *or
 
 enum tool_ecc_action { TOOL_ECC_CALC, TOOL_ECC_CORRECT, TOOL_ECC_CHECK };
 
-static int tool_ecc_run(int argc, char **argv)
+/* What the command line asks of ecc. */
+struct tool_ecc_args {
+    const char *scheme_name, *ecc_list, *ecc_file, *output;
+    bool json;
+    const char *action_name;
+    enum tool_ecc_action action;
+    const char *path; /* FILE */
+};
+
+/* Fills `a`. Returns 0, or the exit status after a report. */
+static int tool_ecc_parse(int argc, char **argv, struct tool_ecc_args *a)
 {
     static const struct option options[] = {
         {"scheme", required_argument, NULL, 's'},   {"ecc", required_argument, NULL, 'e'},
         {"ecc-file", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, 'j'},           {NULL, 0, NULL, 0}};
-    const char *scheme_name = NULL, *ecc_list = NULL, *ecc_file = NULL, *output = NULL;
-    bool json = false;
     int opt;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "o:j", options, NULL)) != -1) {
         switch (opt) {
         case 's':
-            scheme_name = optarg;
+            a->scheme_name = optarg;
             break;
         case 'e':
-            ecc_list = optarg;
+            a->ecc_list = optarg;
             break;
         case 'f':
-            ecc_file = optarg;
+            a->ecc_file = optarg;
             break;
         case 'o':
-            output = optarg;
+            a->output = optarg;
             break;
         case 'j':
-            json = true;
+            a->json = true;
             break;
         default:
             return tool_fail("ecc: unknown option (see nandkit ecc --help)");
@@ -190,116 +198,107 @@ static int tool_ecc_run(int argc, char **argv)
     if (optind >= argc)
         return tool_fail("ecc needs an action: calc, correct or check (see nandkit ecc "
                          "--help)");
-    const char *action_name = argv[optind++];
-    enum tool_ecc_action action;
-    if (strcmp(action_name, "calc") == 0)
-        action = TOOL_ECC_CALC;
-    else if (strcmp(action_name, "correct") == 0)
-        action = TOOL_ECC_CORRECT;
-    else if (strcmp(action_name, "check") == 0)
-        action = TOOL_ECC_CHECK;
+    a->action_name = argv[optind++];
+    if (strcmp(a->action_name, "calc") == 0)
+        a->action = TOOL_ECC_CALC;
+    else if (strcmp(a->action_name, "correct") == 0)
+        a->action = TOOL_ECC_CORRECT;
+    else if (strcmp(a->action_name, "check") == 0)
+        a->action = TOOL_ECC_CHECK;
     else
-        return tool_fail("unknown ecc action '%s' (calc, correct or check)", action_name);
+        return tool_fail("unknown ecc action '%s' (calc, correct or check)", a->action_name);
     if (optind >= argc)
-        return tool_fail("ecc %s needs a FILE", action_name);
-    const char *path = argv[optind++];
+        return tool_fail("ecc %s needs a FILE", a->action_name);
+    a->path = argv[optind++];
     if (optind < argc)
         return tool_fail("ecc: unexpected argument '%s'", argv[optind]);
-    if (!scheme_name)
-        return tool_fail("ecc %s needs --scheme", action_name);
-    if (action == TOOL_ECC_CALC && (ecc_list || ecc_file || output))
+    if (!a->scheme_name)
+        return tool_fail("ecc %s needs --scheme", a->action_name);
+    if (a->action == TOOL_ECC_CALC && (a->ecc_list || a->ecc_file || a->output))
         return tool_fail("ecc calc takes no --ecc, --ecc-file or -o");
-    if (action != TOOL_ECC_CALC && !ecc_list == !ecc_file)
+    if (a->action != TOOL_ECC_CALC && !a->ecc_list == !a->ecc_file)
         return tool_fail("ecc %s needs the stored codes: --ecc HEX,... or --ecc-file F",
-                         action_name);
-    if (action == TOOL_ECC_CHECK && output)
+                         a->action_name);
+    if (a->action == TOOL_ECC_CHECK && a->output)
         return tool_fail("ecc check writes nothing: use ecc correct -o");
+    return 0;
+}
 
-    struct tool_ecc scheme;
-    int status = tool_ecc_scheme_open(&scheme, scheme_name);
+/* ecc calc: prints the code of each of the `steps` steps of `data`.
+ * Returns 0 or the exit status. */
+static int tool_ecc_calc(const struct tool_ecc_args *a, const struct nk_ecc_engine *engine,
+                         const uint8_t *data, unsigned steps)
+{
+    unsigned step = engine->step_size, bytes = engine->bytes_per_step;
+    uint8_t code[NK_ECC_MAX_BYTES_PER_STEP];
+    if (a->json)
+        printf("{\"scheme\":\"%s\",\"step_bytes\":%u,\"steps\":%u,\"codes\":[", a->scheme_name,
+               step, steps);
+    for (unsigned s = 0; s < steps; s++) {
+        engine->ops->calculate(engine, data + (size_t)s * step, code);
+        if (a->json)
+            printf("%s\"", s ? "," : "");
+        for (unsigned i = 0; i < bytes; i++)
+            printf("%02x", code[i]);
+        if (a->json)
+            putchar('"');
+        else
+            putchar('\n');
+    }
+    if (a->json)
+        printf("]}\n");
+    return fflush(stdout) ? tool_error("cannot write the output") : 0;
+}
+
+/* The stored codes of --ecc-file or --ecc, one per step, into `codes`.
+ * Returns 0 or the exit status after a report. */
+static int tool_ecc_load_codes(const struct tool_ecc_args *a, unsigned steps, unsigned bytes,
+                               uint8_t *codes)
+{
+    if (!a->ecc_file)
+        return tool_ecc_parse_codes(a->ecc_list, ',', "--ecc", steps, bytes, a->scheme_name, codes);
+    size_t text_size;
+    uint8_t *text;
+    int status = tool_ecc_read_file(a->ecc_file, &text, &text_size);
     if (status)
         return status;
-    const struct nk_ecc_engine *engine = &scheme.engine;
-    unsigned step = engine->step_size, bytes = engine->bytes_per_step;
-
-    uint8_t *data = NULL, *codes = NULL;
-    char *code_text = NULL;
-    size_t size = 0;
-    status = tool_ecc_read_file(path, &data, &size);
-    if (status)
-        goto out;
-    if (size == 0 || size % step) {
-        status = tool_fail("'%s' holds %zu bytes: not a whole number of %u-byte %s steps", path,
-                           size, step, scheme_name);
-        goto out;
-    }
-    unsigned steps = (unsigned)(size / step);
-
-    if (action == TOOL_ECC_CALC) {
-        uint8_t code[NK_ECC_MAX_BYTES_PER_STEP];
-        if (json)
-            printf("{\"scheme\":\"%s\",\"step_bytes\":%u,\"steps\":%u,\"codes\":[", scheme_name,
-                   step, steps);
-        for (unsigned s = 0; s < steps; s++) {
-            engine->ops->calculate(engine, data + (size_t)s * step, code);
-            if (json)
-                printf("%s\"", s ? "," : "");
-            for (unsigned i = 0; i < bytes; i++)
-                printf("%02x", code[i]);
-            if (json)
-                putchar('"');
-            else
-                putchar('\n');
-        }
-        if (json)
-            printf("]}\n");
-        status = fflush(stdout) ? tool_error("cannot write the output") : 0;
-        goto out;
-    }
-
-    codes = malloc((size_t)steps * bytes);
-    if (!codes) {
-        status = tool_error("out of memory");
-        goto out;
-    }
-    if (ecc_file) {
-        size_t text_size;
-        uint8_t *text;
-        status = tool_ecc_read_file(ecc_file, &text, &text_size);
-        if (status)
-            goto out;
-        code_text = malloc(text_size + 1);
-        if (!code_text) {
-            free(text);
-            status = tool_error("out of memory");
-            goto out;
-        }
-        memcpy(code_text, text, text_size);
-        code_text[text_size] = 0;
+    char *code_text = malloc(text_size + 1);
+    if (!code_text) {
         free(text);
-        if (strlen(code_text) != text_size) {
-            status = tool_fail("'%s' is not a text file of hex codes", ecc_file);
-            goto out;
-        }
-        char origin[300];
-        snprintf(origin, sizeof origin, "'%s'", ecc_file);
-        status = tool_ecc_parse_codes(code_text, '\n', origin, steps, bytes, scheme_name, codes);
-    } else {
-        status = tool_ecc_parse_codes(ecc_list, ',', "--ecc", steps, bytes, scheme_name, codes);
+        return tool_error("out of memory");
     }
-    if (status)
-        goto out;
+    memcpy(code_text, text, text_size);
+    code_text[text_size] = 0;
+    free(text);
+    if (strlen(code_text) != text_size) {
+        status = tool_fail("'%s' is not a text file of hex codes", a->ecc_file);
+    } else {
+        char origin[300];
+        snprintf(origin, sizeof origin, "'%s'", a->ecc_file);
+        status = tool_ecc_parse_codes(code_text, '\n', origin, steps, bytes, a->scheme_name, codes);
+    }
+    free(code_text);
+    return status;
+}
 
-    bool any_uncorrectable = false;
+/* ecc check and correct: corrects each step of `data` in place against
+ * its stored code and prints what each step was; `*any_uncorrectable`
+ * tells whether a step could not be corrected. Returns 0 or the exit
+ * status of a failed write. */
+static int tool_ecc_correct_steps(const struct tool_ecc_args *a, const struct nk_ecc_engine *engine,
+                                  uint8_t *data, unsigned steps, const uint8_t *codes,
+                                  bool *any_uncorrectable)
+{
+    unsigned step = engine->step_size, bytes = engine->bytes_per_step;
     unsigned uncorrectable = 0, corrected_bits = 0;
     uint8_t calc[NK_ECC_MAX_BYTES_PER_STEP];
-    if (json)
-        printf("{\"scheme\":\"%s\",\"step_bytes\":%u,\"steps\":[", scheme_name, step);
+    if (a->json)
+        printf("{\"scheme\":\"%s\",\"step_bytes\":%u,\"steps\":[", a->scheme_name, step);
     for (unsigned s = 0; s < steps; s++) {
         uint8_t *chunk = data + (size_t)s * step;
         engine->ops->calculate(engine, chunk, calc);
         int ret = engine->ops->correct(engine, chunk, codes + (size_t)s * bytes, calc);
-        if (json)
+        if (a->json)
             printf("%s{\"step\":%u,\"status\":\"%s\",\"bits\":%d}", s ? "," : "", s,
                    ret == 0  ? "clean"
                    : ret > 0 ? "corrected"
@@ -313,26 +312,50 @@ static int tool_ecc_run(int argc, char **argv)
             printf("uncorrectable\n");
         if (ret > 0)
             corrected_bits += (unsigned)ret;
-        if (ret < 0) {
-            any_uncorrectable = true;
+        if (ret < 0)
             uncorrectable++;
-        }
     }
-    if (json)
+    if (a->json)
         printf("],\"corrected_bits\":%u,\"uncorrectable_steps\":%u}\n", corrected_bits,
                uncorrectable);
-    if (fflush(stdout)) {
-        status = tool_error("cannot write the output");
-        goto out;
+    *any_uncorrectable = uncorrectable != 0;
+    return fflush(stdout) ? tool_error("cannot write the output") : 0;
+}
+
+static int tool_ecc_run(int argc, char **argv)
+{
+    struct tool_ecc_args a;
+    memset(&a, 0, sizeof a);
+    int status = tool_ecc_parse(argc, argv, &a);
+    if (status)
+        return status;
+    struct tool_ecc scheme;
+    status = tool_ecc_scheme_open(&scheme, a.scheme_name);
+    if (status)
+        return status;
+    const struct nk_ecc_engine *engine = &scheme.engine;
+    unsigned step = engine->step_size, bytes = engine->bytes_per_step;
+
+    uint8_t *data = NULL, *codes = NULL;
+    size_t size = 0;
+    status = tool_ecc_read_file(a.path, &data, &size);
+    if (!status && (size == 0 || size % step))
+        status = tool_fail("'%s' holds %zu bytes: not a whole number of %u-byte %s steps", a.path,
+                           size, step, a.scheme_name);
+    unsigned steps = (unsigned)(size / step);
+    if (!status && a.action == TOOL_ECC_CALC) {
+        status = tool_ecc_calc(&a, engine, data, steps);
+    } else if (!status) {
+        bool any_uncorrectable = false;
+        codes = malloc((size_t)steps * bytes);
+        status = codes ? tool_ecc_load_codes(&a, steps, bytes, codes) : tool_error("out of memory");
+        if (!status)
+            status = tool_ecc_correct_steps(&a, engine, data, steps, codes, &any_uncorrectable);
+        if (!status && a.output) /* a temporary file, then renamed */
+            status = tool_write_file("", a.output, data, size);
+        if (!status && any_uncorrectable)
+            status = 1;
     }
-    if (output) {
-        status = tool_write_file("", output, data, size); /* temporary file, then rename */
-        if (status)
-            goto out;
-    }
-    status = any_uncorrectable ? 1 : 0;
-out:
-    free(code_text);
     free(codes);
     free(data);
     tool_ecc_free(&scheme);
