@@ -315,7 +315,31 @@ static int tool_torture_option(void *ctx, int opt, const char *arg)
     }
 }
 
-static int tool_torture_run(int argc, char **argv)
+/* One torture run, from the command line to the totals. */
+struct tool_torture_job {
+    struct tool_torture_args a;
+    struct tool_flash_flags f;
+    struct tool_image_opts opts;
+    struct tool_image image; /* closed after the blocks; its ECC name is reported */
+    struct tool_torture_block *results;
+    uint32_t done; /* blocks tortured (or skipped as bad) */
+    struct nk_nand_stats stats;
+    int hard; /* a hard error (port, power) that stopped the run */
+    char why[200];
+    bool simulated;
+};
+
+/* The sums over the blocks done, for the total line. */
+struct tool_torture_totals {
+    uint32_t failing, kept, restore_failed;
+    uint64_t corrected, uncorrectable, steps, mismatched, oob_bits;
+    uint64_t injected, not_erased;
+    unsigned worst;
+};
+
+/* Fills j->a, j->f and j->opts. Returns 0, or the exit status after a
+ * report. */
+static int tool_torture_parse(int argc, char **argv, struct tool_torture_job *j)
 {
     static const struct option options[] = {
         TOOL_IMAGE_LONG_OPTIONS,
@@ -328,50 +352,60 @@ static int tool_torture_run(int argc, char **argv)
         {"quiet", no_argument, NULL, 'q'},
         {"json", no_argument, NULL, 'j'},
         {NULL, 0, NULL, 0}};
-    struct tool_torture_args a = {.cycles = 10, .reads = 1};
+    j->a.cycles = 10;
+    j->a.reads = 1;
     const struct tool_flash_parse parse = {
-        "torture", "b:c:r:kmqj", options, 0, tool_torture_option, &a, 1, "an IMAGE or /dev/mtdN",
+        "torture", "b:c:r:kmqj", options, 0, tool_torture_option, &j->a, 1, "an IMAGE or /dev/mtdN",
         false};
-    struct tool_image_opts opts;
-    struct tool_flash_flags f;
     const char *args[1];
-    int status = tool_flash_parse(argc, argv, &parse, &opts, &f, args);
+    int status = tool_flash_parse(argc, argv, &parse, &j->opts, &j->f, args);
     if (status)
         return status;
-    bool destructive = a.destructive, have_range = a.have_range, markbad = a.markbad;
-    bool keep = a.keep;
-    uint32_t first = a.first, count = a.count;
-    uint64_t cycles = a.cycles, reads = a.reads;
-    const char *range_text = a.range_text;
-    bool quiet = f.quiet, json = f.json;
-    if (!have_range)
+    if (!j->a.have_range)
         return tool_fail("torture needs --blocks FIRST-LAST: it destroys what they hold");
-    if (!destructive)
+    if (!j->a.destructive)
         return tool_fail("torture %s blocks %s of %s: add --destructive to go ahead",
-                         keep ? "wears (and, with --keep, rewrites)" : "destroys", range_text,
-                         opts.path);
+                         j->a.keep ? "wears (and, with --keep, rewrites)" : "destroys",
+                         j->a.range_text, j->opts.path);
+    return 0;
+}
 
-    struct tool_image image;
-    status = tool_flash_open(&image, &opts, quiet || json);
+/* Opens the device, checks the range and says what is about to happen.
+ * Returns 0 with the image open, or the exit status with it closed. */
+static int tool_torture_open(struct tool_torture_job *j)
+{
+    const struct tool_torture_args *a = &j->a;
+    int status = tool_flash_open(&j->image, &j->opts, j->f.quiet || j->f.json);
     if (status)
         return status;
-    struct nk_nand *nand = &image.nand;
-    if ((uint64_t)first + count > nk_nand_blocks(nand)) {
-        tool_image_close(&image);
-        return tool_fail("--blocks %s runs past the end: the device has %u blocks", range_text,
+    struct nk_nand *nand = &j->image.nand;
+    if ((uint64_t)a->first + a->count > nk_nand_blocks(nand)) {
+        tool_image_close(&j->image);
+        return tool_fail("--blocks %s runs past the end: the device has %u blocks", a->range_text,
                          nk_nand_blocks(nand));
     }
-    if (!quiet && !json)
+    if (!j->f.quiet && !j->f.json)
         fprintf(stderr,
                 "nandkit: torture erases and programs blocks %u-%u (bytes 0x%llx-0x%llx), "
                 "%llu cycle(s) each, %llu read(s) per cycle%s\n",
-                first, first + count - 1,
-                (unsigned long long)first * nk_nand_pages_per_block(nand) * nk_nand_page_size(nand),
-                (unsigned long long)(first + count) * nk_nand_pages_per_block(nand) *
+                a->first, a->first + a->count - 1,
+                (unsigned long long)a->first * nk_nand_pages_per_block(nand) *
+                    nk_nand_page_size(nand),
+                (unsigned long long)(a->first + a->count) * nk_nand_pages_per_block(nand) *
                         nk_nand_page_size(nand) -
                     1,
-                (unsigned long long)cycles, (unsigned long long)reads,
-                keep ? "; their contents are put back" : "");
+                (unsigned long long)a->cycles, (unsigned long long)a->reads,
+                a->keep ? "; their contents are put back" : "");
+    return 0;
+}
+
+/* The torture itself: every block of the range in turn (bad ones
+ * skipped), each printed when done unless --quiet or --json; then the
+ * image is closed. A hard error stops it, in j->hard and j->why. */
+static void tool_torture_blocks(struct tool_torture_job *j)
+{
+    const struct tool_torture_args *a = &j->a;
+    struct nk_nand *nand = &j->image.nand;
     uint32_t oob_size = nk_nand_oob_size(nand);
     bool *ecc_byte = calloc(oob_size, sizeof *ecc_byte);
     const struct nk_oob_layout *layout = &nand->layout;
@@ -379,112 +413,138 @@ static int tool_torture_run(int argc, char **argv)
         for (unsigned i = 0; i < layout->ecc[r].length; i++)
             if (layout->ecc[r].offset + i < oob_size)
                 ecc_byte[layout->ecc[r].offset + i] = true;
-    struct tool_torture_block *results = calloc(count, sizeof *results);
-    uint64_t rng = opts.seed * 0x9e3779b97f4a7c15ull + 1;
-    struct tool_torture_ctx x = {nand,    image.sim, (unsigned)cycles, (unsigned)reads, &rng,
-                                 markbad, keep,      ecc_byte};
-    int hard = 0;
-    uint32_t done = 0;
-    for (uint32_t i = 0; i < count && !hard; i++) {
-        struct tool_torture_block *t = &results[i];
-        t->block = first + i;
+    j->results = calloc(a->count, sizeof *j->results);
+    uint64_t rng = j->opts.seed * 0x9e3779b97f4a7c15ull + 1;
+    struct tool_torture_ctx x = {
+        nand,    j->image.sim, (unsigned)a->cycles, (unsigned)a->reads, &rng, a->markbad,
+        a->keep, ecc_byte};
+    for (uint32_t i = 0; i < a->count && !j->hard; i++) {
+        struct tool_torture_block *t = &j->results[i];
+        t->block = a->first + i;
         int bad = nk_nand_block_is_bad(nand, t->block);
         if (bad < 0) {
-            hard = bad;
+            j->hard = bad;
             break;
         }
         if (bad)
             t->skipped_bad = true;
         else
-            hard = tool_torture_block(&x, t);
-        done = i + 1;
-        if (!quiet && !json)
+            j->hard = tool_torture_block(&x, t);
+        j->done = i + 1;
+        if (!j->f.quiet && !j->f.json)
             tool_torture_print_block(t);
     }
     free(ecc_byte);
-    struct nk_nand_stats stats;
-    nk_nand_stats_get(nand, &stats);
-    char why[200] = "";
-    if (hard)
-        snprintf(why, sizeof why, "%s", tool_image_error(&image, hard));
-    bool simulated = image.sim != NULL;
-    tool_image_close(&image);
+    nk_nand_stats_get(nand, &j->stats);
+    if (j->hard)
+        snprintf(j->why, sizeof j->why, "%s", tool_image_error(&j->image, j->hard));
+    j->simulated = j->image.sim != NULL;
+    tool_image_close(&j->image);
+}
 
-    uint32_t failing = 0, kept = 0, restore_failed = 0;
-    uint64_t corrected = 0, uncorrectable = 0, steps = 0, mismatched = 0, oob_bits = 0;
-    uint64_t injected = 0, not_erased = 0;
-    unsigned worst = 0;
-    for (uint32_t i = 0; i < done; i++) {
-        const struct tool_torture_block *t = &results[i];
+static void tool_torture_sum(const struct tool_torture_job *j, struct tool_torture_totals *sum)
+{
+    memset(sum, 0, sizeof *sum);
+    for (uint32_t i = 0; i < j->done; i++) {
+        const struct tool_torture_block *t = &j->results[i];
         if (t->erase_failures || t->program_failures || t->uncorrectable_pages ||
             t->mismatched_pages || t->not_erased_bits || t->restore_failed)
-            failing++;
-        corrected += t->corrected_bits;
-        uncorrectable += t->uncorrectable_pages;
-        steps += t->uncorrectable_steps;
-        mismatched += t->mismatched_pages;
-        oob_bits += t->oob_bits;
-        injected += t->injected_bits;
-        not_erased += t->not_erased_bits;
-        kept += t->kept_pages;
-        restore_failed += t->restore_failed;
-        if (t->worst_page_bitflips > worst)
-            worst = t->worst_page_bitflips;
+            sum->failing++;
+        sum->corrected += t->corrected_bits;
+        sum->uncorrectable += t->uncorrectable_pages;
+        sum->steps += t->uncorrectable_steps;
+        sum->mismatched += t->mismatched_pages;
+        sum->oob_bits += t->oob_bits;
+        sum->injected += t->injected_bits;
+        sum->not_erased += t->not_erased_bits;
+        sum->kept += t->kept_pages;
+        sum->restore_failed += t->restore_failed;
+        if (t->worst_page_bitflips > sum->worst)
+            sum->worst = t->worst_page_bitflips;
     }
+}
+
+static void tool_torture_report_json(const struct tool_torture_job *j,
+                                     const struct tool_torture_totals *sum)
+{
+    const struct tool_torture_args *a = &j->a;
+    const struct nk_nand *nand = &j->image.nand;
     char injected_text[32] = "null";
-    if (simulated)
-        snprintf(injected_text, sizeof injected_text, "%llu", (unsigned long long)injected);
-    if (json) {
-        printf("{\"first_block\":%u,\"blocks\":%u,\"cycles\":%llu,\"reads\":%llu,\"ecc\":\"%s\","
-               "\"erases\":%llu,\"programs\":%llu,\"page_reads\":%llu,\"corrected_bits\":%llu,"
-               "\"worst_page_bitflips\":%u,\"uncorrectable_pages\":%llu,"
-               "\"uncorrectable_steps\":%llu,\"mismatched_pages\":%llu,\"not_erased_bits\":%llu,"
-               "\"oob_bits_outside_ecc\":%llu,\"injected_bitflips\":%s,\"kept\":%s,"
-               "\"kept_pages\":%u,\"failing_blocks\":%u,\"per_block\":[",
-               first, count, (unsigned long long)cycles, (unsigned long long)reads,
-               nand->ecc.name ? nand->ecc.name : "none", (unsigned long long)stats.block_erases,
-               (unsigned long long)stats.page_programs, (unsigned long long)stats.page_reads,
-               (unsigned long long)corrected, worst, (unsigned long long)uncorrectable,
-               (unsigned long long)steps, (unsigned long long)mismatched,
-               (unsigned long long)not_erased, (unsigned long long)oob_bits, injected_text,
-               keep ? "true" : "false", kept, failing);
-        for (uint32_t i = 0; i < done; i++) {
-            const struct tool_torture_block *t = &results[i];
-            printf("%s{\"block\":%u,\"bad\":%s,\"cycles\":%u,\"erase_failures\":%u,"
-                   "\"program_failures\":%u,\"corrected_bits\":%llu,\"worst_page_bitflips\":%u,"
-                   "\"uncorrectable_pages\":%u,\"uncorrectable_steps\":%u,"
-                   "\"mismatched_pages\":%u,\"not_erased_bits\":%u,\"oob_bits_outside_ecc\":%llu,"
-                   "\"marked_bad\":%s,\"restore_failed\":%s}",
-                   i ? "," : "", t->block, t->skipped_bad ? "true" : "false", t->cycles,
-                   t->erase_failures, t->program_failures, (unsigned long long)t->corrected_bits,
-                   t->worst_page_bitflips, t->uncorrectable_pages, t->uncorrectable_steps,
-                   t->mismatched_pages, t->not_erased_bits, (unsigned long long)t->oob_bits,
-                   t->marked_bad ? "true" : "false", t->restore_failed ? "true" : "false");
-        }
-        printf("]}\n");
-    } else if (!quiet) {
-        printf("total: %u block(s), %llu erase(s), %llu program(s), %llu bitflip(s) corrected "
-               "(worst page %u, ECC %s), %llu uncorrectable page(s) (%llu step(s)), %llu "
-               "mismatched; %u block(s) failing",
-               done, (unsigned long long)stats.block_erases,
-               (unsigned long long)stats.page_programs, (unsigned long long)corrected, worst,
-               nand->ecc.name ? nand->ecc.name : "none", (unsigned long long)uncorrectable,
-               (unsigned long long)steps, (unsigned long long)mismatched, failing);
-        if (simulated)
-            printf("; the simulator flipped %llu bit(s) in the pages torture read",
-                   (unsigned long long)injected);
-        if (keep)
-            printf("; %u page(s) put back", kept);
-        printf("\n");
+    if (j->simulated)
+        snprintf(injected_text, sizeof injected_text, "%llu", (unsigned long long)sum->injected);
+    printf("{\"first_block\":%u,\"blocks\":%u,\"cycles\":%llu,\"reads\":%llu,\"ecc\":\"%s\","
+           "\"erases\":%llu,\"programs\":%llu,\"page_reads\":%llu,\"corrected_bits\":%llu,"
+           "\"worst_page_bitflips\":%u,\"uncorrectable_pages\":%llu,"
+           "\"uncorrectable_steps\":%llu,\"mismatched_pages\":%llu,\"not_erased_bits\":%llu,"
+           "\"oob_bits_outside_ecc\":%llu,\"injected_bitflips\":%s,\"kept\":%s,"
+           "\"kept_pages\":%u,\"failing_blocks\":%u,\"per_block\":[",
+           a->first, a->count, (unsigned long long)a->cycles, (unsigned long long)a->reads,
+           nand->ecc.name ? nand->ecc.name : "none", (unsigned long long)j->stats.block_erases,
+           (unsigned long long)j->stats.page_programs, (unsigned long long)j->stats.page_reads,
+           (unsigned long long)sum->corrected, sum->worst, (unsigned long long)sum->uncorrectable,
+           (unsigned long long)sum->steps, (unsigned long long)sum->mismatched,
+           (unsigned long long)sum->not_erased, (unsigned long long)sum->oob_bits, injected_text,
+           a->keep ? "true" : "false", sum->kept, sum->failing);
+    for (uint32_t i = 0; i < j->done; i++) {
+        const struct tool_torture_block *t = &j->results[i];
+        printf("%s{\"block\":%u,\"bad\":%s,\"cycles\":%u,\"erase_failures\":%u,"
+               "\"program_failures\":%u,\"corrected_bits\":%llu,\"worst_page_bitflips\":%u,"
+               "\"uncorrectable_pages\":%u,\"uncorrectable_steps\":%u,"
+               "\"mismatched_pages\":%u,\"not_erased_bits\":%u,\"oob_bits_outside_ecc\":%llu,"
+               "\"marked_bad\":%s,\"restore_failed\":%s}",
+               i ? "," : "", t->block, t->skipped_bad ? "true" : "false", t->cycles,
+               t->erase_failures, t->program_failures, (unsigned long long)t->corrected_bits,
+               t->worst_page_bitflips, t->uncorrectable_pages, t->uncorrectable_steps,
+               t->mismatched_pages, t->not_erased_bits, (unsigned long long)t->oob_bits,
+               t->marked_bad ? "true" : "false", t->restore_failed ? "true" : "false");
     }
-    free(results);
-    if (hard)
-        return tool_error("torture: %s", why);
-    if (restore_failed)
+    printf("]}\n");
+}
+
+static void tool_torture_report_text(const struct tool_torture_job *j,
+                                     const struct tool_torture_totals *sum)
+{
+    const struct nk_nand *nand = &j->image.nand;
+    printf("total: %u block(s), %llu erase(s), %llu program(s), %llu bitflip(s) corrected "
+           "(worst page %u, ECC %s), %llu uncorrectable page(s) (%llu step(s)), %llu "
+           "mismatched; %u block(s) failing",
+           j->done, (unsigned long long)j->stats.block_erases,
+           (unsigned long long)j->stats.page_programs, (unsigned long long)sum->corrected,
+           sum->worst, nand->ecc.name ? nand->ecc.name : "none",
+           (unsigned long long)sum->uncorrectable, (unsigned long long)sum->steps,
+           (unsigned long long)sum->mismatched, sum->failing);
+    if (j->simulated)
+        printf("; the simulator flipped %llu bit(s) in the pages torture read",
+               (unsigned long long)sum->injected);
+    if (j->a.keep)
+        printf("; %u page(s) put back", sum->kept);
+    printf("\n");
+}
+
+static int tool_torture_run(int argc, char **argv)
+{
+    struct tool_torture_job j;
+    memset(&j, 0, sizeof j);
+    int status = tool_torture_parse(argc, argv, &j);
+    if (!status)
+        status = tool_torture_open(&j);
+    if (status)
+        return status;
+    tool_torture_blocks(&j);
+    struct tool_torture_totals sum;
+    tool_torture_sum(&j, &sum);
+    if (j.f.json)
+        tool_torture_report_json(&j, &sum);
+    else if (!j.f.quiet)
+        tool_torture_report_text(&j, &sum);
+    free(j.results);
+    if (j.hard)
+        return tool_error("torture: %s", j.why);
+    if (sum.restore_failed)
         return tool_error("torture: the contents of %u block(s) could not be put back",
-                          restore_failed);
-    if (failing)
-        return tool_error("torture: %u block(s) failed", failing);
+                          sum.restore_failed);
+    if (sum.failing)
+        return tool_error("torture: %u block(s) failed", sum.failing);
     return 0;
 }
 
