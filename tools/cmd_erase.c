@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* nandkit erase: erase a range of blocks, skipping bad ones, as flash_erase does. */
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +55,23 @@ static int tool_erase_option(void *ctx, int opt, const char *arg)
     }
 }
 
-static int tool_erase_run(int argc, char **argv)
+/* One erase, from the command line to the counts it reports. */
+struct tool_erase_job {
+    bool noskipbad;
+    struct tool_flash_flags f;
+    struct tool_image_opts opts;
+    uint64_t start, count; /* START in bytes; COUNT blocks (0 until settled: to the end) */
+    struct tool_image image;
+    uint64_t block_bytes;
+    uint32_t first; /* START's block */
+    uint32_t erased, skipped, failed, bad_erased;
+    struct tool_progress progress;
+    char why[200];
+};
+
+/* Fills the command-line fields of `e`. Returns 0, or the exit status
+ * after a report. */
+static int tool_erase_parse(int argc, char **argv, struct tool_erase_job *e)
 {
     static const struct option options[] = {TOOL_IMAGE_LONG_OPTIONS,
                                             {"noskipbad", no_argument, NULL, 'N'},
@@ -64,138 +81,177 @@ static int tool_erase_run(int argc, char **argv)
                                             {"quiet", no_argument, NULL, 'q'},
                                             {"json", no_argument, NULL, 'j'},
                                             {NULL, 0, NULL, 0}};
-    bool noskipbad = false;
     const struct tool_flash_parse parse = {
         "erase",
         "Nupqj",
         options,
         'p',
         tool_erase_option,
-        &noskipbad,
+        &e->noskipbad,
         3,
         "IMAGE|/dev/mtdN, START and COUNT (COUNT 0 = to the end)",
         false};
-    struct tool_image_opts opts;
-    struct tool_flash_flags f;
     const char *args[3];
-    int status = tool_flash_parse(argc, argv, &parse, &opts, &f, args);
+    int status = tool_flash_parse(argc, argv, &parse, &e->opts, &e->f, args);
     if (status)
         return status;
     const char *start_text = args[1], *count_text = args[2];
-    uint64_t start, count;
-    if (!tool_parse_size(start_text, &start))
+    if (!tool_parse_size(start_text, &e->start))
         return tool_fail("bad START '%s': expected a byte offset (e.g. 0x20000, 1MiB)", start_text);
-    if (!tool_parse_u64(count_text, &count))
+    if (!tool_parse_u64(count_text, &e->count))
         return tool_fail("bad COUNT '%s': expected a number of blocks (0 = to the end)",
                          count_text);
-    bool quiet = f.quiet, json = f.json;
+    return 0;
+}
 
-    struct tool_image image;
-    status = tool_flash_open(&image, &opts, quiet);
+/* Opens the device and checks the range against it (COUNT 0 becomes the
+ * blocks to the end). Returns 0 with the image open, or the exit status
+ * with it closed. */
+static int tool_erase_open(struct tool_erase_job *e)
+{
+    int status = tool_flash_open(&e->image, &e->opts, e->f.quiet);
     if (status)
         return status;
-    struct nk_nand *nand = &image.nand;
-    uint64_t block_bytes = (uint64_t)nk_nand_page_size(nand) * nk_nand_pages_per_block(nand);
+    struct nk_nand *nand = &e->image.nand;
+    e->block_bytes = (uint64_t)nk_nand_page_size(nand) * nk_nand_pages_per_block(nand);
+    uint64_t start = e->start, block_bytes = e->block_bytes;
     uint32_t blocks = nk_nand_blocks(nand);
     const char *bad_input = NULL;
-    char why[200];
     if (start % block_bytes) {
-        snprintf(why, sizeof why, "START 0x%llx is not block aligned (blocks are 0x%llx bytes)",
+        snprintf(e->why, sizeof e->why,
+                 "START 0x%llx is not block aligned (blocks are 0x%llx bytes)",
                  (unsigned long long)start, (unsigned long long)block_bytes);
-        bad_input = why;
+        bad_input = e->why;
     } else if (start / block_bytes >= blocks) {
-        snprintf(why, sizeof why, "START 0x%llx is past the end of the device (%u blocks)",
+        snprintf(e->why, sizeof e->why, "START 0x%llx is past the end of the device (%u blocks)",
                  (unsigned long long)start, blocks);
-        bad_input = why;
+        bad_input = e->why;
     }
-    uint32_t first = (uint32_t)(start / block_bytes);
-    if (!bad_input && count == 0)
-        count = blocks - first;
-    if (!bad_input && count > blocks - first) {
-        snprintf(why, sizeof why, "COUNT %llu from block %u runs past the end (%u blocks)",
-                 (unsigned long long)count, first, blocks);
-        bad_input = why;
+    e->first = (uint32_t)(start / block_bytes);
+    if (!bad_input && e->count == 0)
+        e->count = blocks - e->first;
+    if (!bad_input && e->count > blocks - e->first) {
+        snprintf(e->why, sizeof e->why, "COUNT %llu from block %u runs past the end (%u blocks)",
+                 (unsigned long long)e->count, e->first, blocks);
+        bad_input = e->why;
     }
     if (bad_input) {
-        tool_image_close(&image);
+        tool_image_close(&e->image);
         return tool_fail("%s", bad_input);
     }
+    return 0;
+}
 
-    uint32_t erased = 0, skipped = 0, failed = 0, bad_erased = 0;
-    const char *failure = NULL;
-    struct tool_progress progress;
-    tool_progress_start(&progress, f.progress, "erase", count * block_bytes);
-    for (uint32_t i = 0; i < count && !failure; i++) {
-        uint32_t block = first + i;
-        int bad = nk_nand_block_is_bad(nand, block);
-        if (bad < 0) {
-            snprintf(why, sizeof why, "checking block %u: %s", block,
-                     tool_image_error(&image, bad));
-            failure = why;
-            break;
-        }
-        if (bad && !noskipbad) {
-            skipped++;
-            if (!quiet && !json) {
-                tool_progress_end(&progress);
-                fprintf(stderr, "nandkit: block %u (0x%llx) is bad: skipped\n", block,
-                        (unsigned long long)block * block_bytes);
-            }
-        } else {
-            int err = nk_nand_erase_block(nand, block);
-            if (err == -NK_EIO && bad) {
-                failed++;
-                if (!quiet && !json) {
-                    tool_progress_end(&progress);
-                    fprintf(stderr, "nandkit: erasing bad block %u failed: %s\n", block,
-                            tool_image_error(&image, err));
-                }
-            } else if (err == -NK_EIO) {
-                failed++;
-                nk_nand_block_mark_bad(nand, block);
-                if (!quiet && !json) {
-                    tool_progress_end(&progress);
-                    fprintf(stderr, "nandkit: erasing block %u failed: marked bad\n", block);
-                }
-            } else if (err) {
-                snprintf(why, sizeof why, "erasing block %u: %s", block,
-                         tool_image_error(&image, err));
-                failure = why;
-                break;
-            } else {
-                erased++;
-                if (bad) {
-                    bad_erased++;
-                    if (!quiet && !json) {
-                        tool_progress_end(&progress);
-                        fprintf(stderr,
-                                "nandkit: block %u (0x%llx) was bad and is erased (--noskipbad): "
-                                "its marker is gone\n",
-                                block, (unsigned long long)block * block_bytes);
-                    }
-                }
-            }
-        }
-        tool_progress_update(&progress, (uint64_t)(i + 1) * block_bytes);
+/* A note on stderr about one block (unless --quiet or --json), after
+ * ending the progress line. */
+static void tool_erase_note(struct tool_erase_job *e, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void tool_erase_note(struct tool_erase_job *e, const char *format, ...)
+{
+    if (e->f.quiet || e->f.json)
+        return;
+    tool_progress_end(&e->progress);
+    va_list ap;
+    va_start(ap, format);
+    vfprintf(stderr, format, ap);
+    va_end(ap);
+}
+
+/* Erases one block (a bad one only with --noskipbad); a failed erase marks
+ * a good block bad. Returns NULL, or the failure (in e->why). */
+static const char *tool_erase_one(struct tool_erase_job *e, uint32_t block)
+{
+    struct nk_nand *nand = &e->image.nand;
+    int bad = nk_nand_block_is_bad(nand, block);
+    if (bad < 0) {
+        snprintf(e->why, sizeof e->why, "checking block %u: %s", block,
+                 tool_image_error(&e->image, bad));
+        return e->why;
     }
-    tool_progress_end(&progress);
-    tool_image_close(&image);
-    if (failure)
-        return tool_error("erase: %s", failure);
-    if (json)
+    if (bad && !e->noskipbad) {
+        e->skipped++;
+        tool_erase_note(e, "nandkit: block %u (0x%llx) is bad: skipped\n", block,
+                        (unsigned long long)block * e->block_bytes);
+        return NULL;
+    }
+    int err = nk_nand_erase_block(nand, block);
+    if (err == -NK_EIO && bad) {
+        e->failed++;
+        tool_erase_note(e, "nandkit: erasing bad block %u failed: %s\n", block,
+                        tool_image_error(&e->image, err));
+    } else if (err == -NK_EIO) {
+        e->failed++;
+        nk_nand_block_mark_bad(nand, block);
+        tool_erase_note(e, "nandkit: erasing block %u failed: marked bad\n", block);
+    } else if (err) {
+        snprintf(e->why, sizeof e->why, "erasing block %u: %s", block,
+                 tool_image_error(&e->image, err));
+        return e->why;
+    } else {
+        e->erased++;
+        if (bad) {
+            e->bad_erased++;
+            tool_erase_note(e,
+                            "nandkit: block %u (0x%llx) was bad and is erased (--noskipbad): "
+                            "its marker is gone\n",
+                            block, (unsigned long long)block * e->block_bytes);
+        }
+    }
+    return NULL;
+}
+
+/* The erase itself: the range block by block. Returns NULL, or the failure
+ * that stopped it. */
+static const char *tool_erase_blocks(struct tool_erase_job *e)
+{
+    const char *failure = NULL;
+    tool_progress_start(&e->progress, e->f.progress, "erase", e->count * e->block_bytes);
+    for (uint32_t i = 0; i < e->count && !failure; i++) {
+        failure = tool_erase_one(e, e->first + i);
+        if (failure)
+            break;
+        tool_progress_update(&e->progress, (uint64_t)(i + 1) * e->block_bytes);
+    }
+    tool_progress_end(&e->progress);
+    return failure;
+}
+
+/* The summary (JSON on stdout, or a line on stderr unless --quiet) and the
+ * exit status: 1 when a block failed to erase. */
+static int tool_erase_report(const struct tool_erase_job *e)
+{
+    if (e->f.json)
         printf("{\"first_block\":%u,\"blocks\":%llu,\"erased\":%u,\"bad_skipped\":%u,"
                "\"bad_erased\":%u,\"failed\":%u}\n",
-               first, (unsigned long long)count, erased, skipped, bad_erased, failed);
-    else if (!quiet)
+               e->first, (unsigned long long)e->count, e->erased, e->skipped, e->bad_erased,
+               e->failed);
+    else if (!e->f.quiet)
         fprintf(stderr,
                 "nandkit: erased %u of %llu blocks from block %u (0x%llx): %u bad "
                 "skipped, %u failed\n",
-                erased, (unsigned long long)count, first, (unsigned long long)start, skipped,
-                failed);
-    if (failed)
-        return tool_error("erase: %u block(s) failed to erase%s", failed,
-                          noskipbad ? "" : " and were marked bad");
+                e->erased, (unsigned long long)e->count, e->first, (unsigned long long)e->start,
+                e->skipped, e->failed);
+    if (e->failed)
+        return tool_error("erase: %u block(s) failed to erase%s", e->failed,
+                          e->noskipbad ? "" : " and were marked bad");
     return 0;
+}
+
+static int tool_erase_run(int argc, char **argv)
+{
+    struct tool_erase_job e;
+    memset(&e, 0, sizeof e);
+    int status = tool_erase_parse(argc, argv, &e);
+    if (!status)
+        status = tool_erase_open(&e);
+    if (status)
+        return status;
+    const char *failure = tool_erase_blocks(&e);
+    tool_image_close(&e.image);
+    if (failure)
+        return tool_error("erase: %s", failure);
+    return tool_erase_report(&e);
 }
 
 const struct tool_command tool_cmd_erase = {
