@@ -120,27 +120,26 @@ static void tool_fsck_free(struct tool_fsck *f)
     free(f->problems);
 }
 
-static int tool_fsck_run(int argc, char **argv)
+/* Fills `opts`, `repair` and the --quiet/--json fields of `f`. Returns 0,
+ * or the exit status after a report. */
+static int tool_fsck_parse(int argc, char **argv, struct tool_image_opts *opts, bool *repair,
+                           struct tool_fsck *f)
 {
     static const struct option options[] = {TOOL_IMAGE_LONG_OPTIONS,
                                             {"quiet", no_argument, NULL, 'q'},
                                             {"json", no_argument, NULL, 'j'},
                                             {"repair", no_argument, NULL, 'r'},
                                             {NULL, 0, NULL, 0}};
-    struct tool_image_opts opts;
-    tool_image_opts_init(&opts);
-    struct tool_fsck f;
-    memset(&f, 0, sizeof f);
+    tool_image_opts_init(opts);
     int opt;
-    bool repair = false;
     optind = 1;
-    while ((opt = tool_getopt(argc, argv, "qjr", options, &opts, "fsck")) > 0) {
+    while ((opt = tool_getopt(argc, argv, "qjr", options, opts, "fsck")) > 0) {
         if (opt == 'r')
-            repair = true;
+            *repair = true;
         else if (opt == 'q')
-            f.quiet = true;
+            f->quiet = true;
         else if (opt == 'j')
-            f.json = true;
+            f->json = true;
         else
             return tool_fail("fsck: unknown option (see nandkit fsck --help)");
     }
@@ -148,15 +147,109 @@ static int tool_fsck_run(int argc, char **argv)
         return -opt;
     if (argc - optind != 1)
         return tool_fail("fsck needs one IMAGE (see nandkit fsck --help)");
-    opts.path = argv[optind];
+    opts->path = argv[optind];
+    return 0;
+}
 
-    if (repair) {
-        int status = tool_fs_recover(&opts);
-        if (status)
-            return status;
+static void tool_fsck_report_json(const struct tool_fsck *f, const char *image_path,
+                                  const struct nk_fs_mount_stats *s,
+                                  const struct nk_fs_check_result *result, bool traces_only)
+{
+    printf("{\"image\":");
+    tool_json_string(stdout, image_path);
+    printf(",\"verdict\":\"%s\",\"interrupted_write_traces\":%u",
+           result->problem_total == 0 ? "clean"
+           : traces_only              ? "interrupted-write"
+                                      : "damaged",
+           s->torn_chunks);
+    printf(",\"problem_total\":%u,\"blocks\":{\"in_use\":%u,\"empty\":%u,"
+           "\"checkpoint\":%u,\"bad\":%u,\"junk\":%u},\"objects\":{\"total\":%u,"
+           "\"files\":%u,\"directories\":%u,\"symlinks\":%u,\"hard_links\":%u,"
+           "\"special\":%u,\"lost_and_found\":%u},\"chunks\":{\"written\":%u,\"live\":%u,"
+           "\"read\":%u,\"corrected\":%u,\"bitflips_corrected\":%llu},\"problems\":[",
+           result->problem_total, s->blocks_in_use, s->blocks_empty, s->blocks_checkpoint,
+           s->blocks_bad, s->blocks_bad_sequence, s->objects, s->files, s->dirs, s->symlinks,
+           s->hardlinks, s->specials, s->orphans, s->chunks_seen, s->chunks_live,
+           result->chunks_read, result->chunks_corrected,
+           (unsigned long long)result->bitflips_corrected);
+    for (size_t i = 0; i < f->count; i++) {
+        const struct nk_fs_problem *p = &f->problems[i];
+        char line[256];
+        nk_fs_problem_format(p, line, sizeof line);
+        printf("%s{\"kind\":\"%s\",\"obj_id\":%u,\"chunk_id\":%u,", i ? "," : "",
+               nk_fs_problem_name(p->kind), p->obj_id, p->chunk_id);
+        if (p->block != NK_FS_NONE)
+            printf("\"block\":%u,", p->block);
+        if (p->page != NK_FS_NONE)
+            printf("\"page\":%u,", p->page);
+        const char *path = tool_fsck_path(f, p->obj_id);
+        printf("\"path\":");
+        if (path)
+            tool_json_string(stdout, path);
+        else
+            printf("null");
+        printf(",\"text\":");
+        tool_json_string(stdout, line);
+        printf("}");
     }
+    printf("]}\n");
+}
+
+static void tool_fsck_report_text(const struct tool_fsck *f, struct tool_fs *t,
+                                  const char *image_path, const struct nk_fs_check_result *result,
+                                  bool traces_only)
+{
+    const struct nk_fs_mount_stats *s = &t->fs.stats;
+    for (size_t i = 0; !f->quiet && i < f->count; i++) {
+        char line[256];
+        nk_fs_problem_format(&f->problems[i], line, sizeof line);
+        const char *path = tool_fsck_path(f, f->problems[i].obj_id);
+        if (path)
+            printf("problem: %s: %s\n", path, line);
+        else
+            printf("problem: %s\n", line);
+    }
+    if (!f->quiet) {
+        printf("blocks: %u in use (%u read from summaries), %u empty, %u checkpoint, %u bad, "
+               "%u junk\n",
+               s->blocks_in_use, s->blocks_from_summary, s->blocks_empty, s->blocks_checkpoint,
+               s->blocks_bad, s->blocks_bad_sequence);
+        tool_print_objects(s->objects, s->files, s->dirs, s->symlinks, s->hardlinks, s->specials);
+        printf(", %u in lost+found\n", s->orphans);
+        printf("chunks: %u written, %u live; %u read through the ECC, %u with corrected "
+               "bitflips (%llu bits); tags: %u corrected\n",
+               s->chunks_seen, s->chunks_live, result->chunks_read, result->chunks_corrected,
+               (unsigned long long)result->bitflips_corrected, s->tags_corrected);
+        for (unsigned k = 0; k < NK_FS_PROBLEM_KIND_COUNT; k++) {
+            if (result->problems[k])
+                printf("  %-20s %u\n", nk_fs_problem_name((enum nk_fs_problem_kind)k),
+                       result->problems[k]);
+        }
+        tool_fs_list_at_risk(t, stdout);
+    }
+    unsigned total = result->problem_total;
+    if (traces_only)
+        printf("%s: %u problem%s, %s of a write cut by power loss: nothing lost (the next "
+               "read-write mount or fsck --repair clears %s)\n",
+               image_path, total, total == 1 ? "" : "s", total == 1 ? "the trace" : "all traces",
+               total == 1 ? "it" : "them");
+    else
+        printf("%s: %u problem%s\n", image_path, total, total == 1 ? "" : "s");
+}
+
+static int tool_fsck_run(int argc, char **argv)
+{
+    struct tool_image_opts opts;
+    struct tool_fsck f;
+    memset(&f, 0, sizeof f);
+    bool repair = false;
+    int status = tool_fsck_parse(argc, argv, &opts, &repair, &f);
+    if (!status && repair)
+        status = tool_fs_recover(&opts);
+    if (status)
+        return status;
     struct tool_fs t;
-    int status = tool_fs_open(&t, &opts, tool_fsck_report, &f);
+    status = tool_fs_open(&t, &opts, tool_fsck_report, &f);
     if (status) {
         /* What the mount met before it gave up still helps. */
         for (size_t i = 0; !f.quiet && !f.json && i < f.count; i++) {
@@ -178,89 +271,13 @@ static int tool_fsck_run(int argc, char **argv)
     }
     tool_fsck_name_add(&f, NK_FS_OBJ_ROOT, "/");
     tool_fsck_walk(&f, &t.fs, "/", 0);
-    const struct nk_fs_mount_stats *s = &t.fs.stats;
     /* Each trace of an interrupted write the mount met is one problem it
      * counted as torn; only problems beyond those are damage. */
-    bool traces_only = result.problem_total > 0 && result.problem_total <= s->torn_chunks;
-    if (f.json) {
-        printf("{\"image\":");
-        tool_json_string(stdout, opts.path);
-        printf(",\"verdict\":\"%s\",\"interrupted_write_traces\":%u",
-               result.problem_total == 0 ? "clean"
-               : traces_only             ? "interrupted-write"
-                                         : "damaged",
-               s->torn_chunks);
-        printf(",\"problem_total\":%u,\"blocks\":{\"in_use\":%u,\"empty\":%u,"
-               "\"checkpoint\":%u,\"bad\":%u,\"junk\":%u},\"objects\":{\"total\":%u,"
-               "\"files\":%u,\"directories\":%u,\"symlinks\":%u,\"hard_links\":%u,"
-               "\"special\":%u,\"lost_and_found\":%u},\"chunks\":{\"written\":%u,\"live\":%u,"
-               "\"read\":%u,\"corrected\":%u,\"bitflips_corrected\":%llu},\"problems\":[",
-               result.problem_total, s->blocks_in_use, s->blocks_empty, s->blocks_checkpoint,
-               s->blocks_bad, s->blocks_bad_sequence, s->objects, s->files, s->dirs, s->symlinks,
-               s->hardlinks, s->specials, s->orphans, s->chunks_seen, s->chunks_live,
-               result.chunks_read, result.chunks_corrected,
-               (unsigned long long)result.bitflips_corrected);
-        for (size_t i = 0; i < f.count; i++) {
-            const struct nk_fs_problem *p = &f.problems[i];
-            char line[256];
-            nk_fs_problem_format(p, line, sizeof line);
-            printf("%s{\"kind\":\"%s\",\"obj_id\":%u,\"chunk_id\":%u,", i ? "," : "",
-                   nk_fs_problem_name(p->kind), p->obj_id, p->chunk_id);
-            if (p->block != NK_FS_NONE)
-                printf("\"block\":%u,", p->block);
-            if (p->page != NK_FS_NONE)
-                printf("\"page\":%u,", p->page);
-            const char *path = tool_fsck_path(&f, p->obj_id);
-            printf("\"path\":");
-            if (path)
-                tool_json_string(stdout, path);
-            else
-                printf("null");
-            printf(",\"text\":");
-            tool_json_string(stdout, line);
-            printf("}");
-        }
-        printf("]}\n");
-    } else {
-        for (size_t i = 0; !f.quiet && i < f.count; i++) {
-            char line[256];
-            nk_fs_problem_format(&f.problems[i], line, sizeof line);
-            const char *path = tool_fsck_path(&f, f.problems[i].obj_id);
-            if (path)
-                printf("problem: %s: %s\n", path, line);
-            else
-                printf("problem: %s\n", line);
-        }
-        if (!f.quiet) {
-            printf("blocks: %u in use (%u read from summaries), %u empty, %u checkpoint, %u bad, "
-                   "%u junk\n",
-                   s->blocks_in_use, s->blocks_from_summary, s->blocks_empty, s->blocks_checkpoint,
-                   s->blocks_bad, s->blocks_bad_sequence);
-            tool_print_objects(s->objects, s->files, s->dirs, s->symlinks, s->hardlinks,
-                               s->specials);
-            printf(", %u in lost+found\n", s->orphans);
-            printf("chunks: %u written, %u live; %u read through the ECC, %u with corrected "
-                   "bitflips (%llu bits); tags: %u corrected\n",
-                   s->chunks_seen, s->chunks_live, result.chunks_read, result.chunks_corrected,
-                   (unsigned long long)result.bitflips_corrected, s->tags_corrected);
-            for (unsigned k = 0; k < NK_FS_PROBLEM_KIND_COUNT; k++) {
-                if (result.problems[k])
-                    printf("  %-20s %u\n", nk_fs_problem_name((enum nk_fs_problem_kind)k),
-                           result.problems[k]);
-            }
-        }
-        if (!f.quiet)
-            tool_fs_list_at_risk(&t, stdout);
-        if (traces_only)
-            printf("%s: %u problem%s, %s of a write cut by power loss: nothing lost (the next "
-                   "read-write mount or fsck --repair clears %s)\n",
-                   opts.path, result.problem_total, result.problem_total == 1 ? "" : "s",
-                   result.problem_total == 1 ? "the trace" : "all traces",
-                   result.problem_total == 1 ? "it" : "them");
-        else
-            printf("%s: %u problem%s\n", opts.path, result.problem_total,
-                   result.problem_total == 1 ? "" : "s");
-    }
+    bool traces_only = result.problem_total > 0 && result.problem_total <= t.fs.stats.torn_chunks;
+    if (f.json)
+        tool_fsck_report_json(&f, opts.path, &t.fs.stats, &result, traces_only);
+    else
+        tool_fsck_report_text(&f, &t, opts.path, &result, traces_only);
     tool_fs_close(&t);
     tool_fsck_free(&f);
     return result.problem_total == 0 ? 0 : traces_only ? 3 : 1;
