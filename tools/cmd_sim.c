@@ -187,129 +187,148 @@ static int tool_sim_create_write_bad(struct nk_sim *sim)
     return 0;
 }
 
-static int tool_sim_create(int argc, char **argv)
+/* What the command line asks of sim create. */
+struct tool_sim_create_args {
+    struct tool_image_opts opts;
+    int bad_count; /* --bad-blocks-random N; -1 with a --bad-blocks list */
+    uint32_t *bad_list;
+    unsigned bad_len;
+    bool full;
+};
+
+/* Fills `a` (the caller frees a->bad_list). Returns 0, or the exit status
+ * after a report. */
+static int tool_sim_create_parse(int argc, char **argv, struct tool_sim_create_args *a)
 {
     static const struct option options[] = {TOOL_IMAGE_LONG_OPTIONS,
                                             {"bad-blocks", required_argument, NULL, 'b'},
                                             {"bad-blocks-random", required_argument, NULL, 'r'},
                                             {"full", no_argument, NULL, 'F'},
                                             {NULL, 0, NULL, 0}};
-    struct tool_image_opts opts;
-    tool_image_opts_init(&opts);
-    opts.create = true;
+    struct tool_image_opts *opts = &a->opts;
+    tool_image_opts_init(opts);
+    opts->create = true;
     /* --ecc and --bit-error-rate get their own refusal below. */
-    opts.takes = TOOL_TAKES(TOOL_OPT_GEOMETRY) | TOOL_TAKES(TOOL_OPT_CHIP) |
-                 TOOL_TAKES(TOOL_OPT_SEED) | TOOL_TAKES(TOOL_OPT_ECC) |
-                 TOOL_TAKES(TOOL_OPT_BIT_ERROR_RATE);
-    int bad_count = 0;
-    uint32_t *bad_list = NULL;
-    unsigned bad_len = 0;
+    opts->takes = TOOL_TAKES(TOOL_OPT_GEOMETRY) | TOOL_TAKES(TOOL_OPT_CHIP) |
+                  TOOL_TAKES(TOOL_OPT_SEED) | TOOL_TAKES(TOOL_OPT_ECC) |
+                  TOOL_TAKES(TOOL_OPT_BIT_ERROR_RATE);
     int opt;
     optind = 1;
-    bool full = false;
-    while ((opt = tool_getopt(argc, argv, "", options, &opts, "sim create")) > 0) {
+    while ((opt = tool_getopt(argc, argv, "", options, opts, "sim create")) > 0) {
         if (opt == 'F') {
-            full = true;
+            a->full = true;
             continue;
         }
         if (opt == 'r') {
             uint64_t n;
-            if (!tool_parse_u64(optarg, &n) || n > 1000000) {
-                free(bad_list);
+            if (!tool_parse_u64(optarg, &n) || n > 1000000)
                 return tool_fail("bad --bad-blocks-random '%s': expected a count", optarg);
-            }
-            bad_count = (int)n;
+            a->bad_count = (int)n;
             continue;
         }
-        free(bad_list);
-        bad_list = NULL;
-        int status = tool_parse_bad_blocks(optarg, &bad_list, &bad_len);
+        free(a->bad_list);
+        a->bad_list = NULL;
+        int status = tool_parse_bad_blocks(optarg, &a->bad_list, &a->bad_len);
         if (status)
             return status;
     }
-    if (opt < 0) {
-        free(bad_list);
+    if (opt < 0)
         return -opt;
-    }
-    if (bad_list && bad_count > 0) {
-        free(bad_list);
+    if (a->bad_list && a->bad_count > 0)
         return tool_fail("give --bad-blocks LIST or --bad-blocks-random N, not both");
-    }
-    if (opts.ecc || opts.bit_error_rate > 0.0) {
-        free(bad_list);
+    if (opts->ecc || opts->bit_error_rate > 0.0)
         return tool_fail("sim create: %s does not apply: an erased chip holds no code and "
                          "reads nothing (give it to the commands that read or write pages)",
-                         opts.ecc ? "--ecc" : "--bit-error-rate");
-    }
-    if (bad_list)
-        bad_count = -1;
-    if (optind >= argc || optind + 1 < argc) {
-        free(bad_list);
-        if (optind >= argc)
-            return tool_fail("sim create needs an IMAGE path");
+                         opts->ecc ? "--ecc" : "--bit-error-rate");
+    if (a->bad_list)
+        a->bad_count = -1;
+    if (optind >= argc)
+        return tool_fail("sim create needs an IMAGE path");
+    if (optind + 1 < argc)
         return tool_fail("sim create: unexpected argument '%s'", argv[optind + 1]);
-    }
-    opts.path = argv[optind++];
+    opts->path = argv[optind++];
+    return 0;
+}
 
-    struct nk_sim_params params;
-    int status = tool_params_from_opts(&opts, &params);
-    for (unsigned i = 0; !status && i < bad_len; i++) {
-        if (bad_list[i] >= params.chip.blocks)
+/* The chip's parameters, and the bad blocks asked for checked against it.
+ * Returns 0, or the exit status after a report. */
+static int tool_sim_create_params(const struct tool_sim_create_args *a,
+                                  struct nk_sim_params *params)
+{
+    int status = tool_params_from_opts(&a->opts, params);
+    for (unsigned i = 0; !status && i < a->bad_len; i++) {
+        if (a->bad_list[i] >= params->chip.blocks)
             status = tool_fail("--bad-blocks: block %u out of range (the chip has %u blocks)",
-                               bad_list[i], params.chip.blocks);
+                               a->bad_list[i], params->chip.blocks);
     }
-    if (!status && bad_count > 0 && (uint32_t)bad_count > params.chip.blocks / 2)
-        status = tool_fail("--bad-blocks %d: more than half of the %u blocks", bad_count,
-                           params.chip.blocks);
-    if (status) {
-        free(bad_list);
-        return status;
-    }
+    if (!status && a->bad_count > 0 && (uint32_t)a->bad_count > params->chip.blocks / 2)
+        status = tool_fail("--bad-blocks %d: more than half of the %u blocks", a->bad_count,
+                           params->chip.blocks);
+    return status;
+}
 
-    /* Made beside the target and renamed over it: an image already there
-     * stays whole until the new one is complete. */
+/* Makes the image: beside the target and renamed over it, so that an image
+ * already there stays whole until the new one is complete. Releases
+ * a->bad_list. Returns 0, or the exit status after a report. */
+static int tool_sim_create_make(struct tool_sim_create_args *a, struct nk_sim_params *params)
+{
+    const struct tool_image_opts *opts = &a->opts;
     struct tool_save save;
-    status = tool_save_begin(&save, opts.path, false);
-    if (status) {
-        free(bad_list);
+    int status = tool_save_begin(&save, opts->path, false);
+    if (status)
         return status;
-    }
     struct nk_sim_config config;
     memset(&config, 0, sizeof config);
-    config.params = &params;
+    config.params = params;
     config.image_path = save.tmp;
     config.create = true;
-    config.seed = opts.seed;
-    config.factory_bad_blocks = bad_count;
-    config.factory_bad_list = bad_list;
-    config.factory_bad_list_len = bad_len;
+    config.seed = opts->seed;
+    config.factory_bad_blocks = a->bad_count;
+    config.factory_bad_list = a->bad_list;
+    config.factory_bad_list_len = a->bad_len;
     struct nk_sim *sim;
     struct nk_diag why[1] = {{""}};
     int err = nk_sim_open(&sim, &config, why);
-    free(bad_list);
-    if (!err && full)
+    free(a->bad_list);
+    a->bad_list = NULL;
+    if (!err && a->full)
         err = tool_sim_write_full(sim, save.tmp, why);
     else if (!err)
         err = tool_sim_create_write_bad(sim);
     if (err)
         tool_save_abort(&save);
     if (err == -NK_EINVAL) /* a part the simulator cannot model: bad input */
-        return tool_fail("cannot create %s with %s %s: %s", opts.path,
-                         opts.chip ? "--chip" : "--geometry", opts.chip ? opts.chip : opts.geometry,
-                         why->text);
+        return tool_fail("cannot create %s with %s %s: %s", opts->path,
+                         opts->chip ? "--chip" : "--geometry",
+                         opts->chip ? opts->chip : opts->geometry, why->text);
     if (err)
         return tool_error("%s", why->text[0] ? why->text : nk_strerror(err));
     err = nk_sim_close(sim);
     if (err) {
         tool_save_abort(&save);
-        return tool_error("cannot write %s: %s", opts.path, nk_strerror(err));
+        return tool_error("cannot write %s: %s", opts->path, nk_strerror(err));
     }
-    status = tool_save_commit(&save);
+    return tool_save_commit(&save);
+}
+
+static int tool_sim_create(int argc, char **argv)
+{
+    struct tool_sim_create_args a;
+    memset(&a, 0, sizeof a);
+    struct nk_sim_params params;
+    int status = tool_sim_create_parse(argc, argv, &a);
+    if (!status)
+        status = tool_sim_create_params(&a, &params);
+    if (status) {
+        free(a.bad_list);
+        return status;
+    }
+    status = tool_sim_create_make(&a, &params);
     if (status)
         return status;
     const struct nk_chip_info *c = &params.chip;
-    printf("created %s: %s %s, %u blocks of %u x (%u + %u) bytes\n", opts.path, c->vendor, c->model,
-           c->blocks, c->pages_per_block, c->page_size, c->oob_size);
+    printf("created %s: %s %s, %u blocks of %u x (%u + %u) bytes\n", a.opts.path, c->vendor,
+           c->model, c->blocks, c->pages_per_block, c->page_size, c->oob_size);
     return 0;
 }
 
