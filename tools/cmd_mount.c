@@ -674,35 +674,42 @@ static int tool_mount_finish(struct tool_mount *m)
     return status;
 }
 
-static int tool_mount_run(int argc, char **argv)
+/* What the command line asks of mount. */
+struct tool_mount_args {
+    struct tool_image_opts opts;
+    bool foreground, debug, single, read_only, stats;
+    char fuse_options[1024];       /* the -o options passed on to FUSE, each after a comma */
+    char *image_path, *mountpoint; /* absolute: the daemon leaves the working directory */
+};
+
+/* Fills `a` (the caller frees its paths). Returns 0, or the exit status
+ * after a report. */
+static int tool_mount_parse(int argc, char **argv, struct tool_mount_args *a)
 {
     enum { OPT_O = 'o', OPT_STATS = TOOL_OPT_FIRST_FREE };
     static const struct option options[] = {
         TOOL_IMAGE_LONG_OPTIONS, {"stats", no_argument, NULL, OPT_STATS}, {NULL, 0, NULL, 0}};
-    struct tool_image_opts opts;
-    tool_image_opts_init(&opts);
-    bool foreground = false, debug = false, single = false, read_only = false, stats = false;
-    char fuse_options[1024] = "";
+    tool_image_opts_init(&a->opts);
     int opt;
     optind = 1;
-    while ((opt = tool_getopt(argc, argv, "o:fds", options, &opts, "mount")) > 0) {
+    while ((opt = tool_getopt(argc, argv, "o:fds", options, &a->opts, "mount")) > 0) {
         if (opt == 'f') {
-            foreground = true;
+            a->foreground = true;
         } else if (opt == 'd') {
-            debug = foreground = true;
+            a->debug = a->foreground = true;
         } else if (opt == 's') {
-            single = true;
+            a->single = true;
         } else if (opt == OPT_STATS) {
-            stats = true;
+            a->stats = true;
         } else if (opt == OPT_O) {
             char *copy = strdup(optarg);
             for (char *save = NULL, *o = strtok_r(copy, ",", &save); o;
                  o = strtok_r(NULL, ",", &save)) {
                 if (strcmp(o, "ro") == 0) {
-                    read_only = true;
+                    a->read_only = true;
                 } else if (strcmp(o, "rw") != 0) {
-                    size_t len = strlen(fuse_options);
-                    snprintf(fuse_options + len, sizeof fuse_options - len, ",%s", o);
+                    size_t len = strlen(a->fuse_options);
+                    snprintf(a->fuse_options + len, sizeof a->fuse_options - len, ",%s", o);
                 }
             }
             free(copy);
@@ -715,64 +722,48 @@ static int tool_mount_run(int argc, char **argv)
     if (argc - optind != 2)
         return tool_fail("mount needs IMAGE (or /dev/mtdN) and MOUNTPOINT (see nandkit mount "
                          "--help)");
-    if (opts.power_cut_after >= 0)
+    if (a->opts.power_cut_after >= 0)
         return tool_fail("mount: --power-cut-after is for the commands that run to an end; "
                          "kill the daemon with SIGKILL to cut a mounted image");
-    /* The daemon leaves the working directory: absolute paths from here. */
-    char *image_path = realpath(argv[optind], NULL);
-    char *mountpoint = realpath(argv[optind + 1], NULL);
-    if (!image_path || !mountpoint) {
-        const char *bad = image_path ? argv[optind + 1] : argv[optind];
-        free(image_path);
-        free(mountpoint);
-        return tool_fail("mount: %s: %s", bad, strerror(errno));
-    }
+    a->image_path = realpath(argv[optind], NULL);
+    a->mountpoint = realpath(argv[optind + 1], NULL);
+    if (!a->image_path || !a->mountpoint)
+        return tool_fail("mount: %s: %s", a->image_path ? argv[optind + 1] : argv[optind],
+                         strerror(errno));
     struct stat st;
-    if (stat(mountpoint, &st) || !S_ISDIR(st.st_mode)) {
-        free(image_path);
-        free(mountpoint);
+    if (stat(a->mountpoint, &st) || !S_ISDIR(st.st_mode))
         return tool_fail("mount: MOUNTPOINT %s is not a directory", argv[optind + 1]);
-    }
-    opts.path = image_path;
-    opts.write_through = true; /* in place: a kill leaves what a power cut leaves */
+    a->opts.path = a->image_path;
+    a->opts.write_through = true; /* in place: a kill leaves what a power cut leaves */
+    return 0;
+}
 
-    struct tool_mount *m = calloc(1, sizeof *m);
-    pthread_mutex_init(&m->mutex, NULL);
-    m->read_only = read_only;
-    m->stats = stats;
-    const struct nk_lock lock = {tool_mount_lock, tool_mount_unlock, &m->mutex};
-    int status = tool_fs_open_shared(&m->t, &opts, !read_only, &lock);
-    if (status) {
-        free(m);
-        free(image_path);
-        free(mountpoint);
-        return status;
-    }
-
-    struct nk_fs_statfs sf;
-    nk_fs_statfs(&m->t.fs, &sf);
-    m->chunk_bytes = sf.chunk_bytes;
-
+/* Mounts the open file system through FUSE and serves it (in the
+ * background unless -f) until it is unmounted. Returns 0 or the exit
+ * status after a report. */
+static int tool_mount_serve(struct tool_mount *m, const struct tool_mount_args *a, char *argv0)
+{
+    int status = 0;
     char fsname[PATH_MAX + 32];
     snprintf(fsname, sizeof fsname, "-ofsname=nandkit:%s,subtype=nandkit,default_permissions%s%s",
-             image_path, read_only ? ",ro" : "", fuse_options);
-    char *fuse_argv[4] = {argv[0], fsname, debug ? "-d" : NULL, NULL};
-    struct fuse_args args = FUSE_ARGS_INIT(debug ? 3 : 2, fuse_argv);
+             a->image_path, a->read_only ? ",ro" : "", a->fuse_options);
+    char *fuse_argv[4] = {argv0, fsname, a->debug ? "-d" : NULL, NULL};
+    struct fuse_args args = FUSE_ARGS_INIT(a->debug ? 3 : 2, fuse_argv);
     struct fuse *fuse = fuse_new(&args, &tool_mount_ops, sizeof tool_mount_ops, m);
     if (!fuse) {
         status = tool_error("mount: FUSE refused the options (%s)", fsname + 2);
-    } else if (fuse_mount(fuse, mountpoint) != 0) {
+    } else if (fuse_mount(fuse, a->mountpoint) != 0) {
         status = tool_error("mount: cannot mount on %s (is /dev/fuse there, and fusermount3 "
                             "installed?)",
-                            mountpoint);
+                            a->mountpoint);
     } else {
-        if (fuse_daemonize(foreground) != 0) {
+        if (fuse_daemonize(a->foreground) != 0) {
             status = tool_error("mount: cannot go to the background");
         } else if (fuse_set_signal_handlers(fuse_get_session(fuse)) != 0) {
             status = tool_error("mount: cannot handle signals");
         } else {
             int loop;
-            if (single)
+            if (a->single)
                 loop = fuse_loop(fuse);
             else
                 loop = fuse_loop_mt(fuse, 0); /* one device fd shared by the threads */
@@ -785,13 +776,38 @@ static int tool_mount_run(int argc, char **argv)
     if (fuse)
         fuse_destroy(fuse);
     fuse_opt_free_args(&args);
-    int finish = tool_mount_finish(m);
-    if (!status)
-        status = finish;
-    pthread_mutex_destroy(&m->mutex);
+    return status;
+}
+
+static int tool_mount_run(int argc, char **argv)
+{
+    struct tool_mount_args a;
+    memset(&a, 0, sizeof a);
+    int status = tool_mount_parse(argc, argv, &a);
+    if (status) {
+        free(a.image_path);
+        free(a.mountpoint);
+        return status;
+    }
+    struct tool_mount *m = calloc(1, sizeof *m);
+    pthread_mutex_init(&m->mutex, NULL);
+    m->read_only = a.read_only;
+    m->stats = a.stats;
+    const struct nk_lock lock = {tool_mount_lock, tool_mount_unlock, &m->mutex};
+    status = tool_fs_open_shared(&m->t, &a.opts, !a.read_only, &lock);
+    if (!status) {
+        struct nk_fs_statfs sf;
+        nk_fs_statfs(&m->t.fs, &sf);
+        m->chunk_bytes = sf.chunk_bytes;
+        status = tool_mount_serve(m, &a, argv[0]);
+        int finish = tool_mount_finish(m);
+        if (!status)
+            status = finish;
+        pthread_mutex_destroy(&m->mutex);
+    }
     free(m);
-    free(image_path);
-    free(mountpoint);
+    free(a.image_path);
+    free(a.mountpoint);
     return status;
 }
 
