@@ -59,118 +59,153 @@ static size_t tool_man_term(const char *line, size_t len, size_t *start)
     return len - indent;
 }
 
+/* Where the conversion of a help text is. */
+struct tool_man_state {
+    enum { TOOL_MAN_START, TOOL_MAN_USAGE, TOOL_MAN_TEXT, TOOL_MAN_LIST } part;
+    bool in_entry, in_verbatim, prev_blank;
+};
+
+/* A line of the usage block, as a line of the SYNOPSIS. */
+static void tool_man_usage_line(FILE *out, const char *line, size_t len)
+{
+    const char *text = line;
+    size_t n = len;
+    if (strncmp(text, "usage: ", 7) == 0) {
+        text += 7;
+        n -= 7;
+    } else {
+        while (n && *text == ' ') {
+            text++;
+            n--;
+        }
+        fputs("    ", out);
+    }
+    tool_man_escape(out, text, n);
+    fputc('\n', out);
+}
+
+/* "Options:" as OPTIONS; any other heading ("Bad blocks (--bb):",
+ * "Commands:") as a subsection. */
+static void tool_man_heading(FILE *out, struct tool_man_state *s, const char *line, size_t len)
+{
+    if (s->in_verbatim)
+        fputs(".fi\n", out);
+    s->in_verbatim = false;
+    if (strncmp(line, "Options:", 8) == 0) {
+        fputs(".SH OPTIONS\n", out);
+    } else {
+        fputs(".SS ", out);
+        tool_man_escape(out, line, len - 1);
+        fputc('\n', out);
+    }
+    s->part = TOOL_MAN_LIST;
+    s->in_entry = false;
+}
+
+/* An entry of a list: its term in bold, then what follows it. */
+static void tool_man_entry(FILE *out, const char *line, size_t len, size_t term_start, size_t term)
+{
+    const char *desc = line + term_start + term;
+    size_t desc_len = len - term_start - term;
+    while (desc_len && *desc == ' ') {
+        desc++;
+        desc_len--;
+    }
+    fputs(".TP\n.B ", out);
+    tool_man_escape(out, line + term_start, term);
+    fputc('\n', out);
+    if (desc_len) {
+        tool_man_escape(out, desc, desc_len);
+        fputc('\n', out);
+    }
+}
+
+/* A line of prose: an indented one as is, in a verbatim block. */
+static void tool_man_prose(FILE *out, struct tool_man_state *s, const char *line, size_t len,
+                           size_t indent)
+{
+    if (indent >= 2) {
+        /* An indented block in the prose (a list, an example): as is. */
+        if (!s->in_verbatim)
+            fputs(".nf\n", out);
+        s->in_verbatim = true;
+        tool_man_escape(out, line, len);
+        fputc('\n', out);
+        return;
+    }
+    if (s->in_verbatim) {
+        fputs(".fi\n", out);
+        s->in_verbatim = false;
+    }
+    if (s->part == TOOL_MAN_LIST) { /* prose after a list: a paragraph of its own */
+        fputs(".PP\n", out);
+        s->part = TOOL_MAN_TEXT;
+    }
+    tool_man_escape(out, line, len);
+    fputc('\n', out);
+}
+
+/* Converts one line of a help text. */
+static void tool_man_line(FILE *out, struct tool_man_state *s, const char *line, size_t len)
+{
+    bool blank = len == 0;
+    size_t indent = tool_man_indent(line);
+    bool after_blank = s->prev_blank;
+    s->prev_blank = blank;
+    if (s->part == TOOL_MAN_START || (s->part == TOOL_MAN_USAGE && !blank)) {
+        if (s->part == TOOL_MAN_START) {
+            fputs(".SH SYNOPSIS\n.nf\n", out);
+            s->part = TOOL_MAN_USAGE;
+        }
+        tool_man_usage_line(out, line, len);
+        return;
+    }
+    if (s->part == TOOL_MAN_USAGE && blank) {
+        fputs(".fi\n.SH DESCRIPTION\n", out);
+        s->part = TOOL_MAN_TEXT;
+        return;
+    }
+    if (blank) {
+        if (s->in_verbatim)
+            fputs(".fi\n", out);
+        s->in_verbatim = false;
+        s->in_entry = false;
+        if (s->part == TOOL_MAN_TEXT)
+            fputs(".PP\n", out);
+        return;
+    }
+    if (indent == 0 && line[len - 1] == ':' && after_blank && len < 40) {
+        tool_man_heading(out, s, line, len);
+        return;
+    }
+    size_t term_start = 2;
+    size_t term = tool_man_term(line, len, &term_start);
+    if (s->part == TOOL_MAN_LIST && term) {
+        tool_man_entry(out, line, len, term_start, term);
+        s->in_entry = true;
+        return;
+    }
+    if (s->part == TOOL_MAN_LIST && s->in_entry && indent > 2) {
+        tool_man_escape(out, line + indent, len - indent);
+        fputc('\n', out);
+        return;
+    }
+    tool_man_prose(out, s, line, len, indent);
+}
+
 /* Converts one help text. */
 static void tool_man_body(FILE *out, const char *help)
 {
-    enum { TOOL_START, TOOL_USAGE, TOOL_TEXT, TOOL_LIST } state = TOOL_START;
-    bool in_entry = false, in_verbatim = false, prev_blank = false;
+    struct tool_man_state s = {TOOL_MAN_START, false, false, false};
     const char *p = help;
     while (*p) {
         const char *end = strchr(p, '\n');
         size_t len = end ? (size_t)(end - p) : strlen(p);
         const char *line = p;
         p = end ? end + 1 : p + len;
-        bool blank = len == 0;
-        size_t indent = tool_man_indent(line);
-        bool after_blank = prev_blank;
-        prev_blank = blank;
-
-        if (state == TOOL_START || (state == TOOL_USAGE && !blank)) {
-            if (state == TOOL_START) {
-                fputs(".SH SYNOPSIS\n.nf\n", out);
-                state = TOOL_USAGE;
-            }
-            const char *text = line;
-            size_t n = len;
-            if (strncmp(text, "usage: ", 7) == 0) {
-                text += 7;
-                n -= 7;
-            } else {
-                while (n && *text == ' ') {
-                    text++;
-                    n--;
-                }
-                fputs("    ", out);
-            }
-            tool_man_escape(out, text, n);
-            fputc('\n', out);
-            continue;
-        }
-        if (state == TOOL_USAGE && blank) {
-            fputs(".fi\n.SH DESCRIPTION\n", out);
-            state = TOOL_TEXT;
-            continue;
-        }
-        if (blank) {
-            if (in_verbatim)
-                fputs(".fi\n", out);
-            in_verbatim = false;
-            in_entry = false;
-            if (state == TOOL_TEXT)
-                fputs(".PP\n", out);
-            continue;
-        }
-        /* "Options:", "Bad blocks (--bb):", "Commands:" */
-        if (indent == 0 && line[len - 1] == ':' && after_blank && len < 40) {
-            if (in_verbatim)
-                fputs(".fi\n", out);
-            in_verbatim = false;
-            if (strncmp(line, "Options:", 8) == 0) {
-                fputs(".SH OPTIONS\n", out);
-            } else {
-                fputs(".SS ", out);
-                tool_man_escape(out, line, len - 1);
-                fputc('\n', out);
-            }
-            state = TOOL_LIST;
-            in_entry = false;
-            continue;
-        }
-        size_t term_start = 2;
-        size_t term = tool_man_term(line, len, &term_start);
-        if (state == TOOL_LIST && term) {
-            const char *desc = line + term_start + term;
-            size_t desc_len = len - term_start - term;
-            while (desc_len && *desc == ' ') {
-                desc++;
-                desc_len--;
-            }
-            fputs(".TP\n.B ", out);
-            tool_man_escape(out, line + term_start, term);
-            fputc('\n', out);
-            if (desc_len) {
-                tool_man_escape(out, desc, desc_len);
-                fputc('\n', out);
-            }
-            in_entry = true;
-            continue;
-        }
-        if (state == TOOL_LIST && in_entry && indent > 2) {
-            tool_man_escape(out, line + indent, len - indent);
-            fputc('\n', out);
-            continue;
-        }
-        if (indent >= 2) {
-            /* An indented block in the prose (a list, an example): as is. */
-            if (!in_verbatim)
-                fputs(".nf\n", out);
-            in_verbatim = true;
-            tool_man_escape(out, line, len);
-            fputc('\n', out);
-            continue;
-        }
-        if (in_verbatim) {
-            fputs(".fi\n", out);
-            in_verbatim = false;
-        }
-        if (state == TOOL_LIST) { /* prose after a list: a paragraph of its own */
-            fputs(".PP\n", out);
-            state = TOOL_TEXT;
-        }
-        tool_man_escape(out, line, len);
-        fputc('\n', out);
+        tool_man_line(out, &s, line, len);
     }
-    if (in_verbatim)
+    if (s.in_verbatim)
         fputs(".fi\n", out);
 }
 
