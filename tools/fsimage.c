@@ -239,13 +239,11 @@ static void tool_fs_drop_image(struct tool_fs *t)
     t->bbt_memory = NULL;
 }
 
-static int tool_fs_open_as(struct tool_fs *t, struct tool_image_opts *opts, nk_fs_report_fn report,
-                           void *report_ctx, bool writable, const struct nk_lock *lock)
+/* Opens the image for a mount: its tags checked, a short image warned
+ * about, and the bad blocks the device knows attached. Returns 0, or the
+ * exit status with the image closed. */
+static int tool_fs_open_image(struct tool_fs *t, struct tool_image_opts *opts, bool writable)
 {
-    memset(t, 0, sizeof *t);
-    if (lock)
-        t->config.lock = *lock;
-    opts->read_only = !writable;
     /* A change's --power-cut-after N counts the flash operations of the
      * change itself: armed once the read-write mount is done (a mount
      * alone reads every block's tags, about two thousand operations). */
@@ -270,8 +268,6 @@ static int tool_fs_open_as(struct tool_fs *t, struct tool_image_opts *opts, nk_f
     struct stat st;
     if (opts->path && stat(opts->path, &st) == 0 && (uint64_t)st.st_size % block_bytes)
         tool_warn_short_image(opts->path, block_bytes * info->blocks, (uint32_t)block_bytes);
-    enum nk_fs_layout layout = t->image.layout;
-    t->layout_name = nk_fs_layout_name(layout);
     /* Readers and writers use what the device knows of its bad blocks, as
      * mkimage does: in the mkyaffs2 layout OOB byte 0 holds tags, so only a
      * table or the simulator's sidecar can tell. */
@@ -281,53 +277,58 @@ static int tool_fs_open_as(struct tool_fs *t, struct tool_image_opts *opts, nk_f
                        (size_t)snprintf(sidecar, sizeof sidecar, "%s.nksim", opts->path) <
                            sizeof sidecar &&
                        stat(sidecar, &sidecar_st) == 0;
-    int known = tool_known_bad_attach(&t->image, layout == NK_FS_LAYOUT_MKYAFFS2, has_sidecar,
-                                      writable, &t->bbt, &t->bbt_memory);
+    int known = tool_known_bad_attach(&t->image, t->image.layout == NK_FS_LAYOUT_MKYAFFS2,
+                                      has_sidecar, writable, &t->bbt, &t->bbt_memory);
     if (known < 0) {
         free(t->bbt_memory);
         t->bbt_memory = NULL;
         tool_image_close(&t->image);
         return -known;
     }
+    return 0;
+}
+
+/* The first mount, read-only whatever comes next: a wrong --layout or
+ * --geometry is refused before anything is written. Returns 0, or the
+ * exit status with the image dropped. */
+static int tool_fs_mount_read_only(struct tool_fs *t, nk_fs_report_fn report, void *report_ctx)
+{
     t->config.part = &t->image.part;
     t->config.allocator = tool_heap_allocator();
     t->config.clock = tool_host_clock();
-    /* A writable mount writes at once: look read-only first, so a wrong
-     * --layout or --geometry is refused before anything is written. */
     t->config.read_only = true;
     t->report = report;
     t->report_ctx = report_ctx;
     t->config.report = tool_fs_report;
     t->config.report_ctx = t;
-    nk_fs_config_layout(&t->config, layout);
+    nk_fs_config_layout(&t->config, t->image.layout);
     int err = nk_fs_mount(&t->fs, &t->config);
-    if (err) {
-        if (err == -NK_EINVAL)
-            status =
-                tool_fail("cannot mount with --layout %s: %s", t->layout_name, t->fs.diag.text);
-        else if (t->image.sim && !nk_sim_powered(t->image.sim))
-            status = tool_error("mount failed: %s", tool_image_error(&t->image, err));
-        else
-            status = tool_error("mount failed: %s",
-                                t->fs.diag.text[0] ? t->fs.diag.text : nk_strerror(err));
-        tool_fs_drop_image(t);
-        return status;
-    }
-    t->mounted = true;
-    status = tool_check_plausible(t, opts);
-    if (status) {
-        tool_fs_close(t);
-        return status;
-    }
-    tool_layout_note(layout);
-    if (!writable)
+    if (!err) {
+        t->mounted = true;
         return 0;
+    }
+    int status;
+    if (err == -NK_EINVAL)
+        status = tool_fail("cannot mount with --layout %s: %s", t->layout_name, t->fs.diag.text);
+    else if (t->image.sim && !nk_sim_powered(t->image.sim))
+        status = tool_error("mount failed: %s", tool_image_error(&t->image, err));
+    else
+        status =
+            tool_error("mount failed: %s", t->fs.diag.text[0] ? t->fs.diag.text : nk_strerror(err));
+    tool_fs_drop_image(t);
+    return status;
+}
+
+/* Mounts again read-write and arms --power-cut-after. Returns 0, or the
+ * exit status with the image dropped. */
+static int tool_fs_mount_writable(struct tool_fs *t, int64_t power_cut_after)
+{
     nk_fs_unmount(&t->fs);
     t->mounted = false;
     t->config.read_only = false;
-    err = nk_fs_mount(&t->fs, &t->config);
+    int err = nk_fs_mount(&t->fs, &t->config);
     if (err) {
-        status =
+        int status =
             tool_error("read-write mount failed: %s", t->image.sim && !nk_sim_powered(t->image.sim)
                                                           ? tool_image_error(&t->image, err)
                                                       : t->fs.diag.text[0] ? t->fs.diag.text
@@ -340,6 +341,31 @@ static int tool_fs_open_as(struct tool_fs *t, struct tool_image_opts *opts, nk_f
     if (power_cut_after >= 0 && t->image.sim)
         nk_sim_power_cut_after(t->image.sim, (uint64_t)power_cut_after);
     return 0;
+}
+
+static int tool_fs_open_as(struct tool_fs *t, struct tool_image_opts *opts, nk_fs_report_fn report,
+                           void *report_ctx, bool writable, const struct nk_lock *lock)
+{
+    memset(t, 0, sizeof *t);
+    if (lock)
+        t->config.lock = *lock;
+    opts->read_only = !writable;
+    int status = tool_fs_open_image(t, opts, writable);
+    if (status)
+        return status;
+    t->layout_name = nk_fs_layout_name(t->image.layout);
+    status = tool_fs_mount_read_only(t, report, report_ctx);
+    if (status)
+        return status;
+    status = tool_check_plausible(t, opts);
+    if (status) {
+        tool_fs_close(t);
+        return status;
+    }
+    tool_layout_note(t->image.layout);
+    if (!writable)
+        return 0;
+    return tool_fs_mount_writable(t, opts->power_cut_after);
 }
 
 int tool_fs_open(struct tool_fs *t, struct tool_image_opts *opts, nk_fs_report_fn report,
