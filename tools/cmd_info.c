@@ -373,84 +373,110 @@ static int tool_info_image_only(struct tool_image_opts *opts, bool json)
     return 0;
 }
 
-static int tool_info_run(int argc, char **argv)
+/* Fills `opts` and `json`. Returns 0, or the exit status after a report. */
+static int tool_info_parse(int argc, char **argv, struct tool_image_opts *opts, bool *json)
 {
     static const struct option options[] = {
         TOOL_IMAGE_LONG_OPTIONS, {"json", no_argument, NULL, 'j'}, {NULL, 0, NULL, 0}};
-    struct tool_image_opts opts;
-    tool_image_opts_init(&opts);
-    opts.reads_only = true;
-    opts.read_only = true;
-    bool json = false;
+    tool_image_opts_init(opts);
+    opts->reads_only = true;
+    opts->read_only = true;
     int opt;
     optind = 1;
-    while ((opt = tool_getopt(argc, argv, "", options, &opts, "info")) > 0) {
+    while ((opt = tool_getopt(argc, argv, "", options, opts, "info")) > 0) {
         if (opt == 'j')
-            json = true;
+            *json = true;
         else
             return tool_fail("info: unknown option (see nandkit info --help)");
     }
     if (opt < 0)
         return -opt;
     if (optind < argc)
-        opts.path = argv[optind++];
+        opts->path = argv[optind++];
     if (optind < argc)
         return tool_fail("info: unexpected argument '%s'", argv[optind]);
-    if (!opts.path && !opts.chip)
+    if (!opts->path && !opts->chip)
         return tool_fail("info needs --chip NAME or an IMAGE (see nandkit info --help)");
+    return 0;
+}
 
+/* A preset in memory, identified through the port as on a board: what it
+ * says in `info`, its bad blocks and the blocks the part really has.
+ * Returns 0, or the exit status after a report. */
+static int tool_info_identify_preset(const struct tool_image_opts *opts, struct nk_chip_info *info,
+                                     uint32_t *bad, uint32_t *physical_blocks)
+{
+    struct nk_sim_config config;
+    struct nk_sim *sim;
+    struct nk_diag why[1] = {{""}};
+    memset(&config, 0, sizeof config);
+    config.preset = opts->chip;
+    config.seed = opts->seed;
+    config.factory_bad_blocks = -1;
+    int err = nk_sim_open(&sim, &config, why);
+    if (err)
+        return tool_fail("%s", why->text[0] ? why->text : nk_strerror(err));
+    size_t ws_size = nk_nand_default_workspace_size(&nk_sim_params(sim)->chip);
+    void *ws = malloc(ws_size);
+    struct nk_nand nand;
+    struct nk_nand_config nc;
+    memset(&nc, 0, sizeof nc);
+    nc.ctrl = nk_sim_ctrl(sim);
+    nc.workspace = ws;
+    nc.workspace_size = ws_size;
+    nc.read_only = true;
+    err = nk_nand_open(&nand, &nc);
+    if (!err)
+        err = tool_info_count_bad(&nand, bad);
+    int status = 0;
+    if (err) {
+        status = tool_error("identification failed: %s",
+                            nand.diag.text[0] ? nand.diag.text : nk_strerror(err));
+    } else {
+        *info = nand.chip.info;
+        *physical_blocks = nk_sim_params(sim)->chip.blocks;
+    }
+    free(ws);
+    nk_sim_close(sim);
+    return status;
+}
+
+/* An image with --chip, or /dev/mtdN: what the device says of itself and
+ * its bad blocks. Returns 0, or the exit status after a report. */
+static int tool_info_identify_image(struct tool_image_opts *opts, struct nk_chip_info *info,
+                                    uint32_t *bad)
+{
+    struct tool_image image;
+    int status = tool_image_open(&image, opts);
+    if (status)
+        return status;
+    int err = tool_info_count_bad(&image.nand, bad);
+    *info = image.nand.chip.info;
+    tool_image_close(&image);
+    if (err)
+        return tool_error("reading bad-block markers failed: %s", nk_strerror(err));
+    return 0;
+}
+
+static int tool_info_run(int argc, char **argv)
+{
+    struct tool_image_opts opts;
+    bool json = false;
+    int status = tool_info_parse(argc, argv, &opts, &json);
+    if (status)
+        return status;
     if (opts.path && !opts.chip && !tool_path_is_mtd(opts.path))
         return tool_info_image_only(&opts, json);
 
     struct nk_chip_info info;
     uint32_t bad = 0;
     uint32_t physical_blocks = 0;
-    if (!opts.path) {
-        /* A preset in memory: identify it through the port, as on a board. */
-        struct nk_sim_config config;
-        struct nk_sim *sim;
-        struct nk_diag why[1] = {{""}};
-        memset(&config, 0, sizeof config);
-        config.preset = opts.chip;
-        config.seed = opts.seed;
-        config.factory_bad_blocks = -1;
-        int err = nk_sim_open(&sim, &config, why);
-        if (err)
-            return tool_fail("%s", why->text[0] ? why->text : nk_strerror(err));
-        size_t ws_size = nk_nand_default_workspace_size(&nk_sim_params(sim)->chip);
-        void *ws = malloc(ws_size);
-        struct nk_nand nand;
-        struct nk_nand_config nc;
-        memset(&nc, 0, sizeof nc);
-        nc.ctrl = nk_sim_ctrl(sim);
-        nc.workspace = ws;
-        nc.workspace_size = ws_size;
-        nc.read_only = true;
-        err = nk_nand_open(&nand, &nc);
-        if (!err)
-            err = tool_info_count_bad(&nand, &bad);
-        if (err) {
-            int code = tool_error("identification failed: %s",
-                                  nand.diag.text[0] ? nand.diag.text : nk_strerror(err));
-            free(ws);
-            nk_sim_close(sim);
-            return code;
-        }
-        info = nand.chip.info;
-        physical_blocks = nk_sim_params(sim)->chip.blocks;
-        free(ws);
-        nk_sim_close(sim);
-    } else {
-        struct tool_image image;
-        int status = tool_image_open(&image, &opts);
-        if (status)
-            return status;
-        int err = tool_info_count_bad(&image.nand, &bad);
-        info = image.nand.chip.info;
-        tool_image_close(&image);
-        if (err)
-            return tool_error("reading bad-block markers failed: %s", nk_strerror(err));
-    }
+    if (!opts.path)
+        status = tool_info_identify_preset(&opts, &info, &bad, &physical_blocks);
+    else
+        status = tool_info_identify_image(&opts, &info, &bad);
+    if (status)
+        return status;
     if (json) {
         tool_info_print_json(&info, bad);
     } else {
