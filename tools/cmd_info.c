@@ -294,6 +294,77 @@ static const char *tool_info_layout_guess(const struct tool_info_scan *scan, uin
     return *hits * 2 > scan->sampled ? name : NULL;
 }
 
+/* What `info IMAGE --geometry` found, for its report. */
+struct tool_info_image_report {
+    const char *path;
+    uint64_t file_size, chip_bytes;
+    struct nk_chip_info info;
+    struct tool_info_scan scan;
+    const char *layout; /* the layout guess, or NULL */
+    uint32_t hits;      /* first pages with that layout's tags */
+    const char *marker_pages;
+    bool markers_meaningless;
+};
+
+static void tool_info_image_json(const struct tool_info_image_report *r)
+{
+    printf("{\"image\":\"%s\",\"bytes\":%llu,\"chip_bytes\":%llu,\"page_size\":%u,"
+           "\"oob_size\":%u,\"pages_per_block\":%u,\"blocks\":%u,\"blocks_present\":%u,"
+           "\"blocks_erased\":%u,\"identified\":false,\"bbm_offset\":%u,"
+           "\"marked_bad\":%u,\"markers_meaningful\":%s,\"bbt_main_block\":%d,"
+           "\"bbt_mirror_block\":%d,\"layout_guess\":",
+           r->path, (unsigned long long)r->file_size, (unsigned long long)r->chip_bytes,
+           r->info.page_size, r->info.oob_size, r->info.pages_per_block, r->info.blocks,
+           r->scan.present_blocks, r->scan.erased_blocks, r->info.bbm_offset, r->scan.marked_bad,
+           r->markers_meaningless ? "false" : "true", r->scan.bbt_main, r->scan.bbt_mirror);
+    if (r->layout)
+        printf("\"%s\"", r->layout);
+    else
+        printf("null");
+    printf(",\"pages_sampled\":%u,\"pages_with_tags\":%u}\n", r->scan.sampled, r->hits);
+}
+
+static void tool_info_image_text(const struct tool_info_image_report *r)
+{
+    printf("image         %s: %llu bytes, %u of %u blocks present%s\n", r->path,
+           (unsigned long long)r->file_size, r->scan.present_blocks, r->info.blocks,
+           r->file_size < r->chip_bytes ? " (the rest reads as erased)" : "");
+    printf("geometry      %u + %u bytes/page, %u pages/block, %u blocks (as --geometry says)\n",
+           r->info.page_size, r->info.oob_size, r->info.pages_per_block, r->info.blocks);
+    printf("chip          not identified: an image file carries no ID, parameter page or timing "
+           "(--chip NAME adds a preset's)\n");
+    printf("erased        %u of the %u blocks\n", r->scan.erased_blocks, r->info.blocks);
+    printf("bad blocks    %u found (a non-0xFF byte at OOB %u of %s)", r->scan.marked_bad,
+           r->info.bbm_offset, r->marker_pages);
+    for (uint32_t i = 0; i < r->scan.marked_bad && i < 8; i++)
+        printf("%s%u", i ? ", " : ": ", r->scan.first_marked[i]);
+    printf("%s\n", r->scan.marked_bad > 8 ? ", ..." : "");
+    if (r->markers_meaningless)
+        printf("              (the mkyaffs2 layout keeps tags at OOB 0: these are not bad-block "
+               "markers)\n");
+    printf("bbt           ");
+    if (r->scan.bbt_main >= 0 || r->scan.bbt_mirror >= 0) {
+        if (r->scan.bbt_main >= 0)
+            printf("main \"Bbt0\" in block %d (version %u)", r->scan.bbt_main,
+                   r->scan.bbt_main_version);
+        if (r->scan.bbt_mirror >= 0)
+            printf("%smirror \"1tbB\" in block %d (version %u)", r->scan.bbt_main >= 0 ? ", " : "",
+                   r->scan.bbt_mirror, r->scan.bbt_mirror_version);
+        printf("\n");
+    } else {
+        printf("none found\n");
+    }
+    if (r->layout)
+        printf("layout guess  %s (YAFFS2 tags found in %u of %u programmed blocks' first pages)\n",
+               r->layout, r->hits, r->scan.sampled);
+    else if (r->scan.sampled)
+        printf("layout guess  none: no YAFFS2 tags in most of the %u programmed blocks' first "
+               "pages (raw data?)\n",
+               r->scan.sampled);
+    else
+        printf("layout guess  none: nothing programmed\n");
+}
+
 /* `info IMAGE --geometry`: geometry, fill, markers, tables, a layout guess;
  * no ID, ONFI data or timing, which an image file does not carry. */
 static int tool_info_image_only(struct tool_image_opts *opts, bool json)
@@ -302,74 +373,26 @@ static int tool_info_image_only(struct tool_image_opts *opts, bool json)
     int status = tool_flash_open(&image, opts, json);
     if (status)
         return status;
+    struct tool_info_image_report r;
+    memset(&r, 0, sizeof r);
+    r.path = opts->path;
     struct stat st;
-    uint64_t file_size = stat(opts->path, &st) == 0 ? (uint64_t)st.st_size : 0;
-    struct tool_info_scan scan;
-    int err = tool_info_scan_image(&image.nand, file_size, &scan);
-    struct nk_chip_info info = image.nand.chip.info;
+    r.file_size = stat(opts->path, &st) == 0 ? (uint64_t)st.st_size : 0;
+    int err = tool_info_scan_image(&image.nand, r.file_size, &r.scan);
+    r.info = image.nand.chip.info;
     tool_image_close(&image);
     if (err)
         return tool_error("reading %s failed: %s", opts->path, nk_strerror(err));
-    uint32_t hits;
-    const char *layout = tool_info_layout_guess(&scan, &hits);
-    uint64_t chip_bytes =
-        (uint64_t)(info.page_size + info.oob_size) * info.pages_per_block * info.blocks;
-    const char *marker_pages = info.bbm_pages & NK_BBM_SECOND_PAGE ? "pages 0 and 1" : "page 0";
-    bool markers_meaningless =
-        layout && strcmp(layout, nk_fs_layout_name(NK_FS_LAYOUT_MKYAFFS2)) == 0;
-    if (json) {
-        printf("{\"image\":\"%s\",\"bytes\":%llu,\"chip_bytes\":%llu,\"page_size\":%u,"
-               "\"oob_size\":%u,\"pages_per_block\":%u,\"blocks\":%u,\"blocks_present\":%u,"
-               "\"blocks_erased\":%u,\"identified\":false,\"bbm_offset\":%u,"
-               "\"marked_bad\":%u,\"markers_meaningful\":%s,\"bbt_main_block\":%d,"
-               "\"bbt_mirror_block\":%d,\"layout_guess\":",
-               opts->path, (unsigned long long)file_size, (unsigned long long)chip_bytes,
-               info.page_size, info.oob_size, info.pages_per_block, info.blocks,
-               scan.present_blocks, scan.erased_blocks, info.bbm_offset, scan.marked_bad,
-               markers_meaningless ? "false" : "true", scan.bbt_main, scan.bbt_mirror);
-        if (layout)
-            printf("\"%s\"", layout);
-        else
-            printf("null");
-        printf(",\"pages_sampled\":%u,\"pages_with_tags\":%u}\n", scan.sampled, hits);
-        return 0;
-    }
-    printf("image         %s: %llu bytes, %u of %u blocks present%s\n", opts->path,
-           (unsigned long long)file_size, scan.present_blocks, info.blocks,
-           file_size < chip_bytes ? " (the rest reads as erased)" : "");
-    printf("geometry      %u + %u bytes/page, %u pages/block, %u blocks (as --geometry says)\n",
-           info.page_size, info.oob_size, info.pages_per_block, info.blocks);
-    printf("chip          not identified: an image file carries no ID, parameter page or timing "
-           "(--chip NAME adds a preset's)\n");
-    printf("erased        %u of the %u blocks\n", scan.erased_blocks, info.blocks);
-    printf("bad blocks    %u found (a non-0xFF byte at OOB %u of %s)", scan.marked_bad,
-           info.bbm_offset, marker_pages);
-    for (uint32_t i = 0; i < scan.marked_bad && i < 8; i++)
-        printf("%s%u", i ? ", " : ": ", scan.first_marked[i]);
-    printf("%s\n", scan.marked_bad > 8 ? ", ..." : "");
-    if (markers_meaningless)
-        printf("              (the mkyaffs2 layout keeps tags at OOB 0: these are not bad-block "
-               "markers)\n");
-    printf("bbt           ");
-    if (scan.bbt_main >= 0 || scan.bbt_mirror >= 0) {
-        if (scan.bbt_main >= 0)
-            printf("main \"Bbt0\" in block %d (version %u)", scan.bbt_main, scan.bbt_main_version);
-        if (scan.bbt_mirror >= 0)
-            printf("%smirror \"1tbB\" in block %d (version %u)", scan.bbt_main >= 0 ? ", " : "",
-                   scan.bbt_mirror, scan.bbt_mirror_version);
-        printf("\n");
-    } else {
-        printf("none found\n");
-    }
-    if (layout)
-        printf("layout guess  %s (YAFFS2 tags found in %u of %u programmed blocks' first pages)\n",
-               layout, hits, scan.sampled);
-    else if (scan.sampled)
-        printf("layout guess  none: no YAFFS2 tags in most of the %u programmed blocks' first "
-               "pages (raw data?)\n",
-               scan.sampled);
+    r.layout = tool_info_layout_guess(&r.scan, &r.hits);
+    r.chip_bytes =
+        (uint64_t)(r.info.page_size + r.info.oob_size) * r.info.pages_per_block * r.info.blocks;
+    r.marker_pages = r.info.bbm_pages & NK_BBM_SECOND_PAGE ? "pages 0 and 1" : "page 0";
+    r.markers_meaningless =
+        r.layout && strcmp(r.layout, nk_fs_layout_name(NK_FS_LAYOUT_MKYAFFS2)) == 0;
+    if (json)
+        tool_info_image_json(&r);
     else
-        printf("layout guess  none: nothing programmed\n");
+        tool_info_image_text(&r);
     return 0;
 }
 
