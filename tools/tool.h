@@ -25,7 +25,8 @@ struct tool_command {
     void (*help)(FILE *out);           /* full usage for `nandkit CMD --help` */
 };
 
-/* Every subcommand, defined in its own tools/cmd_*.c file. */
+/* Every subcommand, each defined in the tools/cmd_*.c file of its name, except
+ * put, rm, mkdir, mv and chmod: one macro in tools/cmd_fswrite.c makes those. */
 extern const struct tool_command tool_cmd_info;
 extern const struct tool_command tool_cmd_sim;
 extern const struct tool_command tool_cmd_dump;
