@@ -53,7 +53,7 @@ struct tool_link_seen {
 struct tool_extract {
     struct nk_fs *fs;
     int status;
-    int dest_fd;                /* DEST_DIR */
+    int dest_fd;                  /* DEST_DIR */
     struct tool_link_seen *links; /* files with hard links: first name */
     size_t link_count, link_cap;
     uint8_t *buf;

@@ -131,9 +131,9 @@ struct tool_mkimage_inode {
 };
 
 struct tool_mkimage {
-    const char *src;         /* SRC_DIR, or SRC_IMAGE with --from */
-    struct tool_fs *from;    /* --from: the source image's read-only mount */
-    char *from_geometry;     /* IMAGE's --geometry when taken from the source */
+    const char *src;      /* SRC_DIR, or SRC_IMAGE with --from */
+    struct tool_fs *from; /* --from: the source image's read-only mount */
+    char *from_geometry;  /* IMAGE's --geometry when taken from the source */
     const char *image_path;
     struct stat root_st;
     struct tool_mkimage_node *nodes;
