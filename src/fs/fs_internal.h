@@ -221,7 +221,7 @@ int nk_fs_obj_stat(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_stat *s
  * a hole below its size, or an object without a header). */
 bool nk_fs_obj_at_risk(const struct nk_fs *fs, const struct nk_fs_obj *obj);
 
-/* ----- flash access (mount.c) -------------------------------------------------------------- */
+/* ----- page reads and the page cache (page.c) ----------------------------------------------- */
 
 /* Reads `page` with ECC, its data into `data` and its free OOB bytes into
  * fs->oob_buf, counting corrected and failed reads. Returns 0 (corrected
@@ -234,6 +234,12 @@ int nk_fs_page_load(struct nk_fs *fs, uint32_t page);
 
 /* Decodes the tags of the page just read into fs->page_buf / fs->oob_buf. */
 int nk_fs_tags_from_buffers(const struct nk_fs *fs, struct nk_fs_tags *tags);
+
+/* Reads the tags of `page`: an nk_fs_tags_status, -NK_EBADMSG when they
+ * are unusable, or a device error. */
+int nk_fs_read_tags(struct nk_fs *fs, uint32_t page, struct nk_fs_tags *tags);
+
+/* ----- device checks and problem reports (mount.c) ------------------------------------------ */
 
 /* Checks that `part`'s device can carry the tags `placement` describes:
  * enough free OOB bytes (as its ECC engine and OOB layout leave), tags clear
@@ -511,10 +517,6 @@ int nk_fs_scan(struct nk_fs *fs, uint32_t surveyed);
 /* Step 1 of the scan for one block: its state from its marker and first
  * readable tags. 0 or a device error. */
 int nk_fs_survey_block(struct nk_fs *fs, uint32_t block);
-
-/* Reads the tags of `page`: an nk_fs_tags_status, -NK_EBADMSG when they
- * are unusable, or a device error. */
-int nk_fs_read_tags(struct nk_fs *fs, uint32_t page, struct nk_fs_tags *tags);
 
 /* Empties the mount's tables (objects, block states, live bits, counts) as
  * a fresh mount has them: root and lost+found only. 0 or -NK_ENOMEM. */

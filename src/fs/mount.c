@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Mount and unmount, configuration, the one-page cache, statfs.
+ * Mount and unmount, configuration, statfs.
  */
 #include <string.h>
 
@@ -70,56 +70,6 @@ void nk_fs_report(struct nk_fs *fs, enum nk_fs_problem_kind kind, uint32_t page,
         .other = other,
     };
     fs->config.report(fs->config.report_ctx, &problem);
-}
-
-/* One read; a page whose check word disagrees reads as uncorrectable. */
-static int nk_fs_page_read_checked(struct nk_fs *fs, uint32_t page, uint8_t *data)
-{
-    int err = fs->move_pending && fs->move_from == page
-                  ? nk_part_read_for_move(fs->part, page, data, fs->oob_buf, NK_OOB_AUTO)
-                  : nk_part_read_page(fs->part, page, data, fs->oob_buf, NK_OOB_AUTO);
-    if (err >= 0 && fs->check_bytes && (fs->check_every_read || fs->check_suspect) &&
-        nk_fs_check_fails(data, fs->check_bytes, fs->oob_buf + fs->data_check))
-        return -NK_EBADMSG;
-    return err;
-}
-
-int nk_fs_page_read(struct nk_fs *fs, uint32_t page, uint8_t *data)
-{
-    fs->cached_page = NK_FS_NONE; /* oob_buf (and maybe page_buf) change */
-    int err = nk_fs_page_read_checked(fs, page, data);
-    /* Read noise is transient: an uncorrectable read is tried twice more
-     * before the data is given up for lost. */
-    for (unsigned retry = 0; err == -NK_EBADMSG && retry < 2; retry++)
-        err = nk_fs_page_read_checked(fs, page, data);
-    if (err == -NK_EBADMSG) {
-        fs->ecc_failed_reads++;
-        return -NK_EIO;
-    }
-    if (err < 0)
-        return err;
-    if (err != 0)
-        fs->ecc_corrected_reads++;
-    if (nk_part_scrub_advised(fs->part, err))
-        nk_fs_note_scrub(fs, page); /* at the device's threshold: move the data */
-    return 0;
-}
-
-int nk_fs_page_load(struct nk_fs *fs, uint32_t page)
-{
-    if (page == fs->cached_page)
-        return 0;
-    int err = nk_fs_page_read(fs, page, fs->page_buf);
-    if (!err)
-        fs->cached_page = page;
-    return err;
-}
-
-int nk_fs_tags_from_buffers(const struct nk_fs *fs, struct nk_fs_tags *tags)
-{
-    if (fs->config.tags_place == NK_FS_TAGS_INBAND)
-        return nk_fs_tags_decode(fs->page_buf + fs->page_size - NK_FS_TAGS_BYTES, false, tags);
-    return nk_fs_tags_decode(fs->oob_buf + fs->config.tags_offset, !fs->config.no_tags_ecc, tags);
 }
 
 /* Bits to store page + 1 for every page of the partition. */

@@ -51,43 +51,6 @@ struct nk_fs_hdr_info {
     bool shrink;
 };
 
-/* ----- reading tags ---------------------------------------------------------------- */
-
-/* Reads the tags of `page` into `tags`. Returns an nk_fs_tags_status,
- * -NK_EBADMSG when they are unusable, or a device error. */
-int nk_fs_read_tags(struct nk_fs *fs, uint32_t page, struct nk_fs_tags *tags)
-{
-    int err;
-    fs->stats.pages_tags_read++;
-    if (fs->config.tags_place == NK_FS_TAGS_INBAND) {
-        /* The tags are data: read the page through the ECC. */
-        fs->cached_page = NK_FS_NONE;
-        err = nk_part_read_page(fs->part, page, fs->page_buf, NULL, NK_OOB_AUTO);
-        for (unsigned retry = 0; err == -NK_EBADMSG && retry < 2; retry++)
-            err = nk_part_read_page(fs->part, page, fs->page_buf, NULL, NK_OOB_AUTO);
-        if (err == -NK_EBADMSG) {
-            memset(tags, 0, sizeof *tags);
-            return -NK_EBADMSG;
-        }
-        if (err < 0)
-            return err;
-        fs->cached_page = page;
-        return nk_fs_tags_decode(fs->page_buf + fs->page_size - NK_FS_TAGS_BYTES, false, tags);
-    }
-    fs->cached_page = NK_FS_NONE; /* oob_buf is about to hold another page's OOB */
-    /* Tags that fail their own code are read twice more: read noise is
-     * transient, and a chunk whose tags are given up is lost to the mount. */
-    for (unsigned attempt = 0;; attempt++) {
-        err = nk_part_read_page(fs->part, page, NULL, fs->oob_buf, NK_OOB_AUTO);
-        if (err < 0)
-            return err;
-        int status =
-            nk_fs_tags_decode(fs->oob_buf + fs->config.tags_offset, !fs->config.no_tags_ecc, tags);
-        if (status != -NK_EBADMSG || attempt == 2)
-            return status;
-    }
-}
-
 /* ----- 1. survey ------------------------------------------------------------------- */
 
 int nk_fs_survey_block(struct nk_fs *fs, uint32_t block)
