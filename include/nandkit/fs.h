@@ -309,7 +309,7 @@ struct nk_fs {
     struct nk_fs_pool pool; /* over config.pool when no allocator was given */
     bool mounted;
     struct nk_diag diag; /* reason for the last failure */
-    /* Writing and collecting (src/fs/write.c). */
+    /* Writing (src/fs/write.c) and collecting (src/fs/gc.c). */
     bool writable;
     uint32_t alloc_block; /* allocation block, NK_FS_NONE when none */
     uint32_t alloc_page;  /* next page in it */
@@ -322,7 +322,6 @@ struct nk_fs {
     uint32_t cold_block, cold_page; /* NK_FS_NONE when none */
     uint32_t gap_next, gap_end;     /* sequence numbers left for cold blocks */
     bool gap_valid;                 /* the gap lies above every closed block */
-    bool gc_cold;                   /* a collection is copying: chunks go cold */
     uint8_t *cold_sum;              /* summary entries of the cold block */
     uint32_t next_seq, next_obj;
     uint32_t reserve;       /* erased blocks kept back */
@@ -334,19 +333,20 @@ struct nk_fs {
      * those blocks need not stay the oldest (docs/fs-design.md 7.7). */
     uint32_t *stuck_ids;
     uint32_t stuck_count, stuck_capacity;
-    uint8_t *wbuf;          /* the write buffer: one chunk */
+    uint8_t *wbuf; /* the write buffer: one chunk */
     struct nk_fs_obj *wbuf_obj;
     uint32_t wbuf_chunk;
-    bool wbuf_dirty, in_gc;
-    bool move_pending;            /* GC: move_from is read (or programmed) by copy-back */
+    bool wbuf_dirty;
     uint8_t edit_depth;           /* header edits taken from `edits` */
-    uint32_t move_from;           /* GC: the page being moved */
     uint8_t *sum_buf;             /* summary entries of the allocation block (12 B per page) */
     uint8_t *copy_buf;            /* one page for GC copies and headers */
     struct nk_fs_hdr_edit *edits; /* headers being edited, taken last-in first-out */
     struct nk_fs_dir *dirs;       /* open directory handles */
-    uint32_t gc_rotate;           /* collections since the last one chosen by age */
-    uint32_t wear_moves;          /* collections chosen by static wear levelling */
+    /* The collector's one state between calls: collections since the last
+     * one chosen by age (every NK_FS_WEAR_INTERVAL-th takes the oldest
+     * block). How a collection moves a page is passed as arguments. */
+    uint32_t gc_rotate;
+    uint32_t wear_moves; /* collections chosen by static wear levelling */
     uint64_t chunks_programmed, chunks_copied, blocks_collected, erases;
     uint32_t blocks_retired;
     bool ckpt_valid; /* a checkpoint of this state is on flash (src/fs/checkpoint.c) */

@@ -229,6 +229,10 @@ bool nk_fs_obj_at_risk(const struct nk_fs *fs, const struct nk_fs_obj *obj);
  * Invalidates the page cache. */
 int nk_fs_page_read(struct nk_fs *fs, uint32_t page, uint8_t *data);
 
+/* As nk_fs_page_read(), by the device's copy-back load where it has one:
+ * the page that nk_fs_put_moved() then programs by copy-back. */
+int nk_fs_page_read_for_move(struct nk_fs *fs, uint32_t page, uint8_t *data);
+
 /* nk_fs_page_read() into fs->page_buf, or nothing when it is cached. */
 int nk_fs_page_load(struct nk_fs *fs, uint32_t page);
 
@@ -298,7 +302,22 @@ void nk_fs_summary_chunk(uint32_t index, const uint8_t *entries, uint32_t covere
                          uint32_t chunk_bytes, uint32_t block, uint32_t seq, uint8_t *page,
                          struct nk_fs_tags *tags);
 
-/* ----- writing (write.c, wfile.c, tree.c) ------------------------------------------------ */
+/* ----- writing (write.c, gc.c, recover.c, wfile.c, tree.c) ------------------------------- */
+
+/* Erased blocks a write never takes below (collections and deletions may). */
+#define NK_FS_MIN_RESERVE 2u
+
+/* Pages of a block that hold chunks (the rest hold its summary). */
+static inline uint32_t nk_fs_data_pages(const struct nk_fs *fs)
+{
+    return fs->pages_per_block - fs->summary_chunks;
+}
+
+/* Whether `page` holds a live chunk. */
+static inline bool nk_fs_page_live(const struct nk_fs *fs, uint32_t page)
+{
+    return (fs->chunk_bits[page / 32] >> (page % 32)) & 1u;
+}
 
 /* Sets up the writer after a read-write mount's scan (no flash access). */
 int nk_fs_write_init(struct nk_fs *fs);
@@ -338,10 +357,44 @@ int nk_fs_make_room(struct nk_fs *fs, uint32_t pages, uint32_t new_live, bool de
  * themselves. It must not be an open block. */
 int nk_fs_collect(struct nk_fs *fs, uint32_t victim);
 
+/* How nk_fs_move_page() moves a page. */
+#define NK_FS_MOVE_SUSPECT 0x1u /* a power cut may have torn it: read with its check word */
+#define NK_FS_MOVE_COLD 0x2u    /* a collection's copy: to the cold block (7.6) */
+
+/* Copies the chunk at `page` when it is live: a data chunk as it is (cut to
+ * the file's size), a header as a fresh header of its object; a deletion
+ * header an object with chunks in a stuck block needs is written again.
+ * With NK_FS_MOVE_SUSPECT a deletion header (of an object no longer in RAM)
+ * is copied too, as it is. Returns 0, 1 when the page cannot be read (it
+ * stays), or an error. */
+int nk_fs_move_page(struct nk_fs *fs, uint32_t page, unsigned how);
+
+/* Pages that can be programmed without collecting (the cold block's are
+ * for copies only). */
+uint64_t nk_fs_free_pages(const struct nk_fs *fs);
+
 /* Programs the chunk in `page` (page_size bytes: chunk data, room for
- * in-band tags) with `tags` into the next free page. Returns the page or a
- * negative error. */
+ * in-band tags) with `tags` into the next free page of the allocation
+ * block. Returns the page or a negative error. */
 int64_t nk_fs_put_chunk(struct nk_fs *fs, struct nk_fs_tags *tags, uint8_t *page);
+
+/* As nk_fs_put_chunk() for a chunk moved out of another page: with `copy`
+ * (a collection's copy) into the cold block where the policy keeps one;
+ * by copy-back from page `copy_back_from` (just read with
+ * nk_fs_page_read_for_move(), data and tags unchanged) unless that is
+ * NK_FS_NONE. */
+int64_t nk_fs_put_moved(struct nk_fs *fs, struct nk_fs_tags *tags, uint8_t *page, bool copy,
+                        uint32_t copy_back_from);
+
+/* Closes the open block (`cold`: the cold block) before it is full (no
+ * summary: a mount reads it page by page; its unwritten pages count as dead
+ * until it is collected). An open block with nothing written goes back to
+ * the erased ones. */
+void nk_fs_close_early(struct nk_fs *fs, bool cold);
+
+/* Takes `block` out of service: the bad-block layer marks it (marker and
+ * table); with `erase_first` it is erased before (a failed program). */
+void nk_fs_retire(struct nk_fs *fs, uint32_t block, bool erase_first);
 
 /* Block summaries (docs/fs-format.md): the version word, the bytes before
  * the entries in each summary chunk, and the bytes of one entry. */
@@ -450,13 +503,14 @@ int nk_fs_hdr_store(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_ed
 /* Writes `obj`'s header again as it is (size and attributes from RAM). */
 int nk_fs_hdr_rewrite(struct nk_fs *fs, struct nk_fs_obj *obj);
 /* Writes `hdr` as `obj`'s new header (type, parent, size and link filled in
- * from `obj`). Its name and alias may point into the fs's read page
- * (fs->page_buf): the header is encoded before anything else is read. */
+ * from `obj`); with `copy`, as a collection's copy (nk_fs_put_moved()). Its
+ * name and alias may point into the fs's read page (fs->page_buf): the
+ * header is encoded before anything else is read. */
 int nk_fs_hdr_write(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header *hdr,
-                    const struct nk_fs_xattr_change *xattr);
+                    const struct nk_fs_xattr_change *xattr, bool copy);
 
 /* The write buffer: flush makes room first; program writes it as it is
- * (garbage collection's own use). */
+ * (the collector's own use: it makes no room). */
 int nk_fs_wbuf_flush(struct nk_fs *fs);
 int nk_fs_wbuf_program(struct nk_fs *fs);
 void nk_fs_wbuf_drop(struct nk_fs *fs, struct nk_fs_obj *obj);
@@ -549,7 +603,9 @@ int nk_fs_format_checkpoint(struct nk_fs *fs, const struct nk_fs_config *config)
 /* Erases every checkpoint block (the invalidation; write.c). */
 int nk_fs_erase_checkpoints(struct nk_fs *fs);
 
-/* Erases `block` (nothing live in it): it is then ERASED, or retired. */
+/* Erases `block` (nothing live in it): it is then ERASED, or retired (an
+ * erase failure). 0 or a device error other than an erase failure
+ * (write.c). */
 int nk_fs_block_erase(struct nk_fs *fs, uint32_t block);
 int nk_fs_resolve(struct nk_fs *fs);
 

@@ -9,26 +9,26 @@
 
 #include "fs/fs_internal.h"
 
-/* One read; a page whose check word disagrees reads as uncorrectable. */
-static int nk_fs_page_read_checked(struct nk_fs *fs, uint32_t page, uint8_t *data)
+/* One read (`for_move`: by copy-back load where the chip has one); a page
+ * whose check word disagrees reads as uncorrectable. */
+static int nk_fs_page_read_checked(struct nk_fs *fs, uint32_t page, uint8_t *data, bool for_move)
 {
-    int err = fs->move_pending && fs->move_from == page
-                  ? nk_part_read_for_move(fs->part, page, data, fs->oob_buf, NK_OOB_AUTO)
-                  : nk_part_read_page(fs->part, page, data, fs->oob_buf, NK_OOB_AUTO);
+    int err = for_move ? nk_part_read_for_move(fs->part, page, data, fs->oob_buf, NK_OOB_AUTO)
+                       : nk_part_read_page(fs->part, page, data, fs->oob_buf, NK_OOB_AUTO);
     if (err >= 0 && fs->check_bytes && (fs->check_every_read || fs->check_suspect) &&
         nk_fs_check_fails(data, fs->check_bytes, fs->oob_buf + fs->data_check))
         return -NK_EBADMSG;
     return err;
 }
 
-int nk_fs_page_read(struct nk_fs *fs, uint32_t page, uint8_t *data)
+static int nk_fs_page_read_as(struct nk_fs *fs, uint32_t page, uint8_t *data, bool for_move)
 {
     fs->cached_page = NK_FS_NONE; /* oob_buf (and maybe page_buf) change */
-    int err = nk_fs_page_read_checked(fs, page, data);
+    int err = nk_fs_page_read_checked(fs, page, data, for_move);
     /* Read noise is transient: an uncorrectable read is tried twice more
      * before the data is given up for lost. */
     for (unsigned retry = 0; err == -NK_EBADMSG && retry < 2; retry++)
-        err = nk_fs_page_read_checked(fs, page, data);
+        err = nk_fs_page_read_checked(fs, page, data, for_move);
     if (err == -NK_EBADMSG) {
         fs->ecc_failed_reads++;
         return -NK_EIO;
@@ -40,6 +40,16 @@ int nk_fs_page_read(struct nk_fs *fs, uint32_t page, uint8_t *data)
     if (nk_part_scrub_advised(fs->part, err))
         nk_fs_note_scrub(fs, page); /* at the device's threshold: move the data */
     return 0;
+}
+
+int nk_fs_page_read(struct nk_fs *fs, uint32_t page, uint8_t *data)
+{
+    return nk_fs_page_read_as(fs, page, data, false);
+}
+
+int nk_fs_page_read_for_move(struct nk_fs *fs, uint32_t page, uint8_t *data)
+{
+    return nk_fs_page_read_as(fs, page, data, true);
 }
 
 int nk_fs_page_load(struct nk_fs *fs, uint32_t page)

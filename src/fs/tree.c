@@ -63,7 +63,7 @@ int nk_fs_hdr_load(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edi
 
 int nk_fs_hdr_store(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edit *edit)
 {
-    return nk_fs_hdr_write(fs, obj, &edit->hdr, edit->xattr);
+    return nk_fs_hdr_write(fs, obj, &edit->hdr, edit->xattr, false);
 }
 
 int nk_fs_hdr_rewrite(struct nk_fs *fs, struct nk_fs_obj *obj)
@@ -79,7 +79,7 @@ int nk_fs_hdr_rewrite(struct nk_fs *fs, struct nk_fs_obj *obj)
 }
 
 int nk_fs_hdr_write(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header *hdr,
-                    const struct nk_fs_xattr_change *xattr)
+                    const struct nk_fs_xattr_change *xattr, bool copy)
 {
     if (obj->wflags & NK_FS_W_STALE) {
         /* Its newest state is unknown: it can only be removed. */
@@ -118,7 +118,8 @@ int nk_fs_hdr_write(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header
     }
     struct nk_fs_tags tags;
     nk_fs_chunk_header_tags(hdr, obj->id, false, &tags);
-    int64_t at = nk_fs_put_chunk(fs, &tags, page);
+    int64_t at = copy ? nk_fs_put_moved(fs, &tags, page, true, NK_FS_NONE)
+                      : nk_fs_put_chunk(fs, &tags, page);
     if (at < 0)
         return (int)at;
     if (obj->hdr_page != NK_FS_NONE)

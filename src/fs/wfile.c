@@ -47,11 +47,8 @@ int nk_fs_wbuf_program(struct nk_fs *fs)
     tags.obj_id = obj->id;
     tags.chunk_id = fs->wbuf_chunk;
     tags.n_bytes = n;
-    /* Written data is never a collection's copy: the allocation block. */
-    bool cold = fs->gc_cold;
-    fs->gc_cold = false;
+    /* Written data, also when a collection programs it: the allocation block. */
     int64_t at = nk_fs_put_chunk(fs, &tags, fs->wbuf);
-    fs->gc_cold = cold;
     if (at < 0)
         return (int)at;
     uint32_t old = nk_fs_map_get(fs, obj, fs->wbuf_chunk);
