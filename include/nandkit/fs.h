@@ -349,7 +349,7 @@ struct nk_fs {
     uint32_t wear_moves; /* collections chosen by static wear levelling */
     uint64_t chunks_programmed, chunks_copied, blocks_collected, erases;
     uint32_t blocks_retired;
-    bool ckpt_valid; /* a checkpoint of this state is on flash (src/fs/checkpoint.c) */
+    bool checkpoint_valid; /* a checkpoint of this state is on flash (src/fs/checkpoint.c) */
 };
 
 /* Mounts the file system on config->part by scanning it. A config holding

@@ -550,11 +550,11 @@ int nk_fs_build_object(struct nk_fs_builder *b, const struct nk_fs_build_entry *
         if (!b->file_header_first)
             return 0;
         /* mkyaffs2image's order: the header (with the size) first. */
-        struct nk_fs_header file_hdr;
-        nk_fs_build_fill_header(&file_hdr, NK_FS_TYPE_FILE, b->file_parent, b->file_name,
+        struct nk_fs_header file_header;
+        nk_fs_build_fill_header(&file_header, NK_FS_TYPE_FILE, b->file_parent, b->file_name,
                                 b->file_name_len, mode, &b->file_attr);
-        file_hdr.size = entry->size;
-        return nk_fs_build_put_header(b, id, &file_hdr, entry->xattrs, entry->xattrs_len);
+        file_header.size = entry->size;
+        return nk_fs_build_put_header(b, id, &file_header, entry->xattrs, entry->xattrs_len);
     case NK_FS_TYPE_DIR:
         b->stats.dirs++;
         break;

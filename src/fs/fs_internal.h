@@ -107,7 +107,7 @@ struct nk_fs_obj {
 };
 
 /* Write-side object flags (nk_fs_obj.wflags). */
-#define NK_FS_W_HDR_DIRTY 0x01u /* size changed since its newest header */
+#define NK_FS_W_HEADER_DIRTY 0x01u /* size changed since its newest header */
 #define NK_FS_W_UNLINKED 0x02u  /* unlinked while open: freed on the last close */
 #define NK_FS_W_SIZE_IN_DATA                                                                       \
     0x04u /* the newest data chunk ends at the size: a mount                                       \
@@ -498,16 +498,16 @@ struct nk_fs_hdr_edit {
 #define NK_FS_EDIT_SLOTS 2
 struct nk_fs_hdr_edit *nk_fs_edit_take(struct nk_fs *fs);
 void nk_fs_edit_give(struct nk_fs *fs, struct nk_fs_hdr_edit *edit);
-int nk_fs_hdr_load(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edit *edit);
-int nk_fs_hdr_store(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edit *edit);
+int nk_fs_header_load(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edit *edit);
+int nk_fs_header_store(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edit *edit);
 /* Writes `obj`'s header again as it is (size and attributes from RAM). */
-int nk_fs_hdr_rewrite(struct nk_fs *fs, struct nk_fs_obj *obj);
+int nk_fs_header_rewrite(struct nk_fs *fs, struct nk_fs_obj *obj);
 /* Writes `hdr` as `obj`'s new header (type, parent, size and link filled in
  * from `obj`); with `copy`, as a collection's copy (nk_fs_put_moved()). Its
  * name and alias may point into the fs's read page (fs->page_buf): the
  * header is encoded before anything else is read. */
-int nk_fs_hdr_write(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header *hdr,
-                    const struct nk_fs_xattr_change *xattr, bool copy);
+int nk_fs_header_write(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header *hdr,
+                       const struct nk_fs_xattr_change *xattr, bool copy);
 
 /* The write buffer: flush makes room first; program writes it as it is
  * (the collector's own use: it makes no room). */
@@ -579,7 +579,7 @@ int nk_fs_tables_reset(struct nk_fs *fs);
 /* ----- checkpoint (checkpoint.c) ------------------------------------------------------------ */
 
 /* Blocks one checkpoint may take; a bigger state is not checkpointed. */
-#define NK_FS_CKPT_MAX_BLOCKS 16u
+#define NK_FS_CHECKPOINT_MAX_BLOCKS 16u
 
 /* Loads the state from nandkit's checkpoint instead of scanning. Returns 1
  * when loaded (resolve follows as after a scan), 0 when there is none or

@@ -264,7 +264,7 @@ int nk_fs_move_page(struct nk_fs *fs, uint32_t page, unsigned how)
         const struct nk_fs_obj *shadowed = hdr.shadows ? nk_fs_obj_find(fs, hdr.shadows) : NULL;
         if (shadowed && !(shadowed->wflags & NK_FS_W_DISPLACED))
             hdr.shadows = 0;
-        err = nk_fs_hdr_write(fs, obj, &hdr, NULL, how & NK_FS_MOVE_COLD);
+        err = nk_fs_header_write(fs, obj, &hdr, NULL, how & NK_FS_MOVE_COLD);
     }
     if (!err)
         fs->chunks_copied++;

@@ -12,31 +12,31 @@
 #include "fs/fs_internal.h"
 
 enum {
-    NK_FS_HDR_TYPE = 0,
-    NK_FS_HDR_PARENT = 4,
-    NK_FS_HDR_UNUSED_SUM = 8,
-    NK_FS_HDR_NAME = 10,
-    NK_FS_HDR_NAME_FIELD = 256,
-    NK_FS_HDR_MODE = 268,
-    NK_FS_HDR_UID = 272,
-    NK_FS_HDR_GID = 276,
-    NK_FS_HDR_ATIME = 280,
-    NK_FS_HDR_MTIME = 284,
-    NK_FS_HDR_CTIME = 288,
-    NK_FS_HDR_SIZE_LOW = 292,
-    NK_FS_HDR_EQUIV = 296,
-    NK_FS_HDR_ALIAS = 300,
-    NK_FS_HDR_ALIAS_FIELD = 160,
-    NK_FS_HDR_RDEV = 460,
-    NK_FS_HDR_CTIME64 = 464,
-    NK_FS_HDR_ATIME64 = 472,
-    NK_FS_HDR_MTIME64 = 480,
-    NK_FS_HDR_INBAND_SHADOWS = 488,
-    NK_FS_HDR_INBAND_SHRINK = 492,
-    NK_FS_HDR_SIZE_HIGH = 496,
-    NK_FS_HDR_RESERVED = 500,
-    NK_FS_HDR_SHADOWS = 504,
-    NK_FS_HDR_SHRINK = 508,
+    NK_FS_HEADER_TYPE = 0,
+    NK_FS_HEADER_PARENT = 4,
+    NK_FS_HEADER_UNUSED_SUM = 8,
+    NK_FS_HEADER_NAME = 10,
+    NK_FS_HEADER_NAME_FIELD = 256,
+    NK_FS_HEADER_MODE = 268,
+    NK_FS_HEADER_UID = 272,
+    NK_FS_HEADER_GID = 276,
+    NK_FS_HEADER_ATIME = 280,
+    NK_FS_HEADER_MTIME = 284,
+    NK_FS_HEADER_CTIME = 288,
+    NK_FS_HEADER_SIZE_LOW = 292,
+    NK_FS_HEADER_EQUIV = 296,
+    NK_FS_HEADER_ALIAS = 300,
+    NK_FS_HEADER_ALIAS_FIELD = 160,
+    NK_FS_HEADER_RDEV = 460,
+    NK_FS_HEADER_CTIME64 = 464,
+    NK_FS_HEADER_ATIME64 = 472,
+    NK_FS_HEADER_MTIME64 = 480,
+    NK_FS_HEADER_INBAND_SHADOWS = 488,
+    NK_FS_HEADER_INBAND_SHRINK = 492,
+    NK_FS_HEADER_SIZE_HIGH = 496,
+    NK_FS_HEADER_RESERVED = 500,
+    NK_FS_HEADER_SHADOWS = 504,
+    NK_FS_HEADER_SHRINK = 508,
 };
 
 #define NK_FS_UNSET 0xffffffffu
@@ -72,28 +72,29 @@ int nk_fs_header_decode(const uint8_t *chunk, size_t len, bool inband, struct nk
     if (!chunk || len < NK_FS_HEADER_BYTES)
         return -NK_EINVAL;
     memset(hdr, 0, sizeof *hdr);
-    hdr->type = nk_fs_get_le32(chunk + NK_FS_HDR_TYPE);
-    hdr->parent_id = nk_fs_get_le32(chunk + NK_FS_HDR_PARENT);
-    hdr->name = chunk + NK_FS_HDR_NAME;
-    hdr->name_len = nk_fs_field_len(hdr->name, NK_FS_HDR_NAME_FIELD, NK_FS_NAME_MAX);
-    hdr->mode = nk_fs_get_le32(chunk + NK_FS_HDR_MODE);
-    hdr->uid = nk_fs_get_le32(chunk + NK_FS_HDR_UID);
-    hdr->gid = nk_fs_get_le32(chunk + NK_FS_HDR_GID);
-    hdr->atime = nk_fs_time_get(chunk, NK_FS_HDR_ATIME, NK_FS_HDR_ATIME64);
-    hdr->mtime = nk_fs_time_get(chunk, NK_FS_HDR_MTIME, NK_FS_HDR_MTIME64);
-    hdr->ctime = nk_fs_time_get(chunk, NK_FS_HDR_CTIME, NK_FS_HDR_CTIME64);
-    uint32_t size_low = nk_fs_get_le32(chunk + NK_FS_HDR_SIZE_LOW);
-    uint32_t size_high = nk_fs_get_le32(chunk + NK_FS_HDR_SIZE_HIGH);
+    hdr->type = nk_fs_get_le32(chunk + NK_FS_HEADER_TYPE);
+    hdr->parent_id = nk_fs_get_le32(chunk + NK_FS_HEADER_PARENT);
+    hdr->name = chunk + NK_FS_HEADER_NAME;
+    hdr->name_len = nk_fs_field_len(hdr->name, NK_FS_HEADER_NAME_FIELD, NK_FS_NAME_MAX);
+    hdr->mode = nk_fs_get_le32(chunk + NK_FS_HEADER_MODE);
+    hdr->uid = nk_fs_get_le32(chunk + NK_FS_HEADER_UID);
+    hdr->gid = nk_fs_get_le32(chunk + NK_FS_HEADER_GID);
+    hdr->atime = nk_fs_time_get(chunk, NK_FS_HEADER_ATIME, NK_FS_HEADER_ATIME64);
+    hdr->mtime = nk_fs_time_get(chunk, NK_FS_HEADER_MTIME, NK_FS_HEADER_MTIME64);
+    hdr->ctime = nk_fs_time_get(chunk, NK_FS_HEADER_CTIME, NK_FS_HEADER_CTIME64);
+    uint32_t size_low = nk_fs_get_le32(chunk + NK_FS_HEADER_SIZE_LOW);
+    uint32_t size_high = nk_fs_get_le32(chunk + NK_FS_HEADER_SIZE_HIGH);
     hdr->size = size_high == NK_FS_UNSET ? size_low : ((uint64_t)size_high << 32 | size_low);
-    hdr->equiv_id = nk_fs_get_le32(chunk + NK_FS_HDR_EQUIV);
-    hdr->alias = chunk + NK_FS_HDR_ALIAS;
-    hdr->alias_len = nk_fs_field_len(hdr->alias, NK_FS_HDR_ALIAS_FIELD, NK_FS_ALIAS_MAX);
-    hdr->rdev = nk_fs_get_le32(chunk + NK_FS_HDR_RDEV);
+    hdr->equiv_id = nk_fs_get_le32(chunk + NK_FS_HEADER_EQUIV);
+    hdr->alias = chunk + NK_FS_HEADER_ALIAS;
+    hdr->alias_len = nk_fs_field_len(hdr->alias, NK_FS_HEADER_ALIAS_FIELD, NK_FS_ALIAS_MAX);
+    hdr->rdev = nk_fs_get_le32(chunk + NK_FS_HEADER_RDEV);
     /* With in-band tags on small pages the last header words can be
      * overwritten by the tags, so YAFFS2 reads the in-band copies there. */
     uint32_t shadows =
-        nk_fs_get_le32(chunk + (inband ? NK_FS_HDR_INBAND_SHADOWS : NK_FS_HDR_SHADOWS));
-    uint32_t shrink = nk_fs_get_le32(chunk + (inband ? NK_FS_HDR_INBAND_SHRINK : NK_FS_HDR_SHRINK));
+        nk_fs_get_le32(chunk + (inband ? NK_FS_HEADER_INBAND_SHADOWS : NK_FS_HEADER_SHADOWS));
+    uint32_t shrink =
+        nk_fs_get_le32(chunk + (inband ? NK_FS_HEADER_INBAND_SHRINK : NK_FS_HEADER_SHRINK));
     /* The field is a signed int in YAFFS2: only positive values shadow. */
     hdr->shadows = (shadows != 0 && shadows < 0x80000000u) ? shadows : 0;
     hdr->shrink = shrink != 0 && shrink != NK_FS_UNSET;
@@ -114,27 +115,27 @@ int nk_fs_header_encode(const struct nk_fs_header *hdr, uint8_t *chunk, size_t l
         (hdr->alias_len && !hdr->alias))
         return -NK_EINVAL;
     memset(chunk, 0xff, len);
-    nk_fs_put_le32(chunk + NK_FS_HDR_TYPE, hdr->type);
-    nk_fs_put_le32(chunk + NK_FS_HDR_PARENT, hdr->parent_id);
-    memset(chunk + NK_FS_HDR_NAME, 0, NK_FS_HDR_NAME_FIELD);
+    nk_fs_put_le32(chunk + NK_FS_HEADER_TYPE, hdr->type);
+    nk_fs_put_le32(chunk + NK_FS_HEADER_PARENT, hdr->parent_id);
+    memset(chunk + NK_FS_HEADER_NAME, 0, NK_FS_HEADER_NAME_FIELD);
     if (hdr->name_len)
-        memcpy(chunk + NK_FS_HDR_NAME, hdr->name, hdr->name_len);
-    nk_fs_put_le32(chunk + NK_FS_HDR_MODE, hdr->mode);
-    nk_fs_put_le32(chunk + NK_FS_HDR_UID, hdr->uid);
-    nk_fs_put_le32(chunk + NK_FS_HDR_GID, hdr->gid);
-    nk_fs_time_put(chunk, NK_FS_HDR_ATIME, NK_FS_HDR_ATIME64, hdr->atime);
-    nk_fs_time_put(chunk, NK_FS_HDR_MTIME, NK_FS_HDR_MTIME64, hdr->mtime);
-    nk_fs_time_put(chunk, NK_FS_HDR_CTIME, NK_FS_HDR_CTIME64, hdr->ctime);
-    nk_fs_put_le32(chunk + NK_FS_HDR_SIZE_LOW, (uint32_t)hdr->size);
-    nk_fs_put_le32(chunk + NK_FS_HDR_SIZE_HIGH, (uint32_t)(hdr->size >> 32));
-    nk_fs_put_le32(chunk + NK_FS_HDR_EQUIV, hdr->equiv_id);
-    memset(chunk + NK_FS_HDR_ALIAS, 0, NK_FS_HDR_ALIAS_FIELD);
+        memcpy(chunk + NK_FS_HEADER_NAME, hdr->name, hdr->name_len);
+    nk_fs_put_le32(chunk + NK_FS_HEADER_MODE, hdr->mode);
+    nk_fs_put_le32(chunk + NK_FS_HEADER_UID, hdr->uid);
+    nk_fs_put_le32(chunk + NK_FS_HEADER_GID, hdr->gid);
+    nk_fs_time_put(chunk, NK_FS_HEADER_ATIME, NK_FS_HEADER_ATIME64, hdr->atime);
+    nk_fs_time_put(chunk, NK_FS_HEADER_MTIME, NK_FS_HEADER_MTIME64, hdr->mtime);
+    nk_fs_time_put(chunk, NK_FS_HEADER_CTIME, NK_FS_HEADER_CTIME64, hdr->ctime);
+    nk_fs_put_le32(chunk + NK_FS_HEADER_SIZE_LOW, (uint32_t)hdr->size);
+    nk_fs_put_le32(chunk + NK_FS_HEADER_SIZE_HIGH, (uint32_t)(hdr->size >> 32));
+    nk_fs_put_le32(chunk + NK_FS_HEADER_EQUIV, hdr->equiv_id);
+    memset(chunk + NK_FS_HEADER_ALIAS, 0, NK_FS_HEADER_ALIAS_FIELD);
     if (hdr->alias_len)
-        memcpy(chunk + NK_FS_HDR_ALIAS, hdr->alias, hdr->alias_len);
-    nk_fs_put_le32(chunk + NK_FS_HDR_RDEV, hdr->rdev);
-    nk_fs_put_le32(chunk + NK_FS_HDR_SHADOWS, hdr->shadows);
-    nk_fs_put_le32(chunk + NK_FS_HDR_INBAND_SHADOWS, hdr->shadows);
-    nk_fs_put_le32(chunk + NK_FS_HDR_SHRINK, hdr->shrink ? 1u : 0u);
-    nk_fs_put_le32(chunk + NK_FS_HDR_INBAND_SHRINK, hdr->shrink ? 1u : 0u);
+        memcpy(chunk + NK_FS_HEADER_ALIAS, hdr->alias, hdr->alias_len);
+    nk_fs_put_le32(chunk + NK_FS_HEADER_RDEV, hdr->rdev);
+    nk_fs_put_le32(chunk + NK_FS_HEADER_SHADOWS, hdr->shadows);
+    nk_fs_put_le32(chunk + NK_FS_HEADER_INBAND_SHADOWS, hdr->shadows);
+    nk_fs_put_le32(chunk + NK_FS_HEADER_SHRINK, hdr->shrink ? 1u : 0u);
+    nk_fs_put_le32(chunk + NK_FS_HEADER_INBAND_SHRINK, hdr->shrink ? 1u : 0u);
     return 0;
 }

@@ -44,7 +44,7 @@ static int nk_fs_supersede_torn(struct nk_fs *fs, uint32_t page)
      * one the mount left out: it stays, as any unreadable live chunk. */
     if (tags.chunk_id == 0 || obj->type != NK_FS_TYPE_FILE)
         return tags.chunk_id == 0 && obj->hdr_page != NK_FS_NONE && obj->hdr_page != page
-                   ? nk_fs_hdr_rewrite(fs, obj)
+                   ? nk_fs_header_rewrite(fs, obj)
                    : 0;
     uint32_t live = nk_fs_map_get(fs, obj, tags.chunk_id);
     if (live == page)
@@ -70,10 +70,10 @@ static int nk_fs_supersede_torn(struct nk_fs *fs, uint32_t page)
     struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);
     if (!edit)
         return -NK_ENOMEM;
-    int err = nk_fs_hdr_load(fs, obj, edit);
+    int err = nk_fs_header_load(fs, obj, edit);
     if (!err) {
         edit->hdr.shrink = true;
-        err = nk_fs_hdr_store(fs, obj, edit);
+        err = nk_fs_header_store(fs, obj, edit);
     }
     nk_fs_edit_give(fs, edit);
     return err;

@@ -42,7 +42,7 @@ struct nk_fs_scan {
 };
 
 /* What a header says, from its tags or from the header itself. */
-struct nk_fs_hdr_info {
+struct nk_fs_header_info {
     uint8_t type;
     uint32_t parent_id;
     uint64_t size;
@@ -196,7 +196,7 @@ static void nk_fs_data_chunk(struct nk_fs *fs, struct nk_fs_obj *obj, const stru
  * the tags do not carry enough. Returns 0, 1 when the header must be skipped
  * (unreadable or invalid; reported), or a device error. */
 static int nk_fs_header_info(struct nk_fs *fs, struct nk_fs_obj *obj, const struct nk_fs_tags *tags,
-                             uint32_t page, bool need_shadows, struct nk_fs_hdr_info *info)
+                             uint32_t page, bool need_shadows, struct nk_fs_header_info *info)
 {
     memset(info, 0, sizeof *info);
     if (tags->extra && !(need_shadows && tags->extra_shadows)) {
@@ -259,7 +259,7 @@ static int nk_fs_shadow(struct nk_fs *fs, uint32_t id)
 static int nk_fs_header_chunk(struct nk_fs *fs, struct nk_fs_obj *obj,
                               const struct nk_fs_tags *tags, uint32_t page)
 {
-    struct nk_fs_hdr_info info;
+    struct nk_fs_header_info info;
     if (obj->flags & NK_FS_OBJ_VALID) {
         /* An older header: it only matters when it truncated or deleted the
          * file, which makes older data beyond its size dead. */

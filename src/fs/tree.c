@@ -27,7 +27,7 @@ void nk_fs_edit_give(struct nk_fs *fs, struct nk_fs_hdr_edit *edit)
         fs->edit_depth--;
 }
 
-int nk_fs_hdr_load(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edit *edit)
+int nk_fs_header_load(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edit *edit)
 {
     memset(edit, 0, sizeof *edit);
     edit->hdr.name = edit->name;
@@ -61,25 +61,25 @@ int nk_fs_hdr_load(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edi
     return 0;
 }
 
-int nk_fs_hdr_store(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edit *edit)
+int nk_fs_header_store(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edit *edit)
 {
-    return nk_fs_hdr_write(fs, obj, &edit->hdr, edit->xattr, false);
+    return nk_fs_header_write(fs, obj, &edit->hdr, edit->xattr, false);
 }
 
-int nk_fs_hdr_rewrite(struct nk_fs *fs, struct nk_fs_obj *obj)
+int nk_fs_header_rewrite(struct nk_fs *fs, struct nk_fs_obj *obj)
 {
     struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);
     if (!edit)
         return -NK_ENOMEM;
-    int err = nk_fs_hdr_load(fs, obj, edit);
+    int err = nk_fs_header_load(fs, obj, edit);
     if (!err)
-        err = nk_fs_hdr_store(fs, obj, edit);
+        err = nk_fs_header_store(fs, obj, edit);
     nk_fs_edit_give(fs, edit);
     return err;
 }
 
-int nk_fs_hdr_write(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header *hdr,
-                    const struct nk_fs_xattr_change *xattr, bool copy)
+int nk_fs_header_write(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header *hdr,
+                       const struct nk_fs_xattr_change *xattr, bool copy)
 {
     if (obj->wflags & NK_FS_W_STALE) {
         /* Its newest state is unknown: it can only be removed. */
@@ -127,7 +127,7 @@ int nk_fs_hdr_write(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header
     obj->hdr_page = (uint32_t)at;
     if (hdr->parent_id != NK_FS_OBJ_DELETED)
         nk_fs_live_set(fs, (uint32_t)at);
-    obj->wflags &= (uint8_t) ~(NK_FS_W_HDR_DIRTY | NK_FS_W_SIZE_IN_DATA | NK_FS_W_TOUCHED);
+    obj->wflags &= (uint8_t) ~(NK_FS_W_HEADER_DIRTY | NK_FS_W_SIZE_IN_DATA | NK_FS_W_TOUCHED);
     obj->flags |= NK_FS_OBJ_VALID;
     return 0;
 }
@@ -153,14 +153,14 @@ static int nk_fs_stamp(struct nk_fs *fs, struct nk_fs_obj *obj, bool modified)
     struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);
     if (!edit)
         return -NK_ENOMEM;
-    int err = nk_fs_hdr_load(fs, obj, edit);
+    int err = nk_fs_header_load(fs, obj, edit);
     if (!err && (edit->hdr.ctime != now || (modified && edit->hdr.mtime != now))) {
         err = nk_fs_make_room(fs, 1, obj->hdr_page == NK_FS_NONE ? 1 : 0, false);
         edit->hdr.ctime = now;
         if (modified)
             edit->hdr.mtime = now;
         if (!err)
-            err = nk_fs_hdr_store(fs, obj, edit);
+            err = nk_fs_header_store(fs, obj, edit);
     }
     nk_fs_edit_give(fs, edit);
     return err;
@@ -353,7 +353,7 @@ int nk_fs_create(struct nk_fs *fs, const struct nk_fs_where *w, const struct nk_
     uint64_t now;
     if (nk_fs_now(fs, &now))
         edit->hdr.atime = edit->hdr.mtime = edit->hdr.ctime = now;
-    err = nk_fs_hdr_store(fs, obj, edit);
+    err = nk_fs_header_store(fs, obj, edit);
     nk_fs_edit_give(fs, edit);
     if (err) {
         nk_fs_obj_free(fs, obj);
@@ -484,7 +484,7 @@ static int nk_fs_delete(struct nk_fs *fs, struct nk_fs_obj *obj)
     struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);
     if (!edit)
         return -NK_ENOMEM;
-    int err = nk_fs_hdr_load(fs, obj, edit);
+    int err = nk_fs_header_load(fs, obj, edit);
     if (err) {
         nk_fs_edit_give(fs, edit);
         return err;
@@ -500,7 +500,7 @@ static int nk_fs_delete(struct nk_fs *fs, struct nk_fs_obj *obj)
     /* Every deletion is a shrink header, as YAFFS2 writes it: its scan flags
      * the block from that bit alone and collects unflagged blocks first. */
     edit->hdr.shrink = !open;
-    err = nk_fs_hdr_store(fs, obj, edit);
+    err = nk_fs_header_store(fs, obj, edit);
     nk_fs_edit_give(fs, edit);
     if (err) {
         obj->parent_id = old_parent;
@@ -539,9 +539,9 @@ static int nk_fs_take_link_name(struct nk_fs *fs, struct nk_fs_obj *file, struct
     struct nk_fs_hdr_edit *theirs = nk_fs_edit_take(fs);
     int err = own && theirs ? 0 : -NK_ENOMEM;
     if (!err)
-        err = nk_fs_hdr_load(fs, link, theirs);
+        err = nk_fs_header_load(fs, link, theirs);
     if (!err)
-        err = nk_fs_hdr_load(fs, file, own);
+        err = nk_fs_header_load(fs, file, own);
     if (!err) {
         memcpy(own->name, theirs->name, theirs->hdr.name_len);
         own->hdr.name_len = theirs->hdr.name_len;
@@ -560,7 +560,7 @@ static int nk_fs_take_link_name(struct nk_fs *fs, struct nk_fs_obj *file, struct
     uint32_t old_parent = file->parent_id;
     struct nk_fs_obj *link_dir = nk_fs_obj_find(fs, link->parent_id);
     file->parent_id = link->parent_id;
-    err = nk_fs_hdr_store(fs, file, own);
+    err = nk_fs_header_store(fs, file, own);
     nk_fs_edit_give(fs, own);
     file->parent_id = old_parent;
     if (err)
@@ -751,7 +751,7 @@ int nk_fs_rename_unlocked(struct nk_fs *fs, const char *from, const char *to)
     struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);
     if (!edit)
         return -NK_ENOMEM;
-    err = nk_fs_hdr_load(fs, src, edit);
+    err = nk_fs_header_load(fs, src, edit);
     if (err) {
         nk_fs_edit_give(fs, edit);
         return err;
@@ -765,7 +765,7 @@ int nk_fs_rename_unlocked(struct nk_fs *fs, const char *from, const char *to)
     uint32_t old_parent = src->parent_id;
     struct nk_fs_obj *from_dir = nk_fs_obj_find(fs, old_parent);
     src->parent_id = w.dir->id;
-    err = nk_fs_hdr_store(fs, src, edit);
+    err = nk_fs_header_store(fs, src, edit);
     nk_fs_edit_give(fs, edit);
     src->parent_id = old_parent;
     if (err)
@@ -812,7 +812,7 @@ int nk_fs_set_attr(struct nk_fs *fs, const char *path, const struct nk_fs_attr_c
     struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);
     if (!edit)
         return -NK_ENOMEM;
-    err = nk_fs_hdr_load(fs, obj, edit);
+    err = nk_fs_header_load(fs, obj, edit);
     if (!err) {
         if (c->mode)
             edit->hdr.mode = (edit->hdr.mode & NK_FS_S_IFMT) | (c->mode_bits & 07777u);
@@ -833,7 +833,7 @@ int nk_fs_set_attr(struct nk_fs *fs, const char *path, const struct nk_fs_attr_c
         if (nk_fs_now(fs, &now))
             edit->hdr.ctime = now;
         edit->xattr = c->xattr;
-        err = nk_fs_hdr_store(fs, obj, edit);
+        err = nk_fs_header_store(fs, obj, edit);
     }
     nk_fs_edit_give(fs, edit);
     return err;
@@ -897,13 +897,13 @@ int nk_fs_sync_unlocked(struct nk_fs *fs)
     uint32_t bucket = 0;
     for (struct nk_fs_obj *obj = nk_fs_obj_next(fs, NULL, &bucket); obj;
          obj = nk_fs_obj_next(fs, obj, &bucket)) {
-        if ((obj->wflags & NK_FS_W_HDR_DIRTY) && (obj->wflags & NK_FS_W_SIZE_IN_DATA))
-            obj->wflags &= (uint8_t)~NK_FS_W_HDR_DIRTY; /* the data says the size */
-        if (!(obj->wflags & (NK_FS_W_HDR_DIRTY | NK_FS_W_TOUCHED)))
+        if ((obj->wflags & NK_FS_W_HEADER_DIRTY) && (obj->wflags & NK_FS_W_SIZE_IN_DATA))
+            obj->wflags &= (uint8_t)~NK_FS_W_HEADER_DIRTY; /* the data says the size */
+        if (!(obj->wflags & (NK_FS_W_HEADER_DIRTY | NK_FS_W_TOUCHED)))
             continue;
         err = nk_fs_make_room(fs, 1, 0, false);
         if (!err)
-            err = nk_fs_hdr_rewrite(fs, obj);
+            err = nk_fs_header_rewrite(fs, obj);
         if (err)
             return err;
     }

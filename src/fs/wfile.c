@@ -192,7 +192,7 @@ static int32_t nk_fs_write_at(struct nk_fs_file *file, const uint8_t *buf, size_
                 uint64_t end = pos + (uint64_t)put * fs->chunk_bytes;
                 if (end > obj->size) {
                     obj->size = end;
-                    obj->wflags |= NK_FS_W_HDR_DIRTY;
+                    obj->wflags |= NK_FS_W_HEADER_DIRTY;
                 }
                 if (end == obj->size)
                     obj->wflags |= NK_FS_W_SIZE_IN_DATA;
@@ -208,7 +208,7 @@ static int32_t nk_fs_write_at(struct nk_fs_file *file, const uint8_t *buf, size_
         fs->wbuf_dirty = true;
         if (pos + n > obj->size) {
             obj->size = pos + n;
-            obj->wflags |= NK_FS_W_HDR_DIRTY;
+            obj->wflags |= NK_FS_W_HEADER_DIRTY;
             obj->wflags &= (uint8_t)~NK_FS_W_SIZE_IN_DATA;
         }
         done += n;
@@ -275,7 +275,7 @@ static int nk_fs_truncate_obj(struct nk_fs *fs, struct nk_fs_obj *obj, uint64_t 
     if (size > nk_fs_max_size(fs))
         return -NK_EFBIG;
     int err;
-    if (size == obj->size && !(obj->wflags & NK_FS_W_HDR_DIRTY))
+    if (size == obj->size && !(obj->wflags & NK_FS_W_HEADER_DIRTY))
         return 0;
     if (fs->wbuf_obj == obj) {
         err = nk_fs_wbuf_flush(fs);
@@ -302,7 +302,7 @@ static int nk_fs_truncate_obj(struct nk_fs *fs, struct nk_fs_obj *obj, uint64_t 
     struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);
     if (!edit)
         return -NK_ENOMEM;
-    err = nk_fs_hdr_load(fs, obj, edit);
+    err = nk_fs_header_load(fs, obj, edit);
     if (err) {
         nk_fs_edit_give(fs, edit);
         return err;
@@ -312,7 +312,7 @@ static int nk_fs_truncate_obj(struct nk_fs *fs, struct nk_fs_obj *obj, uint64_t 
     uint64_t now;
     if (size != old && nk_fs_now(fs, &now))
         obj->wflags |= NK_FS_W_TOUCHED;
-    err = nk_fs_hdr_store(fs, obj, edit);
+    err = nk_fs_header_store(fs, obj, edit);
     nk_fs_edit_give(fs, edit);
     if (err) {
         obj->size = old;
@@ -344,12 +344,12 @@ int nk_fs_file_fsync_unlocked(struct nk_fs_file *file)
     int err = 0;
     if (fs->wbuf_obj == obj)
         err = nk_fs_wbuf_flush(fs);
-    if (!err && (obj->wflags & NK_FS_W_HDR_DIRTY) && (obj->wflags & NK_FS_W_SIZE_IN_DATA))
-        obj->wflags &= (uint8_t)~NK_FS_W_HDR_DIRTY; /* the data says the size */
-    if (!err && (obj->wflags & (NK_FS_W_HDR_DIRTY | NK_FS_W_TOUCHED))) {
+    if (!err && (obj->wflags & NK_FS_W_HEADER_DIRTY) && (obj->wflags & NK_FS_W_SIZE_IN_DATA))
+        obj->wflags &= (uint8_t)~NK_FS_W_HEADER_DIRTY; /* the data says the size */
+    if (!err && (obj->wflags & (NK_FS_W_HEADER_DIRTY | NK_FS_W_TOUCHED))) {
         err = nk_fs_make_room(fs, 1, 0, false);
         if (!err)
-            err = nk_fs_hdr_rewrite(fs, obj);
+            err = nk_fs_header_rewrite(fs, obj);
     }
     return err;
 }

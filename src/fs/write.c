@@ -617,7 +617,7 @@ int nk_fs_put_run(struct nk_fs *fs, struct nk_fs_obj *obj, uint32_t first_chunk,
 
 int nk_fs_erase_checkpoints(struct nk_fs *fs)
 {
-    fs->ckpt_valid = false;
+    fs->checkpoint_valid = false;
     for (uint32_t b = 0; b < fs->blocks; b++) {
         if (fs->block_info[b].state == NK_FS_BLOCK_CHECKPOINT) {
             int err = nk_fs_block_erase(fs, b);
