@@ -214,6 +214,9 @@ int nk_fs_obj_header_load(struct nk_fs *fs, const struct nk_fs_obj *obj);
 /* The file a hard link leads to (or `obj` itself), NULL when dangling. */
 struct nk_fs_obj *nk_fs_obj_target(const struct nk_fs *fs, struct nk_fs_obj *obj);
 
+/* The clock's time into *now; false without a clock (config.clock). */
+bool nk_fs_now(const struct nk_fs *fs, uint64_t *now);
+
 /* Fills `st` for `obj`. */
 int nk_fs_obj_stat(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_stat *st);
 
@@ -243,7 +246,7 @@ int nk_fs_tags_from_buffers(const struct nk_fs *fs, struct nk_fs_tags *tags);
  * are unusable, or a device error. */
 int nk_fs_read_tags(struct nk_fs *fs, uint32_t page, struct nk_fs_tags *tags);
 
-/* ----- device checks and problem reports (mount.c) ------------------------------------------ */
+/* ----- device checks (mount.c) ---------------------------------------------------------------- */
 
 /* Checks that `part`'s device can carry the tags `placement` describes:
  * enough free OOB bytes (as its ECC engine and OOB layout leave), tags clear
@@ -253,10 +256,6 @@ int nk_fs_read_tags(struct nk_fs *fs, uint32_t page, struct nk_fs_tags *tags);
  * need and the device's ECC and OOB size. */
 int nk_fs_check_device(const struct nk_fs_config *placement, const struct nk_part *part,
                        struct nk_diag *diag);
-
-/* Reports a problem to the configured callback. */
-void nk_fs_report(struct nk_fs *fs, enum nk_fs_problem_kind kind, uint32_t page, uint32_t obj_id,
-                  uint32_t chunk_id, uint32_t other);
 
 /* ----- the one writer of the format (chunk.c) -------------------------------------------- */
 
@@ -433,9 +432,6 @@ int nk_fs_put_run(struct nk_fs *fs, struct nk_fs_obj *obj, uint32_t first_chunk,
 void nk_fs_live_set(struct nk_fs *fs, uint32_t page);
 void nk_fs_live_clear(struct nk_fs *fs, uint32_t page);
 
-/* Marks a block read with bitflips at the threshold for scrubbing. */
-void nk_fs_note_scrub(struct nk_fs *fs, uint32_t page);
-
 /* A change of an object's header attributes (tree.c): the fields flagged,
  * and with `xattr` a change to its attribute list. */
 struct nk_fs_xattr_change;
@@ -539,9 +535,6 @@ int nk_fs_where(struct nk_fs *fs, const char *path, struct nk_fs_where *w);
 
 /* ----- times (tree.c) ------------------------------------------------------------------- */
 
-/* The clock's time into *now; false without a clock (config.clock). */
-bool nk_fs_now(const struct nk_fs *fs, uint64_t *now);
-
 /* An entry of `dir` came or went: its mtime and ctime become the clock's
  * time (a header written unless it says that time already). Nothing without
  * a clock. Best effort: the change it follows is done and durable, so a
@@ -571,6 +564,11 @@ int nk_fs_scan(struct nk_fs *fs, uint32_t surveyed);
 /* Step 1 of the scan for one block: its state from its marker and first
  * readable tags. 0 or a device error. */
 int nk_fs_survey_block(struct nk_fs *fs, uint32_t block);
+
+/* Reports a problem to the configured callback (scan.c); the mount's
+ * tally counts it too while mounting. */
+void nk_fs_report(struct nk_fs *fs, enum nk_fs_problem_kind kind, uint32_t page, uint32_t obj_id,
+                  uint32_t chunk_id, uint32_t other);
 
 /* Empties the mount's tables (objects, block states, live bits, counts) as
  * a fresh mount has them: root and lost+found only. 0 or -NK_ENOMEM. */

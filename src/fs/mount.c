@@ -53,25 +53,6 @@ const char *nk_fs_layout_name(enum nk_fs_layout layout)
                                                                         : "?";
 }
 
-void nk_fs_report(struct nk_fs *fs, enum nk_fs_problem_kind kind, uint32_t page, uint32_t obj_id,
-                  uint32_t chunk_id, uint32_t other)
-{
-    /* Mount's tally; nk_fs_check() counts its own. */
-    if ((unsigned)kind < NK_FS_PROBLEM_KIND_COUNT && !fs->mounted)
-        fs->problems[kind]++;
-    if (!fs->config.report)
-        return;
-    struct nk_fs_problem problem = {
-        .kind = kind,
-        .block = page == NK_FS_NONE ? NK_FS_NONE : page / fs->pages_per_block,
-        .page = page,
-        .obj_id = obj_id,
-        .chunk_id = chunk_id,
-        .other = other,
-    };
-    fs->config.report(fs->config.report_ctx, &problem);
-}
-
 /* Bits to store page + 1 for every page of the partition. */
 static uint8_t nk_fs_bits_for(uint32_t pages)
 {

@@ -276,6 +276,14 @@ static uint32_t nk_fs_link_count(struct nk_fs *fs, const struct nk_fs_obj *file)
     return links + fs->links_count;
 }
 
+bool nk_fs_now(const struct nk_fs *fs, uint64_t *now)
+{
+    if (!fs->config.clock.now_s)
+        return false;
+    *now = fs->config.clock.now_s(fs->config.clock.ctx);
+    return true;
+}
+
 int nk_fs_obj_stat(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_stat *st)
 {
     memset(st, 0, sizeof *st);

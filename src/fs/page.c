@@ -9,6 +9,14 @@
 
 #include "fs/fs_internal.h"
 
+/* Marks the block of `page`, read with bitflips at the device's threshold,
+ * for scrubbing: a writer moves its data soon. */
+static void nk_fs_note_scrub(struct nk_fs *fs, uint32_t page)
+{
+    if (fs->writable && page < fs->pages)
+        fs->block_info[page / fs->pages_per_block].flags |= NK_FS_BLK_SCRUB;
+}
+
 /* One read (`for_move`: by copy-back load where the chip has one); a page
  * whose check word disagrees reads as uncorrectable. */
 static int nk_fs_page_read_checked(struct nk_fs *fs, uint32_t page, uint8_t *data, bool for_move)

@@ -51,6 +51,29 @@ struct nk_fs_header_info {
     bool shrink;
 };
 
+/* ----- problems ------------------------------------------------------------------ */
+
+/* What the scan (and after it resolve and fsck) finds wrong goes to the
+ * configured callback. */
+void nk_fs_report(struct nk_fs *fs, enum nk_fs_problem_kind kind, uint32_t page, uint32_t obj_id,
+                  uint32_t chunk_id, uint32_t other)
+{
+    /* Mount's tally; nk_fs_check() counts its own. */
+    if ((unsigned)kind < NK_FS_PROBLEM_KIND_COUNT && !fs->mounted)
+        fs->problems[kind]++;
+    if (!fs->config.report)
+        return;
+    struct nk_fs_problem problem = {
+        .kind = kind,
+        .block = page == NK_FS_NONE ? NK_FS_NONE : page / fs->pages_per_block,
+        .page = page,
+        .obj_id = obj_id,
+        .chunk_id = chunk_id,
+        .other = other,
+    };
+    fs->config.report(fs->config.report_ctx, &problem);
+}
+
 /* ----- 1. survey ------------------------------------------------------------------- */
 
 int nk_fs_survey_block(struct nk_fs *fs, uint32_t block)

@@ -134,14 +134,6 @@ int nk_fs_header_write(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hea
 
 /* ----- times ------------------------------------------------------------------------------ */
 
-bool nk_fs_now(const struct nk_fs *fs, uint64_t *now)
-{
-    if (!fs->config.clock.now_s)
-        return false;
-    *now = fs->config.clock.now_s(fs->config.clock.ctx);
-    return true;
-}
-
 /* Sets `obj`'s ctime (and with `modified` its mtime) to the clock's time in
  * a header of its own, unless it says that time already. Returns 0 (also
  * without a clock) or the write's error. */

@@ -39,12 +39,6 @@ void nk_fs_live_clear(struct nk_fs *fs, uint32_t page)
     fs->live_chunks--;
 }
 
-void nk_fs_note_scrub(struct nk_fs *fs, uint32_t page)
-{
-    if (fs->writable && page < fs->pages)
-        fs->block_info[page / fs->pages_per_block].flags |= NK_FS_BLK_SCRUB;
-}
-
 /* ----- set-up ------------------------------------------------------------------------- */
 
 /* The block a mount from a checkpoint may go on writing: the newest block
