@@ -282,6 +282,10 @@ int nk_fs_collect(struct nk_fs *fs, uint32_t victim)
      * originals. */
     if (fs->cold_block != NK_FS_NONE && fs->block_info[fs->cold_block].seq < info->seq)
         nk_fs_close_early(fs, true);
+    /* The block a clean unmount left open is not gone on with once it is
+     * the victim: its copies would go into it, to be copied again. */
+    if (victim == fs->resume_block)
+        fs->resume_block = NK_FS_NONE;
     int err = 0;
     bool stuck = false;
     for (uint32_t p = 0; p < fs->pages_per_block && !err; p++) {
