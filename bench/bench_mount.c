@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "nandkit/error.h"
-#include "nandkit/fs.h"
+#include "nandkit/fs_tools.h"
 #include "nandkit/nand.h"
 #include "nandkit/part.h"
 #include "nandkit/sim.h"

@@ -40,7 +40,7 @@
 
 #include "fs/fs_codec.h"
 #include "nandkit/error.h"
-#include "nandkit/fs.h"
+#include "nandkit/fs_tools.h"
 #include "nandkit/nand.h"
 #include "nandkit/part.h"
 #include "nandkit/sim.h"

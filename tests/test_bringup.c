@@ -17,7 +17,7 @@
 #include "nandkit/bbt.h"
 #include "nandkit/ecc.h"
 #include "nandkit/error.h"
-#include "nandkit/fs.h"
+#include "nandkit/fs_tools.h"
 #include "nandkit/nand.h"
 #include "nandkit/part.h"
 #include "nandkit/sim.h"

@@ -9,7 +9,7 @@
 
 #include "fs/fs_codec.h"
 #include "nandkit/error.h"
-#include "nandkit/fs.h"
+#include "nandkit/fs_tools.h"
 #include "testutil.h"
 
 /* linux-2k-nockpt, page 8, OOB 2..29: a file header with extra packing

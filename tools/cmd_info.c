@@ -11,7 +11,7 @@
 #include "image.h"
 #include "nandkit/bbt.h"
 #include "nandkit/error.h"
-#include "nandkit/fs.h"
+#include "nandkit/fs_tools.h"
 #include "tool.h"
 
 static void tool_info_help(FILE *out)

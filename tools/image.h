@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #include "nandkit/ecc.h"
-#include "nandkit/fs.h"
+#include "nandkit/fs_tools.h"
 #include "nandkit/nand.h"
 #include "nandkit/part.h"
 #include "nandkit/sim.h"

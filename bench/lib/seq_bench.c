@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "nandkit/error.h"
-#include "nandkit/fs.h"
+#include "nandkit/fs_tools.h"
 #include "nandkit/nand.h"
 #include "nandkit/part.h"
 #include "nandkit/sim.h"

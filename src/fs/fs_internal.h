@@ -14,7 +14,7 @@
 
 #include "fs/fs_codec.h"
 #include "nandkit/error.h"
-#include "nandkit/fs.h"
+#include "nandkit/fs_tools.h"
 
 /* ----- little-endian fields -------------------------------------------------------- */
 
