@@ -136,11 +136,11 @@ struct nk_fs_build_entry {
     struct nk_fs_build_attr attr;
     const char *target; /* symlinks: `target_len` bytes (0..NK_FS_ALIAS_MAX), no NUL */
     size_t target_len;
-    uint32_t equiv_id; /* hard links: a file built before (same rule as parent_id) */
-    uint64_t size;     /* files, mkyaffs2 layout: the size its data will have. The header
-                          then precedes the data, as mkyaffs2image writes it (and unyaffs
-                          expects); the data must come to exactly this size. Other layouts
-                          write the header after the data, with the size counted. */
+    uint32_t equiv_id;     /* hard links: a file built before (same rule as parent_id) */
+    uint64_t size;         /* files, mkyaffs2 layout: the size its data will have. The header
+                              then precedes the data, as mkyaffs2image writes it (and unyaffs
+                              expects); the data must come to exactly this size. Other layouts
+                              write the header after the data, with the size counted. */
     const uint8_t *xattrs; /* extended attributes as nk_fs_xattr_pack() lays them out, or
                               NULL; `xattrs_len` below nk_fs_build_xattr_room(). A file's
                               must stay valid until nk_fs_build_file_end() */

@@ -608,7 +608,6 @@ int nk_fs_put_run(struct nk_fs *fs, struct nk_fs_obj *obj, uint32_t first_chunk,
     return (int)count;
 }
 
-
 int nk_fs_erase_checkpoints(struct nk_fs *fs)
 {
     fs->checkpoint_valid = false;
