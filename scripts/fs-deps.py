@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Which file of src/fs/ calls (or reads data) defined in which other one,
-from the object files of a build (nm), and the strongly connected
-components of that graph: files that reach each other through calls must
-be read together.
+"""Which file of src/fs/ (or another folder of src/) calls (or reads data)
+defined in which other one, from the object files of a build (nm), and the
+strongly connected components of that graph: files that reach each other
+through calls must be read together.
 
-usage: scripts/fs-deps.py [BUILD_DIR] [--symbols]
+usage: scripts/fs-deps.py [BUILD_DIR] [--symbols] [--dir=DIR]
   BUILD_DIR   a CMake build of the core (default: build)
   --symbols   list the symbols behind every edge
+  --dir=DIR   the folder of src/ (default: fs; e.g. nand)
 """
 import os
 import subprocess
@@ -14,8 +15,9 @@ import sys
 
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 symbols = "--symbols" in sys.argv[1:]
+folder = next((a[len("--dir="):] for a in sys.argv[1:] if a.startswith("--dir=")), "fs")
 build = args[0] if args else "build"
-objdir = os.path.join(build, "src", "CMakeFiles", "nandkit_core_objects.dir", "fs")
+objdir = os.path.join(build, "src", "CMakeFiles", "nandkit_core_objects.dir", folder)
 if not os.path.isdir(objdir):
     sys.exit("fs-deps: no object files in %s (build the core first)" % objdir)
 
