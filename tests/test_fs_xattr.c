@@ -262,7 +262,7 @@ static uint32_t hdr_page_of(struct w *w, const char *path)
 {
     struct nk_fs_stat st;
     assert_int_equal(nk_fs_lstat(&w->fs, path, &st), 0);
-    return nk_fs_obj_find(&w->fs, st.ino)->hdr_page;
+    return nk_fs_obj_find(&w->fs, st.ino)->header_page;
 }
 
 static void write_file(struct w *w, const char *path, size_t len, int seed)
@@ -375,12 +375,12 @@ static void test_record_bytes(void **state)
     set(w, "/f", "user.a", "xyz");
     struct nk_fs_stat st;
     assert_int_equal(nk_fs_lstat(&w->fs, "/f", &st), 0);
-    uint32_t page = nk_fs_obj_find(&w->fs, st.ino)->hdr_page;
+    uint32_t page = nk_fs_obj_find(&w->fs, st.ino)->header_page;
     static uint8_t data[2048];
     assert_true(nk_part_read_page(&w->t.part, page, data, NULL, NK_OOB_AUTO) >= 0);
     assert_memory_equal(data + 512, want, sizeof want);
     assert_int_equal(nk_fs_removexattr(&w->fs, "/f", "user.a"), 0);
-    page = nk_fs_obj_find(&w->fs, st.ino)->hdr_page;
+    page = nk_fs_obj_find(&w->fs, st.ino)->header_page;
     assert_true(nk_part_read_page(&w->t.part, page, data, NULL, NK_OOB_AUTO) >= 0);
     for (int i = 512; i < 2048; i++)
         assert_int_equal(data[i], 0xff);

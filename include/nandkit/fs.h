@@ -316,7 +316,7 @@ struct nk_fs {
     uint8_t edit_depth;           /* header edits taken from `edits` */
     uint8_t *sum_buf;             /* summary entries of the allocation block (12 B per page) */
     uint8_t *copy_buf;            /* one page for GC copies and headers */
-    struct nk_fs_hdr_edit *edits; /* headers being edited, taken last-in first-out */
+    struct nk_fs_header_edit *edits; /* headers being edited, taken last-in first-out */
     struct nk_fs_dir *dirs;       /* open directory handles */
     /* The collector's one state between calls: collections since the last
      * one chosen by age (every NK_FS_WEAR_INTERVAL-th takes the oldest

@@ -73,9 +73,9 @@ static bool nk_fs_check_name_ok(const struct nk_fs_header *hdr)
 static void nk_fs_check_header(struct nk_fs_checker *c, struct nk_fs_obj *obj)
 {
     struct nk_fs *fs = c->fs;
-    int err = nk_fs_check_read(c, obj->hdr_page);
+    int err = nk_fs_check_read(c, obj->header_page);
     if (err == -NK_EIO) {
-        nk_fs_check_report(c, NK_FS_PROBLEM_HEADER_UNREADABLE, obj->hdr_page, obj->id, 0, 0);
+        nk_fs_check_report(c, NK_FS_PROBLEM_HEADER_UNREADABLE, obj->header_page, obj->id, 0, 0);
         return;
     }
     if (err) {
@@ -85,7 +85,7 @@ static void nk_fs_check_header(struct nk_fs_checker *c, struct nk_fs_obj *obj)
     struct nk_fs_header hdr;
     err = nk_fs_obj_header(fs, obj, &hdr);
     if (err) {
-        nk_fs_check_report(c, NK_FS_PROBLEM_CHUNK_MISMATCH, obj->hdr_page, obj->id, 0, 0);
+        nk_fs_check_report(c, NK_FS_PROBLEM_CHUNK_MISMATCH, obj->header_page, obj->id, 0, 0);
         return;
     }
     bool builtin = obj == fs->root || obj == fs->lost_found;
@@ -93,11 +93,11 @@ static void nk_fs_check_header(struct nk_fs_checker *c, struct nk_fs_obj *obj)
         return;
     nk_fs_obj_hash_header(obj, &hdr);
     if (!nk_fs_check_name_ok(&hdr))
-        nk_fs_check_report(c, NK_FS_PROBLEM_HEADER_INVALID, obj->hdr_page, obj->id, 0, 1);
+        nk_fs_check_report(c, NK_FS_PROBLEM_HEADER_INVALID, obj->header_page, obj->id, 0, 1);
     else if (hdr.type != obj->type)
-        nk_fs_check_report(c, NK_FS_PROBLEM_HEADER_INVALID, obj->hdr_page, obj->id, 0, 2);
+        nk_fs_check_report(c, NK_FS_PROBLEM_HEADER_INVALID, obj->header_page, obj->id, 0, 2);
     else if (obj->type == NK_FS_TYPE_FILE && hdr.size > obj->size)
-        nk_fs_check_report(c, NK_FS_PROBLEM_HEADER_INVALID, obj->hdr_page, obj->id, 0, 3);
+        nk_fs_check_report(c, NK_FS_PROBLEM_HEADER_INVALID, obj->header_page, obj->id, 0, 3);
 }
 
 static void nk_fs_sift_by_hash(struct nk_fs_obj **v, uint32_t root, uint32_t n)
@@ -123,7 +123,7 @@ static void nk_fs_check_pair(struct nk_fs_checker *c, struct nk_fs_obj *a, struc
     char name[NK_FS_NAME_MAX + 1];
     int len = nk_fs_obj_name(c->fs, a, name);
     if (len >= 0 && nk_fs_obj_name_equals(c->fs, b, name, (size_t)len) > 0)
-        nk_fs_check_report(c, NK_FS_PROBLEM_DUPLICATE_NAME, b->hdr_page, b->id, 0, a->id);
+        nk_fs_check_report(c, NK_FS_PROBLEM_DUPLICATE_NAME, b->header_page, b->id, 0, a->id);
 }
 
 /* Runs of equal hashes longer than this are only compared neighbour to
@@ -183,7 +183,7 @@ int nk_fs_check_unlocked(struct nk_fs *fs, struct nk_fs_check_result *result)
          obj = nk_fs_obj_next(fs, obj, &bucket)) {
         result->objects_checked++;
         c.obj = obj;
-        if (obj->hdr_page != NK_FS_NONE)
+        if (obj->header_page != NK_FS_NONE)
             nk_fs_check_header(&c, obj);
         else if (obj != fs->root && obj != fs->lost_found)
             nk_fs_obj_hash_header(obj, NULL);

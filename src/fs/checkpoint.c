@@ -318,7 +318,7 @@ static void nk_fs_checkpoint_put_objects(struct nk_fs_checkpoint_io *io)
         memset(rec, 0, sizeof rec);
         nk_fs_put_le32(rec, obj->id);
         nk_fs_put_le32(rec + 4, obj->parent_id);
-        nk_fs_put_le32(rec + 8, obj->hdr_page);
+        nk_fs_put_le32(rec + 8, obj->header_page);
         rec[12] = obj->type;
         rec[13] = (uint8_t)(obj->flags & NK_FS_OBJ_ORPHAN);
         nk_fs_put_le32(rec + 16, (uint32_t)obj->size);
@@ -633,7 +633,7 @@ static int nk_fs_checkpoint_objects(struct nk_fs_checkpoint_io *io, uint32_t obj
             builtins |= id;
             if (hdr != NK_FS_NONE) {
                 obj->flags |= NK_FS_OBJ_VALID; /* as the scan marks a builtin with a header */
-                obj->hdr_page = hdr;
+                obj->header_page = hdr;
             }
             continue;
         }
@@ -645,7 +645,7 @@ static int nk_fs_checkpoint_objects(struct nk_fs_checkpoint_io *io, uint32_t obj
         obj->flags = (uint8_t)(NK_FS_OBJ_VALID | flags);
         obj->type = type;
         obj->parent_id = parent;
-        obj->hdr_page = hdr;
+        obj->header_page = hdr;
         obj->size = size;
         if (type == NK_FS_TYPE_HARDLINK)
             obj->u.equiv_id = extra;

@@ -96,7 +96,7 @@ struct nk_fs_obj {
     uint64_t size; /* files: bytes (while scanning without a header: extent seen) */
     uint32_t id;
     uint32_t parent_id;
-    uint32_t hdr_page;     /* page of the newest header, NK_FS_NONE without one */
+    uint32_t header_page;     /* page of the newest header, NK_FS_NONE without one */
     uint32_t shrink_limit; /* scan: older data chunks above this id are dead */
     uint16_t name_hash;
     uint8_t type;       /* enum nk_fs_type; UNKNOWN until a header says */
@@ -125,7 +125,7 @@ struct nk_fs_obj {
     0x40u /* a header newer than its newest one lost its tags: what it is now is unknown (opens    \
              give EIO) until a new header of it is written */
 
-/* ----- memory (alloc.c) ----------------------------------------------------------------- */
+/* ----- memory (memory.c) ---------------------------------------------------------------- */
 
 void *nk_fs_mem_alloc(struct nk_fs *fs, size_t size);
 void nk_fs_mem_free(struct nk_fs *fs, void *ptr, size_t size);
@@ -301,7 +301,7 @@ void nk_fs_summary_chunk(uint32_t index, const uint8_t *entries, uint32_t covere
                          uint32_t chunk_bytes, uint32_t block, uint32_t seq, uint8_t *page,
                          struct nk_fs_tags *tags);
 
-/* ----- writing (write.c, gc.c, recover.c, wfile.c, tree.c) ------------------------------- */
+/* ----- writing (write.c, gc.c, recover.c, file_write.c, tree.c) ------------------------------- */
 
 /* Erased blocks a write never takes below (collections and deletions may). */
 #define NK_FS_MIN_RESERVE 2u
@@ -477,7 +477,7 @@ int nk_fs_xattr_keep(struct nk_fs *fs, struct nk_fs_obj *obj, uint8_t *page);
 
 /* Writes object `obj`'s header (its current header edited by `edit`, or
  * built from scratch). */
-struct nk_fs_hdr_edit {
+struct nk_fs_header_edit {
     struct nk_fs_header hdr;
     uint8_t name[NK_FS_NAME_MAX];
     uint8_t alias[NK_FS_ALIAS_MAX];
@@ -492,10 +492,10 @@ struct nk_fs_hdr_edit {
  * read-only); give of anything but the last one taken is ignored and
  * leaves the depth, so a test sees the imbalance. */
 #define NK_FS_EDIT_SLOTS 2
-struct nk_fs_hdr_edit *nk_fs_edit_take(struct nk_fs *fs);
-void nk_fs_edit_give(struct nk_fs *fs, struct nk_fs_hdr_edit *edit);
-int nk_fs_header_load(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edit *edit);
-int nk_fs_header_store(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edit *edit);
+struct nk_fs_header_edit *nk_fs_edit_take(struct nk_fs *fs);
+void nk_fs_edit_give(struct nk_fs *fs, struct nk_fs_header_edit *edit);
+int nk_fs_header_load(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header_edit *edit);
+int nk_fs_header_store(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header_edit *edit);
 /* Writes `obj`'s header again as it is (size and attributes from RAM). */
 int nk_fs_header_rewrite(struct nk_fs *fs, struct nk_fs_obj *obj);
 /* Writes `hdr` as `obj`'s new header (type, parent, size and link filled in

@@ -174,7 +174,7 @@ static struct nk_fs_obj *nk_fs_header_owner(struct nk_fs *fs, uint32_t page,
                                             const struct nk_fs_tags *tags)
 {
     struct nk_fs_obj *obj = nk_fs_obj_find(fs, tags->obj_id);
-    return obj && obj->hdr_page == page ? obj : NULL;
+    return obj && obj->header_page == page ? obj : NULL;
 }
 
 /* Whether the page, not live, holds a deletion header of an object listed

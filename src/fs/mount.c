@@ -315,7 +315,7 @@ int nk_fs_format_checkpoint(struct nk_fs *fs, const struct nk_fs_config *config)
     return err;
 }
 
-/* One allocation as the pool carves it (src/fs/alloc.c): at least two
+/* One allocation as the pool carves it (src/fs/memory.c): at least two
  * pointers, a multiple of 8 bytes. */
 static size_t nk_fs_pool_block(size_t size)
 {
@@ -358,7 +358,7 @@ size_t nk_fs_pool_bytes(uint32_t page_size, uint32_t oob_size, uint32_t pages_pe
     /* The writer's buffers (nk_fs_write_init()). */
     if (read_write)
         bytes += nk_fs_pool_block(page_size) + nk_fs_pool_block((size_t)page_size + oob_size + 1u) +
-                 summary + NK_FS_EDIT_SLOTS * nk_fs_pool_block(sizeof(struct nk_fs_hdr_edit)) +
+                 summary + NK_FS_EDIT_SLOTS * nk_fs_pool_block(sizeof(struct nk_fs_header_edit)) +
                  nk_fs_pool_block(2u * pages_per_block * sizeof(uint32_t));
     return bytes;
 }

@@ -36,7 +36,7 @@ struct nk_fs_obj *nk_fs_obj_get(struct nk_fs *fs, uint32_t id)
         return NULL;
     memset(obj, 0, sizeof *obj);
     obj->id = id;
-    obj->hdr_page = NK_FS_NONE;
+    obj->header_page = NK_FS_NONE;
     obj->shrink_limit = NK_FS_NONE;
     obj->map_height = NK_FS_MAP_EMPTY;
     uint32_t bucket = nk_fs_bucket(fs, id);
@@ -107,9 +107,9 @@ bool nk_fs_obj_is_dir(const struct nk_fs_obj *obj)
 
 int nk_fs_obj_header_load(struct nk_fs *fs, const struct nk_fs_obj *obj)
 {
-    if (obj->hdr_page == NK_FS_NONE)
+    if (obj->header_page == NK_FS_NONE)
         return -NK_ENOENT;
-    int err = nk_fs_page_load(fs, obj->hdr_page);
+    int err = nk_fs_page_load(fs, obj->header_page);
     if (err)
         return err;
     struct nk_fs_tags tags;
@@ -196,7 +196,7 @@ int nk_fs_obj_name_equals(struct nk_fs *fs, struct nk_fs_obj *obj, const char *n
     if ((obj->flags & NK_FS_OBJ_HASHED) && obj->name_hash != hash)
         return 0;
     if (obj->id == NK_FS_OBJ_ROOT || obj->id == NK_FS_OBJ_LOST_FOUND ||
-        obj->hdr_page == NK_FS_NONE) {
+        obj->header_page == NK_FS_NONE) {
         char own[16];
         int own_len = nk_fs_obj_name(fs, obj, own);
         return own_len >= 0 && (size_t)own_len == len && memcmp(own, name, len) == 0;
@@ -295,7 +295,7 @@ int nk_fs_obj_stat(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_stat *s
     st->type =
         obj->type == NK_FS_TYPE_UNKNOWN && nk_fs_obj_is_dir(obj) ? NK_FS_TYPE_DIR : obj->type;
     st->nlink = 1;
-    st->has_header = src->hdr_page != NK_FS_NONE;
+    st->has_header = src->header_page != NK_FS_NONE;
 
     uint32_t mode;
     if (st->has_header) {
@@ -344,7 +344,7 @@ bool nk_fs_obj_at_risk(const struct nk_fs *fs, const struct nk_fs_obj *obj)
 {
     if (obj->wflags & NK_FS_W_STALE)
         return true;
-    if (obj->hdr_page == NK_FS_NONE)
+    if (obj->header_page == NK_FS_NONE)
         return obj->id != NK_FS_OBJ_ROOT && obj->id != NK_FS_OBJ_LOST_FOUND;
     if (obj->type != NK_FS_TYPE_FILE)
         return false;

@@ -43,7 +43,7 @@ static int nk_fs_supersede_torn(struct nk_fs *fs, uint32_t page)
     /* A page the mount took as live, now failing (it faded since), is not
      * one the mount left out: it stays, as any unreadable live chunk. */
     if (tags.chunk_id == 0 || obj->type != NK_FS_TYPE_FILE)
-        return tags.chunk_id == 0 && obj->hdr_page != NK_FS_NONE && obj->hdr_page != page
+        return tags.chunk_id == 0 && obj->header_page != NK_FS_NONE && obj->header_page != page
                    ? nk_fs_header_rewrite(fs, obj)
                    : 0;
     uint32_t live = nk_fs_map_get(fs, obj, tags.chunk_id);
@@ -65,9 +65,9 @@ static int nk_fs_supersede_torn(struct nk_fs *fs, uint32_t page)
         nk_fs_live_set(fs, (uint32_t)at);
         return nk_fs_map_set(fs, obj, tags.chunk_id, (uint32_t)at);
     }
-    if (obj->hdr_page == NK_FS_NONE)
+    if (obj->header_page == NK_FS_NONE)
         return 0;
-    struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);
+    struct nk_fs_header_edit *edit = nk_fs_edit_take(fs);
     if (!edit)
         return -NK_ENOMEM;
     int err = nk_fs_header_load(fs, obj, edit);
@@ -95,11 +95,11 @@ static bool nk_fs_header_left_out(struct nk_fs *fs, uint32_t page)
     if (!obj)
         return tags.extra && tags.extra_parent_id != NK_FS_OBJ_DELETED &&
                tags.extra_parent_id != NK_FS_OBJ_UNLINKED;
-    if (obj->hdr_page == NK_FS_NONE || obj->hdr_page == page)
+    if (obj->header_page == NK_FS_NONE || obj->header_page == page)
         return false;
-    uint32_t here = page / fs->pages_per_block, there = obj->hdr_page / fs->pages_per_block;
+    uint32_t here = page / fs->pages_per_block, there = obj->header_page / fs->pages_per_block;
     return fs->block_info[there].seq < fs->block_info[here].seq ||
-           (there == here && obj->hdr_page < page);
+           (there == here && obj->header_page < page);
 }
 
 /* The chunk in the last written page of `block` is written again (see

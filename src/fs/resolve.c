@@ -49,7 +49,7 @@ static void nk_fs_link_hardlinks(struct nk_fs *fs)
             target->flags |= NK_FS_OBJ_LINKED;
         } else {
             obj->flags |= NK_FS_OBJ_DANGLING;
-            nk_fs_report(fs, NK_FS_PROBLEM_DANGLING_HARDLINK, obj->hdr_page, obj->id, 0,
+            nk_fs_report(fs, NK_FS_PROBLEM_DANGLING_HARDLINK, obj->header_page, obj->id, 0,
                          obj->u.equiv_id);
         }
     }
@@ -87,7 +87,7 @@ static struct nk_fs_obj *nk_fs_parent_of(const struct nk_fs *fs, const struct nk
 
 static void nk_fs_make_orphan(struct nk_fs *fs, struct nk_fs_obj *obj)
 {
-    nk_fs_report(fs, NK_FS_PROBLEM_ORPHAN, obj->hdr_page, obj->id, 0, obj->parent_id);
+    nk_fs_report(fs, NK_FS_PROBLEM_ORPHAN, obj->header_page, obj->id, 0, obj->parent_id);
     obj->parent_id = NK_FS_OBJ_LOST_FOUND;
     obj->flags |= NK_FS_OBJ_ORPHAN;
 }
@@ -203,8 +203,8 @@ int nk_fs_resolve(struct nk_fs *fs)
             obj->sibling = parent->u.children;
             parent->u.children = obj;
         }
-        if (obj->hdr_page != NK_FS_NONE)
-            nk_fs_mark_chunk(fs, 0, obj->hdr_page);
+        if (obj->header_page != NK_FS_NONE)
+            nk_fs_mark_chunk(fs, 0, obj->header_page);
         if (obj->type == NK_FS_TYPE_FILE)
             nk_fs_map_walk(fs, obj, nk_fs_mark_chunk, fs);
         if (obj != fs->root && obj != fs->lost_found)

@@ -310,7 +310,7 @@ static int nk_fs_header_chunk(struct nk_fs *fs, struct nk_fs_obj *obj,
     if (skip)
         return skip < 0 ? skip : 0;
     obj->flags |= NK_FS_OBJ_VALID;
-    obj->hdr_page = page;
+    obj->header_page = page;
     if (info.type != NK_FS_TYPE_FILE && obj->map_height != NK_FS_MAP_EMPTY) {
         /* Data newer than a header saying this is not a file. */
         nk_fs_report(fs, NK_FS_PROBLEM_DANGLING_CHUNK, page, obj->id, 0, info.type);
@@ -355,7 +355,7 @@ static void nk_fs_builtin_header(struct nk_fs *fs, struct nk_fs_obj *obj, uint32
 {
     if (!(obj->flags & NK_FS_OBJ_VALID)) {
         obj->flags |= NK_FS_OBJ_VALID;
-        obj->hdr_page = page;
+        obj->header_page = page;
     }
     (void)fs;
 }
@@ -592,12 +592,12 @@ static void nk_fs_stale_if_older(struct nk_fs *fs, struct nk_fs_obj *obj, uint32
 {
     if (!obj || obj->id < NK_FS_OBJ_FIRST_USER || !(obj->flags & NK_FS_OBJ_VALID) ||
         (obj->flags & NK_FS_OBJ_DEAD) || (obj->wflags & NK_FS_W_STALE) ||
-        obj->hdr_page == NK_FS_NONE || !nk_fs_page_older(fs, obj->hdr_page, page))
+        obj->header_page == NK_FS_NONE || !nk_fs_page_older(fs, obj->header_page, page))
         return;
     obj->wflags |= NK_FS_W_STALE;
-    fs->block_info[obj->hdr_page / fs->pages_per_block].flags |= NK_FS_BLK_STUCK;
+    fs->block_info[obj->header_page / fs->pages_per_block].flags |= NK_FS_BLK_STUCK;
     fs->block_info[page / fs->pages_per_block].flags |= NK_FS_BLK_STUCK;
-    nk_fs_report(fs, NK_FS_PROBLEM_HEADER_STALE, obj->hdr_page, obj->id, 0, page);
+    nk_fs_report(fs, NK_FS_PROBLEM_HEADER_STALE, obj->header_page, obj->id, 0, page);
 }
 
 /* A header that lost its tags names no object; it may be a newer state of
@@ -624,9 +624,9 @@ static int nk_fs_settle_lost_page(struct nk_fs *fs, uint32_t page, uint8_t *name
     for (struct nk_fs_obj *obj = nk_fs_obj_next(fs, NULL, &bucket); obj;
          obj = nk_fs_obj_next(fs, obj, &bucket)) {
         if (!(obj->flags & NK_FS_OBJ_VALID) || obj->parent_id != parent ||
-            obj->hdr_page == NK_FS_NONE || (obj->wflags & NK_FS_W_STALE))
+            obj->header_page == NK_FS_NONE || (obj->wflags & NK_FS_W_STALE))
             continue;
-        int err = nk_fs_page_load(fs, obj->hdr_page);
+        int err = nk_fs_page_load(fs, obj->header_page);
         if (err && err != -NK_EIO)
             return err;
         if (!err && nk_fs_buf_header_named(fs, name, len))

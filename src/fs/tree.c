@@ -14,25 +14,25 @@
 
 /* ----- headers -------------------------------------------------------------------------- */
 
-struct nk_fs_hdr_edit *nk_fs_edit_take(struct nk_fs *fs)
+struct nk_fs_header_edit *nk_fs_edit_take(struct nk_fs *fs)
 {
     if (!fs->edits || fs->edit_depth >= NK_FS_EDIT_SLOTS)
         return NULL;
     return &fs->edits[fs->edit_depth++];
 }
 
-void nk_fs_edit_give(struct nk_fs *fs, struct nk_fs_hdr_edit *edit)
+void nk_fs_edit_give(struct nk_fs *fs, struct nk_fs_header_edit *edit)
 {
     if (fs->edit_depth && edit == &fs->edits[fs->edit_depth - 1])
         fs->edit_depth--;
 }
 
-int nk_fs_header_load(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edit *edit)
+int nk_fs_header_load(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header_edit *edit)
 {
     memset(edit, 0, sizeof *edit);
     edit->hdr.name = edit->name;
     edit->hdr.alias = edit->alias;
-    if (obj->hdr_page == NK_FS_NONE) {
+    if (obj->header_page == NK_FS_NONE) {
         /* Root and lost+found exist without a header: YAFFS2's defaults. */
         edit->hdr.type = NK_FS_TYPE_DIR;
         if (obj->id == NK_FS_OBJ_LOST_FOUND) {
@@ -61,14 +61,14 @@ int nk_fs_header_load(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_
     return 0;
 }
 
-int nk_fs_header_store(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hdr_edit *edit)
+int nk_fs_header_store(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_header_edit *edit)
 {
     return nk_fs_header_write(fs, obj, &edit->hdr, edit->xattr, false);
 }
 
 int nk_fs_header_rewrite(struct nk_fs *fs, struct nk_fs_obj *obj)
 {
-    struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);
+    struct nk_fs_header_edit *edit = nk_fs_edit_take(fs);
     if (!edit)
         return -NK_ENOMEM;
     int err = nk_fs_header_load(fs, obj, edit);
@@ -122,9 +122,9 @@ int nk_fs_header_write(struct nk_fs *fs, struct nk_fs_obj *obj, struct nk_fs_hea
                       : nk_fs_put_chunk(fs, &tags, page);
     if (at < 0)
         return (int)at;
-    if (obj->hdr_page != NK_FS_NONE)
-        nk_fs_live_clear(fs, obj->hdr_page);
-    obj->hdr_page = (uint32_t)at;
+    if (obj->header_page != NK_FS_NONE)
+        nk_fs_live_clear(fs, obj->header_page);
+    obj->header_page = (uint32_t)at;
     if (hdr->parent_id != NK_FS_OBJ_DELETED)
         nk_fs_live_set(fs, (uint32_t)at);
     obj->wflags &= (uint8_t) ~(NK_FS_W_HEADER_DIRTY | NK_FS_W_SIZE_IN_DATA | NK_FS_W_TOUCHED);
@@ -142,12 +142,12 @@ static int nk_fs_stamp(struct nk_fs *fs, struct nk_fs_obj *obj, bool modified)
     uint64_t now;
     if (!obj || !nk_fs_now(fs, &now))
         return 0;
-    struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);
+    struct nk_fs_header_edit *edit = nk_fs_edit_take(fs);
     if (!edit)
         return -NK_ENOMEM;
     int err = nk_fs_header_load(fs, obj, edit);
     if (!err && (edit->hdr.ctime != now || (modified && edit->hdr.mtime != now))) {
-        err = nk_fs_make_room(fs, 1, obj->hdr_page == NK_FS_NONE ? 1 : 0, false);
+        err = nk_fs_make_room(fs, 1, obj->header_page == NK_FS_NONE ? 1 : 0, false);
         edit->hdr.ctime = now;
         if (modified)
             edit->hdr.mtime = now;
@@ -209,8 +209,8 @@ void nk_fs_obj_forget(struct nk_fs *fs, struct nk_fs_obj *obj)
     nk_fs_wbuf_drop(fs, obj);
     if (obj->type == NK_FS_TYPE_FILE)
         nk_fs_map_walk(fs, obj, nk_fs_forget_chunk, fs);
-    if (obj->hdr_page != NK_FS_NONE)
-        nk_fs_live_clear(fs, obj->hdr_page);
+    if (obj->header_page != NK_FS_NONE)
+        nk_fs_live_clear(fs, obj->header_page);
     nk_fs_obj_free(fs, obj);
 }
 
@@ -323,7 +323,7 @@ int nk_fs_create(struct nk_fs *fs, const struct nk_fs_where *w, const struct nk_
     } else if (n->type == NK_FS_TYPE_DIR)
         obj->u.children = NULL;
 
-    struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);
+    struct nk_fs_header_edit *edit = nk_fs_edit_take(fs);
     if (!edit) {
         nk_fs_obj_free(fs, obj);
         return -NK_ENOMEM;
@@ -473,7 +473,7 @@ static struct nk_fs_obj *nk_fs_any_link(const struct nk_fs *fs, const struct nk_
  * deleted directory, or in the unlinked one while a handle holds it. */
 static int nk_fs_delete(struct nk_fs *fs, struct nk_fs_obj *obj)
 {
-    struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);
+    struct nk_fs_header_edit *edit = nk_fs_edit_take(fs);
     if (!edit)
         return -NK_ENOMEM;
     int err = nk_fs_header_load(fs, obj, edit);
@@ -503,7 +503,7 @@ static int nk_fs_delete(struct nk_fs *fs, struct nk_fs_obj *obj)
         obj->wflags |= NK_FS_W_UNLINKED;
         return 0;
     }
-    obj->hdr_page = NK_FS_NONE; /* the deletion header is not live */
+    obj->header_page = NK_FS_NONE; /* the deletion header is not live */
     nk_fs_obj_forget(fs, obj);
     return 0;
 }
@@ -527,8 +527,8 @@ int nk_fs_delete_unlinked(struct nk_fs *fs, struct nk_fs_obj *obj)
  * a directory or displaced (in none). */
 static int nk_fs_take_link_name(struct nk_fs *fs, struct nk_fs_obj *file, struct nk_fs_obj *link)
 {
-    struct nk_fs_hdr_edit *own = nk_fs_edit_take(fs);
-    struct nk_fs_hdr_edit *theirs = nk_fs_edit_take(fs);
+    struct nk_fs_header_edit *own = nk_fs_edit_take(fs);
+    struct nk_fs_header_edit *theirs = nk_fs_edit_take(fs);
     int err = own && theirs ? 0 : -NK_ENOMEM;
     if (!err)
         err = nk_fs_header_load(fs, link, theirs);
@@ -740,7 +740,7 @@ int nk_fs_rename_unlocked(struct nk_fs *fs, const char *from, const char *to)
      * link's name. A mount between the two finds it displaced and reachable
      * through its links, and a read-write mount writes the second header. */
     bool displace = dst && dst->type == NK_FS_TYPE_FILE && nk_fs_any_link(fs, dst);
-    struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);
+    struct nk_fs_header_edit *edit = nk_fs_edit_take(fs);
     if (!edit)
         return -NK_ENOMEM;
     err = nk_fs_header_load(fs, src, edit);
@@ -798,10 +798,10 @@ int nk_fs_set_attr(struct nk_fs *fs, const char *path, const struct nk_fs_attr_c
         obj = target;
     if (c->xattr && fs->chunk_bytes <= NK_FS_HEADER_BYTES)
         return -NK_ENOTSUP; /* no room after the header */
-    err = nk_fs_make_room(fs, 1, obj->hdr_page == NK_FS_NONE ? 1 : 0, false);
+    err = nk_fs_make_room(fs, 1, obj->header_page == NK_FS_NONE ? 1 : 0, false);
     if (err)
         return err;
-    struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);
+    struct nk_fs_header_edit *edit = nk_fs_edit_take(fs);
     if (!edit)
         return -NK_ENOMEM;
     err = nk_fs_header_load(fs, obj, edit);

@@ -197,7 +197,7 @@ static int nk_fs_xattr_area(struct nk_fs *fs, struct nk_fs_obj *obj, const uint8
 {
     *area = NULL;
     *len = 0;
-    if (obj->hdr_page == NK_FS_NONE || fs->chunk_bytes <= NK_FS_HEADER_BYTES)
+    if (obj->header_page == NK_FS_NONE || fs->chunk_bytes <= NK_FS_HEADER_BYTES)
         return 0;
     if (obj->wflags & NK_FS_W_STALE)
         return -NK_EIO;

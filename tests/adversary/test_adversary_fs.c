@@ -450,7 +450,7 @@ static void test_miscorrected_torn_header_is_not_taken(void **state)
     assert_int_equal(nk_fs_chmod(&r->fs, "/f", 0600), 0);
     struct nk_fs_stat st;
     assert_int_equal(nk_fs_stat(&r->fs, "/f", &st), 0);
-    uint32_t page = nk_fs_obj_find(&r->fs, st.obj_id)->hdr_page;
+    uint32_t page = nk_fs_obj_find(&r->fs, st.obj_id)->header_page;
     assert_int_equal(nk_fs_unmount(&r->fs), 0);
 
     /* Three bits that were to be programmed to 0 and stayed 1, chosen so
@@ -549,7 +549,7 @@ static void test_header_with_lost_tags_is_not_rolled_back(void **state)
         }
         struct nk_fs_stat st;
         assert_int_equal(nk_fs_stat(&r->fs, "/f", &st), 0);
-        uint32_t page = nk_fs_obj_find(&r->fs, st.obj_id)->hdr_page;
+        uint32_t page = nk_fs_obj_find(&r->fs, st.obj_id)->header_page;
         assert_int_equal(nk_fs_unmount(&r->fs), 0);
         static const unsigned in_id[] = {4, 6}, elsewhere[] = {0, 9};
         damage_tags(r, page, replace ? elsewhere : in_id, 2);

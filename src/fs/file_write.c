@@ -299,7 +299,7 @@ static int nk_fs_truncate_obj(struct nk_fs *fs, struct nk_fs_obj *obj, uint64_t 
     }
     bool shrink = size < obj->size;
     uint64_t old = obj->size;
-    struct nk_fs_hdr_edit *edit = nk_fs_edit_take(fs);
+    struct nk_fs_header_edit *edit = nk_fs_edit_take(fs);
     if (!edit)
         return -NK_ENOMEM;
     err = nk_fs_header_load(fs, obj, edit);
