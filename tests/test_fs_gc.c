@@ -216,6 +216,82 @@ static void test_copy_out_of_a_newer_block_goes_above_it(void **state)
     g_close(g);
 }
 
+/* Mounts the flash read-only beside the writer: /f must be gone, and
+ * nothing of it may come back in /lost+found. */
+static void check_gone_beside(struct g *g, uint32_t round)
+{
+    struct nk_fs *ro = calloc(1, sizeof *ro);
+    struct nk_fs_config c = g->config;
+    c.read_only = true;
+    assert_int_equal(nk_fs_mount(ro, &c), 0);
+    struct nk_fs_stat st;
+    if (nk_fs_stat(ro, "/f", &st) != -NK_ENOENT)
+        fail_msg("after collection %u: the deleted /f is back", (unsigned)round);
+    struct nk_fs_dir d;
+    struct nk_fs_dirent e;
+    assert_int_equal(nk_fs_dir_open(ro, &d, "/lost+found"), 0);
+    if (nk_fs_dir_read(&d, &e) != 0)
+        fail_msg("after collection %u: /lost+found/%s came back", (unsigned)round, e.name);
+    assert_int_equal(nk_fs_dir_close(&d), 0);
+    assert_int_equal(nk_fs_unmount(ro), 0);
+    free(ro);
+}
+
+/* A deletion header must outlive every older copy of its file's data, the
+ * one in the open cold block included: /f's chunk is copied into the cold
+ * block, written again above it, and /f deleted; the block with the
+ * deletion is then the oldest closed block, with the cold block (older)
+ * still open. Taking the victims the policy names, one at a time, a mount
+ * after each must never see /f again. */
+static void test_a_deletion_outlives_the_open_cold_block(void **state)
+{
+    (void)state;
+    struct g *g = g_open(64, false);
+    struct nk_fs *fs = &g->fs;
+    uint8_t buf[2048];
+    struct nk_fs_file f, h;
+    assert_int_equal(nk_fs_file_open(fs, &f, "/f", NK_FS_O_RDWR | NK_FS_O_CREAT), 0);
+    stamp(buf, 0, 0);
+    assert_int_equal(nk_fs_file_write(&f, buf, 2048), 2048);
+    assert_int_equal(nk_fs_file_fsync(&f), 0);
+    assert_int_equal(nk_fs_file_open(fs, &h, "/g", NK_FS_O_RDWR | NK_FS_O_CREAT), 0);
+    uint32_t b0 = fs->alloc_block;
+    fill_until_closed(fs, &h, b0);
+    memset(buf, 0x33, sizeof buf); /* one dead chunk in b0: the copies leave the cold block open */
+    assert_int_equal(nk_fs_file_pwrite(&h, buf, 2048, 0), 2048);
+    assert_int_equal(nk_fs_file_fsync(&h), 0);
+    assert_int_equal(nk_fs_collect(fs, b0), 0);
+    uint32_t cold = fs->cold_block;
+    assert_int_not_equal(cold, NK_FS_NONE);
+    struct nk_fs_obj *fobj = nk_fs_obj_find(fs, NK_FS_OBJ_FIRST_USER);
+    assert_non_null(fobj);
+    assert_int_equal(nk_fs_map_get(fs, fobj, 1) / fs->pages_per_block, cold);
+    /* Written again above the cold block, then deleted there. */
+    stamp(buf, 0, 1);
+    assert_int_equal(nk_fs_file_pwrite(&f, buf, 2048, 0), 2048);
+    assert_int_equal(nk_fs_file_close(&f), 0);
+    uint32_t k = fs->alloc_block;
+    assert_true(fs->block_info[k].seq > fs->block_info[cold].seq);
+    assert_int_equal(nk_fs_unlink(fs, "/f"), 0);
+    assert_int_equal(fs->alloc_block, k);
+    fill_until_closed(fs, &h, k);
+    assert_int_equal(fs->cold_block, cold);
+    check_gone_beside(g, 0);
+    uint32_t round = 0;
+    while (fs->block_info[k].state == NK_FS_BLOCK_IN_USE && round < 8) {
+        bool urgent = false, wear = false;
+        uint32_t victim = nk_fs_pick_victim(fs, &urgent, false, &wear);
+        if (victim == NK_FS_NONE)
+            break;
+        assert_int_equal(nk_fs_collect(fs, victim), 0);
+        check_gone_beside(g, ++round);
+    }
+    /* Not vacuous: the block with the deletion was collected. */
+    assert_int_not_equal(fs->block_info[k].state, NK_FS_BLOCK_IN_USE);
+    assert_int_equal(nk_fs_file_close(&h), 0);
+    g_close(g);
+}
+
 /* Programs (as counted by the simulator) per 2 KiB chunk written by random
  * aligned 4 KiB overwrites where `hot_pct` % of them hit the first
  * (100 - hot_pct) % of a file filling `fill` % of the space. */
@@ -430,6 +506,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_copies_never_outrank_later_writes),
         cmocka_unit_test(test_copy_out_of_a_newer_block_goes_above_it),
+        cmocka_unit_test(test_a_deletion_outlives_the_open_cold_block),
         cmocka_unit_test(test_skewed_overwrites_beat_greedy),
         cmocka_unit_test(test_static_wear_levelling_bounds_the_spread),
         cmocka_unit_test(test_chunk_map_runs),

@@ -351,9 +351,15 @@ int nk_fs_settle_displaced(struct nk_fs *fs);
  * Returns 0, -NK_EROFS, -NK_ENOSPC or a device error. */
 int nk_fs_make_room(struct nk_fs *fs, uint32_t pages, uint32_t new_live, bool deleting);
 
+/* The block the collector would take next, or NK_FS_NONE (the policy:
+ * src/fs/gc.c, docs/fs-design.md 7.6). `urgent`: a block to retire or
+ * scrub; `wear`: a static wear-levelling move (only when `wear_ok`). */
+uint32_t nk_fs_pick_victim(struct nk_fs *fs, bool *urgent, bool wear_ok, bool *wear);
+
 /* Collects block `victim` now: moves its live chunks, then erases (or
  * retires) it. The victim policy calls it; tests call it to choose a victim
- * themselves. It must not be an open block. */
+ * themselves. It must not be the allocation block; the cold block is closed
+ * first. */
 int nk_fs_collect(struct nk_fs *fs, uint32_t victim);
 
 /* How nk_fs_move_page() moves a page. */

@@ -33,6 +33,15 @@ static uint32_t nk_fs_oldest(const struct nk_fs *fs)
     return best;
 }
 
+/* Whether the open cold block is older than block `b`: it can hold copies
+ * of data that b's headers cut off (the allocation block is always the
+ * newest, rule (a)). */
+static bool nk_fs_cold_below(const struct nk_fs *fs, uint32_t b)
+{
+    return fs->cold_block != NK_FS_NONE && fs->block_info[fs->cold_block].written > 0 &&
+           fs->block_info[fs->cold_block].seq < fs->block_info[b].seq;
+}
+
 static bool nk_fs_collectable(const struct nk_fs *fs, uint32_t b, uint32_t oldest)
 {
     const struct nk_fs_block *info = &fs->block_info[b];
@@ -43,8 +52,9 @@ static bool nk_fs_collectable(const struct nk_fs *fs, uint32_t b, uint32_t oldes
     if (info->state != NK_FS_BLOCK_IN_USE)
         return false;
     /* A block whose headers cut off older data goes only when no older
-     * block can hold such data (YAFFS2's rule). */
-    return !(info->flags & NK_FS_BLK_KEEP) || b == oldest;
+     * block can hold such data (YAFFS2's rule), the open cold block
+     * included. */
+    return !(info->flags & NK_FS_BLK_KEEP) || (b == oldest && !nk_fs_cold_below(fs, b));
 }
 
 uint64_t nk_fs_free_pages(const struct nk_fs *fs)
@@ -60,7 +70,7 @@ uint64_t nk_fs_free_pages(const struct nk_fs *fs)
  * u the live fraction) among blocks with dead chunks; every
  * NK_FS_WEAR_INTERVAL-th collection, or when nothing else frees space, the
  * oldest block (static wear levelling, and the way KEEP blocks come free). */
-static uint32_t nk_fs_pick_victim(struct nk_fs *fs, bool *urgent, bool wear_ok, bool *wear)
+uint32_t nk_fs_pick_victim(struct nk_fs *fs, bool *urgent, bool wear_ok, bool *wear)
 {
     uint32_t oldest = nk_fs_oldest(fs);
     *urgent = false;
@@ -120,6 +130,12 @@ static uint32_t nk_fs_pick_victim(struct nk_fs *fs, bool *urgent, bool wear_ok, 
     if (oldest != NK_FS_NONE && fs->block_info[oldest].live <= room &&
         (best == NK_FS_NONE || (!fs->config.gc_greedy && ++fs->gc_rotate >= NK_FS_WEAR_INTERVAL))) {
         fs->gc_rotate = 0;
+        /* The oldest block keeps deletions while the open cold block is
+         * older still: the cold block goes first (nk_fs_collect closes it),
+         * its copies into a block above both. */
+        if ((fs->block_info[oldest].flags & NK_FS_BLK_KEEP) && nk_fs_cold_below(fs, oldest) &&
+            fs->block_info[fs->cold_block].live <= nk_fs_free_pages(fs))
+            return fs->cold_block;
         return oldest;
     }
     return best;
@@ -280,7 +296,8 @@ int nk_fs_collect(struct nk_fs *fs, uint32_t victim)
     const uint32_t base = victim * fs->pages_per_block;
     /* Rule (b) (write.c, "allocation"): copies must be newer than their
      * originals. */
-    if (fs->cold_block != NK_FS_NONE && fs->block_info[fs->cold_block].seq < info->seq)
+    if (fs->cold_block != NK_FS_NONE &&
+        (victim == fs->cold_block || fs->block_info[fs->cold_block].seq < info->seq))
         nk_fs_close_early(fs, true);
     /* The block a clean unmount left open is not gone on with once it is
      * the victim: its copies would go into it, to be copied again. */
