@@ -151,6 +151,7 @@ enum nk_fs_problem_kind {
     NK_FS_PROBLEM_DATA_ECC,          /* a live chunk failed data ECC (read gives EIO) */
     NK_FS_PROBLEM_CHUNK_MISMATCH,    /* a live chunk's tags no longer name its owner */
     NK_FS_PROBLEM_HEADER_STALE,      /* a newer header of the object lost its tags (EIO) */
+    NK_FS_PROBLEM_CHUNK_STALE,       /* a newer copy of one of its chunks may have lost its tags */
     NK_FS_PROBLEM_KIND_COUNT
 };
 

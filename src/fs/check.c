@@ -216,6 +216,7 @@ static const char *const nk_fs_problem_names[NK_FS_PROBLEM_KIND_COUNT] = {
     [NK_FS_PROBLEM_DATA_ECC] = "data-ecc",
     [NK_FS_PROBLEM_CHUNK_MISMATCH] = "chunk-mismatch",
     [NK_FS_PROBLEM_HEADER_STALE] = "header-stale",
+    [NK_FS_PROBLEM_CHUNK_STALE] = "chunk-stale",
 };
 
 const char *nk_fs_problem_name(enum nk_fs_problem_kind kind)
@@ -282,6 +283,11 @@ size_t nk_fs_problem_format(const struct nk_fs_problem *p, char *buf, size_t siz
                          "%s%s: a newer header of obj %u (page %u) lost its tags: its newest state "
                          "is unknown, access gives EIO",
                          name, where, obj, other);
+    case NK_FS_PROBLEM_CHUNK_STALE:
+        return nk_format(buf, size,
+                         "%s%s: a page that lost its tags (page %u) may be a newer chunk %u of obj "
+                         "%u: its newest state is unknown, access gives EIO",
+                         name, where, other, chunk, obj);
     default:
         return nk_format(buf, size, "%s%s", name, where);
     }

@@ -565,14 +565,16 @@ __attribute__((noinline)) static bool nk_fs_buf_header_named(const struct nk_fs 
     return h.name_len == len && memcmp(h.name, name, len) == 0;
 }
 
-/* 1 when `page`, whose tags failed their code, reads whole and holds an
- * object header: a newer state of an object the mount cannot name. */
-static int nk_fs_lost_tags_header(struct nk_fs *fs, uint32_t page)
+/* For `page`, whose tags failed their code: 1 when it reads whole and holds
+ * an object header, 2 when it reads whole and holds anything else (a data
+ * chunk): a newer state of an object the mount cannot name. 0 when it does
+ * not read whole. */
+static int nk_fs_lost_tags_kind(struct nk_fs *fs, uint32_t page)
 {
     int whole = nk_fs_lost_page_whole(fs, page);
     if (whole <= 0)
         return whole;
-    return nk_fs_buf_header(fs, NULL, NULL, NULL, NULL) ? 1 : 0;
+    return nk_fs_buf_header(fs, NULL, NULL, NULL, NULL) ? 1 : 2;
 }
 
 /* Whether the chunk at page `a` was written before the one at page `b`. */
@@ -600,23 +602,82 @@ static void nk_fs_stale_if_older(struct nk_fs *fs, struct nk_fs_obj *obj, uint32
     nk_fs_report(fs, NK_FS_PROBLEM_HEADER_STALE, obj->header_page, obj->id, 0, page);
 }
 
+/* Whether `tags` may be the true tags of the data chunk at `page`, whose
+ * tags failed their code: of the page's block, of a live file, within its
+ * size (or just past it, newer than its header: an append whose size only
+ * its data told), and newer than the copy the mount took (or than none). */
+static struct nk_fs_obj *nk_fs_lost_chunk_owner(struct nk_fs *fs, uint32_t page,
+                                                const struct nk_fs_tags *tags)
+{
+    if (tags->seq != fs->block_info[page / fs->pages_per_block].seq || tags->chunk_id == 0 ||
+        tags->n_bytes == 0 || tags->n_bytes > fs->chunk_bytes)
+        return NULL;
+    struct nk_fs_obj *obj = nk_fs_obj_find(fs, tags->obj_id);
+    if (!obj || obj->id < NK_FS_OBJ_FIRST_USER || obj->type != NK_FS_TYPE_FILE ||
+        !(obj->flags & NK_FS_OBJ_VALID) || (obj->flags & NK_FS_OBJ_DEAD) ||
+        (obj->wflags & NK_FS_W_STALE))
+        return NULL;
+    uint64_t start = (uint64_t)(tags->chunk_id - 1) * fs->chunk_bytes;
+    if (start > obj->size || (start == obj->size && obj->header_page != NK_FS_NONE &&
+                              !nk_fs_page_older(fs, obj->header_page, page)))
+        return NULL;
+    /* A hole within the size reads as an error already on a damaged file
+     * system (file.c): only an older copy would be read in its place. */
+    uint32_t current = nk_fs_map_get(fs, obj, tags->chunk_id);
+    if (current == NK_FS_NONE)
+        return start == obj->size ? obj : NULL;
+    return nk_fs_page_older(fs, current, page) ? obj : NULL;
+}
+
+/* A data chunk that lost its tags (read whole, so not torn) names no file:
+ * the file may read an older copy of that chunk in its place. The tags it
+ * had are within the two flipped bits the code detects: each tags one bit
+ * away that the code then corrects, and that fit (nk_fs_lost_chunk_owner),
+ * names a file whose newest state is unknown. It is stale, as for a lost
+ * header: reported by name, EIO on access, removable. */
+static void nk_fs_settle_lost_chunk(struct nk_fs *fs, uint32_t page, const uint8_t *raw)
+{
+    uint8_t try[NK_FS_TAGS_BYTES + NK_FS_TAGS_ECC_BYTES];
+    for (unsigned bit = 0; bit < 8u * sizeof try; bit++) {
+        memcpy(try, raw, sizeof try);
+        try[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+        struct nk_fs_tags tags;
+        if (nk_fs_tags_decode(try, true, &tags) <= 0)
+            continue;
+        struct nk_fs_obj *obj = nk_fs_lost_chunk_owner(fs, page, &tags);
+        if (!obj)
+            continue;
+        uint32_t current = nk_fs_map_get(fs, obj, tags.chunk_id);
+        obj->wflags |= NK_FS_W_STALE;
+        if (current != NK_FS_NONE)
+            fs->block_info[current / fs->pages_per_block].flags |= NK_FS_BLK_STUCK;
+        fs->block_info[page / fs->pages_per_block].flags |= NK_FS_BLK_STUCK;
+        nk_fs_report(fs, NK_FS_PROBLEM_CHUNK_STALE, current, obj->id, tags.chunk_id, page);
+    }
+}
+
 /* A header that lost its tags names no object; it may be a newer state of
  * the one its unchecked tags name, of the one it shadows, and of the one
  * with its parent and name. `name` holds NK_FS_NAME_MAX bytes. */
-static int nk_fs_settle_lost_page(struct nk_fs *fs, uint32_t page, uint8_t *name)
+static int nk_fs_settle_lost_page(struct nk_fs *fs, uint32_t page, bool last, uint8_t *name)
 {
     struct nk_fs_tags raw;
     int status = nk_fs_read_tags(fs, page, &raw);
     if (status != -NK_EBADMSG)
         return status < 0 ? status : 0;
-    nk_fs_tags_decode(fs->oob_buf + fs->config.tags_offset, false, &raw); /* a hint only */
+    uint8_t stored[NK_FS_TAGS_BYTES + NK_FS_TAGS_ECC_BYTES];
+    memcpy(stored, fs->oob_buf + fs->config.tags_offset, sizeof stored);
+    nk_fs_tags_decode(stored, false, &raw); /* a hint only */
     uint32_t raw_id = raw.obj_id, parent = 0, shadows = 0;
     size_t len = 0;
     int whole = nk_fs_lost_page_whole(fs, page);
     if (whole <= 0)
         return whole;
-    if (!nk_fs_buf_header(fs, &parent, &shadows, name, &len))
+    if (!nk_fs_buf_header(fs, &parent, &shadows, name, &len)) {
+        if (!last) /* the last page of its block may be a cut program's */
+            nk_fs_settle_lost_chunk(fs, page, stored);
         return 0;
+    }
     nk_fs_stale_if_older(fs, nk_fs_obj_find(fs, raw_id), page);
     if (shadows)
         nk_fs_stale_if_older(fs, nk_fs_obj_find(fs, shadows), page);
@@ -649,7 +710,8 @@ __attribute__((noinline)) static int nk_fs_settle_lost_tags(struct nk_fs *fs)
         if (!name && !(name = nk_fs_mem_alloc(fs, NK_FS_NAME_MAX)))
             return nk_diag_set(&fs->diag, -NK_ENOMEM, "out of memory for a header's name");
         for (uint32_t p = 0; p < info->written && !err; p++)
-            err = nk_fs_settle_lost_page(fs, b * fs->pages_per_block + p, name);
+            err = nk_fs_settle_lost_page(fs, b * fs->pages_per_block + p, p + 1 == info->written,
+                                         name);
     }
     if (name)
         nk_fs_mem_free(fs, name, NK_FS_NAME_MAX);
@@ -738,10 +800,10 @@ static int nk_fs_scan_block(struct nk_fs *fs, struct nk_fs_scan *scan, uint32_t 
             if (scan->pages[p].state != NK_FS_PAGE_TAGS_BAD)
                 continue;
             scan->pages[p].state = NK_FS_PAGE_BAD;
-            int header = nk_fs_lost_tags_header(fs, base + p);
-            if (header < 0)
-                return header;
-            if (header) {
+            int lost = nk_fs_lost_tags_kind(fs, base + p);
+            if (lost < 0)
+                return lost;
+            if (lost == 1 || (lost == 2 && p != written - 1)) {
                 /* Whole, so not torn: the newer state of some object. */
                 info->flags |= NK_FS_BLK_LOST_TAGS;
                 fs->stats.tags_uncorrectable++;
